@@ -1,0 +1,38 @@
+-- Categorical parameters: every (attribute, seen value, class) with its count and smoothed
+-- log-probability P(value | class) = (n + alpha + m/|X|) / (n_class + alpha*|X| + m), where
+-- |X| is the number of values the attribute takes in training and n_class the rows of the
+-- class where the attribute is not NULL. A zero probability is stored as log_prob NULL
+-- ("impossible"); a class with no non-NULL value of the attribute gets the uniform 1/|X|.
+-- Placeholders: $table (output), $counts (attribute, value, class_label, n),
+--   $classes (a model's class table), $alpha, $m (numbers >= 0).
+-- Output columns: attribute (VARCHAR), value (VARCHAR), class_index (INTEGER), n (BIGINT),
+--   log_prob (DOUBLE natural log, NULL when the probability is 0).
+CREATE TABLE $table AS
+WITH seen AS (
+    SELECT DISTINCT k.attribute, k.value FROM $counts AS k
+),
+filled AS (
+    SELECT s.attribute, s.value, c.class_index, COALESCE(k.n, 0) AS n
+    FROM seen AS s
+    CROSS JOIN $classes AS c
+    LEFT JOIN $counts AS k
+        ON k.attribute = s.attribute AND k.value = s.value AND k.class_label = c.class_label
+),
+totals AS (
+    SELECT f.attribute, f.class_index, SUM(f.n) AS n_class, COUNT(*) AS n_values
+    FROM filled AS f
+    GROUP BY f.attribute, f.class_index
+)
+SELECT
+    f.attribute AS attribute,
+    f.value AS value,
+    f.class_index AS class_index,
+    CAST(f.n AS BIGINT) AS n,
+    CASE
+        WHEN t.n_class + $alpha * t.n_values + $m = 0 THEN -LN(CAST(t.n_values AS DOUBLE))
+        WHEN f.n + $alpha + $m / CAST(t.n_values AS DOUBLE) = 0 THEN NULL
+        ELSE LN(CAST(f.n AS DOUBLE) + $alpha + $m / CAST(t.n_values AS DOUBLE))
+            - LN(CAST(t.n_class AS DOUBLE) + $alpha * t.n_values + $m)
+    END AS log_prob
+FROM filled AS f
+JOIN totals AS t ON t.attribute = f.attribute AND t.class_index = f.class_index

@@ -1,0 +1,23 @@
+-- What a value never seen in training contributes, per attribute and class: the smoothed
+-- zero-count probability (alpha + m/|X|) / (n_class + alpha*|X| + m), or nothing (log 0.0) when
+-- that is zero (alpha = m = 0) or the class has no non-NULL value of the attribute.
+-- Placeholders: $table (output), $categorical (a model's categorical table), $alpha, $m.
+-- Output columns: attribute (VARCHAR), class_index (INTEGER), n_class (BIGINT),
+--   n_values (BIGINT), log_prob (DOUBLE natural log).
+CREATE TABLE $table AS
+WITH totals AS (
+    SELECT k.attribute, k.class_index, SUM(k.n) AS n_class, COUNT(*) AS n_values
+    FROM $categorical AS k
+    GROUP BY k.attribute, k.class_index
+)
+SELECT
+    t.attribute AS attribute,
+    t.class_index AS class_index,
+    CAST(t.n_class AS BIGINT) AS n_class,
+    CAST(t.n_values AS BIGINT) AS n_values,
+    CASE
+        WHEN $alpha + $m = 0 OR t.n_class + $alpha * t.n_values + $m = 0 THEN CAST(0 AS DOUBLE)
+        ELSE LN($alpha + $m / CAST(t.n_values AS DOUBLE))
+            - LN(CAST(t.n_class AS DOUBLE) + $alpha * t.n_values + $m)
+    END AS log_prob
+FROM totals AS t

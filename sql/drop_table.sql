@@ -1,0 +1,2 @@
+-- Placeholders: $table. Output: none.
+DROP TABLE IF EXISTS $table

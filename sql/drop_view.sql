@@ -1,0 +1,2 @@
+-- Placeholders: $view. Output: none.
+DROP VIEW IF EXISTS $view

@@ -1,0 +1,46 @@
+"""warehouse-ml: Naive Bayes and TAN classifiers learned, scored and evaluated inside the warehouse.
+
+Public API::
+
+    import warehouse_ml as wml
+    model = wml.NaiveBayes(alpha=1.0).fit(con, "sales.customers", target="churned")
+    model.predict_proba(con, "sales.new_customers")       # Arrow table, one column per class
+    model.create_view(con, "sales.churn_scores", "sales.new_customers", keys=["id"])
+    wml.load(con, model.name_)                            # in another process
+"""
+
+__version__ = "0.1.0"
+
+from warehouse_ml.api import drop, list_models, load
+from warehouse_ml.errors import (
+    ColumnError,
+    DataError,
+    IncompatibleModelError,
+    ModelNotFoundError,
+    NotFittedError,
+    ParameterError,
+    SourceError,
+    TemplateError,
+    WarehouseMLError,
+)
+from warehouse_ml.naive_bayes import NaiveBayes
+from warehouse_ml.warehouse import Warehouse, connect
+
+__all__ = [
+    "ColumnError",
+    "DataError",
+    "IncompatibleModelError",
+    "ModelNotFoundError",
+    "NaiveBayes",
+    "NotFittedError",
+    "ParameterError",
+    "SourceError",
+    "TemplateError",
+    "Warehouse",
+    "WarehouseMLError",
+    "__version__",
+    "connect",
+    "drop",
+    "list_models",
+    "load",
+]

@@ -1,0 +1,202 @@
+"""The model catalog: parameter tables and one metadata row per model, in schema ``wml``.
+
+A model's parameters live in ordinary tables named ``wml.<model_id>_<part>``; the catalog table
+``wml.models`` maps the model's name to its current ``model_id``. A (re-)fit writes a complete
+new set of tables under a fresh id, then, in one transaction, swaps the catalog row, rebuilds the
+model's registered prediction views and drops the old tables. Readers therefore see the old model
+or the new one, never a mix, and a fit that fails leaves the old model untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from warehouse_ml import templates
+from warehouse_ml.errors import IncompatibleModelError, ModelNotFoundError, ParameterError
+from warehouse_ml.templates import TableName
+from warehouse_ml.warehouse import Warehouse
+
+SCHEMA = "wml"
+CATALOG = TableName((SCHEMA, "models"))
+VIEW_REGISTRY = TableName((SCHEMA, "views"))
+FORMAT_VERSION = 1
+CATALOG_COLUMNS = (
+    "name", "model_id", "kind", "target", "target_type", "features", "feature_types",
+    "smoothing", "source", "n_rows", "n_null_target", "classes", "details", "created_at",
+    "library_version", "format_version",
+)  # fmt: skip
+JSON_COLUMNS = ("features", "feature_types", "smoothing", "classes", "details")
+
+
+@dataclass(frozen=True)
+class ModelRecord:
+    """One catalog row, decoded. JSON columns are Python objects here."""
+
+    name: str
+    model_id: str
+    kind: str
+    target: str
+    target_type: str
+    features: list[str]
+    feature_types: dict[str, dict[str, str]]
+    smoothing: dict[str, Any]
+    source: str
+    n_rows: int
+    n_null_target: int
+    classes: list[Any]
+    details: dict[str, Any] = field(default_factory=dict)
+    created_at: dt.datetime | None = None
+    library_version: str = ""
+    format_version: int = FORMAT_VERSION
+
+    def table(self, part: str) -> TableName:
+        """The name of one of this model's parameter tables."""
+        return parameter_table(self.model_id, part)
+
+
+def parameter_table(model_id: str, part: str) -> TableName:
+    """``wml.<model_id>_<part>``."""
+    return TableName((SCHEMA, f"{model_id}_{part}"))
+
+
+def new_model_id() -> str:
+    """A fresh id: parameter tables of a new fit never collide with the current ones."""
+    return f"m{uuid.uuid4().hex[:16]}"
+
+
+def validate_name(name: str) -> str:
+    """Model names are any non-empty string (they are stored as values, never as SQL)."""
+    if not isinstance(name, str) or not name.strip():
+        raise ParameterError(f"a model name is a non-empty string, got {name!r}")
+    return name
+
+
+def ensure(warehouse: Warehouse) -> None:
+    """Create schema ``wml``, the catalog and the view registry if they do not exist."""
+    warehouse.run("create_schema", schema=SCHEMA)
+    warehouse.run("create_catalog", table=CATALOG)
+    warehouse.run("create_view_registry", table=VIEW_REGISTRY)
+
+
+def _decode(row: dict[str, Any]) -> ModelRecord:
+    if row["format_version"] > FORMAT_VERSION:
+        raise IncompatibleModelError(
+            f"model {row['name']!r} was written in catalog format {row['format_version']} by "
+            f"warehouse-ml {row['library_version']}; this version reads format {FORMAT_VERSION} "
+            "or older: upgrade warehouse-ml or re-fit the model"
+        )
+    values = {k: (json.loads(row[k]) if k in JSON_COLUMNS else row[k]) for k in CATALOG_COLUMNS}
+    return ModelRecord(**values)
+
+
+def read(warehouse: Warehouse, name: str) -> ModelRecord:
+    """The catalog row of model ``name``; ModelNotFoundError if there is none."""
+    if not warehouse.exists(CATALOG):
+        raise ModelNotFoundError(f"no model {name!r}: this database has no model catalog yet")
+    rows = warehouse.fetch("select_model_row", table=CATALOG, name=name).to_pylist()
+    if not rows:
+        known = [r["name"] for r in list_models(warehouse)]
+        raise ModelNotFoundError(f"no model {name!r} in {CATALOG}; models here: {known}")
+    return _decode(rows[0])
+
+
+def list_models(warehouse: Warehouse) -> list[dict[str, Any]]:
+    """Every catalog row as a dict (JSON columns decoded), by name."""
+    if not warehouse.exists(CATALOG):
+        return []
+    rows = warehouse.fetch("select_catalog", table=CATALOG).to_pylist()
+    return [{k: (json.loads(v) if k in JSON_COLUMNS else v) for k, v in r.items()} for r in rows]
+
+
+def _row_values(record: ModelRecord) -> templates.exp.Values:
+    values = []
+    for column in CATALOG_COLUMNS:
+        value = getattr(record, column)
+        if column in JSON_COLUMNS:
+            value = json.dumps(value, sort_keys=True, default=str)
+        elif column == "created_at":
+            value = value.isoformat(sep=" ")
+        values.append(value)
+    return templates.values([values], "r", CATALOG_COLUMNS)
+
+
+@contextlib.contextmanager
+def staging(warehouse: Warehouse, model_id: str, parts: list[str]) -> Iterator[None]:
+    """Drop every table of ``model_id`` named in ``parts`` if the enclosed block fails."""
+    try:
+        yield
+    except BaseException:
+        for part in parts:
+            with contextlib.suppress(Exception):
+                warehouse.run("drop_table", table=parameter_table(model_id, part))
+        raise
+
+
+def publish(
+    warehouse: Warehouse,
+    record: ModelRecord,
+    parts: list[str],
+    rebuild_views: Callable[[ModelRecord], None],
+) -> None:
+    """Make ``record`` (whose tables exist) the model of its name, atomically.
+
+    In one transaction: the old catalog row is replaced, the model's registered views are
+    rebuilt by ``rebuild_views``, and the old model's parameter tables are dropped. If anything
+    fails, the transaction rolls back and the new tables are dropped instead.
+    """
+    with staging(warehouse, record.model_id, parts):
+        old = None
+        with contextlib.suppress(ModelNotFoundError):
+            old = read(warehouse, record.name)
+        with warehouse.transaction():
+            warehouse.run("delete_catalog_row", table=CATALOG, name=record.name)
+            warehouse.run("insert_catalog_row", table=CATALOG, row=_row_values(record))
+            rebuild_views(record)
+            if old is not None:
+                for part in old.details.get("tables", []):
+                    warehouse.run("drop_table", table=old.table(part))
+
+
+def registered_views(warehouse: Warehouse, model: str) -> list[dict[str, Any]]:
+    """The registry rows of ``model``'s prediction views (JSON columns decoded)."""
+    rows = warehouse.fetch("select_model_views", table=VIEW_REGISTRY, model=model).to_pylist()
+    return [{k: json.loads(v) if k != "model" else v for k, v in r.items()} for r in rows]
+
+
+def register_view(
+    warehouse: Warehouse, view: TableName, model: str, source: Any, options: dict[str, Any]
+) -> None:
+    """Record a prediction view (replacing any earlier record of the same view name)."""
+    key = json.dumps(list(view.parts))
+    warehouse.run("delete_view_row", table=VIEW_REGISTRY, view_name=key)
+    row = templates.values(
+        [(key, model, json.dumps(source), json.dumps(options, sort_keys=True))],
+        "r",
+        ("view_name", "model", "source", "options"),
+    )
+    warehouse.run("insert_view_row", table=VIEW_REGISTRY, row=row)
+
+
+def drop(warehouse: Warehouse, name: str) -> None:
+    """Remove model ``name``: its catalog row, its parameter tables and its registered views."""
+    record = read(warehouse, name)
+    with warehouse.transaction():
+        for view in registered_views(warehouse, name):
+            warehouse.run("drop_view", view=TableName(tuple(view["view_name"])))
+            warehouse.run(
+                "delete_view_row", table=VIEW_REGISTRY, view_name=json.dumps(view["view_name"])
+            )
+        warehouse.run("delete_catalog_row", table=CATALOG, name=name)
+        for part in record.details.get("tables", []):
+            warehouse.run("drop_table", table=record.table(part))
+
+
+def now() -> dt.datetime:
+    """Current UTC time without tzinfo (stored as TIMESTAMP)."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)

@@ -1,0 +1,43 @@
+"""Typed errors raised by warehouse-ml.
+
+Every message names the object it is about (table, column, model or template file) and says
+what was expected and what was found, so that a user can fix the input without reading code.
+"""
+
+from __future__ import annotations
+
+
+class WarehouseMLError(Exception):
+    """Base class of every error raised on purpose by warehouse-ml."""
+
+
+class TemplateError(WarehouseMLError):
+    """A SQL template is missing, malformed, or was rendered with wrong placeholders."""
+
+
+class SourceError(WarehouseMLError):
+    """A source (table, view, Arrow object or file) cannot be read as expected."""
+
+
+class ColumnError(SourceError):
+    """A column is missing, duplicated, or of a type that cannot be used as asked."""
+
+
+class DataError(WarehouseMLError):
+    """The data cannot train a model (too few classes, no rows, non-finite numbers...)."""
+
+
+class ParameterError(WarehouseMLError, ValueError):
+    """An argument is outside its documented range or of the wrong shape."""
+
+
+class ModelNotFoundError(WarehouseMLError, LookupError):
+    """No model of that name exists in the catalog."""
+
+
+class IncompatibleModelError(WarehouseMLError):
+    """A stored model was written by a version of warehouse-ml this one cannot read."""
+
+
+class NotFittedError(WarehouseMLError):
+    """A method that needs a fitted model was called before `fit` or `load`."""

@@ -1,0 +1,129 @@
+"""Which columns a model uses, and how each is modelled.
+
+The rule, applied at fit and stored with the model:
+
+* floating-point and decimal columns are **numeric** (a Gaussian per class in Naive Bayes,
+  equal-frequency bins in TAN);
+* strings, integers, booleans, dictionary/ENUM, dates, times and timestamps are **categorical**
+  (integer columns are usually codes: declare a count-like integer as ``numeric=[...]``);
+* ``categorical=[...]`` and ``numeric=[...]`` override the rule per column (``numeric`` accepts
+  integer, floating and decimal columns only);
+* nested, binary and other types are refused with a hint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.types as pt
+
+from warehouse_ml.errors import ColumnError
+from warehouse_ml.sources import Source
+
+CATEGORICAL = "categorical"
+NUMERIC = "numeric"
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One attribute of a model: column name, how it is modelled, its Arrow type (as text)."""
+
+    name: str
+    kind: str
+    sql_type: str
+
+    def to_json(self) -> dict[str, str]:
+        """The catalog form."""
+        return {"kind": self.kind, "sql_type": self.sql_type}
+
+
+def _is_numeric_type(t: pa.DataType) -> bool:
+    return pt.is_floating(t) or pt.is_decimal(t)
+
+
+def _is_categorical_type(t: pa.DataType) -> bool:
+    return (
+        pt.is_string(t) or pt.is_large_string(t) or pt.is_integer(t) or pt.is_boolean(t)
+        or pt.is_dictionary(t) or pt.is_date(t) or pt.is_time(t) or pt.is_timestamp(t)
+        or pt.is_string_view(t)
+    )  # fmt: skip
+
+
+def _unsupported(source: Source, name: str, t: pa.DataType) -> ColumnError:
+    return ColumnError(
+        f"column {name!r} of {source.description} has type {t}, which a classifier cannot use; "
+        "expected a string, integer, boolean, enum, date/time or floating/decimal column "
+        "(cast it in a view, or leave it out with features=[...])"
+    )
+
+
+def _names(value: Iterable[str] | None) -> list[str]:
+    return [] if value is None else list(value)
+
+
+def select_features(
+    source: Source,
+    target: str,
+    features: Sequence[str] | None = None,
+    *,
+    categorical: Iterable[str] | None = None,
+    numeric: Iterable[str] | None = None,
+    keys: Iterable[str] | None = None,
+) -> list[Feature]:
+    """The model's features, in source column order when ``features`` is None.
+
+    ``features=None`` means every column but the target and the declared ``keys``.
+    """
+    source.field(target)
+    keys, categorical, numeric = _names(keys), _names(categorical), _names(numeric)
+    for name in (*keys, *categorical, *numeric):
+        source.field(name)
+    both = sorted(set(categorical) & set(numeric))
+    if both:
+        raise ColumnError(f"columns {both} are declared both categorical and numeric")
+    if features is None:
+        names = [c for c in source.columns if c != target and c not in keys]
+    else:
+        names = list(features)
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ColumnError(f"features {duplicates} are listed more than once")
+        if target in names:
+            raise ColumnError(f"the target column {target!r} cannot also be a feature")
+    if not names:
+        raise ColumnError(f"no feature columns: {source.description} has only {source.columns}")
+    result = []
+    for name in names:
+        t = source.field(name).type
+        if name in numeric:
+            if not (_is_numeric_type(t) or pt.is_integer(t)):
+                raise ColumnError(
+                    f"column {name!r} of {source.description} is declared numeric but has type "
+                    f"{t}; expected an integer, floating or decimal column"
+                )
+            kind = NUMERIC
+        elif name in categorical:
+            if not (_is_categorical_type(t) or _is_numeric_type(t)):
+                raise _unsupported(source, name, t)
+            kind = CATEGORICAL
+        elif _is_numeric_type(t):
+            kind = NUMERIC
+        elif _is_categorical_type(t):
+            kind = CATEGORICAL
+        else:
+            raise _unsupported(source, name, t)
+        result.append(Feature(name, kind, str(t)))
+    return result
+
+
+def check_target(source: Source, target: str) -> pa.DataType:
+    """The target's Arrow type; it must be categorical-like."""
+    t = source.field(target).type
+    if not _is_categorical_type(t):
+        raise ColumnError(
+            f"target column {target!r} of {source.description} has type {t}; expected a "
+            "string, integer, boolean, enum or date column holding class labels"
+        )
+    return t

@@ -1,0 +1,437 @@
+"""What every classifier shares: fitting into the catalog, scoring, views, loading.
+
+A subclass (Naive Bayes, TAN) implements two methods: :meth:`Classifier._learn`, which writes
+its parameter tables from a source, and :meth:`Classifier._terms`, which says how those tables
+score a row. Everything else (the fit protocol, predictions, views, SQL export) is here, so all
+models keep one contract.
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pyarrow as pa
+from sqlglot import exp
+
+import warehouse_ml
+from warehouse_ml import catalog, templates
+from warehouse_ml.catalog import ModelRecord
+from warehouse_ml.errors import ColumnError, DataError, NotFittedError, ParameterError
+from warehouse_ml.features import Feature, check_target, select_features
+from warehouse_ml.scoring import Decision, Term, score_query
+from warehouse_ml.sources import Source, SourceLike, is_path, open_source
+from warehouse_ml.templates import TableName
+from warehouse_ml.warehouse import Connectable, Warehouse, connect
+
+PREDICTION = "prediction"
+PROBABILITY_PREFIX = "p_"
+
+
+def _python_label(value: Any) -> Any:
+    """A class label as stored in the catalog (JSON): str, int, bool, or text for other types."""
+    if isinstance(value, (str, bool, int)):
+        return value
+    return str(value)
+
+
+class Classifier(abc.ABC):
+    """Base of the warehouse classifiers. Fitted attributes end in ``_``."""
+
+    kind: ClassVar[str]
+
+    record_: ModelRecord | None
+
+    def __init__(self) -> None:
+        self.record_ = None
+
+    # -- what a model kind implements ----------------------------------------------------
+    @abc.abstractmethod
+    def _smoothing(self) -> dict[str, Any]:
+        """The constructor's keyword arguments, stored in the catalog's smoothing column."""
+
+    @abc.abstractmethod
+    def _learn(
+        self,
+        warehouse: Warehouse,
+        source: Source,
+        target: str,
+        features: list[Feature],
+        classes: list[dict[str, Any]],
+        model_id: str,
+        parts: list[str],
+    ) -> dict[str, Any]:
+        """Write the parameter tables of a new model under ``model_id``.
+
+        ``classes`` holds one dict per class (class_index, class_label, value, n) in
+        ``classes_`` order. Each table part created must be appended to ``parts`` *before* it is
+        created, so that a failure drops it. Returns kind-specific details for the catalog.
+        """
+
+    @abc.abstractmethod
+    def _terms(self, record: ModelRecord, source: Source) -> list[Term]:
+        """The log-space terms that score ``source`` with the model in ``record``."""
+
+    @classmethod
+    def from_record(cls, record: ModelRecord) -> Classifier:
+        """The fitted model described by a catalog row (its smoothing holds the constructor's
+        keyword arguments)."""
+        model = cls(**record.smoothing)
+        model.record_ = record
+        return model
+
+    # -- fitted state ---------------------------------------------------------------------
+    @property
+    def record(self) -> ModelRecord:
+        """The catalog row of the fitted model."""
+        if self.record_ is None:
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted: call fit(...) or warehouse_ml.load(...)"
+            )
+        return self.record_
+
+    @property
+    def name_(self) -> str:
+        """The model's name in the catalog."""
+        return self.record.name
+
+    @property
+    def classes_(self) -> list[Any]:
+        """Class labels, in ascending order of the target's values (the column order of
+        :meth:`predict_proba`)."""
+        return list(self.record.classes)
+
+    @property
+    def feature_names_in_(self) -> list[str]:
+        """The feature columns, in the order they were given or found in the source."""
+        return list(self.record.features)
+
+    @property
+    def features_(self) -> list[Feature]:
+        """Each feature's name, kind (categorical or numeric) and type at fit."""
+        types = self.record.feature_types
+        return [Feature(n, types[n]["kind"], types[n]["sql_type"]) for n in self.record.features]
+
+    @property
+    def n_rows_(self) -> int:
+        """Training rows (rows with a non-NULL target)."""
+        return self.record.n_rows
+
+    @property
+    def n_null_target_(self) -> int:
+        """Rows left out of training because their target was NULL."""
+        return self.record.n_null_target
+
+    # -- fit --------------------------------------------------------------------------------
+    def fit(
+        self,
+        con: Connectable,
+        source: SourceLike,
+        target: str,
+        *,
+        features: Sequence[str] | None = None,
+        categorical: Iterable[str] | None = None,
+        numeric: Iterable[str] | None = None,
+        keys: Iterable[str] | None = None,
+        name: str | None = None,
+    ) -> Classifier:
+        """Learn the model from ``source`` inside the warehouse and store it in the catalog.
+
+        Args:
+            con: a DuckDB connection, a database path, or a Warehouse.
+            source: table/view name, Arrow table or reader, or a Parquet/CSV path.
+            target: the class column. Rows where it is NULL are left out (counted in
+                ``n_null_target_``).
+            features: feature columns; None means every column but the target and ``keys``.
+            categorical, numeric: per-column overrides of the type rule (see features.py).
+            keys: identifier columns never used as features.
+            name: the model's name in the catalog; default ``<kind>_<target>``. A model of the
+                same name is replaced atomically.
+
+        Returns:
+            self, fitted.
+        """
+        warehouse = connect(con)
+        name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
+        with open_source(warehouse, source) as src:
+            target_type = check_target(src, target)
+            chosen = select_features(
+                src, target, features, categorical=categorical, numeric=numeric, keys=keys
+            )
+            classes, n_null = self._classes(warehouse, src, target)
+            catalog.ensure(warehouse)
+            model_id = catalog.new_model_id()
+            parts: list[str] = []
+            with catalog.staging(warehouse, model_id, parts):
+                details = self._learn(warehouse, src, target, chosen, classes, model_id, parts)
+            record = ModelRecord(
+                name=name,
+                model_id=model_id,
+                kind=self.kind,
+                target=target,
+                target_type=str(target_type),
+                features=[f.name for f in chosen],
+                feature_types={f.name: f.to_json() for f in chosen},
+                smoothing=self._smoothing(),
+                source=src.description,
+                n_rows=sum(c["n"] for c in classes),
+                n_null_target=n_null,
+                classes=[c["value"] for c in classes],
+                details={**details, "tables": list(parts)},
+                created_at=catalog.now(),
+                library_version=warehouse_ml.__version__,
+            )
+            catalog.publish(warehouse, record, parts, lambda r: self._rebuild_views(warehouse, r))
+        self.record_ = record
+        return self
+
+    def _classes(
+        self, warehouse: Warehouse, source: Source, target: str
+    ) -> tuple[list[dict[str, Any]], int]:
+        rows = warehouse.fetch("select_classes", source=source.relation, target=target).to_pylist()
+        n_null = sum(r["n"] for r in rows if r["class_value"] is None)
+        present = sorted(
+            (r for r in rows if r["class_value"] is not None), key=lambda r: r["class_value"]
+        )
+        if not rows or sum(r["n"] for r in rows) == 0:
+            raise DataError(f"source {source.description} has no rows")
+        if not present:
+            raise DataError(
+                f"target column {target!r} of {source.description} is NULL in all "
+                f"{n_null} rows; expected at least two classes"
+            )
+        if len(present) < 2:
+            raise DataError(
+                f"target column {target!r} of {source.description} has a single class "
+                f"{present[0]['class_value']!r}; expected at least two classes"
+            )
+        classes = [
+            {
+                "class_index": i,
+                "class_label": r["class_label"],
+                "value": _python_label(r["class_value"]),
+                "n": r["n"],
+            }
+            for i, r in enumerate(present)
+        ]
+        return classes, n_null
+
+    # -- scoring ------------------------------------------------------------------------
+    def _check_source(self, source: Source) -> None:
+        for feature in self.features_:
+            field = source.field(feature.name)
+            if str(field.type) != feature.sql_type and not _compatible(feature, field.type):
+                raise ColumnError(
+                    f"column {feature.name!r} of {source.description} has type {field.type}; "
+                    f"model {self.name_!r} was fitted on type {feature.sql_type}"
+                )
+
+    def _score(
+        self,
+        source: Source,
+        *,
+        passthrough: Sequence[str] = (),
+        probability_names: Sequence[str] | None = None,
+        log_probability_names: Sequence[str] | None = None,
+        prediction_name: str | None = None,
+        decision: Decision | None = None,
+        keep_order: bool,
+    ) -> exp.Query:
+        self._check_source(source)
+        outputs = [*(probability_names or []), *(log_probability_names or [])]
+        if prediction_name:
+            outputs.append(prediction_name)
+        clash = sorted(set(passthrough) & set(outputs))
+        if clash:
+            raise ColumnError(
+                f"columns {clash} of {source.description} collide with the output columns of "
+                f"the scoring query ({outputs}); choose key columns with keys=[...]"
+            )
+        return score_query(
+            source.relation,
+            self._terms(self.record, source),
+            self.classes_,
+            passthrough=passthrough,
+            probability_names=probability_names,
+            log_probability_names=log_probability_names,
+            prediction_name=prediction_name,
+            decision=decision,
+            keep_order=keep_order,
+        )
+
+    def _class_names(self) -> list[str]:
+        return [str(c) for c in self.classes_]
+
+    def predict_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
+        """Class probabilities: one float64 column per class, in ``classes_`` order, named
+        ``str(label)``, one row per source row, in source order."""
+        warehouse = connect(con)
+        with open_source(warehouse, source) as src:
+            query = self._score(src, probability_names=self._class_names(), keep_order=True)
+            return warehouse.fetch_tree(query)
+
+    def predict_log_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
+        """Natural-log class probabilities, laid out as :meth:`predict_proba`."""
+        warehouse = connect(con)
+        with open_source(warehouse, source) as src:
+            query = self._score(src, log_probability_names=self._class_names(), keep_order=True)
+            return warehouse.fetch_tree(query)
+
+    def predict(
+        self,
+        con: Connectable,
+        source: SourceLike,
+        *,
+        keys: Sequence[str] = (),
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+    ) -> pa.Table:
+        """Predicted classes: the ``keys`` columns, then ``prediction``, in source order.
+
+        Decision rule: argmax by default; ``threshold`` (binary models: predict ``positive``,
+        default the second class, when its probability >= threshold); or ``loss``, a KxK
+        matrix L[true][predicted] whose expected loss is minimised.
+        """
+        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
+        warehouse = connect(con)
+        with open_source(warehouse, source) as src:
+            query = self._score(
+                src,
+                passthrough=list(keys),
+                prediction_name=PREDICTION,
+                decision=decision,
+                keep_order=True,
+            )
+            return warehouse.fetch_tree(query)
+
+    def view_query(
+        self,
+        source: Source,
+        *,
+        keys: Sequence[str] | None = None,
+        decision: Decision | None = None,
+    ) -> exp.Query:
+        """The query behind a prediction view: key columns (default: every source column),
+        ``p_<label>`` per class (DOUBLE), ``prediction``."""
+        return self._score(
+            source,
+            passthrough=list(source.columns if keys is None else keys),
+            probability_names=[f"{PROBABILITY_PREFIX}{c}" for c in self._class_names()],
+            prediction_name=PREDICTION,
+            decision=decision,
+            keep_order=False,
+        )
+
+    def sql(
+        self,
+        con: Connectable,
+        source: SourceLike,
+        *,
+        keys: Sequence[str] | None = None,
+        dialect: str | None = None,
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+    ) -> str:
+        """The SQL text of the prediction query for ``source``, in ``dialect`` (default: the
+        connection's own)."""
+        warehouse = connect(con)
+        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
+        with open_source(warehouse, source) as src:
+            query = self.view_query(src, keys=keys, decision=decision)
+        return templates.generate(query, dialect or warehouse.dialect)
+
+    def create_view(
+        self,
+        con: Connectable,
+        view: str | Sequence[str],
+        source: str | Sequence[str],
+        *,
+        keys: Sequence[str] | None = None,
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+    ) -> TableName:
+        """Create (or replace) a plain-SQL prediction view over a table, view or file.
+
+        The view outputs the ``keys`` columns (default: all source columns), one probability
+        column ``p_<label>`` per class and ``prediction``. It is registered in the catalog so a
+        re-fit of the model rebuilds it in the same transaction.
+        """
+        warehouse = connect(con)
+        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
+        view_name = TableName.parse(view)
+        source_spec = _durable_source_spec(source)
+        options = {"keys": None if keys is None else list(keys), "decision": decision.to_json()}
+        with warehouse.transaction():
+            self._write_view(warehouse, self.record, view_name, source_spec, options)
+            catalog.register_view(warehouse, view_name, self.name_, source_spec, options)
+        return view_name
+
+    def _write_view(
+        self,
+        warehouse: Warehouse,
+        record: ModelRecord,
+        view_name: TableName,
+        source_spec: dict[str, Any],
+        options: dict[str, Any],
+    ) -> None:
+        model = type(self).from_record(record)
+        decision_json = options["decision"]
+        decision = Decision(
+            threshold=decision_json["threshold"],
+            positive=decision_json["positive"],
+            loss=None
+            if decision_json["loss"] is None
+            else tuple(map(tuple, decision_json["loss"])),
+        )
+        with open_source(warehouse, _source_from_spec(source_spec)) as src:
+            query = model.view_query(src, keys=options["keys"], decision=decision)
+        warehouse.run("drop_view", view=view_name)
+        warehouse.run_tree(exp.Create(kind="VIEW", this=view_name.to_table(), expression=query))
+
+    def _rebuild_views(self, warehouse: Warehouse, record: ModelRecord) -> None:
+        for row in catalog.registered_views(warehouse, record.name):
+            self._write_view(
+                warehouse, record, TableName(tuple(row["view_name"])), row["source"], row["options"]
+            )
+
+    def __repr__(self) -> str:
+        state = f"name={self.record_.name!r}" if self.record_ is not None else "unfitted"
+        params = ", ".join(f"{k}={v!r}" for k, v in self._smoothing().items())
+        return f"{type(self).__name__}({params}) [{state}]"
+
+
+def _compatible(feature: Feature, arrow_type: pa.DataType) -> bool:
+    """Scoring accepts the fitted type, or another type of the same family (e.g. int32 codes
+    for int64, large_string for string)."""
+    fitted = feature.sql_type
+    families = (
+        ("int", "uint"),
+        ("string", "large_string", "string_view"),
+        ("double", "float", "halffloat", "decimal"),
+    )
+    now = str(arrow_type)
+    return any(
+        any(fitted.startswith(p) for p in family) and any(now.startswith(p) for p in family)
+        for family in families
+    )
+
+
+def _durable_source_spec(source: Any) -> dict[str, Any]:
+    if isinstance(source, (str, os.PathLike)) and is_path(source):
+        return {"file": str(Path(source).expanduser().resolve())}
+    if isinstance(source, (str, tuple, list, TableName)):
+        return {"table": list(TableName.parse(source).parts)}
+    raise ParameterError(
+        "a view needs a durable source (a table or view name, or a Parquet/CSV path) so that "
+        f"SQL clients can query it later; got {type(source).__name__}"
+    )
+
+
+def _source_from_spec(spec: dict[str, Any]) -> Any:
+    return spec["file"] if "file" in spec else TableName(tuple(spec["table"]))

@@ -1,0 +1,211 @@
+"""Naive Bayes learned as GROUP BY counts and scored by a plain-SQL query.
+
+Parameter tables of a model (``wml.<model_id>_<part>``):
+
+* ``classes``: class_index, class_label, n, log_prior;
+* ``categorical``: attribute, value, class_index, n, log_prob (one row per seen value and class);
+* ``unseen``: attribute, class_index, n_class, n_values, log_prob of a value never seen;
+* ``gaussian``: attribute, class_index, n, mean, variance (numeric attributes).
+
+Smoothing conventions reproduced exactly:
+
+* scikit-learn ``CategoricalNB(alpha=a)``: ``NaiveBayes(alpha=a, prior_alpha=0)`` (the default
+  prior is unsmoothed, as there);
+* Weka ``NaiveBayes``: ``NaiveBayes(alpha=1, prior_alpha=1)``;
+* maximum likelihood: ``alpha=0, prior_alpha=0``;
+* m-estimate with uniform prior p = 1/|X|: ``NaiveBayes(alpha=0, m=m)`` gives
+  P = (n_xc + m/|X|) / (n_c + m);
+* scikit-learn ``GaussianNB(var_smoothing=v)`` on numeric columns: ``var_smoothing=v``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warehouse_ml import counting, templates
+from warehouse_ml.catalog import ModelRecord, parameter_table
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.features import CATEGORICAL, NUMERIC, Feature
+from warehouse_ml.model import Classifier
+from warehouse_ml.scoring import Join, Term, pivot_one_row, pivot_rows
+from warehouse_ml.sources import Source
+from warehouse_ml.templates import column
+from warehouse_ml.warehouse import Warehouse
+
+
+def _non_negative(name: str, value: float) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a number >= 0, got {value!r}") from None
+    if not number >= 0 or number == float("inf"):
+        raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
+    return number
+
+
+def class_rows(classes: list[dict[str, Any]]) -> Any:
+    """The classes as a VALUES relation (class_index, class_label, n)."""
+    return templates.values(
+        [(c["class_index"], c["class_label"], c["n"]) for c in classes],
+        "r",
+        ("class_index", "class_label", "n"),
+    )
+
+
+class NaiveBayes(Classifier):
+    """Naive Bayes over categorical (counts) and numeric (Gaussian) attributes.
+
+    Args:
+        alpha: additive smoothing of P(value | class), >= 0; 0 is maximum likelihood.
+        prior_alpha: additive smoothing of P(class), >= 0 (default 0: unsmoothed).
+        m: m-estimate weight, >= 0, with uniform prior 1/|X| per attribute; adds to ``alpha``.
+        var_smoothing: variance floor for numeric attributes, as a fraction of the largest
+            overall variance among them (scikit-learn's default 1e-9).
+        block_size: attributes grouped per scan when counting (see counting.py).
+    """
+
+    kind = "naive_bayes"
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 1.0,
+        prior_alpha: float = 0.0,
+        m: float = 0.0,
+        var_smoothing: float = 1e-9,
+        block_size: int = counting.DEFAULT_BLOCK_SIZE,
+    ) -> None:
+        super().__init__()
+        self.alpha = _non_negative("alpha", alpha)
+        self.prior_alpha = _non_negative("prior_alpha", prior_alpha)
+        self.m = _non_negative("m", m)
+        self.var_smoothing = _non_negative("var_smoothing", var_smoothing)
+        if not isinstance(block_size, int) or block_size < 1:
+            raise ParameterError(f"block_size must be an integer >= 1, got {block_size!r}")
+        self.block_size = block_size
+
+    def _smoothing(self) -> dict[str, Any]:
+        return {
+            "alpha": self.alpha,
+            "prior_alpha": self.prior_alpha,
+            "m": self.m,
+            "var_smoothing": self.var_smoothing,
+            "block_size": self.block_size,
+        }
+
+    def _learn(
+        self,
+        warehouse: Warehouse,
+        source: Source,
+        target: str,
+        features: list[Feature],
+        classes: list[dict[str, Any]],
+        model_id: str,
+        parts: list[str],
+    ) -> dict[str, Any]:
+        def table(part: str) -> templates.TableName:
+            parts.append(part)
+            return parameter_table(model_id, part)
+
+        classes_table = table("classes")
+        warehouse.run(
+            "create_nb_classes",
+            table=classes_table,
+            class_rows=class_rows(classes),
+            prior_alpha=self.prior_alpha,
+            n_total=sum(c["n"] for c in classes),
+            n_classes=len(classes),
+        )
+        categorical = [f.name for f in features if f.kind == CATEGORICAL]
+        numeric = [f.name for f in features if f.kind == NUMERIC]
+        if categorical:
+            counts = counting.categorical_counts(
+                source.relation, target, categorical, self.block_size
+            )
+            categorical_table = table("categorical")
+            warehouse.run(
+                "create_nb_categorical",
+                table=categorical_table,
+                counts=counts,
+                classes=classes_table,
+                alpha=self.alpha,
+                m=self.m,
+            )
+            warehouse.run(
+                "create_nb_unseen",
+                table=table("unseen"),
+                categorical=categorical_table,
+                alpha=self.alpha,
+                m=self.m,
+            )
+        if numeric:
+            warehouse.run(
+                "create_nb_gaussian",
+                table=table("gaussian"),
+                moments=counting.numeric_moments(source.relation, target, numeric),
+                classes=classes_table,
+                var_smoothing=self.var_smoothing,
+            )
+        return {}
+
+    def _terms(self, record: ModelRecord, source: Source) -> list[Term]:
+        k = len(record.classes)
+        terms = [prior_term(record, k)]
+        for i, name in enumerate(record.features):
+            kind = record.feature_types[name]["kind"]
+            if kind == CATEGORICAL:
+                terms.append(categorical_term(record, name, f"wml_a{i}", k))
+            else:
+                terms.append(gaussian_term(record, name, f"wml_g{i}", k))
+        return terms
+
+
+def prior_term(record: ModelRecord, k: int) -> Term:
+    """log P(c), read from the model's classes table."""
+    join = Join(pivot_one_row(record.table("classes"), "log_prior", k, "lp"), "wml_prior")
+    return Term([column(f"lp_{c}", "wml_prior") for c in range(k)], [join])
+
+
+def categorical_term(record: ModelRecord, attribute: str, name: str, k: int) -> Term:
+    """log P(attribute value | c): seen values by join, unseen values from the unseen table."""
+    value = templates.expression("cast_to_text", value=column(attribute, "s"))
+    seen = Join(
+        pivot_rows(record.table("categorical"), "value", "log_prob", k, "lp", attribute),
+        name,
+        on=templates.expression("equals", left=column("value", name), right=value),
+    )
+    unseen_name = f"{name}_unseen"
+    unseen = Join(
+        pivot_one_row(record.table("unseen"), "log_prob", k, "lp", attribute), unseen_name
+    )
+    per_class = [
+        templates.expression(
+            "term_categorical",
+            value=column(attribute, "s"),
+            seen=column("value", name),
+            unseen=column(f"lp_{c}", unseen_name),
+            known=column(f"lp_{c}", name),
+        )
+        for c in range(k)
+    ]
+    return Term(per_class, [seen, unseen])
+
+
+def gaussian_term(record: ModelRecord, attribute: str, name: str, k: int) -> Term:
+    """log N(x; mean_c, variance_c) of a numeric attribute."""
+    table = record.table("gaussian")
+    joins = [
+        Join(pivot_one_row(table, "mean", k, "mean", attribute), f"{name}_mean"),
+        Join(pivot_one_row(table, "variance", k, "var", attribute), f"{name}_var"),
+    ]
+    value = templates.expression("cast_to_double", value=column(attribute, "s"))
+    per_class = [
+        templates.expression(
+            "term_gaussian",
+            value=value,
+            mean=column(f"mean_{c}", f"{name}_mean"),
+            variance=column(f"var_{c}", f"{name}_var"),
+        )
+        for c in range(k)
+    ]
+    return Term(per_class, joins)

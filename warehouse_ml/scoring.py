@@ -1,0 +1,312 @@
+"""The scoring query: plain SQL that turns a source's rows into class probabilities.
+
+A model describes itself as a list of :class:`Term` objects: each contributes one log-space
+expression per class and the joins its parameters need. The query then
+
+1. adds the terms of each class in a fixed order: ``joint_c = term_1c + term_2c + ...``;
+2. takes ``max = GREATEST(joint_0, ..., joint_{K-1})`` and ``total = sum_c exp(joint_c - max)``
+   (the max-shift log-sum-exp, added in class order, so results are identical on every run);
+3. outputs ``p_c = exp(joint_c - max) / total`` and the decision.
+
+An impossible class (a zero-probability term, only with ``alpha = 0``) has a NULL joint and
+probability 0; a row for which every class is impossible gets NULL probabilities and a NULL
+prediction. Only standard SQL is used, so a view over this query runs in any SQL client.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlglot import exp
+
+from warehouse_ml import templates
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.templates import TableName, alias, column, literal
+
+INPUT = "wml_input"
+JOINT = "wml_joint"
+MAXED = "wml_maxed"
+SHIFTED = "wml_shifted"
+TOTALLED = "wml_totalled"
+POSTERIOR = "wml_posterior"
+ROW = "wml_row"
+MAX = "wml_max"
+TOTAL = "wml_total"
+
+
+@dataclass(frozen=True)
+class Join:
+    """A parameter relation joined to the source: ``LEFT JOIN (query) AS name ON condition``,
+    or a CROSS JOIN of a one-row query when ``on`` is None."""
+
+    query: exp.Query
+    name: str
+    on: exp.Expression | None = None
+
+
+@dataclass(frozen=True)
+class Term:
+    """One additive part of the joint log score: an expression per class, plus its joins."""
+
+    per_class: list[exp.Expression]
+    joins: list[Join] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How a prediction is chosen from the class probabilities.
+
+    * ``argmax`` (default, 0/1 loss): the most probable class, ties to the first in class order;
+    * ``threshold``: binary models only, ``positive`` when P(positive) >= threshold;
+    * ``loss``: minimum expected loss, ``loss[i][j]`` = cost of predicting class j when the
+      truth is class i (classes in ``classes_`` order); ties to the first class.
+    """
+
+    threshold: float | None = None
+    positive: Any = None
+    loss: tuple[tuple[float, ...], ...] | None = None
+
+    @classmethod
+    def make(
+        cls,
+        classes: Sequence[Any],
+        *,
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+    ) -> Decision:
+        """Validate a decision rule against a model's classes."""
+        if threshold is not None and loss is not None:
+            raise ParameterError("give either a threshold or a loss matrix, not both")
+        if threshold is not None:
+            if len(classes) != 2:
+                raise ParameterError(
+                    f"a threshold needs a binary model; this one has {len(classes)} classes"
+                )
+            if not 0.0 <= float(threshold) <= 1.0:
+                raise ParameterError(f"threshold must be within [0, 1], got {threshold!r}")
+            if positive is None:
+                positive = classes[1]
+            if positive not in classes:
+                raise ParameterError(f"positive class {positive!r} is not one of {list(classes)}")
+            return cls(threshold=float(threshold), positive=positive)
+        if loss is not None:
+            matrix = [[float(x) for x in row] for row in loss]
+            k = len(classes)
+            if len(matrix) != k or any(len(row) != k for row in matrix):
+                shape = f"{len(matrix)}x{len(matrix[0]) if matrix else 0}"
+                raise ParameterError(
+                    f"loss matrix must be {k}x{k} (classes {list(classes)}), got {shape}"
+                )
+            if any(x < 0 or x != x for row in matrix for x in row):
+                raise ParameterError("loss matrix entries must be finite numbers >= 0")
+            return cls(loss=tuple(tuple(row) for row in matrix))
+        return cls()
+
+    def to_json(self) -> dict[str, Any]:
+        """The form stored with a view."""
+        return {"threshold": self.threshold, "positive": self.positive, "loss": self.loss}
+
+
+def class_literal(label: Any) -> exp.Expression:
+    """A class label as a SQL literal of its own kind (number, boolean or text)."""
+    return literal(label)
+
+
+def _chain(items: Sequence[exp.Expression], op: type[exp.Binary]) -> exp.Expression:
+    return functools.reduce(lambda left, right: op(this=left, expression=right), items)
+
+
+def _internal(prefix: str, i: int) -> str:
+    return f"wml_{prefix}_{i}"
+
+
+def _prediction(classes: Sequence[Any], decision: Decision) -> exp.Expression:
+    k = len(classes)
+    probability = [column(_internal("p", i)) for i in range(k)]
+    if decision.threshold is not None:
+        pos = list(classes).index(decision.positive)
+        neg = 1 - pos
+        return (
+            exp.case()
+            .when(
+                exp.GTE(this=probability[pos], expression=literal(decision.threshold)),
+                class_literal(classes[pos]),
+            )
+            .else_(class_literal(classes[neg]))
+        )
+    if decision.loss is not None:
+        scores = [
+            _chain(
+                [
+                    exp.Mul(this=literal(decision.loss[i][j]), expression=probability[i].copy())
+                    for i in range(k)
+                ],
+                exp.Add,
+            )
+            for j in range(k)
+        ]
+        best = _least(scores)
+        case = exp.case()
+        for j in range(k):
+            case = case.when(
+                exp.EQ(this=scores[j], expression=best.copy()), class_literal(classes[j])
+            )
+        return case
+    best = _greatest(probability)
+    case = exp.case()
+    for i in range(k):
+        case = case.when(
+            exp.EQ(this=probability[i], expression=best.copy()), class_literal(classes[i])
+        )
+    return case
+
+
+def _greatest(items: Sequence[exp.Expression]) -> exp.Expression:
+    """GREATEST that skips NULLs (the behaviour of DuckDB, PostgreSQL and Spark)."""
+    return exp.Greatest(
+        this=items[0].copy(), expressions=[i.copy() for i in items[1:]], ignore_nulls=True
+    )
+
+
+def _least(items: Sequence[exp.Expression]) -> exp.Expression:
+    """LEAST that skips NULLs."""
+    return exp.Least(
+        this=items[0].copy(), expressions=[i.copy() for i in items[1:]], ignore_nulls=True
+    )
+
+
+def _layer(previous: str, columns: Sequence[exp.Expression]) -> exp.Select:
+    """``SELECT *, columns FROM previous``: one step of the scoring pipeline."""
+    return exp.select(exp.Star(), *columns).from_(exp.to_table(previous))
+
+
+def score_query(
+    source: exp.Table,
+    terms: Sequence[Term],
+    classes: Sequence[Any],
+    *,
+    passthrough: Sequence[str],
+    probability_names: Sequence[str] | None,
+    log_probability_names: Sequence[str] | None = None,
+    prediction_name: str | None = "prediction",
+    decision: Decision | None = None,
+    keep_order: bool = False,
+) -> exp.Query:
+    """The full scoring query.
+
+    Output columns, in order: ``passthrough`` columns of the source; one probability column per
+    class named by ``probability_names`` (DOUBLE in [0, 1], classes in ``classes`` order);
+    optional natural-log probabilities; optional prediction (the class label). With
+    ``keep_order`` the rows come in the source's scan order (for results fetched to Python).
+    """
+    k = len(classes)
+    numbered = templates.build("select_numbered", source=source)
+    joint = exp.select(*[column(c, "s") for c in passthrough]).from_(exp.to_table(INPUT).as_("s"))
+    if keep_order:
+        joint = joint.select(column(ROW, "s"))
+    for term in terms:
+        for join in term.joins:
+            subquery = join.query.subquery(join.name)
+            if join.on is None:
+                joint = joint.join(subquery, join_type="CROSS")
+            else:
+                joint = joint.join(subquery, on=join.on, join_type="LEFT")
+    for i in range(k):
+        total = _chain([t.per_class[i] for t in terms], exp.Add)
+        joint = joint.select(alias(total, _internal("j", i)))
+
+    joints = [column(_internal("j", i)) for i in range(k)]
+    shifted = [column(_internal("s", i)) for i in range(k)]
+    best, total = column(MAX), column(TOTAL)
+    with_max = _layer(JOINT, [alias(_greatest(joints), MAX)])
+    with_shift = _layer(
+        MAXED,
+        [
+            alias(templates.expression("shifted_exp", joint=joints[i], max=best), _internal("s", i))
+            for i in range(k)
+        ],
+    )
+    with_total = _layer(SHIFTED, [alias(_chain(shifted, exp.Add), TOTAL)])
+    posterior = _layer(
+        TOTALLED,
+        [
+            item
+            for i in range(k)
+            for item in (
+                alias(
+                    templates.expression("probability", shifted=shifted[i], total=total),
+                    _internal("p", i),
+                ),
+                alias(
+                    templates.expression("log_probability", joint=joints[i], max=best, total=total),
+                    _internal("lp", i),
+                ),
+            )
+        ],
+    )
+
+    final = exp.select(*[column(c) for c in passthrough]).from_(exp.to_table(POSTERIOR))
+    for i, name in enumerate(probability_names or []):
+        final = final.select(alias(column(_internal("p", i)), name))
+    for i, name in enumerate(log_probability_names or []):
+        final = final.select(alias(column(_internal("lp", i)), name))
+    if prediction_name is not None:
+        final = final.select(alias(_prediction(classes, decision or Decision()), prediction_name))
+    if keep_order:
+        final = final.order_by(column(ROW))
+    steps = [
+        (INPUT, numbered if keep_order else exp.select(exp.Star()).from_(source.copy())),
+        (JOINT, joint),
+        (MAXED, with_max),
+        (SHIFTED, with_shift),
+        (TOTALLED, with_total),
+        (POSTERIOR, posterior),
+    ]
+    for name, step in steps:
+        final = final.with_(name, as_=step, copy=False)
+    return final
+
+
+def pivot_columns(value_column: str, n_classes: int, prefix: str) -> list[exp.Expression]:
+    """``MAX(CASE WHEN p.class_index = i THEN p.<value_column> END) AS <prefix>_<i>`` per class."""
+    return [
+        alias(
+            templates.expression("class_cell", class_index=i, value=column(value_column, "p")),
+            f"{prefix}_{i}",
+        )
+        for i in range(n_classes)
+    ]
+
+
+def pivot_one_row(
+    table: TableName, value_column: str, n_classes: int, prefix: str, attribute: str | None = None
+) -> exp.Query:
+    """A one-row query with one column per class of ``table.value_column``."""
+    condition = (
+        exp.true()
+        if attribute is None
+        else exp.EQ(this=column("attribute", "p"), expression=literal(attribute))
+    )
+    return templates.build(
+        "pivot_table_by_class",
+        table=table,
+        condition=condition,
+        class_columns=pivot_columns(value_column, n_classes, prefix),
+    )
+
+
+def pivot_rows(
+    table: TableName, key: str, value_column: str, n_classes: int, prefix: str, attribute: str
+) -> exp.Query:
+    """One row per ``key`` of one attribute, with one column per class of ``value_column``."""
+    return templates.build(
+        "pivot_rows_by_class",
+        table=table,
+        key=key,
+        attribute=attribute,
+        class_columns=pivot_columns(value_column, n_classes, prefix),
+    )

@@ -1,0 +1,163 @@
+"""Warehouse adapters: the one render-and-run choke point between the library and an engine.
+
+Every statement the library runs goes through :meth:`Warehouse.run` or :meth:`Warehouse.fetch`
+(templates) or :meth:`Warehouse.run_tree` / :meth:`Warehouse.fetch_tree` (sqlglot trees built
+by :mod:`warehouse_ml.templates` helpers). Each executed statement is appended to
+``Warehouse.log`` and passed to the optional ``on_sql`` callback, so users can see exactly what
+ran in their warehouse.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml import templates
+from warehouse_ml.errors import SourceError
+from warehouse_ml.templates import TableName
+
+SqlCallback = Callable[[str], None]
+
+
+class Warehouse(abc.ABC):
+    """An engine connection plus its SQL dialect. Subclasses implement the five primitives."""
+
+    dialect: str = "duckdb"
+
+    def __init__(self, on_sql: SqlCallback | None = None) -> None:
+        self.log: list[str] = []
+        self.on_sql = on_sql
+
+    # -- primitives every engine implements ---------------------------------------------
+    @abc.abstractmethod
+    def _execute(self, sql: str) -> None:
+        """Run one statement that returns no rows."""
+
+    @abc.abstractmethod
+    def _query(self, sql: str) -> pa.Table:
+        """Run one query and return all its rows."""
+
+    @abc.abstractmethod
+    def register_arrow(self, data: pa.Table | pa.RecordBatchReader) -> TableName:
+        """Make Arrow data queryable under a fresh temporary name and return that name."""
+
+    @abc.abstractmethod
+    def unregister(self, name: TableName) -> None:
+        """Forget a name made by :meth:`register_arrow`."""
+
+    @abc.abstractmethod
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
+        """Run the enclosed statements atomically: all of them become visible, or none."""
+
+    # -- the choke point -----------------------------------------------------------------
+    def _record(self, sql: str) -> str:
+        self.log.append(sql)
+        if self.on_sql is not None:
+            self.on_sql(sql)
+        return sql
+
+    def run_tree(self, tree: exp.Expression) -> None:
+        """Execute a statement built as a sqlglot tree."""
+        self._execute(self._record(templates.generate(tree, self.dialect)))
+
+    def fetch_tree(self, tree: exp.Expression) -> pa.Table:
+        """Execute a query built as a sqlglot tree and return its rows as an Arrow table."""
+        return self._query(self._record(templates.generate(tree, self.dialect)))
+
+    def run(self, template: str, /, **bindings: Any) -> None:
+        """Render ``sql/<template>.sql`` for this engine and execute it."""
+        self.run_tree(templates.build(template, **bindings))
+
+    def fetch(self, template: str, /, **bindings: Any) -> pa.Table:
+        """Render ``sql/<template>.sql`` for this engine and return its rows as Arrow."""
+        return self.fetch_tree(templates.build(template, **bindings))
+
+    # -- helpers built on the primitives --------------------------------------------------
+    def schema_of(self, relation: TableName | exp.Table) -> pa.Schema:
+        """Column names and Arrow types of a table, view or table function, without reading rows."""
+        return self.fetch("select_no_rows", source=relation).schema
+
+    def exists(self, relation: TableName) -> bool:
+        """Whether a table or view of that name can be queried."""
+        try:
+            self.schema_of(relation)
+        except SourceError:
+            return False
+        return True
+
+    def temporary_name(self, stem: str) -> TableName:
+        """A fresh name for a temporary object, unlikely to meet a user's."""
+        return TableName((f"wml_{stem}_{uuid.uuid4().hex[:12]}",))
+
+
+class DuckDBWarehouse(Warehouse):
+    """DuckDB, the embedded default: a user's connection, or one opened on a file or in memory."""
+
+    dialect = "duckdb"
+
+    def __init__(
+        self,
+        connection: duckdb.DuckDBPyConnection,
+        on_sql: SqlCallback | None = None,
+    ) -> None:
+        super().__init__(on_sql)
+        self.connection = connection
+
+    def _execute(self, sql: str) -> None:
+        try:
+            self.connection.execute(sql)
+        except duckdb.CatalogException as error:
+            raise SourceError(str(error).splitlines()[0]) from error
+
+    def _query(self, sql: str) -> pa.Table:
+        try:
+            return self.connection.sql(sql).to_arrow_table()
+        except duckdb.CatalogException as error:
+            raise SourceError(str(error).splitlines()[0]) from error
+
+    def register_arrow(self, data: pa.Table | pa.RecordBatchReader) -> TableName:
+        name = self.temporary_name("arrow")
+        self.connection.register(name.name, data)
+        return name
+
+    def unregister(self, name: TableName) -> None:
+        self.connection.unregister(name.name)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.connection.begin()
+        try:
+            yield
+        except BaseException:
+            self.connection.rollback()
+            raise
+        self.connection.commit()
+
+
+Connectable = Warehouse | duckdb.DuckDBPyConnection | str | None
+
+
+def connect(con: Connectable = None, *, on_sql: SqlCallback | None = None) -> Warehouse:
+    """A :class:`Warehouse` for a connection, a DuckDB database path, or ``None`` (in memory).
+
+    A Warehouse passed in is returned as it is (its own ``on_sql`` is kept unless one is given).
+    """
+    if isinstance(con, Warehouse):
+        if on_sql is not None:
+            con.on_sql = on_sql
+        return con
+    if con is None or isinstance(con, str):
+        return DuckDBWarehouse(duckdb.connect(con or ":memory:"), on_sql)
+    if isinstance(con, duckdb.DuckDBPyConnection):
+        return DuckDBWarehouse(con, on_sql)
+    raise SourceError(
+        "expected a duckdb connection, a DuckDB database path, a Warehouse or None; "
+        f"got {type(con).__name__}"
+    )
