@@ -125,6 +125,19 @@ class Classifier(abc.ABC):
         """Rows left out of training because their target was NULL."""
         return self.record.n_null_target
 
+    def parameters(self, con: Connectable) -> dict[str, pa.Table]:
+        """Every parameter table of the fitted model, by part name (e.g. ``classes``,
+        ``categorical``), rows sorted by all columns. Columns are documented by each model."""
+        warehouse = connect(con)
+        result = {}
+        for part in self.record.details.get("tables", []):
+            table = self.record.table(part)
+            names = warehouse.schema_of(table).names
+            result[part] = warehouse.fetch(
+                "select_table", table=table, order_columns=[templates.column(n, "t") for n in names]
+            )
+        return result
+
     # -- fit --------------------------------------------------------------------------------
     def fit(
         self,
@@ -409,6 +422,8 @@ class Classifier(abc.ABC):
 def _compatible(feature: Feature, arrow_type: pa.DataType) -> bool:
     """Scoring accepts the fitted type, or another type of the same family (e.g. int32 codes
     for int64, large_string for string)."""
+    if pa.types.is_null(arrow_type):  # an all-NULL column (e.g. from Python None values)
+        return True
     fitted = feature.sql_type
     families = (
         ("int", "uint"),
