@@ -48,7 +48,7 @@ def make_network(
     rng = np.random.default_rng(seed)
     cards = [cardinality] * n_attributes if isinstance(cardinality, int) else list(cardinality)
     if tree == "chain":
-        parents = [-1] + list(range(n_attributes - 1))
+        parents = [-1, *range(n_attributes - 1)]
     elif tree == "random":
         parents = [-1] + [int(rng.integers(0, i)) for i in range(1, n_attributes)]
     elif tree == "none":
