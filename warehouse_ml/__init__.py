@@ -24,9 +24,12 @@ from warehouse_ml.errors import (
     WarehouseMLError,
 )
 from warehouse_ml.naive_bayes import NaiveBayes
+from warehouse_ml.tan import TAN, ChowLiuTree, chow_liu_tree
 from warehouse_ml.warehouse import Warehouse, connect
 
 __all__ = [
+    "TAN",
+    "ChowLiuTree",
     "ColumnError",
     "DataError",
     "IncompatibleModelError",
@@ -39,6 +42,7 @@ __all__ = [
     "Warehouse",
     "WarehouseMLError",
     "__version__",
+    "chow_liu_tree",
     "connect",
     "drop",
     "list_models",

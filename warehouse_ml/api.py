@@ -11,9 +11,10 @@ from warehouse_ml import catalog
 from warehouse_ml.errors import IncompatibleModelError
 from warehouse_ml.model import Classifier
 from warehouse_ml.naive_bayes import NaiveBayes
+from warehouse_ml.tan import TAN
 from warehouse_ml.warehouse import Connectable, connect
 
-MODEL_KINDS: dict[str, type[Classifier]] = {NaiveBayes.kind: NaiveBayes}
+MODEL_KINDS: dict[str, type[Classifier]] = {NaiveBayes.kind: NaiveBayes, TAN.kind: TAN}
 
 
 def load(con: Connectable, name: str) -> Classifier:

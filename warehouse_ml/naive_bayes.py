@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlglot import exp
+
 from warehouse_ml import counting, templates
 from warehouse_ml.catalog import ModelRecord, parameter_table
 from warehouse_ml.errors import ParameterError
@@ -166,13 +168,20 @@ def prior_term(record: ModelRecord, k: int) -> Term:
     return Term([column(f"lp_{c}", "wml_prior") for c in range(k)], [join])
 
 
-def categorical_term(record: ModelRecord, attribute: str, name: str, k: int) -> Term:
-    """log P(attribute value | c): seen values by join, unseen values from the unseen table."""
-    value = templates.expression("cast_to_text", value=column(attribute, "s"))
+def categorical_term(
+    record: ModelRecord, attribute: str, name: str, k: int, value: exp.Expression | None = None
+) -> Term:
+    """log P(attribute value | c): seen values by join, unseen values from the unseen table.
+
+    ``value`` is the attribute's value in the scored row: by default the source column
+    ``s.<attribute>``; TAN passes a bin expression for a discretised numeric attribute.
+    """
+    raw = column(attribute, "s") if value is None else value
+    text = templates.expression("cast_to_text", value=raw)
     seen = Join(
         pivot_rows(record.table("categorical"), "value", "log_prob", k, "lp", attribute),
         name,
-        on=templates.expression("equals", left=column("value", name), right=value),
+        on=templates.expression("equals", left=column("value", name), right=text),
     )
     unseen_name = f"{name}_unseen"
     unseen = Join(
@@ -181,7 +190,7 @@ def categorical_term(record: ModelRecord, attribute: str, name: str, k: int) -> 
     per_class = [
         templates.expression(
             "term_categorical",
-            value=column(attribute, "s"),
+            value=raw,
             seen=column("value", name),
             unseen=column(f"lp_{c}", unseen_name),
             known=column(f"lp_{c}", name),

@@ -1,0 +1,166 @@
+"""Pair counts and (conditional) mutual information in SQL against a numpy reference."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import warehouse_ml as wml
+from warehouse_ml import pairs, templates
+from warehouse_ml.templates import TableName
+
+
+def _table(con: duckdb.DuckDBPyConnection, model: wml.TAN, part: str) -> pa.Table:
+    """One parameter table of a fitted model, rows in a fixed order."""
+    table = model.record.table(part)
+    warehouse = wml.connect(con)
+    names = warehouse.schema_of(table).names
+    return warehouse.fetch(
+        "select_table", table=table, order_columns=[templates.column(n, "t") for n in names]
+    )
+
+
+def _random_table(seed: int, n: int = 400, d: int = 5, null_rate: float = 0.1) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    columns: dict[str, pa.Array] = {}
+    cards = [2, 3, 4, 3, 5, 2, 3][:d]
+    base = rng.integers(0, 3, n)
+    for i, card in enumerate(cards):
+        # mix in the class-like base so that pairs are dependent
+        values = (base * (i + 1) + rng.integers(0, card, n)) % card
+        mask = rng.random(n) < null_rate
+        columns[f"x{i}"] = pa.array(
+            [None if m else f"v{v}" for v, m in zip(values, mask, strict=True)], pa.string()
+        )
+    labels = (base + rng.integers(0, 2, n)) % 3
+    mask = rng.random(n) < 0.03
+    columns["y"] = pa.array([None if m else int(v) for v, m in zip(labels, mask, strict=True)])
+    return pa.table(columns)
+
+
+def _reference(xi: list, xj: list, c: list) -> tuple[float, float]:
+    """CMI(Xi;Xj|C) and MI(Xi;Xj) in bits over rows where xi, xj and c are non-NULL."""
+    rows = [(a, b, k) for a, b, k in zip(xi, xj, c, strict=True) if None not in (a, b, k)]
+    if not rows:
+        return 0.0, 0.0
+    va = sorted({r[0] for r in rows})
+    vb = sorted({r[1] for r in rows})
+    vc = sorted({r[2] for r in rows})
+    counts = np.zeros((len(va), len(vb), len(vc)))
+    for a, b, k in rows:
+        counts[va.index(a), vb.index(b), vc.index(k)] += 1
+    p = counts / counts.sum()
+    p_c = p.sum(axis=(0, 1))
+    p_ac = p.sum(axis=1)
+    p_bc = p.sum(axis=0)
+    cmi = 0.0
+    for a, b, k in zip(*np.nonzero(p), strict=True):
+        cmi += p[a, b, k] * math.log2(p[a, b, k] * p_c[k] / (p_ac[a, k] * p_bc[b, k]))
+    q = p.sum(axis=2)
+    q_a, q_b = q.sum(axis=1), q.sum(axis=0)
+    mi = 0.0
+    for a, b in zip(*np.nonzero(q), strict=True):
+        mi += q[a, b] * math.log2(q[a, b] / (q_a[a] * q_b[b]))
+    return cmi, mi
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_cmi_and_mi_equal_numpy_reference(seed: int) -> None:
+    data = _random_table(seed)
+    con = duckdb.connect()
+    model = wml.TAN(alpha=0.5).fit(con, data, "y")
+    names = [f"x{i}" for i in range(5)]
+    y = data["y"].to_pylist()
+    for a, b in itertools.combinations(names, 2):
+        cmi, mi = _reference(data[a].to_pylist(), data[b].to_pylist(), y)
+        assert model.cmi_[(a, b)] == pytest.approx(cmi, abs=1e-12)
+        assert model.mi_[(a, b)] == pytest.approx(mi, abs=1e-12)
+
+
+def test_pair_counts_table_matches_pandas() -> None:
+    data = _random_table(7, d=6)
+    con = duckdb.connect()
+    model = wml.TAN().fit(con, data, "y")
+    counts = _table(con, model, "pair_counts").to_pandas()
+    frame = data.to_pandas()
+    names = [f"x{i}" for i in range(6)]
+    assert len(counts.groupby(["attribute_i", "attribute_j"])) == 15
+    for a, b in itertools.combinations(names, 2):
+        sub = frame.dropna(subset=[a, b, "y"])
+        expected = sub.groupby([a, b, "y"]).size()
+        got = counts[(counts.attribute_i == a) & (counts.attribute_j == b)]
+        classes = {i: v for i, v in enumerate(model.classes_)}
+        got_map = {(r.value_i, r.value_j, classes[r.class_index]): r.n for r in got.itertuples()}
+        assert got_map == {(k[0], k[1], int(k[2])): v for k, v in expected.items()}
+        assert got.n.sum() == len(sub)
+
+
+def test_chow_liu_mi_matches_reference_and_tree() -> None:
+    data = _random_table(3, d=4).drop_columns(["y"])
+    con = duckdb.connect()
+    tree = wml.chow_liu_tree(con, data)
+    names = [f"x{i}" for i in range(4)]
+    ones = [1] * data.num_rows
+    matrix = np.zeros((4, 4))
+    for (i, a), (j, b) in itertools.combinations(enumerate(names), 2):
+        _, mi = _reference(data[a].to_pylist(), data[b].to_pylist(), ones)
+        assert tree.mi[(a, b)] == pytest.approx(mi, abs=1e-12)
+        matrix[i, j] = matrix[j, i] = mi
+    from warehouse_ml.spanning_tree import maximum_spanning_tree
+
+    expected = {frozenset((names[i], names[j])) for i, j in maximum_spanning_tree(matrix)}
+    assert tree.undirected_edges == expected
+    assert tree.root == "x0"
+    arrow = tree.to_arrow()
+    assert arrow.column_names == ["parent", "child", "mi"] and arrow.num_rows == 3
+    assert wml.chow_liu_tree(con, data, columns=names[:3], root="x2").root == "x2"
+    assert "graph TD" in tree.to_text()
+
+
+def test_chow_liu_bins_numeric_columns() -> None:
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=2000)
+    data = pa.table({"x": x, "y": x + rng.normal(scale=0.1, size=2000), "z": rng.normal(size=2000)})
+    tree = wml.chow_liu_tree(duckdb.connect(), data, bins=4)
+    assert frozenset(("x", "y")) in tree.undirected_edges
+    assert tree.mi[("x", "y")] > 1.0 > tree.mi[("x", "z")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(1, 40), min_size=0, max_size=12),
+    st.integers(2, 6),
+    st.integers(1, 4),
+)
+def test_blocks_cover_every_pair(cards: list[int], size: int, n_classes: int) -> None:
+    blocks = pairs.plan_pair_blocks(cards, n_classes=n_classes, max_size=size, max_cells=4096)
+    covered = {p for block in blocks for p in itertools.combinations(block, 2)}
+    assert covered == set(itertools.combinations(range(len(cards)), 2))
+    assert all(2 <= len(b) <= size and b == sorted(b) for b in blocks)
+    assert blocks == pairs.plan_pair_blocks(
+        cards, n_classes=n_classes, max_size=size, max_cells=4096
+    )
+
+
+def test_blocks_are_few_for_small_cardinalities() -> None:
+    blocks = pairs.plan_pair_blocks([3] * 20, n_classes=2)
+    assert len(blocks) < 40  # vs 190 pairs: each scan covers several pairs
+
+
+def test_information_sql_uses_ln_only() -> None:
+    sql = templates.render(
+        "select_pair_information", pair_counts=TableName(("wml", "x_pair_counts"))
+    ).upper()
+    assert "LN(" in sql and "LOG(" not in sql and "LOG2" not in sql and "LOG10" not in sql
+    query = pairs.pair_counts_query(TableName(("t",)).to_table(), "y", ["a", "b", "c"], [[0, 1, 2]])
+    text = templates.generate(query)
+    assert text.count("GROUP BY") == 4  # one block scan, three pair marginals
+    for dialect in ("postgres", "spark"):
+        templates.generate(query, dialect)

@@ -1,0 +1,173 @@
+"""Pair statistics: joint counts of (class, Ai, Aj) for every attribute pair, and the
+(conditional) mutual information computed from them in SQL.
+
+Counting follows DESIGN.md section 8: the attributes are covered by *blocks* of a few attributes
+such that every pair lies in at least one block; each block is one ``GROUP BY class, block``
+(one scan of those columns) materialised as a CTE, and each pair's counts are summed out of the
+first block that holds it, all in one statement. Blocks are planned from the attributes'
+cardinalities so that a block's joint table stays small (see :func:`plan_pair_blocks`).
+
+Rows where Ai or Aj is NULL are left out of the (Ai, Aj) counts only; rows with a NULL class are
+left out everywhere.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml import templates
+from warehouse_ml.templates import TableName, alias, column
+
+DEFAULT_MAX_BLOCK_SIZE = 5
+DEFAULT_MAX_BLOCK_CELLS = 1 << 16
+
+
+def plan_pair_blocks(
+    cardinalities: Sequence[int],
+    n_classes: int = 2,
+    max_size: int = DEFAULT_MAX_BLOCK_SIZE,
+    max_cells: int = DEFAULT_MAX_BLOCK_CELLS,
+) -> list[list[int]]:
+    """Blocks of attribute indexes such that every pair of attributes shares a block.
+
+    Greedy and deterministic: a block starts from the first uncovered pair (in index order)
+    and grows by the attribute covering the most still-uncovered pairs with the block (ties to
+    the lower index) while it has fewer than ``max_size`` attributes and its joint table,
+    ``n_classes * prod(cardinality + 1)`` cells (+1 for NULL), stays within ``max_cells``. A
+    pair too large for ``max_cells`` still gets a block of its own.
+
+    Args:
+        cardinalities: distinct non-NULL values of each attribute.
+        n_classes: number of classes.
+        max_size: most attributes per block (>= 2).
+        max_cells: largest joint table a block may grow into.
+
+    Returns:
+        blocks, each a sorted list of attribute indexes; empty when there are fewer than two
+        attributes.
+
+    >>> plan_pair_blocks([2, 2, 2, 2], max_size=4)
+    [[0, 1, 2, 3]]
+    >>> plan_pair_blocks([2, 2, 2], max_size=2)
+    [[0, 1], [0, 2], [1, 2]]
+    """
+    if max_size < 2:
+        raise ValueError(f"max_size must be at least 2, got {max_size}")
+    d = len(cardinalities)
+    uncovered = {(i, j) for i in range(d) for j in range(i + 1, d)}
+    cells = [max(int(c), 1) + 1 for c in cardinalities]
+    blocks: list[list[int]] = []
+    while uncovered:
+        i, j = min(uncovered)
+        block = [i, j]
+        size = n_classes * cells[i] * cells[j]
+        while len(block) < max_size:
+            best, gain = -1, 0
+            for k in range(d):
+                if k in block or size * cells[k] > max_cells:
+                    continue
+                new = sum((min(k, b), max(k, b)) in uncovered for b in block)
+                if new > gain:
+                    best, gain = k, new
+            if best < 0:
+                break
+            block.append(best)
+            size *= cells[best]
+        block.sort()
+        uncovered -= set(itertools.combinations(block, 2))
+        blocks.append(block)
+    return blocks
+
+
+def pair_counts_query(
+    source: exp.Table | exp.Query,
+    target: str,
+    attributes: Sequence[str],
+    blocks: Sequence[Sequence[int]],
+) -> exp.Query:
+    """Query of the joint counts of every attribute pair (i < j in ``attributes`` order).
+
+    Args:
+        source: relation (or discretised query) with the target and the attribute columns.
+        target: class column.
+        attributes: attribute names.
+        blocks: attribute-index blocks covering every pair (:func:`plan_pair_blocks`).
+
+    Returns:
+        query with columns attribute_i (VARCHAR), attribute_j (VARCHAR), value_i (VARCHAR),
+        value_j (VARCHAR), class_label (VARCHAR), n (BIGINT rows). Only non-zero cells.
+    """
+    done: set[tuple[int, int]] = set()
+    ctes = []
+    pairs = []
+    for b, block in enumerate(blocks):
+        block_name = f"wml_pair_block_{b}"
+        slots = {a: f"a{s}" for s, a in enumerate(block)}
+        ctes.append(
+            (
+                block_name,
+                templates.build(
+                    "count_block",
+                    source=source,
+                    target=target,
+                    block_columns=[alias(column(attributes[a], "src"), slots[a]) for a in block],
+                    group_columns=[column(attributes[a], "src") for a in block],
+                ),
+            )
+        )
+        for i, j in itertools.combinations(sorted(block), 2):
+            if (i, j) in done:
+                continue
+            done.add((i, j))
+            pairs.append(
+                templates.build(
+                    "count_pair_from_block",
+                    block=TableName((block_name,)),
+                    attribute_i=attributes[i],
+                    attribute_j=attributes[j],
+                    value_i=column(slots[i], "b"),
+                    value_j=column(slots[j], "b"),
+                )
+            )
+    expected = math.comb(len(attributes), 2)
+    if len(done) != expected:
+        raise ValueError(f"blocks cover {len(done)} of the {expected} attribute pairs")
+    query = templates.union_all(pairs)
+    for name, cte in ctes:
+        query = query.with_(name, as_=cte, copy=False)
+    return query
+
+
+def information_query(pair_counts: TableName | exp.Query) -> exp.Query:
+    """CMI(Ai; Aj | C) and MI(Ai; Aj) in bits of every pair with counted rows.
+
+    Args:
+        pair_counts: a pair-count table or query (attribute_i, attribute_j, value_i, value_j,
+            class_index, n).
+
+    Returns:
+        query with columns attribute_i, attribute_j, n (BIGINT rows of the pair), cmi (DOUBLE
+        bits), mi (DOUBLE bits).
+    """
+    return templates.build("select_pair_information", pair_counts=pair_counts)
+
+
+def information_matrix(
+    rows: pa.Table | Sequence[dict], attributes: Sequence[str], measure: str = "cmi"
+) -> np.ndarray:
+    """A symmetric d x d matrix of one information column (``cmi`` or ``mi``), 0 where a pair
+    has no row (no counted rows) and on the diagonal."""
+    index = {a: i for i, a in enumerate(attributes)}
+    matrix = np.zeros((len(attributes), len(attributes)))
+    records = rows.to_pylist() if isinstance(rows, pa.Table) else list(rows)
+    for row in records:
+        i, j = index[row["attribute_i"]], index[row["attribute_j"]]
+        value = float(row[measure] or 0.0)
+        matrix[i, j] = matrix[j, i] = value
+    return matrix

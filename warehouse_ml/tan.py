@@ -1,0 +1,495 @@
+"""Tree-Augmented Naive Bayes (TAN) and Chow-Liu trees, learned inside the warehouse.
+
+Learning a TAN (Friedman, Geiger & Goldszmidt 1997):
+
+1. class counts -> ``classes`` (log prior, smoothed by ``prior_alpha``);
+2. numeric attributes -> equal-frequency ``bins`` (edges learned in SQL, see binning.py);
+3. per-attribute counts -> ``categorical`` and ``unseen``: P(Ai | C), the Naive Bayes tables
+   (smoothed by ``alpha``), used for the root and as the fallback below;
+4. pair counts -> ``pair_counts`` (one statement, blocks covering every pair; see pairs.py);
+5. CMI(Ai; Aj | C) and MI(Ai; Aj) in bits -> ``information`` (SQL over the pair counts);
+6. maximum-weight spanning tree over CMI, directed away from the root (Python, see
+   spanning_tree.py);
+7. P(Ai | C, parent(Ai)) -> ``cpt``, from the stored pair counts (no scan of the source).
+
+Parameter tables of a model (``wml.<model_id>_<part>``):
+
+* ``classes``, ``categorical``, ``unseen``: as for Naive Bayes (naive_bayes.py), with numeric
+  attributes replaced by their bin index (text '0', '1', ...);
+* ``bins``: attribute, bin_index, upper (numeric attributes only);
+* ``pair_counts``: attribute_i, attribute_j, value_i, value_j, class_index, n (attribute_i
+  before attribute_j in feature order; rows where either is NULL are not counted);
+* ``information``: attribute_i, attribute_j, n, cmi, mi (bits);
+* ``cpt``: attribute, parent, value, parent_value, class_index, n, n_parent, n_values, log_prob.
+
+Smoothing (Weka ``SimpleEstimator -A alpha``): P(x | c, pa) = (N(x,pa,c) + alpha) /
+(N(pa,c) + alpha*|X|), P(x | c) = (N(x,c) + alpha) / (N(c) + alpha*|X|) for the root,
+P(c) = (N(c) + prior_alpha) / (N + prior_alpha*K). ``alpha = prior_alpha = 0`` is maximum
+likelihood. Weka's defaults are ``alpha = prior_alpha = 0.5``.
+
+Scoring: log P(c) + sum_i log P(a_i | c, a_parent(i)). A NULL attribute value contributes
+nothing. When the parent's value is NULL, or the pair (value, parent value) has no conditional
+row (the parent value, or the value, was not seen in training), the attribute falls back to its
+class-only term P(a_i | c), which treats a value unseen in training exactly as Naive Bayes
+does (its smoothed zero-count probability, or nothing when alpha = 0).
+
+Structure: ``root=None`` roots the tree at the first feature; ties in CMI are broken by
+attribute order (spanning_tree.py). CMI values are rounded to 12 decimal places before the tree
+step, so last-bit differences of parallel floating-point sums cannot change the tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml import binning, counting, pairs, spanning_tree, templates
+from warehouse_ml.catalog import ModelRecord, parameter_table
+from warehouse_ml.errors import ColumnError, ParameterError
+from warehouse_ml.features import (
+    CATEGORICAL,
+    NUMERIC,
+    Feature,
+    _is_categorical_type,
+    _is_numeric_type,
+)
+from warehouse_ml.model import Classifier
+from warehouse_ml.naive_bayes import _non_negative, categorical_term, class_rows, prior_term
+from warehouse_ml.scoring import Join, Term, pivot_columns
+from warehouse_ml.sources import Source, SourceLike, open_source
+from warehouse_ml.templates import TableName, alias, column, literal
+from warehouse_ml.warehouse import Connectable, Warehouse, connect
+
+ROUND_DIGITS = 12
+
+
+def _cardinalities(warehouse: Warehouse, unseen: TableName, attributes: Sequence[str]) -> list[int]:
+    rows = warehouse.fetch(
+        "select_table",
+        table=unseen,
+        order_columns=[column("attribute", "t"), column("class_index", "t")],
+    ).to_pylist()
+    found = {r["attribute"]: int(r["n_values"]) for r in rows}
+    return [found.get(a, 0) for a in attributes]
+
+
+def _parents_from_weights(
+    attributes: Sequence[str], weights: Any, root: str | None
+) -> dict[str, str | None]:
+    index = None if root is None else list(attributes).index(root)
+    parents = spanning_tree.tan_parents(weights.round(ROUND_DIGITS), index)
+    return {
+        a: (attributes[p] if p >= 0 else None) for a, p in zip(attributes, parents, strict=True)
+    }
+
+
+class TAN(Classifier):
+    """Tree-Augmented Naive Bayes: each attribute depends on the class and on at most one other
+    attribute, the tree maximising the conditional mutual information given the class.
+
+    Args:
+        alpha: additive smoothing of P(value | class, parent value) and P(value | class), >= 0
+            (Weka SimpleEstimator; 0 is maximum likelihood). Default 0.5 as in Weka.
+        prior_alpha: additive smoothing of P(class), >= 0. Default 0.5 as in Weka.
+        root: the attribute at the root of the tree (no attribute parent); None = the first
+            feature.
+        bins: number of equal-frequency bins for numeric attributes (>= 1).
+    """
+
+    kind = "tan"
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 0.5,
+        prior_alpha: float = 0.5,
+        root: str | None = None,
+        bins: int = binning.DEFAULT_BINS,
+    ) -> None:
+        super().__init__()
+        self.alpha = _non_negative("alpha", alpha)
+        self.prior_alpha = _non_negative("prior_alpha", prior_alpha)
+        if root is not None and not isinstance(root, str):
+            raise ParameterError(f"root must be an attribute name or None, got {root!r}")
+        self.root = root
+        self.bins = binning.check_bins(bins)
+
+    def _smoothing(self) -> dict[str, Any]:
+        return {
+            "alpha": self.alpha,
+            "prior_alpha": self.prior_alpha,
+            "root": self.root,
+            "bins": self.bins,
+        }
+
+    # -- learning -------------------------------------------------------------------------
+    def _learn(
+        self,
+        warehouse: Warehouse,
+        source: Source,
+        target: str,
+        features: list[Feature],
+        classes: list[dict[str, Any]],
+        model_id: str,
+        parts: list[str],
+    ) -> dict[str, Any]:
+        def table(part: str) -> TableName:
+            parts.append(part)
+            return parameter_table(model_id, part)
+
+        names = [f.name for f in features]
+        if self.root is not None and self.root not in names:
+            raise ColumnError(f"root {self.root!r} is not one of the features {names}")
+        classes_table = table("classes")
+        warehouse.run(
+            "create_nb_classes",
+            table=classes_table,
+            class_rows=class_rows(classes),
+            prior_alpha=self.prior_alpha,
+            n_total=sum(c["n"] for c in classes),
+            n_classes=len(classes),
+        )
+        numeric = [f.name for f in features if f.kind == NUMERIC]
+        edges: dict[str, list[float]] = {}
+        if numeric:
+            edges = binning.learn_edges(
+                warehouse, source.relation, target, numeric, self.bins, table("bins")
+            )
+        relation = binning.discretised_source(source.relation, target, features, edges)
+
+        categorical_table, unseen_table = table("categorical"), table("unseen")
+        warehouse.run(
+            "create_nb_categorical",
+            table=categorical_table,
+            counts=counting.categorical_counts(relation, target, names),
+            classes=classes_table,
+            alpha=self.alpha,
+            m=0.0,
+        )
+        warehouse.run(
+            "create_nb_unseen", table=unseen_table, categorical=categorical_table,
+            alpha=self.alpha, m=0.0,
+        )  # fmt: skip
+
+        information: list[list[Any]] = []
+        parents: dict[str, str | None] = {n: None for n in names}
+        blocks: list[list[int]] = []
+        if len(names) >= 2:
+            blocks = pairs.plan_pair_blocks(
+                _cardinalities(warehouse, unseen_table, names), n_classes=len(classes)
+            )
+            pair_table = table("pair_counts")
+            warehouse.run(
+                "create_pair_counts",
+                table=pair_table,
+                counts=pairs.pair_counts_query(relation, target, names, blocks),
+                classes=classes_table,
+            )
+            information_table = table("information")
+            warehouse.run_tree(
+                templates.create_table_as(information_table, pairs.information_query(pair_table))
+            )
+            rows = warehouse.fetch(
+                "select_table",
+                table=information_table,
+                order_columns=[column("attribute_i", "t"), column("attribute_j", "t")],
+            )
+            order = {n: i for i, n in enumerate(names)}
+            information = sorted(
+                ([r["attribute_i"], r["attribute_j"], r["cmi"], r["mi"]] for r in rows.to_pylist()),
+                key=lambda r: (order[r[0]], order[r[1]]),
+            )
+            weights = pairs.information_matrix(rows, names, "cmi")
+            parents = _parents_from_weights(names, weights, self.root)
+            tree_edges = [(a, p) for a, p in parents.items() if p is not None]
+            warehouse.run(
+                "create_tan_cpt",
+                table=table("cpt"),
+                pair_counts=pair_table,
+                edges=templates.values(tree_edges, "e", ("attribute", "parent")),
+                categorical=categorical_table,
+                classes=classes_table,
+                alpha=self.alpha,
+            )
+        return {
+            "root": next(n for n in names if parents[n] is None),
+            "parents": parents,
+            "information": information,
+            "bins": edges,
+            "pair_blocks": blocks,
+        }
+
+    # -- scoring --------------------------------------------------------------------------
+    def _terms(self, record: ModelRecord, source: Source) -> list[Term]:
+        k = len(record.classes)
+        features = {
+            f: Feature(f, t["kind"], t["sql_type"]) for f, t in record.feature_types.items()
+        }
+        edges = record.details.get("bins", {})
+        parents = record.details.get("parents", {})
+
+        def value_of(name: str) -> exp.Expression:
+            return binning.value_expression(features[name], column(name, "s"), edges)
+
+        terms = [prior_term(record, k)]
+        for i, name in enumerate(record.features):
+            value = value_of(name)
+            fallback = categorical_term(record, name, f"wml_a{i}", k, value=value)
+            parent = parents.get(name)
+            if parent is None:
+                terms.append(fallback)
+                continue
+            cpt_name = f"wml_t{i}"
+            cpt = Join(
+                templates.build(
+                    "pivot_cpt_by_class",
+                    table=record.table("cpt"),
+                    attribute=name,
+                    class_columns=pivot_columns("log_prob", k, "lp"),
+                ),
+                cpt_name,
+                on=templates.expression(
+                    "equals_both",
+                    left_1=column("value", cpt_name),
+                    right_1=templates.expression("cast_to_text", value=value),
+                    left_2=column("parent_value", cpt_name),
+                    right_2=templates.expression("cast_to_text", value=value_of(parent)),
+                ),
+            )
+            per_class = [
+                templates.expression(
+                    "term_tan",
+                    value=value,
+                    found=column("value", cpt_name),
+                    known=column(f"lp_{c}", cpt_name),
+                    fallback=fallback.per_class[c],
+                )
+                for c in range(k)
+            ]
+            terms.append(Term(per_class, [*fallback.joins, cpt]))
+        return terms
+
+    # -- fitted structure -----------------------------------------------------------------
+    @property
+    def parents_(self) -> dict[str, str | None]:
+        """Each attribute's attribute parent in the tree (None for the root), feature order."""
+        parents = self.record.details["parents"]
+        return {f: parents[f] for f in self.record.features}
+
+    @property
+    def root_(self) -> str:
+        """The attribute at the root of the tree."""
+        return str(self.record.details["root"])
+
+    @property
+    def cmi_(self) -> dict[tuple[str, str], float]:
+        """CMI(Ai; Aj | C) in bits of every attribute pair ``(Ai, Aj)``, Ai before Aj in feature
+        order (0.0 for a pair with no row where both are non-NULL)."""
+        return self._information(2)
+
+    @property
+    def mi_(self) -> dict[tuple[str, str], float]:
+        """MI(Ai; Aj) in bits of every attribute pair, keyed as :attr:`cmi_`."""
+        return self._information(3)
+
+    def _information(self, position: int) -> dict[tuple[str, str], float]:
+        names = self.record.features
+        result = {
+            (names[i], names[j]): 0.0 for i in range(len(names)) for j in range(i + 1, len(names))
+        }
+        for row in self.record.details["information"]:
+            result[(row[0], row[1])] = float(row[position] or 0.0)
+        return result
+
+    def tree_text(self, format: str = "mermaid") -> str:
+        """The model's structure as text: ``"mermaid"`` (a ``graph TD`` flowchart) or ``"dot"``
+        (Graphviz). The class points to every attribute; each attribute parent points to its
+        child, labelled with their CMI in bits (4 decimals)."""
+        cmi = self.cmi_
+        edges = []
+        for child, parent in self.parents_.items():
+            if parent is not None:
+                key = (parent, child) if (parent, child) in cmi else (child, parent)
+                edges.append((parent, child, cmi[key]))
+        return render_tree(self.record.target, self.record.features, edges, format)
+
+
+def _mermaid_label(text: str) -> str:
+    return '"' + text.replace("&", "#amp;").replace('"', "#quot;") + '"'
+
+
+def _dot_label(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def render_tree(
+    target: str | None,
+    attributes: Sequence[str],
+    edges: Sequence[tuple[str, str, float]],
+    format: str = "mermaid",
+) -> str:
+    """Text rendering of a tree over attributes, optionally with a class node pointing to all.
+
+    Args:
+        target: the class node's label, or None for no class node (Chow-Liu trees).
+        attributes: node labels.
+        edges: (parent, child, weight in bits).
+        format: "mermaid" or "dot".
+    """
+    ids = {a: f"a{i}" for i, a in enumerate(attributes)}
+    if format == "mermaid":
+        lines = ["graph TD"]
+        if target is not None:
+            lines.append(f"    class_node[{_mermaid_label(target)}]")
+        lines += [f"    {ids[a]}[{_mermaid_label(a)}]" for a in attributes]
+        if target is not None:
+            lines += [f"    class_node --> {ids[a]}" for a in attributes]
+        lines += [f'    {ids[p]} -->|"{w:.4f} bits"| {ids[c]}' for p, c, w in edges]
+        return "\n".join(lines) + "\n"
+    if format == "dot":
+        lines = ["digraph tan {"]
+        if target is not None:
+            lines.append(f"    class_node [label={_dot_label(target)}, shape=box];")
+        lines += [f"    {ids[a]} [label={_dot_label(a)}];" for a in attributes]
+        if target is not None:
+            lines += [f"    class_node -> {ids[a]};" for a in attributes]
+        lines += [f'    {ids[p]} -> {ids[c]} [label="{w:.4f} bits"];' for p, c, w in edges]
+        return "\n".join(lines) + "\n}\n"
+    raise ParameterError(f"format must be 'mermaid' or 'dot', got {format!r}")
+
+
+# -- Chow-Liu trees ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TreeEdge:
+    """One edge of a Chow-Liu tree: ``parent`` is the endpoint nearer the root; ``mi`` is
+    MI(parent; child) in bits."""
+
+    parent: str
+    child: str
+    mi: float
+
+
+@dataclass(frozen=True)
+class ChowLiuTree:
+    """The maximum-mutual-information spanning tree of a table's columns (Chow & Liu 1968).
+
+    Attributes:
+        attributes: the columns, in the order given.
+        root: the column at the root (the first column unless chosen).
+        edges: d - 1 edges, one per non-root column, in column order of the child.
+        mi: MI in bits of every column pair ``(a, b)``, a before b in column order.
+    """
+
+    attributes: tuple[str, ...]
+    root: str
+    edges: tuple[TreeEdge, ...]
+    mi: dict[tuple[str, str], float]
+
+    @property
+    def undirected_edges(self) -> set[frozenset[str]]:
+        """The tree's edges as unordered pairs of column names."""
+        return {frozenset((e.parent, e.child)) for e in self.edges}
+
+    def to_arrow(self) -> pa.Table:
+        """Edges as an Arrow table: parent (string), child (string), mi (float64, bits)."""
+        return pa.table(
+            {
+                "parent": pa.array([e.parent for e in self.edges], pa.string()),
+                "child": pa.array([e.child for e in self.edges], pa.string()),
+                "mi": pa.array([e.mi for e in self.edges], pa.float64()),
+            }
+        )
+
+    def to_text(self, format: str = "mermaid") -> str:
+        """Mermaid or DOT rendering (see :func:`render_tree`)."""
+        edges = [(e.parent, e.child, e.mi) for e in self.edges]
+        return render_tree(None, self.attributes, edges, format)
+
+
+def _column_feature(source: Source, name: str) -> Feature:
+    t = source.field(name).type
+    if _is_numeric_type(t):
+        return Feature(name, NUMERIC, str(t))
+    if _is_categorical_type(t):
+        return Feature(name, CATEGORICAL, str(t))
+    raise ColumnError(
+        f"column {name!r} of {source.description} has type {t}; expected a string, integer, "
+        "boolean, enum, date/time or floating/decimal column"
+    )
+
+
+def chow_liu_tree(
+    con: Connectable,
+    source: SourceLike,
+    columns: Sequence[str] | None = None,
+    root: str | None = None,
+    *,
+    bins: int = binning.DEFAULT_BINS,
+) -> ChowLiuTree:
+    """The undirected maximum-MI spanning tree of a table's columns, with edge weights.
+
+    Pair counts and MI(Ai; Aj) (bits) are computed in SQL in one statement (no table is
+    written); numeric columns are cut into ``bins`` equal-frequency bins first. Rows where
+    either column of a pair is NULL are left out of that pair. Ties are broken by column order.
+
+    Args:
+        con: a DuckDB connection, a database path, or a Warehouse.
+        source: table/view name, Arrow table or reader, or Parquet/CSV path.
+        columns: the columns to relate (at least two); None means all.
+        root: the column to direct the tree from; None = the first column.
+        bins: equal-frequency bins per numeric column.
+
+    Returns:
+        a :class:`ChowLiuTree` (edges oriented away from ``root``, MI in bits).
+    """
+    binning.check_bins(bins)
+    warehouse = connect(con)
+    with open_source(warehouse, source) as src:
+        names = list(src.columns if columns is None else columns)
+        if len(names) < 2 or len(set(names)) != len(names):
+            raise ColumnError(f"expected at least two distinct columns, got {names}")
+        if root is not None and root not in names:
+            raise ColumnError(f"root {root!r} is not one of the columns {names}")
+        features = [_column_feature(src, n) for n in names]
+        numeric = [f.name for f in features if f.kind == NUMERIC]
+        constant = "wml_constant_class"
+        base = exp.select(alias(literal(0), constant), exp.Star()).from_(
+            src.relation.copy().as_("src0")
+        )
+        edges: dict[str, list[float]] = {}
+        if numeric:
+            edges = binning.fetch_edges(warehouse, base, constant, numeric, bins)
+        relation = exp.select(
+            alias(column(constant, "src"), constant),
+            *[
+                alias(binning.value_expression(f, column(f.name, "src"), edges), f.name)
+                for f in features
+            ],
+        ).from_(base.subquery("src"))
+        singles = warehouse.fetch_tree(counting.categorical_counts(relation, constant, names))
+        cardinality = {n: 0 for n in names}
+        for row in singles.to_pylist():
+            cardinality[row["attribute"]] += 1
+        blocks = pairs.plan_pair_blocks([cardinality[n] for n in names], n_classes=1)
+        counts = templates.build(
+            "label_pair_counts", counts=pairs.pair_counts_query(relation, constant, names, blocks)
+        )
+        rows = warehouse.fetch_tree(pairs.information_query(counts))
+    weights = pairs.information_matrix(rows, names, "mi")
+    parents = _parents_from_weights(names, weights, root)
+    mi = {
+        (names[i], names[j]): float(weights[i, j])
+        for i in range(len(names))
+        for j in range(i + 1, len(names))
+    }
+    index = {n: i for i, n in enumerate(names)}
+    tree = tuple(
+        TreeEdge(p, c, float(weights[index[p], index[c]]))
+        for c, p in parents.items()
+        if p is not None
+    )
+    return ChowLiuTree(tuple(names), next(n for n in names if parents[n] is None), tree, mi)
