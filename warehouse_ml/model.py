@@ -327,6 +327,7 @@ class Classifier(abc.ABC):
         *,
         keys: Sequence[str] | None = None,
         decision: Decision | None = None,
+        keep_order: bool = False,
     ) -> exp.Query:
         """The query behind a prediction view: key columns (default: every source column),
         ``p_<label>`` per class (DOUBLE), ``prediction``."""
@@ -336,8 +337,46 @@ class Classifier(abc.ABC):
             probability_names=[f"{PROBABILITY_PREFIX}{c}" for c in self._class_names()],
             prediction_name=PREDICTION,
             decision=decision,
-            keep_order=False,
+            keep_order=keep_order,
         )
+
+    def score(
+        self,
+        con: Connectable,
+        source: SourceLike,
+        *,
+        keys: Sequence[str] | None = None,
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+    ) -> pa.Table:
+        """What a prediction view shows, fetched in source order: the ``keys`` columns (default
+        all source columns), ``p_<label>`` per class and ``prediction``."""
+        warehouse = connect(con)
+        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
+        with open_source(warehouse, source) as src:
+            query = self.view_query(src, keys=keys, decision=decision, keep_order=True)
+            return warehouse.fetch_tree(query)
+
+    def create_table(
+        self,
+        con: Connectable,
+        table: str | Sequence[str],
+        source: SourceLike,
+        *,
+        keys: Sequence[str] | None = None,
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+    ) -> TableName:
+        """Materialise the predictions of :meth:`score` as a new table (it must not exist)."""
+        warehouse = connect(con)
+        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
+        name = TableName.parse(table)
+        with open_source(warehouse, source) as src:
+            query = self.view_query(src, keys=keys, decision=decision)
+            warehouse.run_tree(templates.create_table_as(name, query))
+        return name
 
     def sql(
         self,

@@ -85,6 +85,7 @@ def tan_data(
     n_classes: int = 2,
     cardinality: int | list[int] = 3,
     tree: str = "chain",
+    concentration: float = 0.5,
     strings: bool = False,
     seed: int = 0,
     chunk: int = 1_000_000,
@@ -95,7 +96,12 @@ def tan_data(
     ``strings`` is set. Sampled in chunks of ``chunk`` rows to bound memory.
     """
     network = make_network(
-        n_attributes, n_classes=n_classes, cardinality=cardinality, tree=tree, seed=seed
+        n_attributes,
+        n_classes=n_classes,
+        cardinality=cardinality,
+        tree=tree,
+        concentration=concentration,
+        seed=seed,
     )
     batches = []
     for start in range(0, n_rows, chunk):

@@ -1,0 +1,263 @@
+"""``warehouse-ml``: train, score and inspect classifiers in a DuckDB database from the shell.
+
+Exit codes: 0 success; 1 a clear error about the input (message on stderr); 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+import warehouse_ml as wml
+from warehouse_ml import synthetic, templates
+from warehouse_ml.api import MODEL_KINDS
+from warehouse_ml.errors import ParameterError, WarehouseMLError
+from warehouse_ml.model import Classifier
+from warehouse_ml.templates import TableName
+
+DEFAULT_DB = os.environ.get("WML_DB", "warehouse.duckdb")
+KIND_NAMES = {"nb": "naive_bayes", "naive_bayes": "naive_bayes", "tan": "tan"}
+
+
+def _names(text: str | None) -> list[str] | None:
+    return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+
+
+def _model(kind: str, args: argparse.Namespace) -> Classifier:
+    cls = MODEL_KINDS.get(KIND_NAMES.get(kind, kind))
+    if cls is None:
+        raise ParameterError(f"unknown model kind {kind!r}; expected one of {sorted(KIND_NAMES)}")
+    options: dict[str, Any] = {"alpha": args.alpha, "prior_alpha": args.prior_alpha}
+    if getattr(args, "bins", None) is not None:
+        options["bins"] = args.bins
+    return cls(**options)
+
+
+def _write(table: pa.Table, path: str) -> None:
+    suffix = Path(path).suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        pq.write_table(table, path)
+    elif suffix == ".csv":
+        pacsv.write_csv(table, path)
+    else:
+        raise ParameterError(f"output file {path!r}: expected a .parquet or .csv name")
+
+
+def _print_table(table: pa.Table, limit: int = 20) -> None:
+    """A plain fixed-width rendering of the first rows of an Arrow table."""
+    rows = table.slice(0, limit).to_pylist()
+    columns = table.column_names
+    cells = [[_cell(r[c]) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)))
+    for row in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)))
+    if table.num_rows > limit:
+        print(f"... {table.num_rows - limit} more rows")
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return "NULL" if value is None else str(value)
+
+
+# -- commands ---------------------------------------------------------------------------------
+def cmd_train(args: argparse.Namespace) -> None:
+    con = duckdb.connect(args.db)
+    model = _model(args.kind, args).fit(
+        con,
+        args.source,
+        args.target,
+        features=_names(args.features),
+        categorical=_names(args.categorical),
+        numeric=_names(args.numeric),
+        keys=_names(args.keys),
+        name=args.name,
+    )
+    print(
+        f"trained {model.kind} model {model.name_!r} on {model.n_rows_} rows "
+        f"({model.n_null_target_} with NULL target skipped): classes {model.classes_}, "
+        f"features {model.feature_names_in_}"
+    )
+
+
+def _decision(args: argparse.Namespace) -> dict[str, Any]:
+    loss = json.loads(args.loss) if args.loss else None
+    return {"threshold": args.threshold, "positive": args.positive, "loss": loss}
+
+
+def cmd_predict(args: argparse.Namespace) -> None:
+    con = duckdb.connect(args.db)
+    model = wml.load(con, args.model)
+    keys = _names(args.keys)
+    if args.to_view:
+        name = model.create_view(con, args.to_view, args.source, keys=keys, **_decision(args))
+        print(f"created view {name} (columns: keys, p_<class> per class, prediction)")
+    elif args.to_table:
+        name = model.create_table(con, args.to_table, args.source, keys=keys, **_decision(args))
+        print(f"created table {name}")
+    else:
+        scores = model.score(con, args.source, keys=keys, **_decision(args))
+        if args.output:
+            _write(scores, args.output)
+            print(f"wrote {scores.num_rows} rows to {args.output}")
+        else:
+            _print_table(scores)
+
+
+def cmd_models(args: argparse.Namespace) -> None:
+    con = duckdb.connect(args.db)
+    models = wml.list_models(con)
+    if models.num_rows == 0:
+        print(f"no models in {args.db}")
+        return
+    _print_table(models.select(["name", "kind", "target", "n_rows", "classes", "created_at"]))
+
+
+def cmd_show(args: argparse.Namespace) -> None:
+    con = duckdb.connect(args.db)
+    model = wml.load(con, args.model)
+    record = model.record
+    print(f"model {record.name!r}: {record.kind}, target {record.target!r}, classes {record.classes}")
+    print(f"trained on {record.source} ({record.n_rows} rows) at {record.created_at} UTC")
+    print(f"smoothing: {json.dumps(record.smoothing, sort_keys=True)}")
+    for feature in model.features_:
+        print(f"  {feature.name}: {feature.kind} ({feature.sql_type})")
+    if hasattr(model, "tree_text"):
+        print(model.tree_text())
+    for part, table in model.parameters(con).items():
+        print(f"\n{part} ({table.num_rows} rows)")
+        _print_table(table, args.rows)
+
+
+def cmd_sql(args: argparse.Namespace) -> None:
+    con = duckdb.connect(args.db)
+    model = wml.load(con, args.model)
+    print(model.sql(con, args.source, keys=_names(args.keys), dialect=args.dialect))
+
+
+def cmd_drop(args: argparse.Namespace) -> None:
+    con = duckdb.connect(args.db)
+    wml.drop(con, args.model)
+    print(f"dropped model {args.model!r}")
+
+
+def cmd_demo(args: argparse.Namespace) -> None:
+    """Generate demo data into a DuckDB file, train, score into a view, print a summary."""
+    started = time.perf_counter()
+    con = duckdb.connect(args.db)
+    data = synthetic.tan_data(
+        args.rows, 8, n_classes=2, tree="chain", concentration=3.0, strings=True, seed=11
+    )
+    data = data.rename_columns([*(f"attribute_{i}" for i in range(8)), "label"])
+    data = data.append_column("customer_id", pa.array(range(1, data.num_rows + 1)))
+    n_train = int(data.num_rows * 0.8)
+    warehouse = wml.connect(con)
+    for name, part in (("customers", data.slice(0, n_train)), ("new_customers", data.slice(n_train))):
+        warehouse.run("drop_table", table=TableName((name,)))
+        warehouse.run("create_table_copy", table=TableName((name,)), source=warehouse.register_arrow(part))
+    print(f"wrote tables customers ({n_train} rows) and new_customers ({data.num_rows - n_train} rows) to {args.db}")
+    for kind in sorted(MODEL_KINDS):
+        model = MODEL_KINDS[kind]().fit(con, "customers", "label", keys=["customer_id"], name=f"demo_{kind}")
+        view = model.create_view(con, f"demo_{kind}_scores", "new_customers", keys=["customer_id", "label"])
+        hits = warehouse.fetch(
+            "select_view_accuracy", view=view, truth=templates.column("label"), prediction=templates.column("prediction")
+        ).to_pylist()[0]
+        print(f"{kind:12s} trained in the warehouse; view {view}: accuracy on new_customers {hits['accuracy']:.4f} ({hits['n']} rows)")
+    print(f"\nfirst rows of demo_naive_bayes_scores:")
+    _print_table(con.sql("SELECT * FROM demo_naive_bayes_scores ORDER BY customer_id LIMIT 5").to_arrow_table())
+    print(f"\ndone in {time.perf_counter() - started:.1f} s. Query it from any DuckDB client:")
+    print(f"  duckdb {args.db} \"SELECT prediction, count(*) FROM demo_naive_bayes_scores GROUP BY ALL\"")
+
+
+# -- argument parsing -----------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="warehouse-ml",
+        description="Naive Bayes and TAN classifiers trained, scored and inspected inside a "
+        "DuckDB database. Sources are table names (schema.table) or .parquet/.csv paths.",
+    )
+    parser.add_argument("--version", action="version", version=f"warehouse-ml {wml.__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--db", default=DEFAULT_DB, help=f"DuckDB database file (default {DEFAULT_DB}, or $WML_DB)")
+        return sub
+
+    train = command("train", "learn a model from a table or file and store it in the catalog")
+    train.add_argument("source", help="table name or .parquet/.csv path")
+    train.add_argument("--target", required=True, help="the class column")
+    train.add_argument("--kind", default="nb", help="nb (Naive Bayes, default) or tan")
+    train.add_argument("--name", help="model name (default <kind>_<target>; replaces a model of that name)")
+    train.add_argument("--features", help="comma-separated feature columns (default: all but target and keys)")
+    train.add_argument("--keys", help="comma-separated identifier columns, never features")
+    train.add_argument("--categorical", help="columns to treat as categorical")
+    train.add_argument("--numeric", help="columns to treat as numeric")
+    train.add_argument("--alpha", type=float, default=1.0, help="additive smoothing of attributes (default 1)")
+    train.add_argument("--prior-alpha", type=float, default=0.0, help="additive smoothing of the class prior (default 0)")
+    train.add_argument("--bins", type=int, help="TAN: equal-frequency bins for numeric columns")
+    train.set_defaults(run=cmd_train)
+
+    predict = command("predict", "score a table or file with a stored model")
+    predict.add_argument("model")
+    predict.add_argument("source", help="table name or .parquet/.csv path")
+    target = predict.add_mutually_exclusive_group()
+    target.add_argument("--to-view", help="create a prediction view of this name")
+    target.add_argument("--to-table", help="create a prediction table of this name")
+    target.add_argument("--output", help="write predictions to a .parquet or .csv file")
+    predict.add_argument("--keys", help="comma-separated columns to carry along (default: all)")
+    predict.add_argument("--threshold", type=float, help="binary models: predict --positive when P >= threshold")
+    predict.add_argument("--positive", help="the positive class for --threshold (default: the second class)")
+    predict.add_argument("--loss", help='loss matrix as JSON, L[true][predicted], e.g. "[[0,1],[5,0]]"')
+    predict.set_defaults(run=cmd_predict)
+
+    command("models", "list the models in the catalog").set_defaults(run=cmd_models)
+
+    show = command("show", "print a model's settings, features and parameter tables")
+    show.add_argument("model")
+    show.add_argument("--rows", type=int, default=20, help="rows per parameter table (default 20)")
+    show.set_defaults(run=cmd_show)
+
+    sql = command("sql", "print the SQL that scores a source with a model")
+    sql.add_argument("model")
+    sql.add_argument("source")
+    sql.add_argument("--keys", help="comma-separated columns to carry along (default: all)")
+    sql.add_argument("--dialect", help="any sqlglot dialect (default duckdb): postgres, spark, snowflake ...")
+    sql.set_defaults(run=cmd_sql)
+
+    drop = command("drop", "remove a model, its parameter tables and its views")
+    drop.add_argument("model")
+    drop.set_defaults(run=cmd_drop)
+
+    demo = command("demo", "generate demo data, train every model kind, score into views, summarise")
+    demo.add_argument("--rows", type=int, default=200_000, help="rows to generate (default 200000)")
+    demo.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``warehouse-ml`` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args)
+    except (WarehouseMLError, duckdb.Error, json.JSONDecodeError) as error:
+        print(f"warehouse-ml {args.command}: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
