@@ -1,0 +1,92 @@
+"""The warehouse-ml command line, run in-process through its entry point."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+from conftest import FIXTURES
+
+import warehouse_ml as wml
+from warehouse_ml.cli import main
+
+TENNIS = str(FIXTURES / "play_tennis.csv")
+
+
+def test_train_predict_models_show_sql_drop(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    assert (
+        main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"]) == 0
+    )
+    assert "trained naive_bayes model 't' on 14 rows" in capsys.readouterr().out
+
+    assert main(["predict", "t", TENNIS, "--to-view", "scores", "--keys", "day", "--db", db]) == 0
+    assert main(["predict", "t", TENNIS, "--to-table", "scored", "--keys", "day", "--db", db]) == 0
+    out = tmp_path / "p.parquet"
+    assert (
+        main(
+            [
+                "predict",
+                "t",
+                TENNIS,
+                "--output",
+                str(out),
+                "--keys",
+                "day",
+                "--threshold",
+                "0.9",
+                "--db",
+                db,
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    written = pq.read_table(out)
+    assert written.column_names == [
+        "day",
+        "p_False",
+        "p_True",
+        "prediction",
+    ]  # DuckDB reads yes/no as BOOLEAN
+    assert written["day"].to_pylist() == list(range(1, 15))
+
+    con = duckdb.connect(db, read_only=True)
+    assert con.sql("SELECT count(*) FROM scores").fetchall() == [(14,)]
+    assert (
+        con.sql("SELECT * FROM scored ORDER BY day").fetchall()
+        == con.sql("SELECT * FROM scores ORDER BY day").fetchall()
+    )
+    con.close()
+
+    assert main(["models", "--db", db]) == 0
+    assert "t  " in capsys.readouterr().out
+    assert main(["show", "t", "--db", db]) == 0
+    shown = capsys.readouterr().out
+    assert "outlook: categorical" in shown and "categorical (" in shown
+    assert main(["sql", "t", TENNIS, "--dialect", "postgres", "--db", db]) == 0
+    assert "LN(" in capsys.readouterr().out
+    assert main(["drop", "t", "--db", db]) == 0
+    assert main(["show", "t", "--db", db]) == 1
+    assert "no model 't'" in capsys.readouterr().err
+
+
+def test_clear_errors_and_exit_codes(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    assert main(["train", "missing_table", "--target", "y", "--db", db]) == 1
+    assert "missing_table" in capsys.readouterr().err
+    assert main(["train", TENNIS, "--target", "nope", "--db", db]) == 1
+    assert "has no column 'nope'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train"])
+    assert exit_info.value.code == 2
+
+
+def test_demo_runs_end_to_end(tmp_path, capsys):
+    db = str(tmp_path / "demo.duckdb")
+    assert main(["demo", "--db", db, "--rows", "5000"]) == 0
+    out = capsys.readouterr().out
+    assert "naive_bayes" in out and "accuracy on new_customers" in out
+    con = duckdb.connect(db)
+    assert set(wml.list_models(con)["name"].to_pylist()) >= {"demo_naive_bayes"}
+    assert con.sql("SELECT count(*) FROM demo_naive_bayes_scores").fetchall() == [(1000,)]

@@ -1,0 +1,67 @@
+"""The SQL templates ship inside the wheel and are found from it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+
+from conftest import REPO
+
+from warehouse_ml import templates
+
+
+def test_wheel_contains_every_sql_template(tmp_path):
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(REPO),
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+            "-q",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    wheel = next(tmp_path.glob("warehouse_ml-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    shipped = {
+        n.rsplit("/", 1)[1][:-4]
+        for n in names
+        if n.startswith("warehouse_ml/sql/") and n.endswith(".sql")
+    }
+    assert shipped == set(templates.template_names())
+
+    # Installed from the wheel into a separate folder, the package finds its templates there.
+    target = tmp_path / "site"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+    )
+    probe = "from warehouse_ml import templates; print(templates.template_dir()); print(len(templates.template_names()))"
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(target)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    folder, count = result.stdout.split()
+    assert folder == str(target / "warehouse_ml" / "sql")
+    assert int(count) == len(templates.template_names())

@@ -1,0 +1,166 @@
+"""The SQL choke point: golden rendered SQL, hostile names, placeholder errors, portability."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+from sqlglot import exp
+
+import warehouse_ml as wml
+from warehouse_ml import templates
+from warehouse_ml.templates import TableName, column
+
+HOSTILE = [
+    ("plain", '"plain"'),
+    ("with space", '"with space"'),
+    ('quo"te', '"quo""te"'),
+    ("it's", '"it\'s"'),
+    ('x"; DROP TABLE t; --', '"x""; DROP TABLE t; --"'),
+    ("select", '"select"'),
+    ("Ünïcødé ✓", '"Ünïcødé ✓"'),
+    ("MixedCase", '"MixedCase"'),
+    ("semi;colon/* c */", '"semi;colon/* c */"'),
+]
+
+
+@pytest.mark.parametrize(("name", "quoted"), HOSTILE)
+def test_hostile_names_render_as_one_quoted_identifier(name, quoted):
+    assert (
+        templates.render("drop_table", table=TableName(("wml", name)))
+        == f'DROP TABLE IF EXISTS "wml".{quoted}'
+    )
+    select = templates.render(
+        "select_table", table=TableName((name,)), order_columns=[column(name, "t")]
+    )
+    assert select == f'SELECT * FROM {quoted} AS t ORDER BY "t".{quoted}'
+
+
+@pytest.mark.parametrize(
+    ("value", "rendered"),
+    [
+        ("it's", "'it''s'"),
+        ("x'; DROP TABLE t; --", "'x''; DROP TABLE t; --'"),
+        (3, "3"),
+        (0.1, "CAST(0.1 AS DOUBLE)"),
+        (True, "TRUE"),
+        (None, "NULL"),
+    ],
+)
+def test_values_render_as_literals(value, rendered):
+    assert templates.render(
+        "delete_catalog_row", table=TableName(("wml", "models")), name=value
+    ) == (f'DELETE FROM "wml"."models" WHERE name = {rendered}')
+
+
+def test_golden_nb_classes_sql():
+    rendered = templates.render(
+        "create_nb_classes",
+        table=TableName(("wml", "m1_classes")),
+        class_rows=templates.values(
+            [(0, "no", 5), (1, "yes", 9)], "r", ("class_index", "class_label", "n")
+        ),
+        prior_alpha=1.0,
+        n_total=14,
+        n_classes=2,
+    )
+    assert rendered == (
+        'CREATE TABLE "wml"."m1_classes" AS SELECT CAST(r.class_index AS INT) AS class_index, '
+        "CAST(r.class_label AS TEXT) AS class_label, CAST(r.n AS BIGINT) AS n, "
+        "LN(CAST(r.n AS DOUBLE) + CAST(1.0 AS DOUBLE)) - LN(CAST(14 AS DOUBLE) + CAST(1.0 AS DOUBLE) * 2) "
+        "AS log_prior FROM (VALUES (0, 'no', 5), (1, 'yes', 9)) AS r(class_index, class_label, n)"
+    )
+
+
+def test_golden_count_block_sql():
+    rendered = templates.render(
+        "count_block",
+        source=TableName(("sales", "t")),
+        target="y",
+        block_columns=[templates.alias(column("a b", "src"), "a0")],
+        group_columns=[column("a b", "src")],
+    )
+    assert rendered == (
+        'SELECT src."y" AS class_value, "src"."a b" AS "a0", COUNT(*) AS n FROM "sales"."t" AS src '
+        'GROUP BY src."y", "src"."a b"'
+    )
+
+
+def test_missing_and_unused_placeholders_name_the_file():
+    with pytest.raises(
+        wml.TemplateError, match=r"sql/drop_table\.sql: missing placeholders \['table'\]"
+    ):
+        templates.render("drop_table")
+    with pytest.raises(
+        wml.TemplateError, match=r"sql/drop_table\.sql: .*unused bindings \['extra'\]"
+    ):
+        templates.render("drop_table", table=TableName(("t",)), extra=1)
+    with pytest.raises(wml.TemplateError, match=r"no SQL template sql/nope\.sql"):
+        templates.render("nope")
+
+
+def test_bindings_must_fit_their_position():
+    with pytest.raises(wml.TemplateError, match="stands for a table"):
+        templates.render("drop_table", table="t")
+    with pytest.raises(wml.TemplateError, match="stands for a name"):
+        templates.render("select_classes", source=TableName(("t",)), target=3)
+    with pytest.raises(wml.TemplateError, match="non-finite"):
+        templates.literal(float("nan"))
+    with pytest.raises(wml.TemplateError, match="1 to 3"):
+        TableName(("a", "b", "c", "d"))
+
+
+def _dummy(node: exp.Placeholder) -> object:
+    """A binding that fits the placeholder's position, for rendering every template."""
+    parent, key = node.parent, node.arg_key
+    if isinstance(parent, exp.Table) and key == "this":
+        return TableName(("wml", "t"))
+    if (
+        (isinstance(parent, (exp.Column, exp.TableAlias)) and key == "this")
+        or (isinstance(parent, exp.Alias) and key == "alias")
+        or (isinstance(parent, exp.Table) and key in ("db", "catalog"))
+    ):
+        return "c"
+    slot = parent if isinstance(parent, exp.Ordered) else node
+    if isinstance(slot.parent, (exp.Select, exp.Group, exp.Order)) and isinstance(
+        slot.parent.args.get(slot.arg_key), list
+    ):
+        return [column("c1"), column("c2")]
+    return column("c")
+
+
+@pytest.mark.parametrize("name", templates.template_names())
+@pytest.mark.parametrize("dialect", ["duckdb", "postgres", "spark"])
+def test_every_template_renders_and_transpiles(name, dialect):
+    tree = templates._parsed(name)
+    bindings = {p.name: _dummy(p) for p in tree.find_all(exp.Placeholder)}
+    sql = templates.render(name, dialect, **bindings)
+    assert sql
+    assert "$" not in sql
+
+
+def test_every_template_has_a_header_comment():
+    for name in templates.template_names():
+        text = (templates.template_dir() / f"{name}.sql").read_text()
+        assert text.startswith("-- "), name
+        if templates.placeholders(name):
+            assert "Placeholders:" in text, name
+
+
+def test_hostile_table_and_column_names_end_to_end(con):
+    name = 'x"; DROP TABLE t; --'
+    con.execute("CREATE TABLE t (keep INTEGER)")
+    table = pa.table(
+        {
+            'col "a"': ["p", "q", "p", "q"],
+            "select": ["u", "u", "v", "v"],
+            "it's": ["y", "n", "y", "n"],
+        }
+    )
+    con.register("arrow_input", table)
+    con.execute(f'CREATE TABLE "{name.replace(chr(34), chr(34) * 2)}" AS SELECT * FROM arrow_input')
+    model = wml.NaiveBayes().fit(con, (name,), "it's", name='model "; --')
+    assert model.predict(con, (name,))["prediction"].to_pylist() == ["y", "n", "y", "n"]
+    model.create_view(con, ("main", 'view"; DROP'), (name,))
+    assert con.sql('SELECT count(*) FROM "view""; DROP"').fetchall() == [(4,)]
+    assert con.sql("SELECT count(*) FROM t").fetchall() == [(0,)]  # untouched
+    assert wml.load(con, 'model "; --').classes_ == ["n", "y"]
