@@ -23,11 +23,50 @@ from warehouse_ml.errors import (
     TemplateError,
     WarehouseMLError,
 )
+from warehouse_ml.metrics import (
+    accuracy,
+    average_precision,
+    averaged_measures,
+    brier_score,
+    class_measures,
+    confusion_matrix,
+    create_measure_view,
+    expected_loss,
+    lift_table,
+    log_score,
+    loss_decisions,
+    measure_sql,
+    ovr_auc,
+    precision_recall_curve,
+    roc_auc,
+    roc_curve,
+)
 from warehouse_ml.naive_bayes import NaiveBayes
 from warehouse_ml.tan import TAN, ChowLiuTree, chow_liu_tree
+from warehouse_ml.splits import Split, assign_folds, holdout_split, leave_one_out
 from warehouse_ml.warehouse import Warehouse, connect
 
 __all__ = [
+    "Split",
+    "accuracy",
+    "assign_folds",
+    "average_precision",
+    "averaged_measures",
+    "brier_score",
+    "class_measures",
+    "confusion_matrix",
+    "create_measure_view",
+    "expected_loss",
+    "holdout_split",
+    "leave_one_out",
+    "lift_table",
+    "log_score",
+    "loss_decisions",
+    "measure_sql",
+    "ovr_auc",
+    "precision_recall_curve",
+    "roc_auc",
+    "roc_curve",
     "TAN",
     "ChowLiuTree",
     "ColumnError",

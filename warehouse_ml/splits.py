@@ -1,0 +1,337 @@
+"""Deterministic, portable, seeded splits as SQL: hold-out, repeated hold-out (random
+sub-sampling), k-fold, stratified k-fold and leave-one-out.
+
+How a row's place is decided (DESIGN.md section 3 rules 5 and 6), identically on every engine:
+
+1. the row's key (an integer or string column, or a row number the project materialises when
+   there is no key) is hashed as ``MD5('<seed>:<repeat>:' || CAST(key AS VARCHAR))``; the seed
+   is part of the hashed text, so another seed gives another permutation (not a rotation);
+2. the first 15 hex digits of the digest become a BIGINT with ``STRPOS('0123456789abcdef',
+   SUBSTR(...))`` arithmetic (``sql/fold_hash.sql``);
+3. rows are ranked by (stratum digest, hash, full digest): a total order when keys are unique;
+   the stratum is the class column for stratified splits (each class a contiguous run);
+4. k-fold deals the ranked rows round-robin: ``fold = position % k``; so fold sizes differ by at
+   most one and, when stratified, each class's count in each fold is floor or ceil of
+   ``n_class / k`` (within one row of its proportional share). Leave-one-out is k = n.
+   Hold-out marks position p as test when ``FLOOR((p+1) f + 0.5) > FLOOR(p f + 0.5)``:
+   exactly ``round(n f)`` test rows, and each class within one row of ``n_class f``.
+
+Keys must be unique, non-NULL, and of integer or string type: a DOUBLE renders differently per
+engine when cast to text, so its hash would differ. Without a key, rows are numbered with
+``ROW_NUMBER() OVER ()`` in the engine's scan order (stable for DuckDB tables and Arrow data,
+not promised by SQL): the numbered rows are materialised in the split table, so the split is
+inspectable and reusable, but give a key for splits that must agree across engines.
+
+The result is an ordinary table (or view) users can query; :class:`Split` describes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.types as pt
+from sqlglot import exp
+
+from warehouse_ml import templates
+from warehouse_ml.errors import ColumnError, DataError, ParameterError
+from warehouse_ml.sources import Source, SourceLike, open_source
+from warehouse_ml.templates import TableName, alias, column
+from warehouse_ml.warehouse import Connectable, Warehouse, connect
+
+ROW_KEY = "wml_row"
+"""Name of the materialised row-number key when no key column is given."""
+
+_POSITIONS_ALIAS = "p"
+
+
+@dataclass(frozen=True)
+class Split:
+    """A split written to the warehouse.
+
+    Attributes:
+        table: the table (or view) holding the assignment.
+        key: the key column in it (the source's key, or ``wml_row`` when none was given).
+        kind: ``"folds"`` (columns: key, [stratify], [source columns], fold) or ``"holdout"``
+            (columns: key, [stratify], [source columns], repeat, is_test).
+        n_rows: source rows assigned (per repeat).
+        folds: k for folds (n_rows for leave-one-out), None for hold-out.
+        repeats: hold-out repeats (1 for folds).
+        seed: the seed hashed with each key.
+        stratify: the stratification column, if any.
+    """
+
+    table: TableName
+    key: str
+    kind: str
+    n_rows: int
+    folds: int | None
+    repeats: int
+    seed: int
+    stratify: str | None
+
+    def to_arrow(self, con: Connectable) -> pa.Table:
+        """Every row of the assignment, ordered by (repeat,) fold or is_test, then key."""
+        warehouse = connect(con)
+        order = ["fold"] if self.kind == "folds" else ["repeat", "is_test"]
+        return warehouse.fetch(
+            "select_table",
+            table=self.table,
+            order_columns=[column(c, "t") for c in [*order, self.key]],
+        )
+
+
+def _check_key(source: Source, key: str | None) -> None:
+    if key is None:
+        return
+    field = source.field(key)
+    t = field.type
+    if not (pt.is_integer(t) or pt.is_string(t) or pt.is_large_string(t) or pt.is_string_view(t)):
+        raise ColumnError(
+            f"key column {key!r} of {source.description} has type {t}; expected an integer or "
+            "string key (fold ids hash CAST(key AS VARCHAR), which renders floating, decimal "
+            "and temporal values differently per engine: cast the key in a view)"
+        )
+
+
+def _profile(warehouse: Warehouse, source: Source, key: str | None) -> int:
+    value = column(key, "src") if key is not None else templates.literal(1)
+    row = warehouse.fetch("select_key_profile", source=source.relation, key_value=value)
+    n_rows, n_keys, n_distinct = (row.column(c)[0].as_py() for c in row.column_names)
+    if n_rows == 0:
+        raise DataError(f"source {source.description} has no rows to split")
+    if key is not None and n_keys != n_rows:
+        raise ColumnError(
+            f"key column {key!r} of {source.description} is NULL in {n_rows - n_keys} of "
+            f"{n_rows} rows; expected a non-NULL key on every row"
+        )
+    if key is not None and n_distinct != n_rows:
+        raise ColumnError(
+            f"key column {key!r} of {source.description} is not unique: {n_rows} rows, "
+            f"{n_distinct} distinct keys; expected one row per key"
+        )
+    return n_rows
+
+
+def _check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ParameterError(f"seed must be an integer, got {seed!r}")
+    return seed
+
+
+def _positions(
+    source: Source, key: str | None, stratify: str | None, seed: int, repeats: int
+) -> exp.Query:
+    row_key = (
+        column(key, "src") if key is not None else exp.Window(this=exp.RowNumber())
+    )  # ROW_NUMBER() OVER ()
+    stratum = column(stratify, "src") if stratify is not None else exp.null()
+    return templates.build(
+        "select_split_positions",
+        source=source.relation,
+        row_key=row_key,
+        stratum=stratum,
+        seed=seed,
+        repeats=templates.values([[r] for r in range(repeats)], "r", ["wml_repeat"]),
+        hash_value=templates.expression("fold_hash", digest=column("wml_digest", "h")),
+    )
+
+
+def _output_columns(
+    source: Source, key: str | None, stratify: str | None, keep_columns: bool
+) -> tuple[list[exp.Expression], str]:
+    p = _POSITIONS_ALIAS
+    key_name = key if key is not None else ROW_KEY
+    items: list[exp.Expression] = []
+    names: list[str] = []
+    if key is None:
+        items.append(alias(column("wml_key", p), ROW_KEY))
+        names.append(ROW_KEY)
+    wanted = list(source.columns) if keep_columns else [c for c in (key, stratify) if c]
+    for name in wanted:
+        if name not in names:
+            items.append(alias(column(name, p), name))
+            names.append(name)
+    return items, key_name
+
+
+def _write(
+    warehouse: Warehouse,
+    source: Source,
+    query: exp.Query,
+    table: str | Sequence[str] | TableName | None,
+    stem: str,
+    view: bool,
+) -> TableName:
+    name = TableName.parse(table) if table is not None else warehouse.temporary_name(stem)
+    if view:
+        if not source.durable:
+            raise ParameterError(
+                "a split view needs a durable source (a table or view name, or a Parquet/CSV "
+                "path); registered Arrow data disappears with this process: use view=False"
+            )
+        warehouse.run("drop_view", view=name)
+        warehouse.run_tree(exp.Create(kind="VIEW", this=name.to_table(), expression=query))
+    else:
+        warehouse.run("drop_table", table=name)
+        warehouse.run_tree(templates.create_table_as(name, query))
+    return name
+
+
+def _prepare(
+    source: Source, key: str | None, stratify: str | None, view: bool, keep_columns: bool
+) -> bool:
+    _check_key(source, key)
+    if stratify is not None:
+        source.field(stratify)
+    if key is None:
+        if view:
+            raise ParameterError(
+                "a split view needs a key column: without one, rows are numbered in scan "
+                "order, which only a materialised table keeps (use view=False or key=...)"
+            )
+        keep_columns = True  # the row number is only useful next to the rows it numbers
+    if ROW_KEY in source.columns and key is None:
+        raise ColumnError(
+            f"source {source.description} already has a column {ROW_KEY!r}; pass it as key="
+        )
+    return keep_columns
+
+
+def assign_folds(
+    con: Connectable,
+    source: SourceLike,
+    *,
+    folds: int = 10,
+    seed: int = 0,
+    key: str | None = None,
+    stratify: str | None = None,
+    table: str | Sequence[str] | TableName | None = None,
+    view: bool = False,
+    keep_columns: bool = False,
+) -> Split:
+    """Assign every row of ``source`` to one of ``folds`` folds, deterministically.
+
+    Args:
+        con: a DuckDB connection, a database path, or a Warehouse.
+        source: table/view name, Arrow table or reader, or a Parquet/CSV path.
+        folds: k >= 2, at most the number of rows.
+        seed: any integer; the same seed and keys give the same folds on every run and engine.
+        key: a unique, non-NULL integer or string column. None: rows are numbered in scan order
+            and the numbered rows are materialised (``keep_columns`` is then implied).
+        stratify: a class column for stratified k-fold (each class's count in each fold is
+            floor or ceil of ``n_class / k``).
+        table: output name (replaced if it exists); default a fresh ``wml_folds_...`` name.
+        view: create a view instead of a table (needs a durable source and a key).
+        keep_columns: also copy every source column into the output.
+
+    Returns:
+        A :class:`Split`. Output columns: the key (``wml_row`` BIGINT when no key), the
+        stratify column when given, the source columns when kept, and ``fold`` (INTEGER in
+        ``[0, folds)``).
+    """
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        raise ParameterError(f"folds must be an integer >= 2, got {folds!r}")
+    return _folds(con, source, folds, seed, key, stratify, table, view, keep_columns, "folds")
+
+
+def leave_one_out(
+    con: Connectable,
+    source: SourceLike,
+    *,
+    key: str | None = None,
+    table: str | Sequence[str] | TableName | None = None,
+    view: bool = False,
+    keep_columns: bool = False,
+) -> Split:
+    """Leave-one-out: n folds of one row each (fold ids 0..n-1 in hash order).
+
+    Arguments and output columns as :func:`assign_folds`; ``Split.folds`` is the row count.
+    """
+    return _folds(con, source, None, 0, key, None, table, view, keep_columns, "loo")
+
+
+def _folds(
+    con: Connectable,
+    source: SourceLike,
+    folds: int | None,
+    seed: int,
+    key: str | None,
+    stratify: str | None,
+    table: str | Sequence[str] | TableName | None,
+    view: bool,
+    keep_columns: bool,
+    stem: str,
+) -> Split:
+    seed = _check_seed(seed)
+    warehouse = connect(con)
+    with open_source(warehouse, source) as src:
+        keep_columns = _prepare(src, key, stratify, view, keep_columns)
+        n_rows = _profile(warehouse, src, key)
+        if folds is None:
+            folds = n_rows
+        elif folds > n_rows:
+            raise ParameterError(
+                f"folds={folds} exceeds the {n_rows} rows of {src.description}; expected at "
+                "most one fold per row"
+            )
+        columns, key_name = _output_columns(src, key, stratify, keep_columns)
+        query = templates.build(
+            "select_fold_assignment",
+            positions=_positions(src, key, stratify, seed, 1),
+            columns=columns,
+            folds=folds,
+        )
+        name = _write(warehouse, src, query, table, stem, view)
+    return Split(name, key_name, "folds", n_rows, folds, 1, seed, stratify)
+
+
+def holdout_split(
+    con: Connectable,
+    source: SourceLike,
+    *,
+    test_fraction: float,
+    seed: int = 0,
+    key: str | None = None,
+    target: str | None = None,
+    repeats: int = 1,
+    table: str | Sequence[str] | TableName | None = None,
+    view: bool = False,
+    keep_columns: bool = False,
+) -> Split:
+    """Split rows into train and test, once or ``repeats`` times (random sub-sampling).
+
+    Args:
+        test_fraction: f in (0, 1); each repeat has ``round(n f)`` test rows (half up).
+        seed: any integer; each repeat hashes ``'<seed>:<repeat>:<key>'``.
+        key: a unique, non-NULL integer or string column (see :func:`assign_folds`).
+        target: stratify on this class column: each class has within one row of
+            ``n_class f`` test rows.
+        repeats: number of independent hold-out splits (>= 1).
+        table, view, keep_columns: as :func:`assign_folds`.
+
+    Returns:
+        A :class:`Split`. Output columns: the key (``wml_row`` when none), the target when
+        given, the source columns when kept, ``repeat`` (INTEGER, 0-based) and ``is_test``
+        (BOOLEAN); one row per source row and repeat.
+    """
+    seed = _check_seed(seed)
+    fraction = float(test_fraction)
+    if not 0.0 < fraction < 1.0:
+        raise ParameterError(f"test_fraction must be within (0, 1), got {test_fraction!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ParameterError(f"repeats must be an integer >= 1, got {repeats!r}")
+    warehouse = connect(con)
+    with open_source(warehouse, source) as src:
+        keep_columns = _prepare(src, key, target, view, keep_columns)
+        n_rows = _profile(warehouse, src, key)
+        columns, key_name = _output_columns(src, key, target, keep_columns)
+        query = templates.build(
+            "select_holdout_split",
+            positions=_positions(src, key, target, seed, repeats),
+            columns=columns,
+            test_fraction=fraction,
+        )
+        name = _write(warehouse, src, query, table, "holdout", view)
+    return Split(name, key_name, "holdout", n_rows, None, repeats, seed, target)
