@@ -120,8 +120,10 @@ def _row_values(record: ModelRecord) -> templates.exp.Values:
         value = getattr(record, column)
         if column in JSON_COLUMNS:
             value = json.dumps(value, sort_keys=True, default=str)
-        elif column == "created_at":
-            value = value.isoformat(sep=" ")
+        elif column == "created_at":  # typed: PostgreSQL will not insert text as TIMESTAMP
+            value = templates.exp.cast(
+                templates.literal(value.isoformat(sep=" ")), templates.exp.DataType.Type.TIMESTAMP
+            )
         values.append(value)
     return templates.values([values], "r", CATALOG_COLUMNS)
 

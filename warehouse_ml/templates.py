@@ -142,9 +142,13 @@ def create_table_as(table: TableName, query: exp.Query) -> exp.Create:
 
 
 def values(rows: Sequence[Sequence[Any]], name: str, columns: Sequence[str]) -> exp.Values:
-    """``(VALUES (...), ...) AS name(columns)`` from Python scalars, all bound as literals."""
+    """``(VALUES (...), ...) AS name(columns)`` from Python scalars, all bound as literals
+    (a sqlglot expression, e.g. a typed ``CAST('...' AS TIMESTAMP)``, is kept as it is)."""
     return exp.values(
-        [tuple(literal(v) for v in row) for row in rows],
+        [
+            tuple(v.copy() if isinstance(v, exp.Expression) else literal(v) for v in row)
+            for row in rows
+        ],
         alias=name,
         columns=list(columns),
     )
@@ -162,7 +166,14 @@ def union_all(selects: Iterable[exp.Query]) -> exp.Query:
 
 
 def generate(tree: exp.Expression, dialect: str = "duckdb") -> str:
-    """SQL text for a sqlglot tree; raises instead of silently dropping a construct."""
+    """SQL text for a sqlglot tree; raises instead of silently dropping a construct.
+
+    The engine rewrites of :mod:`warehouse_ml.dialects` are applied here, the one place every
+    statement becomes text.
+    """
+    from warehouse_ml import dialects  # imported here: dialects is a leaf, templates is not
+
+    tree = dialects.rewrite(tree, dialect)
     try:
         return tree.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE, comments=False)
     except SqlglotError as error:

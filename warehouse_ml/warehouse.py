@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -19,7 +20,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from warehouse_ml import templates
+from warehouse_ml import dialects, templates
 from warehouse_ml.errors import SourceError
 from warehouse_ml.templates import TableName
 
@@ -64,8 +65,10 @@ class Warehouse(abc.ABC):
         return sql
 
     def run_tree(self, tree: exp.Expression) -> None:
-        """Execute a statement built as a sqlglot tree."""
-        self._execute(self._record(templates.generate(tree, self.dialect)))
+        """Execute a statement built as a sqlglot tree (as several engine statements where the
+        engine needs it, see :func:`warehouse_ml.dialects.statements`)."""
+        for statement in dialects.statements(tree, self.dialect):
+            self._execute(self._record(templates.generate(statement, self.dialect)))
 
     def fetch_tree(self, tree: exp.Expression) -> pa.Table:
         """Execute a query built as a sqlglot tree and return its rows as an Arrow table."""
@@ -141,11 +144,15 @@ class DuckDBWarehouse(Warehouse):
         self.connection.commit()
 
 
-Connectable = Warehouse | duckdb.DuckDBPyConnection | str | None
+# Also accepted: a ``psycopg.Connection`` and a ``pyspark.sql.SparkSession`` (optional extras).
+Connectable = Warehouse | duckdb.DuckDBPyConnection | str | Any | None
 
 
 def connect(con: Connectable = None, *, on_sql: SqlCallback | None = None) -> Warehouse:
     """A :class:`Warehouse` for a connection, a DuckDB database path, or ``None`` (in memory).
+
+    Connections: ``duckdb.DuckDBPyConnection``, ``psycopg.Connection`` (PostgreSQL, extra
+    ``postgres``) or ``pyspark.sql.SparkSession`` (Spark, extra ``spark``).
 
     A Warehouse passed in is returned as it is (its own ``on_sql`` is kept unless one is given).
     """
@@ -157,7 +164,25 @@ def connect(con: Connectable = None, *, on_sql: SqlCallback | None = None) -> Wa
         return DuckDBWarehouse(duckdb.connect(con or ":memory:"), on_sql)
     if isinstance(con, duckdb.DuckDBPyConnection):
         return DuckDBWarehouse(con, on_sql)
+    # Optional engines, imported only when their driver is already loaded by the caller.
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is not None and isinstance(con, psycopg.Connection):
+        from warehouse_ml.postgres_warehouse import PostgresWarehouse
+
+        return PostgresWarehouse(con, on_sql)
+    sessions = tuple(
+        module.SparkSession
+        for module in (
+            sys.modules.get("pyspark.sql"),
+            sys.modules.get("pyspark.sql.connect.session"),
+        )
+        if module is not None
+    )  # a classic session, or a Spark Connect one
+    if sessions and isinstance(con, sessions):
+        from warehouse_ml.spark_warehouse import SparkWarehouse
+
+        return SparkWarehouse(con, on_sql)
     raise SourceError(
-        "expected a duckdb connection, a DuckDB database path, a Warehouse or None; "
-        f"got {type(con).__name__}"
+        "expected a duckdb connection, a psycopg Connection, a pyspark SparkSession, a DuckDB "
+        f"database path, a Warehouse or None; got {type(con).__name__}"
     )

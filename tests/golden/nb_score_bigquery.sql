@@ -1,0 +1,154 @@
+WITH wml_input AS (
+  SELECT
+    *
+  FROM `t`
+), wml_joint AS (
+  SELECT
+    `s`.`id`,
+    `wml_prior`.`lp_0` + CASE
+      WHEN `s`.`c` IS NULL
+      THEN CAST(0 AS FLOAT64)
+      WHEN `wml_a0`.`value` IS NULL
+      THEN `wml_a0_unseen`.`lp_0`
+      ELSE `wml_a0`.`lp_0`
+    END + CASE
+      WHEN CAST(`s`.`x` AS FLOAT64) IS NULL OR `wml_g1_mean`.`mean_0` IS NULL
+      THEN CAST(0 AS FLOAT64)
+      ELSE -0.5 * LN(2 * ACOS(-1) * `wml_g1_var`.`var_0`) - (
+        CAST(`s`.`x` AS FLOAT64) - `wml_g1_mean`.`mean_0`
+      ) * (
+        CAST(`s`.`x` AS FLOAT64) - `wml_g1_mean`.`mean_0`
+      ) / (
+        2 * `wml_g1_var`.`var_0`
+      )
+    END + CASE
+      WHEN `s`.`d` IS NULL
+      THEN CAST(0 AS FLOAT64)
+      WHEN `wml_a2`.`value` IS NULL
+      THEN `wml_a2_unseen`.`lp_0`
+      ELSE `wml_a2`.`lp_0`
+    END AS `wml_j_0`,
+    `wml_prior`.`lp_1` + CASE
+      WHEN `s`.`c` IS NULL
+      THEN CAST(0 AS FLOAT64)
+      WHEN `wml_a0`.`value` IS NULL
+      THEN `wml_a0_unseen`.`lp_1`
+      ELSE `wml_a0`.`lp_1`
+    END + CASE
+      WHEN CAST(`s`.`x` AS FLOAT64) IS NULL OR `wml_g1_mean`.`mean_1` IS NULL
+      THEN CAST(0 AS FLOAT64)
+      ELSE -0.5 * LN(2 * ACOS(-1) * `wml_g1_var`.`var_1`) - (
+        CAST(`s`.`x` AS FLOAT64) - `wml_g1_mean`.`mean_1`
+      ) * (
+        CAST(`s`.`x` AS FLOAT64) - `wml_g1_mean`.`mean_1`
+      ) / (
+        2 * `wml_g1_var`.`var_1`
+      )
+    END + CASE
+      WHEN `s`.`d` IS NULL
+      THEN CAST(0 AS FLOAT64)
+      WHEN `wml_a2`.`value` IS NULL
+      THEN `wml_a2_unseen`.`lp_1`
+      ELSE `wml_a2`.`lp_1`
+    END AS `wml_j_1`
+  FROM wml_input AS s
+  CROSS JOIN (
+    SELECT
+      MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prior` END) AS `lp_0`,
+      MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prior` END) AS `lp_1`
+    FROM `wml`.`MODEL_classes` AS p
+    WHERE
+      TRUE
+  ) AS wml_prior
+  LEFT JOIN (
+    SELECT
+      p.`value` AS `value`,
+      MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
+      MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
+    FROM `wml`.`MODEL_categorical` AS p
+    WHERE
+      p.attribute = 'c'
+    GROUP BY
+      p.`value`
+  ) AS wml_a0
+    ON `wml_a0`.`value` = CAST(`s`.`c` AS STRING)
+  CROSS JOIN (
+    SELECT
+      MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
+      MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
+    FROM `wml`.`MODEL_unseen` AS p
+    WHERE
+      `p`.`attribute` = 'c'
+  ) AS wml_a0_unseen
+  CROSS JOIN (
+    SELECT
+      MAX(CASE WHEN p.class_index = 0 THEN `p`.`mean` END) AS `mean_0`,
+      MAX(CASE WHEN p.class_index = 1 THEN `p`.`mean` END) AS `mean_1`
+    FROM `wml`.`MODEL_gaussian` AS p
+    WHERE
+      `p`.`attribute` = 'x'
+  ) AS wml_g1_mean
+  CROSS JOIN (
+    SELECT
+      MAX(CASE WHEN p.class_index = 0 THEN `p`.`variance` END) AS `var_0`,
+      MAX(CASE WHEN p.class_index = 1 THEN `p`.`variance` END) AS `var_1`
+    FROM `wml`.`MODEL_gaussian` AS p
+    WHERE
+      `p`.`attribute` = 'x'
+  ) AS wml_g1_var
+  LEFT JOIN (
+    SELECT
+      p.`value` AS `value`,
+      MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
+      MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
+    FROM `wml`.`MODEL_categorical` AS p
+    WHERE
+      p.attribute = 'd'
+    GROUP BY
+      p.`value`
+  ) AS wml_a2
+    ON `wml_a2`.`value` = CAST(`s`.`d` AS STRING)
+  CROSS JOIN (
+    SELECT
+      MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
+      MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
+    FROM `wml`.`MODEL_unseen` AS p
+    WHERE
+      `p`.`attribute` = 'd'
+  ) AS wml_a2_unseen
+), wml_maxed AS (
+  SELECT
+    *,
+    GREATEST(`wml_j_0`, `wml_j_1`) AS `wml_max`
+  FROM wml_joint
+), wml_shifted AS (
+  SELECT
+    *,
+    COALESCE(EXP(`wml_j_0` - `wml_max`), CAST(0 AS FLOAT64)) AS `wml_s_0`,
+    COALESCE(EXP(`wml_j_1` - `wml_max`), CAST(0 AS FLOAT64)) AS `wml_s_1`
+  FROM wml_maxed
+), wml_totalled AS (
+  SELECT
+    *,
+    `wml_s_0` + `wml_s_1` AS `wml_total`
+  FROM wml_shifted
+), wml_posterior AS (
+  SELECT
+    *,
+    `wml_s_0` / NULLIF(`wml_total`, 0) AS `wml_p_0`,
+    `wml_j_0` - `wml_max` - LN(NULLIF(`wml_total`, 0)) AS `wml_lp_0`,
+    `wml_s_1` / NULLIF(`wml_total`, 0) AS `wml_p_1`,
+    `wml_j_1` - `wml_max` - LN(NULLIF(`wml_total`, 0)) AS `wml_lp_1`
+  FROM wml_totalled
+)
+SELECT
+  `id`,
+  `wml_p_0` AS `p_p`,
+  `wml_p_1` AS `p_q`,
+  CASE
+    WHEN `wml_p_0` = GREATEST(`wml_p_0`, `wml_p_1`)
+    THEN 'p'
+    WHEN `wml_p_1` = GREATEST(`wml_p_0`, `wml_p_1`)
+    THEN 'q'
+  END AS `prediction`
+FROM wml_posterior

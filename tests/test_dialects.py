@@ -1,0 +1,177 @@
+"""The dialect layer: the portable-subset check over every template, the engine rewrites, and
+golden exports of a fitted model's scoring SQL for the transpile-only dialects.
+
+Golden files live in ``tests/golden/``; after a deliberate change of the scoring SQL, rewrite
+them with ``WML_UPDATE_GOLDEN=1 python -m pytest tests/test_dialects.py``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+import sqlglot
+
+import warehouse_ml as wml
+from warehouse_ml import dialects, templates
+from warehouse_ml.templates import TableName
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+# -- the portable subset ------------------------------------------------------------------------
+@pytest.mark.parametrize("name", templates.template_names())
+def test_every_template_is_portable(name):
+    assert dialects.non_portable(templates._parsed(name)) == [], f"sql/{name}.sql"
+
+
+@pytest.mark.parametrize(
+    ("sql", "reason"),
+    [
+        ("SELECT LOG(x) AS y FROM t", "LOG"),
+        ("SELECT LOG2(x) AS y FROM t", "LOG"),
+        ("SELECT LOG10(x) AS y FROM t", "LOG"),
+        ("SELECT hash(x) AS y FROM t", "HASH"),
+        ("SELECT arg_max(a, b) AS y FROM t", "ARG_MAX"),
+        ("SELECT arg_min(a, b) AS y FROM t", "ARG_MIN"),
+        ("SELECT list(a) AS y FROM t", "ARRAY_AGG"),
+        ("SELECT array_agg(a) AS y FROM t", "ARRAY_AGG"),
+        ("SELECT string_agg(a, ',') AS y FROM t", "STRING_AGG"),
+        ("SELECT a // 2 AS y FROM t", "integer division"),
+        ("SELECT median(a) AS y FROM t", "MEDIAN"),
+        ("UNPIVOT t ON a, b INTO NAME k VALUE v", "UNPIVOT"),
+        ("CREATE OR REPLACE TABLE t AS SELECT 1 AS a", "CREATE OR REPLACE"),
+        ("SELECT GROUPING(a, b) AS g FROM t GROUP BY ROLLUP (a, b)", "GROUPING"),
+        ("SELECT s.a FROM (SELECT 1 AS a)", "without an alias"),
+        ("SELECT a + 1 FROM t", "unaliased"),
+    ],
+)
+def test_non_portable_constructs_are_rejected(sql, reason):
+    problems = dialects.non_portable(sqlglot.parse_one(sql, read="duckdb"))
+    assert any(reason in p for p in problems), problems
+
+
+def test_portable_query_passes():
+    sql = "SELECT LN(x) / LN(2) AS bits, GREATEST(a, b) AS g, t.c FROM t AS t"
+    assert dialects.non_portable(sqlglot.parse_one(sql, read="duckdb")) == []
+
+
+# -- rewrites -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("dialect", "expected"),
+    [
+        ("duckdb", 'SELECT ROW_NUMBER() OVER () AS wml_row, src.* FROM "t" AS src'),
+        ("postgres", 'SELECT ROW_NUMBER() OVER () AS wml_row, src.* FROM "t" AS src'),
+        (
+            "spark",
+            "SELECT ROW_NUMBER() OVER (ORDER BY MONOTONICALLY_INCREASING_ID() NULLS LAST) "
+            "AS wml_row, src.* FROM `t` AS src",
+        ),
+    ],
+)
+def test_row_number_in_scan_order(dialect, expected):
+    assert templates.render("select_numbered", dialect, source=TableName(("t",))) == expected
+
+
+@pytest.mark.parametrize(
+    ("dialect", "expected"),
+    [
+        ("duckdb", 'SELECT CAST("x" AS TEXT) AS text_value'),
+        ("postgres", 'SELECT CAST("x" AS TEXT) AS text_value'),
+        ("spark", "SELECT CAST(`x` AS STRING) AS text_value"),
+    ],
+)
+def test_text_cast(dialect, expected):
+    tree = templates.build("cast_to_text", value=templates.column("x"))
+    assert templates.generate(tree, dialect) == expected
+
+
+def test_spark_catalog_table_uses_string_columns():
+    sql = templates.render("create_view_registry", "spark", table=TableName(("wml", "views")))
+    assert "VARCHAR" not in sql and "view_name STRING NOT NULL" in sql
+
+
+def test_delete_is_one_statement_except_on_spark():
+    tree = templates.build("delete_catalog_row", table=TableName(("wml", "models")), name="m")
+    assert dialects.statements(tree, "duckdb") == [tree]
+    assert dialects.statements(tree, "postgres") == [tree]
+    spark = [templates.generate(s, "spark") for s in dialects.statements(tree, "spark")]
+    stage = spark[0].removeprefix("DROP TABLE IF EXISTS ")
+    assert stage.startswith("`wml`.`wml_stage_")
+    assert spark == [
+        f"DROP TABLE IF EXISTS {stage}",
+        f"CREATE TABLE {stage} AS SELECT * FROM `wml`.`models` WHERE NOT (COALESCE(name = 'm', FALSE))",
+        f"INSERT OVERWRITE TABLE `wml`.`models` SELECT * FROM {stage}",
+        f"DROP TABLE IF EXISTS {stage}",
+    ]
+
+
+def test_rewrite_is_idempotent_and_leaves_the_input_alone():
+    tree = templates.build("select_numbered", source=TableName(("t",)))
+    before = tree.sql("duckdb")
+    once = dialects.rewrite(tree, "spark")
+    assert tree.sql("duckdb") == before
+    assert dialects.rewrite(once, "spark").sql("spark") == once.sql("spark")
+
+
+def test_bigquery_has_no_pi_function():
+    tree = templates.build("term_gaussian", value=1.0, mean=0.0, variance=2.0)
+    sql = templates.generate(tree, "bigquery")
+    assert "PI()" not in sql and "ACOS(-1)" in sql
+
+
+def test_dialect_lists_are_disjoint():
+    assert set(dialects.VERIFIED_DIALECTS) == {"duckdb", "postgres", "spark"}
+    assert not set(dialects.VERIFIED_DIALECTS) & set(dialects.TRANSPILE_ONLY_DIALECTS)
+
+
+# -- exported model SQL for transpile-only dialects -----------------------------------------------
+@pytest.fixture(scope="module")
+def fitted():
+    """A NB and a TAN model (categorical, numeric, NULLs) fitted on a small DuckDB table."""
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE t AS SELECT * FROM (VALUES "
+        "(1, 'a', 1.5, 'x', 'p'), (2, 'b', 2.5, NULL, 'q'), (3, 'a', NULL, 'y', 'q'), "
+        "(4, 'b', 0.5, 'x', 'p'), (5, 'a', 3.0, 'y', 'p'), (6, NULL, 2.0, 'x', 'q')"
+        ") AS v(id, c, x, d, y)"
+    )
+    models = {
+        "nb": wml.NaiveBayes().fit(con, "t", "y", keys=["id"]),
+        "tan": wml.TAN().fit(con, "t", "y", keys=["id"]),
+    }
+    yield con, models
+    con.close()
+
+
+def _export(con, model, dialect: str) -> str:
+    sql = model.sql(con, "t", keys=["id"], dialect=dialect)
+    return sql.replace(model.record.model_id, "MODEL")
+
+
+@pytest.mark.parametrize("dialect", dialects.TRANSPILE_ONLY_DIALECTS)
+@pytest.mark.parametrize("kind", ["nb", "tan"])
+def test_exported_sql_parses_back(fitted, kind, dialect):
+    con, models = fitted
+    sql = _export(con, models[kind], dialect)
+    tree = sqlglot.parse_one(sql, read=dialect)
+    assert tree.sql(dialect=dialect) == sql  # a stable round trip, nothing lost
+    assert dialects.non_portable(tree) == []
+    assert tree.find(sqlglot.exp.Ln) is not None and tree.find(sqlglot.exp.Log) is None
+
+
+@pytest.mark.parametrize("dialect", ["snowflake", "bigquery", "trino"])
+@pytest.mark.parametrize("kind", ["nb", "tan"])
+def test_exported_sql_golden(fitted, kind, dialect):
+    con, models = fitted
+    sql = _export(con, models[kind], dialect)
+    pretty = sqlglot.parse_one(sql, read=dialect).sql(dialect=dialect, pretty=True) + "\n"
+    path = GOLDEN / f"{kind}_score_{dialect}.sql"
+    if os.environ.get("WML_UPDATE_GOLDEN"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(pretty, encoding="utf-8")
+    assert path.exists(), f"no golden file {path.name}: run with WML_UPDATE_GOLDEN=1"
+    assert pretty == path.read_text(encoding="utf-8")
+    assert sqlglot.parse_one(path.read_text(encoding="utf-8"), read=dialect).sql(dialect) == sql

@@ -1,0 +1,106 @@
+"""Spark SQL adapter: the same models, trained and scored by a user's ``SparkSession``.
+
+Install with ``pip install "warehouse-ml[spark]"`` (PySpark 4). The user provides the session
+(``local[*]``, a cluster, or Spark Connect) whose current catalog can create schema ``wml`` and
+tables in it (the default ``spark_catalog`` writes Parquet tables under
+``spark.sql.warehouse.dir``).
+
+* Arrow data in: ``spark.createDataFrame(arrow_table)`` registered with
+  ``createOrReplaceTempView`` under a fresh name (session-scoped; :meth:`unregister` drops it).
+* Arrow data out: ``DataFrame.toArrow()`` (Spark 4).
+* Transactions: Spark SQL has none across statements. :meth:`SparkWarehouse.transaction` is a
+  documented best-effort no-op: the statements run one after the other. The catalog stays safe
+  because a fit writes every parameter table first, under a fresh model id, and only then swaps
+  the catalog row (see :mod:`warehouse_ml.dialects` for how the swap is written on Spark). While
+  the swap runs (a few statements, well under a second on small catalogs), a concurrent reader
+  may see no row for the model being replaced; it never sees a half-written model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from warehouse_ml.errors import SourceError
+from warehouse_ml.templates import TableName
+from warehouse_ml.warehouse import SqlCallback, Warehouse
+
+try:  # optional dependency: pip install "warehouse-ml[spark]"
+    from pyspark.errors import AnalysisException
+except ImportError as error:  # pragma: no cover - exercised only without the extra
+    raise ImportError('Spark support needs PySpark 4: pip install "warehouse-ml[spark]"') from error
+
+# Spark error classes that mean "this relation or schema is not there": SourceError.
+_MISSING = ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND", "PATH_NOT_FOUND")
+
+
+def _is_missing(error: Exception) -> bool:
+    condition = getattr(error, "getCondition", None) or getattr(error, "getErrorClass", None)
+    name = condition() if callable(condition) else None
+    return bool(name) and any(name.startswith(m) for m in _MISSING)
+
+
+def _arrow_for_spark(table: pa.Table) -> pa.Table:
+    """Types Spark reads from Arrow: dictionary and view strings become plain strings, unsigned
+    integers become int64, an all-NULL column becomes strings."""
+    for i, field in enumerate(table.schema):
+        t = field.type
+        if (
+            pa.types.is_dictionary(t)
+            or pa.types.is_large_string(t)
+            or pa.types.is_string_view(t)
+            or pa.types.is_null(t)
+        ):
+            table = table.set_column(i, field.name, table.column(i).cast(pa.string()))
+        elif pa.types.is_unsigned_integer(t):
+            table = table.set_column(i, field.name, table.column(i).cast(pa.int64()))
+    return table
+
+
+class SparkWarehouse(Warehouse):
+    """Spark 4 through a user's ``SparkSession`` (dialect ``spark``)."""
+
+    dialect = "spark"
+
+    def __init__(self, session: Any, on_sql: SqlCallback | None = None) -> None:
+        super().__init__(on_sql)
+        self.session = session
+
+    def _execute(self, sql: str) -> None:
+        try:
+            self.session.sql(sql).collect()
+        except AnalysisException as error:
+            if _is_missing(error):
+                raise SourceError(str(error).splitlines()[0]) from error
+            raise
+
+    def _query(self, sql: str) -> pa.Table:
+        try:
+            return self.session.sql(sql).toArrow()
+        except AnalysisException as error:
+            if _is_missing(error):
+                raise SourceError(str(error).splitlines()[0]) from error
+            raise
+
+    def register_arrow(self, data: pa.Table | pa.RecordBatchReader) -> TableName:
+        """A temporary view over the Arrow data: ``createDataFrame`` then
+        ``createOrReplaceTempView``."""
+        table = data.read_all() if isinstance(data, pa.RecordBatchReader) else data
+        table = _arrow_for_spark(table)
+        name = self.temporary_name("arrow")
+        frame = self.session.createDataFrame(table)
+        frame.createOrReplaceTempView(name.name)
+        return name
+
+    def unregister(self, name: TableName) -> None:
+        self.session.catalog.dropTempView(name.name)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Best effort, no isolation: Spark SQL has no multi-statement transactions, so the
+        enclosed statements simply run in order (see the module docstring for why the catalog
+        stays consistent)."""
+        yield
