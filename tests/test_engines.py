@@ -1,0 +1,266 @@
+"""One suite, every engine: the same models, scores, folds and measures on DuckDB, PostgreSQL
+15 and Spark 4, compared with DuckDB.
+
+The ibis ``backends/conftest.py`` pattern: a session-scoped fixture per engine yields a
+:class:`Engine` (its native connection wrapped in a Warehouse, plus a loader that writes the
+same Arrow table into it); ``engine`` is parametrised over all of them. Each *case* is a
+function ``case(engine) -> results`` registered with :func:`case`; the test runs it on the
+engine and on the DuckDB reference and asserts agreement with :func:`assert_agree`:
+integers, strings and booleans exact, floats within 1e-9, same column names in the same order
+(so the same class order). Adding a case = writing one more decorated function.
+
+PostgreSQL is started by a fixture (initdb + pg_ctl in a temporary folder, 127.0.0.1, a free
+port) and Spark runs ``local[2]``; both are stopped at the end of the session. An engine whose
+software is missing is skipped with the reason. Deselect the whole suite with
+``-m "not engines"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+from engine_support import postgres_server, spark_session
+
+import warehouse_ml as wml
+from warehouse_ml import catalog, templates
+from warehouse_ml.templates import TableName
+from warehouse_ml.warehouse import Warehouse, connect
+
+pytestmark = pytest.mark.engines
+
+TOLERANCE = 1e-9
+ENGINES = ["duckdb", "postgres", "spark"]
+TABLE = "wml_engine_data"
+
+
+# -- engines ------------------------------------------------------------------------------------
+@dataclass
+class Engine:
+    """An engine under test: its name, its native connection and the Warehouse around it."""
+
+    name: str
+    connection: Any
+    warehouse: Warehouse
+    loaded: set[str] = dataclasses.field(default_factory=set)
+
+    def load(self, name: str, table: pa.Table) -> str:
+        """Write ``table`` into the engine as a durable table ``name`` (once per session)."""
+        if name not in self.loaded:
+            registered = self.warehouse.register_arrow(table)
+            try:
+                self.warehouse.run("drop_table", table=TableName((name,)))
+                self.warehouse.run("create_table_copy", table=TableName((name,)), source=registered)
+            finally:
+                self.warehouse.unregister(registered)
+            self.loaded.add(name)
+        return name
+
+
+@pytest.fixture(scope="session")
+def duckdb_engine():
+    connection = duckdb.connect()
+    yield Engine("duckdb", connection, connect(connection))
+    connection.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_engine():
+    psycopg = pytest.importorskip("psycopg", reason='needs pip install -e ".[postgres]"')
+    try:
+        server = postgres_server()
+        conninfo = server.__enter__()
+    except RuntimeError as error:
+        pytest.skip(f"PostgreSQL not available: {error}")
+    connection = psycopg.connect(conninfo, autocommit=True)
+    try:
+        yield Engine("postgres", connection, connect(connection))
+    finally:
+        connection.close()
+        server.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def spark_engine():
+    pytest.importorskip("pyspark", reason='needs pip install -e ".[spark]"')
+    with spark_session() as session:
+        yield Engine("spark", session, connect(session))
+
+
+@pytest.fixture(scope="session", params=ENGINES)
+def engine(request) -> Engine:
+    """Each engine in turn (the reference DuckDB included, as a check of the suite itself)."""
+    return request.getfixturevalue(f"{request.param}_engine")
+
+
+# -- data ---------------------------------------------------------------------------------------
+def data_table(n: int = 160, seed: int = 11) -> pa.Table:
+    """Seeded mixed data: an integer key, a string and an integer categorical attribute, a
+    boolean, a numeric attribute, each with NULLs, and a three-class target with NULLs."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    colour = [None if rng.random() < 0.08 else f"c{(v + rng.integers(0, 2)) % 4}" for v in y]
+    size = [None if rng.random() < 0.05 else int((2 * v + rng.integers(0, 3)) % 5) for v in y]
+    flag = [None if rng.random() < 0.05 else bool((v + rng.integers(0, 2)) % 2) for v in y]
+    weight = [None if rng.random() < 0.07 else float(v * 1.3 + rng.normal()) for v in y]
+    label = [None if i % 41 == 5 else ["high", "low", "mid"][v] for i, v in enumerate(y)]
+    return pa.table(
+        {
+            "id": pa.array(np.arange(n) * 3 + 1, pa.int64()),
+            "colour": pa.array(colour, pa.string()),
+            "size": pa.array(size, pa.int64()),
+            "flag": pa.array(flag, pa.bool_()),
+            "weight": pa.array(weight, pa.float64()),
+            "label": pa.array(label, pa.string()),
+        }
+    )
+
+
+DATA = data_table()
+
+
+# -- comparison ---------------------------------------------------------------------------------
+def _normalise(value: Any) -> Any:
+    """Plain Python values: Arrow tables become (column names, rows), dataclasses dicts."""
+    if isinstance(value, pa.Table):
+        return {"columns": value.column_names, "rows": value.to_pylist()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return value
+
+
+def assert_agree(actual: Any, expected: Any, where: str = "") -> None:
+    """Equal, except floats, which agree within TOLERANCE (NaN equals NaN)."""
+    actual, expected = _normalise(actual), _normalise(expected)
+    if isinstance(expected, float) or isinstance(actual, float):
+        assert isinstance(actual, (int, float)) and isinstance(expected, (int, float)), where
+        if math.isnan(expected):
+            assert math.isnan(actual), where
+        else:
+            assert actual == pytest.approx(expected, abs=TOLERANCE, rel=TOLERANCE), where
+    elif isinstance(expected, dict):
+        assert isinstance(actual, dict) and list(actual) == list(expected), where
+        for key in expected:
+            assert_agree(actual[key], expected[key], f"{where}.{key}")
+    elif isinstance(expected, (list, tuple)):
+        assert isinstance(actual, (list, tuple)) and len(actual) == len(expected), where
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            assert_agree(a, e, f"{where}[{i}]")
+    else:
+        assert actual == expected, f"{where}: {actual!r} != {expected!r}"
+
+
+# -- cases --------------------------------------------------------------------------------------
+CASES: dict[str, Callable[[Engine], dict[str, Any]]] = {}
+
+
+def case(function: Callable[[Engine], dict[str, Any]]) -> Callable[[Engine], dict[str, Any]]:
+    """Register a cross-engine case: ``function(engine)`` returns named results to compare."""
+    CASES[function.__name__] = function
+    return function
+
+
+def _fit(engine: Engine, model: wml.NaiveBayes | wml.TAN, name: str):
+    table = engine.load(TABLE, DATA)
+    return model.fit(engine.warehouse, table, "label", keys=["id"], categorical=["size"], name=name)
+
+
+def _model_results(engine: Engine, model, name: str) -> dict[str, Any]:
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    view = TableName((f"{name}_scores",))
+    model.create_view(w, view, table, keys=["id", "label"])
+    rows = w.fetch("select_table", table=view, order_columns=[templates.column("id", "t")])
+    return {
+        "classes": model.classes_,
+        "n_rows": model.n_rows_,
+        "n_null_target": model.n_null_target_,
+        "parameters": model.parameters(w),
+        "predict_proba": model.predict_proba(w, table),
+        "predict_log_proba": model.predict_log_proba(w, table),
+        "predict": model.predict(w, table, keys=["id"]),
+        "arrow_scores": model.predict_proba(w, DATA),  # Arrow in: the engine's own loader
+        "view": rows,
+    }
+
+
+@case
+def naive_bayes(engine: Engine) -> dict[str, Any]:
+    """NB with categorical (string, integer, boolean) and Gaussian attributes and NULLs."""
+    model = _fit(engine, wml.NaiveBayes(alpha=1.0, prior_alpha=0.5), "engine_nb")
+    return _model_results(engine, model, "engine_nb")
+
+
+@case
+def tan(engine: Engine) -> dict[str, Any]:
+    """TAN (numeric attribute binned), its tree and its scores."""
+    model = _fit(engine, wml.TAN(), "engine_tan")
+    results = _model_results(engine, model, "engine_tan")
+    results["tree"] = model.tree_ if hasattr(model, "tree_") else None
+    return results
+
+
+@case
+def folds(engine: Engine) -> dict[str, Any]:
+    """MD5 fold ids: plain and stratified k-fold, identical on every engine."""
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    plain = wml.assign_folds(w, table, folds=5, seed=7, key="id", table="engine_folds")
+    strat = wml.assign_folds(
+        w, table, folds=4, seed=3, key="id", stratify="label", table="engine_strat"
+    )
+    return {"plain": plain.to_arrow(w), "stratified": strat.to_arrow(w)}
+
+
+@case
+def measures(engine: Engine) -> dict[str, Any]:
+    """ROC, AUC, lift, log and Brier scores over a prediction view."""
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    model = _fit(engine, wml.NaiveBayes(), "engine_nb_measures")
+    view = model.create_view(w, "engine_nb_measures_scores", table, keys=["id", "label"])
+    source = str(view)
+    return {
+        "roc": wml.roc_curve(w, source, target="label", positive="mid"),
+        "auc": wml.roc_auc(w, source, target="label", positive="mid"),
+        "lift": wml.lift_table(w, source, target="label", positive="mid", quantiles=4),
+        "log": wml.log_score(w, source, target="label"),
+        "brier": wml.brier_score(w, source, target="label"),
+        "accuracy": wml.accuracy(w, source, target="label"),
+    }
+
+
+# -- the test -----------------------------------------------------------------------------------
+_REFERENCE: dict[str, dict[str, Any]] = {}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_engine_agrees_with_duckdb(engine: Engine, duckdb_engine: Engine, name: str) -> None:
+    if name not in _REFERENCE:
+        _REFERENCE[name] = CASES[name](duckdb_engine)
+    expected = _REFERENCE[name]
+    actual = expected if engine.name == "duckdb" else CASES[name](engine)
+    for key in expected:
+        assert_agree(actual[key], expected[key], f"{engine.name}:{name}.{key}")
+
+
+def test_missing_table_is_a_source_error(engine: Engine) -> None:
+    with pytest.raises(wml.SourceError):
+        wml.NaiveBayes().fit(engine.warehouse, "wml_no_such_table", "label")
+
+
+def test_refit_replaces_the_catalog_row(engine: Engine) -> None:
+    """A second fit under the same name swaps the catalog row (DELETE on Spark is rewritten)."""
+    first = _fit(engine, wml.NaiveBayes(), "engine_refit")
+    second = _fit(engine, wml.NaiveBayes(alpha=2.0), "engine_refit")
+    rows = [m for m in catalog.list_models(engine.warehouse) if m["name"] == "engine_refit"]
+    assert [r["model_id"] for r in rows] == [second.record.model_id]
+    assert first.record.model_id != second.record.model_id
+    assert not engine.warehouse.exists(first.record.table("classes"))
