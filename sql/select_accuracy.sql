@@ -22,7 +22,7 @@ chance AS (
     FROM actual AS a
     JOIN predicted AS p ON p.class_index = a.class_index
 ),
-totals AS (
+overall AS (
     SELECT
         SUM(c.n) AS n,
         SUM(CASE WHEN c.true_index = c.predicted_index THEN c.n ELSE 0 END) AS correct
@@ -34,7 +34,7 @@ rates AS (
         t.correct AS correct,
         t.correct / CAST(NULLIF(t.n, 0) AS DOUBLE) AS accuracy,
         h.agreement / (CAST(NULLIF(t.n, 0) AS DOUBLE) * t.n) AS chance
-    FROM totals AS t
+    FROM overall AS t
     CROSS JOIN chance AS h
 )
 SELECT

@@ -22,7 +22,7 @@ predicted AS (
     FROM cells AS c
     GROUP BY c.predicted_index
 ),
-totals AS (
+overall AS (
     SELECT SUM(c.n) AS n_total FROM cells AS c
 ),
 counts AS (
@@ -37,7 +37,7 @@ counts AS (
         CAST(t.n_total - a.support - p.n_predicted + a.tp AS BIGINT) AS tn
     FROM actual AS a
     JOIN predicted AS p ON p.class_index = a.class_index
-    CROSS JOIN totals AS t
+    CROSS JOIN overall AS t
 )
 SELECT
     CAST(k.class_index AS INTEGER) AS class_index,
