@@ -159,9 +159,10 @@ def union_all(selects: Iterable[exp.Query]) -> exp.Query:
     selects = list(selects)
     if not selects:
         raise TemplateError("UNION ALL of no queries")
-    result = selects[0]
+    result = selects[0].copy()
     for query in selects[1:]:
-        result = exp.union(result, query, distinct=False)
+        # copy each input once, never the growing chain: linear in the number of queries
+        result = exp.union(result, query.copy(), distinct=False, copy=False)
     return result
 
 
