@@ -1,9 +1,11 @@
 -- One numeric attribute's moments picked out of the wide per-class moments.
 -- Placeholders: $moments (relation from select_class_moments.sql), $attribute (name, a string
---   value), $n_column, $mean_column, $variance_column (its three columns there).
--- Output columns: attribute (VARCHAR), class_label (VARCHAR), n (BIGINT non-NULL rows),
---   mean (DOUBLE), variance (DOUBLE, population).
+--   value), $n_column, $mean_column, $variance_column (its three columns there),
+--   $partition_columns (list: the partition column, or empty).
+-- Output columns: [partition column,] attribute (VARCHAR), class_label (VARCHAR), n (BIGINT
+--   non-NULL rows), mean (DOUBLE), variance (DOUBLE, population).
 SELECT
+    $partition_columns,
     $attribute AS attribute,
     w.class_label AS class_label,
     CAST(w.$n_column AS BIGINT) AS n,

@@ -16,6 +16,17 @@ from warehouse_ml import templates
 from warehouse_ml.templates import alias, column
 
 DEFAULT_BLOCK_SIZE = 4
+PARTITION = "wml_part"
+"""Output name of the optional partition column (e.g. a cross-validation fold id)."""
+
+
+def _partition(
+    partition: str | None, table: str
+) -> tuple[list[exp.Expression], list[exp.Expression]]:
+    """The (aliased select items, group items) that carry an optional partition column."""
+    if partition is None:
+        return [], []
+    return [alias(column(partition, table), PARTITION)], [column(partition, table)]
 
 
 def blocks(attributes: Sequence[str], size: int = DEFAULT_BLOCK_SIZE) -> list[list[str]]:
@@ -30,13 +41,18 @@ def categorical_counts(
     target: str,
     attributes: Sequence[str],
     block_size: int = DEFAULT_BLOCK_SIZE,
+    partition: str | None = None,
 ) -> exp.Query:
     """Query of (attribute, value, class_label, n) for every categorical attribute.
 
-    Output columns: attribute (VARCHAR name), value (VARCHAR, the value cast to text),
-    class_label (VARCHAR), n (BIGINT rows with that value and class). NULL values and NULL
-    classes are left out; values with no row in a class are absent (filled in later).
+    Output columns: [wml_part,] attribute (VARCHAR name), value (VARCHAR, the value cast to
+    text), class_label (VARCHAR), n (BIGINT rows with that value and class). NULL values and
+    NULL classes are left out; values with no row in a class are absent (filled in later).
+    With ``partition`` (a source column such as a fold id) the counts are per partition value,
+    still in one scan, in column ``wml_part``.
     """
+    source_part, source_group = _partition(partition, "src")
+    block_part, block_group = _partition(PARTITION if partition else None, "b")
     marginals = []
     ctes = []
     for b, block in enumerate(blocks(attributes, block_size)):
@@ -50,9 +66,10 @@ def categorical_counts(
                     source=source,
                     target=target,
                     block_columns=[
-                        alias(column(a, "src"), s) for a, s in zip(block, slots, strict=True)
+                        *source_part,
+                        *(alias(column(a, "src"), s) for a, s in zip(block, slots, strict=True)),
                     ],
-                    group_columns=[column(a, "src") for a in block],
+                    group_columns=[*source_group, *(column(a, "src") for a in block)],
                 ),
             )
         )
@@ -63,6 +80,8 @@ def categorical_counts(
                     block=templates.TableName((block_name,)),
                     attribute=attribute,
                     value=column(slot, "b"),
+                    partition_columns=block_part,
+                    partition_group=block_group,
                 )
             )
     query = templates.union_all(marginals)
@@ -85,18 +104,24 @@ def moment_columns(attributes: Sequence[str]) -> list[exp.Expression]:
     return items
 
 
-def numeric_moments(source: exp.Table, target: str, attributes: Sequence[str]) -> exp.Query:
+def numeric_moments(
+    source: exp.Table, target: str, attributes: Sequence[str], partition: str | None = None
+) -> exp.Query:
     """Query of (attribute, class_label, n, mean, variance) for every numeric attribute.
 
-    Output columns: attribute (VARCHAR), class_label (VARCHAR), n (BIGINT non-NULL rows),
-    mean (DOUBLE), variance (DOUBLE, population). One scan of the numeric columns.
+    Output columns: [wml_part,] attribute (VARCHAR), class_label (VARCHAR), n (BIGINT non-NULL
+    rows), mean (DOUBLE), variance (DOUBLE, population). One scan of the numeric columns; with
+    ``partition``, moments per partition value (column ``wml_part``).
     """
+    source_part, source_group = _partition(partition, "src")
     wide = templates.build(
         "select_class_moments",
         source=source,
         target=target,
-        moment_columns=moment_columns(attributes),
+        moment_columns=[*source_part, *moment_columns(attributes)],
+        partition_group=source_group,
     )
+    wide_part, _ = _partition(PARTITION if partition else None, "w")
     query = templates.union_all(
         templates.build(
             "moments_of_attribute",
@@ -105,6 +130,7 @@ def numeric_moments(source: exp.Table, target: str, attributes: Sequence[str]) -
             n_column=f"n_{i}",
             mean_column=f"mean_{i}",
             variance_column=f"var_{i}",
+            partition_columns=wide_part,
         )
         for i, attribute in enumerate(attributes)
     )

@@ -75,6 +75,41 @@ class Classifier(abc.ABC):
     def _terms(self, record: ModelRecord, source: Source) -> list[Term]:
         """The log-space terms that score ``source`` with the model in ``record``."""
 
+    def _learn_folds(
+        self,
+        warehouse: Warehouse,
+        split: Source,
+        target: str,
+        features: list[Feature],
+        fold: str,
+        fold_classes: list[list[dict[str, Any]]],
+        model_ids: list[str],
+        created: list[TableName],
+    ) -> list[dict[str, Any]]:
+        """Learn one model per fold (for cross-validation) from the fold assignment ``split``.
+
+        Fold f trains on the rows whose ``fold`` column differs from f, with class counts
+        ``fold_classes[f]``, under ``model_ids[f]``; every table created is appended to
+        ``created``. Returns each fold's catalog details. This default fits each fold from its
+        rows (one scan per fold); model kinds whose parameters are counts override it to learn
+        every fold from one scan.
+        """
+        details = []
+        for index, (classes, model_id) in enumerate(zip(fold_classes, model_ids, strict=True)):
+            rows = templates.build(
+                "select_rows_outside_fold", split=split.relation, fold=fold, index=index
+            )
+            training = Source(rows.subquery("wml_training"), split.schema, split.description, True)
+            parts: list[str] = []
+            try:
+                detail = self._learn(
+                    warehouse, training, target, features, classes, model_id, parts
+                )
+            finally:
+                created.extend(catalog.parameter_table(model_id, p) for p in parts)
+            details.append({**detail, "tables": parts})
+        return details
+
     @classmethod
     def from_record(cls, record: ModelRecord) -> Classifier:
         """The fitted model described by a catalog row (its smoothing holds the constructor's
@@ -150,6 +185,7 @@ class Classifier(abc.ABC):
         numeric: Iterable[str] | None = None,
         keys: Iterable[str] | None = None,
         name: str | None = None,
+        details: dict[str, Any] | None = None,
     ) -> Classifier:
         """Learn the model from ``source`` inside the warehouse and store it in the catalog.
 
@@ -163,6 +199,8 @@ class Classifier(abc.ABC):
             keys: identifier columns never used as features.
             name: the model's name in the catalog; default ``<kind>_<target>``. A model of the
                 same name is replaced atomically.
+            details: extra JSON-able facts stored in the catalog row's details (e.g. the
+                model-selection comparison that chose these settings).
 
         Returns:
             self, fitted.
@@ -179,7 +217,7 @@ class Classifier(abc.ABC):
             model_id = catalog.new_model_id()
             parts: list[str] = []
             with catalog.staging(warehouse, model_id, parts):
-                details = self._learn(warehouse, src, target, chosen, classes, model_id, parts)
+                learned = self._learn(warehouse, src, target, chosen, classes, model_id, parts)
             record = ModelRecord(
                 name=name,
                 model_id=model_id,
@@ -193,7 +231,7 @@ class Classifier(abc.ABC):
                 n_rows=sum(c["n"] for c in classes),
                 n_null_target=n_null,
                 classes=[c["value"] for c in classes],
-                details={**details, "tables": list(parts)},
+                details={**(details or {}), **learned, "tables": list(parts)},
                 created_at=catalog.now(),
                 library_version=warehouse_ml.__version__,
             )

@@ -31,7 +31,7 @@ from warehouse_ml.features import CATEGORICAL, NUMERIC, Feature
 from warehouse_ml.model import Classifier
 from warehouse_ml.scoring import Join, Term, pivot_one_row, pivot_rows
 from warehouse_ml.sources import Source
-from warehouse_ml.templates import column
+from warehouse_ml.templates import TableName, column
 from warehouse_ml.warehouse import Warehouse
 
 
@@ -105,6 +105,30 @@ class NaiveBayes(Classifier):
         model_id: str,
         parts: list[str],
     ) -> dict[str, Any]:
+        categorical = [f.name for f in features if f.kind == CATEGORICAL]
+        numeric = [f.name for f in features if f.kind == NUMERIC]
+        counts = (
+            counting.categorical_counts(source.relation, target, categorical, self.block_size)
+            if categorical
+            else None
+        )
+        moments = counting.numeric_moments(source.relation, target, numeric) if numeric else None
+        self._learn_from_counts(warehouse, counts, moments, classes, model_id, parts)
+        return {}
+
+    def _learn_from_counts(
+        self,
+        warehouse: Warehouse,
+        counts: exp.Query | None,
+        moments: exp.Query | None,
+        classes: list[dict[str, Any]],
+        model_id: str,
+        parts: list[str],
+    ) -> None:
+        """Parameter tables from count relations: ``counts`` as categorical_counts outputs
+        (attribute, value, class_label, n), ``moments`` as numeric_moments (attribute,
+        class_label, n, mean, variance); None where the model has no such attribute."""
+
         def table(part: str) -> templates.TableName:
             parts.append(part)
             return parameter_table(model_id, part)
@@ -118,12 +142,7 @@ class NaiveBayes(Classifier):
             n_total=sum(c["n"] for c in classes),
             n_classes=len(classes),
         )
-        categorical = [f.name for f in features if f.kind == CATEGORICAL]
-        numeric = [f.name for f in features if f.kind == NUMERIC]
-        if categorical:
-            counts = counting.categorical_counts(
-                source.relation, target, categorical, self.block_size
-            )
+        if counts is not None:
             categorical_table = table("categorical")
             warehouse.run(
                 "create_nb_categorical",
@@ -140,15 +159,68 @@ class NaiveBayes(Classifier):
                 alpha=self.alpha,
                 m=self.m,
             )
-        if numeric:
+        if moments is not None:
             warehouse.run(
                 "create_nb_gaussian",
                 table=table("gaussian"),
-                moments=counting.numeric_moments(source.relation, target, numeric),
+                moments=moments,
                 classes=classes_table,
                 var_smoothing=self.var_smoothing,
             )
-        return {}
+
+    def _learn_folds(
+        self,
+        warehouse: Warehouse,
+        split: Source,
+        target: str,
+        features: list[Feature],
+        fold: str,
+        fold_classes: list[list[dict[str, Any]]],
+        model_ids: list[str],
+        created: list[TableName],
+    ) -> list[dict[str, Any]]:
+        """All folds' parameters from ONE count scan of the split: each fold's training counts
+        are the sums over the other folds (total minus that fold), and its Gaussian moments the
+        exact pooled moments of the other folds."""
+        categorical = [f.name for f in features if f.kind == CATEGORICAL]
+        numeric = [f.name for f in features if f.kind == NUMERIC]
+        fold_counts = fold_moments = None
+        if categorical:
+            fold_counts = parameter_table(model_ids[0], "fold_counts")
+            created.append(fold_counts)
+            warehouse.run_tree(
+                templates.create_table_as(
+                    fold_counts,
+                    counting.categorical_counts(
+                        split.relation, target, categorical, self.block_size, partition=fold
+                    ),
+                )
+            )
+        if numeric:
+            fold_moments = parameter_table(model_ids[0], "fold_moments")
+            created.append(fold_moments)
+            warehouse.run_tree(
+                templates.create_table_as(
+                    fold_moments,
+                    counting.numeric_moments(split.relation, target, numeric, partition=fold),
+                )
+            )
+        for index, (classes, model_id) in enumerate(zip(fold_classes, model_ids, strict=True)):
+            counts = moments = None
+            if fold_counts is not None:
+                counts = templates.build(
+                    "select_counts_outside_partition", counts=fold_counts, partition=index
+                )
+            if fold_moments is not None:
+                moments = templates.build(
+                    "select_moments_outside_partition", moments=fold_moments, partition=index
+                )
+            parts: list[str] = []
+            try:
+                self._learn_from_counts(warehouse, counts, moments, classes, model_id, parts)
+            finally:
+                created.extend(parameter_table(model_id, p) for p in parts)
+        return [{"tables": parts} for _ in model_ids]
 
     def _terms(self, record: ModelRecord, source: Source) -> list[Term]:
         k = len(record.classes)

@@ -1,0 +1,123 @@
+"""Cross-validation by count subtraction equals fitting each fold from scratch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from conftest import load_text_csv
+
+import warehouse_ml as wml
+from warehouse_ml import crossval, splits
+
+
+def _mixed_table(n: int = 600, seed: int = 4) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    a = np.where(rng.random(n) < 0.1, None, (y + rng.integers(0, 3, n)) % 4).tolist()
+    b = [None if rng.random() < 0.05 else f"v{(v * 2 + rng.integers(0, 2)) % 5}" for v in y]
+    x = np.where(rng.random(n) < 0.08, np.nan, y * 1.5 + rng.normal(size=n))
+    return pa.table(
+        {
+            "id": np.arange(n) * 7 + 3,
+            "a": pa.array(a, pa.int64()),
+            "b": b,
+            "x": pa.array(x, from_pandas=True),
+            "y": pa.array([None if i % 97 == 0 else f"c{v}" for i, v in enumerate(y)]),
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "model", [wml.NaiveBayes(alpha=1.0), wml.NaiveBayes(alpha=0.5, prior_alpha=1.0, m=2.0)]
+)
+def test_subtraction_equals_fitting_each_fold_from_scratch(con, model):
+    con.register("data", _mixed_table())
+    con.execute("CREATE TABLE data_t AS SELECT * FROM data")
+    ev = crossval.cross_validate(con, "data_t", "y", model, folds=5, seed=3, key="id")
+    pooled = ev.to_arrow()
+    assert pooled.column_names == ["id", "fold", "y", "p_c0", "p_c1", "p_c2", "prediction"]
+    assert pooled.num_rows == 600 - len(range(0, 600, 97))  # NULL targets left out
+
+    folds = ev.split
+    for f in range(5):
+        con.execute(
+            f"CREATE OR REPLACE VIEW train_f AS SELECT * EXCLUDE (fold) FROM {folds} WHERE fold <> {f}"
+        )
+        con.execute(
+            f"CREATE OR REPLACE VIEW test_f AS SELECT * FROM {folds} WHERE fold = {f} AND y IS NOT NULL ORDER BY id"
+        )
+        scratch = type(model)(**model._smoothing()).fit(
+            con, "train_f", "y", keys=["id"], name=f"scratch{f}"
+        )
+        expected = scratch.predict_proba(con, "test_f")
+        got = pooled.filter(pa.compute.equal(pooled["fold"], f))
+        for label in ["c0", "c1", "c2"]:
+            np.testing.assert_allclose(
+                got[f"p_{label}"].to_numpy(), expected[label].to_numpy(), rtol=0, atol=1e-9
+            )
+
+
+def test_tan_cross_validation_and_folds_are_deterministic(con):
+    data = wml.synthetic.tan_data(3000, 6, seed=8, concentration=2.0).append_column(
+        "id", pa.array(range(3000))
+    )
+    first = crossval.cross_validate(con, data, "class", wml.TAN(), folds=4, key="id", seed=5)
+    second = crossval.cross_validate(con, data, "class", wml.TAN(), folds=4, key="id", seed=5)
+    assert first.to_arrow().equals(second.to_arrow())
+    nb = crossval.cross_validate(con, data, "class", wml.NaiveBayes(), folds=4, key="id", seed=5)
+    assert first.accuracy().accuracy > nb.accuracy().accuracy
+    counts = first.to_arrow().group_by("fold").aggregate([("id", "count")])
+    assert sorted(counts["id_count"].to_pylist()) == [750, 750, 750, 750]
+
+
+def test_evaluate_on_a_holdout_table(con, tennis):
+    split = splits.holdout_split(
+        con, "tennis", test_fraction=1 / 3, seed=1, key="day", keep_columns=True
+    )
+    con.execute(
+        f"CREATE VIEW train AS SELECT * EXCLUDE (is_test, repeat) FROM {split.table} WHERE NOT is_test"
+    )
+    con.execute(
+        f"CREATE VIEW test AS SELECT * EXCLUDE (is_test, repeat) FROM {split.table} WHERE is_test"
+    )
+    model = wml.NaiveBayes().fit(con, "train", "play", keys=["day"])
+    ev = crossval.evaluate(con, model, "test", keys=["day"])
+    table = ev.to_arrow()
+    assert table.num_rows == 5
+    expected = model.predict(con, "test", keys=["day"]).sort_by("day")
+    assert table.sort_by("day")["prediction"].to_pylist() == expected["prediction"].to_pylist()
+    assert 0 <= ev.accuracy().accuracy <= 1
+    assert ev.confusion_matrix()["n"].to_pylist() and ev.log_score().mean > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "target", "published"),
+    [("vote.csv", "Class", 0.901), ("kr-vs-kp.csv", "class", 0.879)],
+)
+def test_naive_bayes_cross_validated_accuracy_matches_the_literature(
+    con, datasets, name, target, published
+):
+    load_text_csv(con, "d", datasets / name)
+    con.execute("CREATE TABLE dk AS SELECT row_number() OVER () AS rid, * FROM d")
+    ev = crossval.cross_validate(
+        con, "dk", target, wml.NaiveBayes(alpha=1, prior_alpha=1), folds=10, key="rid"
+    )
+    assert abs(ev.accuracy().accuracy - published) <= 0.02
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "target"), [("car.csv", "class"), ("kr-vs-kp.csv", "class"), ("vote.csv", "Class")]
+)
+def test_tan_beats_naive_bayes_cross_validated(con, datasets, name, target):
+    load_text_csv(con, "d", datasets / name)
+    con.execute("CREATE TABLE dk AS SELECT row_number() OVER () AS rid, * FROM d")
+    nb = crossval.cross_validate(
+        con, "dk", target, wml.NaiveBayes(alpha=1, prior_alpha=1), folds=10, key="rid"
+    )
+    tan = crossval.cross_validate(
+        con, "dk", target, wml.TAN(alpha=1, prior_alpha=1), folds=10, key="rid"
+    )
+    assert tan.accuracy().accuracy > nb.accuracy().accuracy

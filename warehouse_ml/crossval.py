@@ -1,0 +1,403 @@
+"""Cross-validation and hold-out evaluation inside the warehouse.
+
+:func:`cross_validate` assigns folds (splits.py), learns every fold's model, scores each fold's
+rows with the model that did not see them, and writes the pooled out-of-fold predictions to one
+table. Naive Bayes learns all folds from ONE count scan: each fold's training counts are the
+per-fold counts of the other folds summed (total minus that fold), so 10-fold CV costs about
+one fit plus one scoring pass, not ten fits. Model kinds without that shortcut fall back to one
+fit per fold.
+
+The predictions table (``wml.<cv_id>_predictions``) has the columns: the key, ``fold``
+(INTEGER), the target column, ``p_<label>`` per class (DOUBLE) and ``prediction``; it is the
+input of every measure in metrics.py, which :class:`Evaluation` exposes as methods.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml import catalog, metrics, splits, templates
+from warehouse_ml.catalog import ModelRecord
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.features import check_target, select_features
+from warehouse_ml.model import PREDICTION, PROBABILITY_PREFIX, Classifier
+from warehouse_ml.sources import Source, SourceLike, open_source
+from warehouse_ml.templates import TableName, column
+from warehouse_ml.warehouse import Connectable, Warehouse, connect
+
+FOLD = "fold"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Out-of-sample predictions and the measures computed from them (all in SQL).
+
+    Attributes:
+        predictions: the pooled predictions table (key, fold, target, p_<label>..., prediction).
+        target: the true-class column in it.
+        classes: class labels in probability-column order.
+        key: the key column.
+        folds: number of folds (1 for a hold-out evaluation).
+        split: the fold assignment table, if any.
+    """
+
+    warehouse: Warehouse = field(repr=False)
+    predictions: TableName
+    target: str
+    classes: tuple[Any, ...]
+    key: str | None
+    folds: int
+    split: TableName | None = None
+
+    def _kwargs(self, prediction: bool = False) -> dict[str, Any]:
+        """Arguments naming the predictions table's columns for the metrics functions."""
+        names = {
+            "target": self.target,
+            "probabilities": {c: f"{PROBABILITY_PREFIX}{c}" for c in self.classes},
+        }
+        return {**names, "prediction": PREDICTION} if prediction else names
+
+    def to_arrow(self) -> pa.Table:
+        """The predictions, ordered by fold then key."""
+        order = [column(FOLD, "t")] if self.folds > 1 else []
+        if self.key is not None:
+            order.append(column(self.key, "t"))
+        return self.warehouse.fetch("select_table", table=self.predictions, order_columns=order)
+
+    def accuracy(self, level: float = 0.95) -> metrics.Accuracy:
+        """Accuracy, error, kappa and the Wilson interval at ``level``."""
+        return metrics.accuracy(
+            self.warehouse, self.predictions, level=level, **self._kwargs(prediction=True)
+        )
+
+    def confusion_matrix(self) -> pa.Table:
+        """Counts and fractions per (true, predicted) class (see metrics.confusion_matrix)."""
+        return metrics.confusion_matrix(
+            self.warehouse, self.predictions, **self._kwargs(prediction=True)
+        )
+
+    def class_measures(self, beta: float = 1.0) -> pa.Table:
+        """Per-class precision, recall, specificity, FPR, F-measure."""
+        return metrics.class_measures(
+            self.warehouse, self.predictions, beta=beta, **self._kwargs(prediction=True)
+        )
+
+    def averaged_measures(self, beta: float = 1.0) -> pa.Table:
+        """Macro and class-weighted averages of the per-class measures."""
+        return metrics.averaged_measures(
+            self.warehouse, self.predictions, beta=beta, **self._kwargs(prediction=True)
+        )
+
+    def roc_curve(self, positive: Any = None) -> pa.Table:
+        """ROC points for ``positive`` (default: the second class)."""
+        return metrics.roc_curve(
+            self.warehouse, self.predictions, positive=positive, **self._kwargs()
+        )
+
+    def auc(self, positive: Any = None) -> metrics.Auc:
+        """Area under the ROC curve for ``positive``."""
+        return metrics.roc_auc(
+            self.warehouse, self.predictions, positive=positive, **self._kwargs()
+        )
+
+    def ovr_auc(self) -> metrics.OvrAuc:
+        """One-vs-rest AUC per class, macro and class-weighted."""
+        return metrics.ovr_auc(self.warehouse, self.predictions, **self._kwargs())
+
+    def average_precision(self, positive: Any = None) -> metrics.AveragePrecision:
+        """Average precision and the three-point (20/50/80% recall) average."""
+        return metrics.average_precision(
+            self.warehouse, self.predictions, positive=positive, **self._kwargs()
+        )
+
+    def lift_table(self, positive: Any = None, quantiles: int | Sequence[float] = 10) -> pa.Table:
+        """Lift and cumulative gains per quantile of decreasing confidence in ``positive``."""
+        return metrics.lift_table(
+            self.warehouse,
+            self.predictions,
+            positive=positive,
+            quantiles=quantiles,
+            **self._kwargs(),
+        )
+
+    def log_score(self) -> metrics.ScoringRule:
+        """Sum and mean of -ln p(true class)."""
+        return metrics.log_score(self.warehouse, self.predictions, **self._kwargs())
+
+    def brier_score(self) -> metrics.ScoringRule:
+        """Brier score (binary: of the positive class; multiclass: summed over classes)."""
+        return metrics.brier_score(self.warehouse, self.predictions, **self._kwargs())
+
+    def expected_loss(self, loss: Sequence[Sequence[float]]) -> metrics.LossSummary:
+        """Loss of the predictions and of the minimum-expected-loss decisions."""
+        return metrics.expected_loss(
+            self.warehouse, self.predictions, loss=loss, **self._kwargs(prediction=True)
+        )
+
+
+def _fold_classes(
+    warehouse: Warehouse, split: Source, target: str, classes: list[dict[str, Any]], folds: int
+) -> list[list[dict[str, Any]]]:
+    """Each fold's training class counts: the class totals minus that fold's rows."""
+    rows = warehouse.fetch("select_fold_classes", source=split.relation, target=target, fold=FOLD)
+    held_out = {(r["fold"], r["class_label"]): r["n"] for r in rows.to_pylist()}
+    return [
+        [{**c, "n": c["n"] - held_out.get((f, c["class_label"]), 0)} for c in classes]
+        for f in range(folds)
+    ]
+
+
+def _record(
+    model: Classifier, model_id: str, target: str, src: Source, features, classes, details
+) -> ModelRecord:
+    """An uncatalogued record describing one fold's model (its tables exist under model_id)."""
+    return ModelRecord(
+        name=model_id,
+        model_id=model_id,
+        kind=model.kind,
+        target=target,
+        target_type=str(src.field(target).type),
+        features=[f.name for f in features],
+        feature_types={f.name: f.to_json() for f in features},
+        smoothing=model._smoothing(),
+        source=src.description,
+        n_rows=sum(c["n"] for c in classes),
+        n_null_target=0,
+        classes=[c["value"] for c in classes],
+        details=details,
+    )
+
+
+def _drop(warehouse: Warehouse, tables: Iterable[TableName]) -> None:
+    for table in tables:
+        warehouse.run("drop_table", table=table)
+
+
+def cross_validate(
+    con: Connectable,
+    source: SourceLike,
+    target: str,
+    model: Classifier,
+    *,
+    folds: int = 10,
+    stratified: bool = True,
+    seed: int = 0,
+    key: str | None = None,
+    features: Sequence[str] | None = None,
+    categorical: Iterable[str] | None = None,
+    numeric: Iterable[str] | None = None,
+) -> Evaluation:
+    """k-fold cross-validation of an (unfitted) model, pooled out-of-fold predictions in SQL.
+
+    Args:
+        con: a DuckDB connection, a database path, or a Warehouse.
+        source: table/view name, Arrow table, or a Parquet/CSV path.
+        target: the class column (rows with a NULL target are left out).
+        model: a model object with its settings, e.g. ``NaiveBayes(alpha=1)``; it is not fitted.
+        folds: k >= 2 (use the number of rows for leave-one-out).
+        stratified: keep each class's proportion in every fold (within one row).
+        seed: fold assignment seed (same seed and keys, same folds, on every engine).
+        key: a unique integer or string column; None numbers the rows in scan order.
+        features, categorical, numeric: as for ``fit``.
+
+    Returns:
+        An :class:`Evaluation` over the pooled predictions table ``wml.<cv_id>_predictions``
+        (columns: key, fold, target, p_<label> per class, prediction); the fold assignment stays
+        in ``wml.<cv_id>_folds``.
+    """
+    warehouse = connect(con)
+    if isinstance(source, pa.RecordBatchReader):
+        source = source.read_all()
+    cv_id = f"cv{uuid.uuid4().hex[:12]}"
+    catalog.ensure(warehouse)
+    with open_source(warehouse, source) as src:
+        check_target(src, target)
+        chosen = select_features(
+            src, target, features, categorical=categorical, numeric=numeric,
+            keys=[key] if key else None,
+        )  # fmt: skip
+        classes, _ = model._classes(warehouse, src, target)
+    split = splits.assign_folds(
+        warehouse, source, folds=folds, seed=seed, key=key,
+        stratify=target if stratified else None,
+        table=catalog.parameter_table(cv_id, "folds"), keep_columns=True,
+    )  # fmt: skip
+    table = split.table
+    split_source = Source(table.to_table(), warehouse.schema_of(table), str(table), durable=True)
+    k = split.folds or folds
+    fold_classes = _fold_classes(warehouse, split_source, target, classes, k)
+    model_ids = [f"{cv_id}_f{f}" for f in range(k)]
+    created: list[TableName] = []
+    predictions = catalog.parameter_table(cv_id, "predictions")
+    try:
+        details = model._learn_folds(
+            warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids, created
+        )
+        for f in range(k):  # one statement per fold: k small plans, not one huge one
+            record = _record(
+                model, model_ids[f], target, split_source, chosen, fold_classes[f], details[f]
+            )
+            rows = templates.build(
+                "select_rows_of_fold", split=table, fold=FOLD, index=f, target=target
+            )
+            held_out = Source(rows.subquery("wml_fold_rows"), split_source.schema, str(table), True)
+            fold_model = type(model).from_record(record)
+            query = fold_model.view_query(held_out, keys=[split.key, FOLD, target])
+            if f == 0:
+                warehouse.run_tree(templates.create_table_as(predictions, query))
+            else:
+                warehouse.run("insert_rows", table=predictions, rows=query)
+    finally:
+        _drop(warehouse, created)
+    return Evaluation(
+        warehouse, predictions, target, tuple(c["value"] for c in classes), split.key, k, table
+    )
+
+
+def evaluate(
+    con: Connectable,
+    model: Classifier,
+    source: SourceLike,
+    *,
+    keys: Sequence[str] = (),
+) -> Evaluation:
+    """Hold-out evaluation of a fitted model on ``source`` (which holds the target column).
+
+    The predictions (``keys`` columns, the target, p_<label> per class, prediction) are written
+    to ``wml.<ev_id>_predictions``; rows with a NULL target are left out.
+    """
+    warehouse = connect(con)
+    target = model.record.target
+    predictions = catalog.parameter_table(f"ev{uuid.uuid4().hex[:12]}", "predictions")
+    with open_source(warehouse, source) as src:
+        src.field(target)
+        rows = templates.build("select_rows_with_target", source=src.relation, target=target)
+        labelled = Source(rows.subquery("wml_labelled"), src.schema, src.description, src.durable)
+        query = model.view_query(labelled, keys=[*keys, target])
+        warehouse.run_tree(templates.create_table_as(predictions, query))
+    return Evaluation(
+        warehouse, predictions, target, tuple(model.classes_), keys[0] if keys else None, 1
+    )
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One setting to compare in :func:`select_model`: a model object and its feature choice."""
+
+    model: Classifier
+    features: Sequence[str] | None = None
+    categorical: Sequence[str] | None = None
+    numeric: Sequence[str] | None = None
+
+    def describe(self) -> str:
+        """A readable one-line description, e.g. ``NaiveBayes(alpha=1.0, ...) features=all``."""
+        settings = ", ".join(f"{k}={v!r}" for k, v in self.model._smoothing().items())
+        features = "all" if self.features is None else ",".join(self.features)
+        return f"{type(self.model).__name__}({settings}) features={features}"
+
+
+MEASURES = {
+    "error": (lambda ev, _: ev.accuracy().error, False),
+    "log_score": (lambda ev, _: ev.log_score().mean, False),
+    "brier": (lambda ev, _: ev.brier_score().mean, False),
+    "auc": (
+        lambda ev, positive: (
+            ev.auc(positive).auc if len(ev.classes) == 2 else ev.ovr_auc().macro_auc
+        ),
+        True,
+    ),
+    "expected_loss": (lambda ev, loss: ev.expected_loss(loss).decision_loss, False),
+}
+"""Selection measures: name -> (function of an Evaluation, larger is better)."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Outcome of :func:`select_model`: the refitted best model and the comparison.
+
+    ``comparison`` columns: candidate (INTEGER, input order), description (VARCHAR), kind,
+    measure (VARCHAR name), value (DOUBLE), accuracy (DOUBLE), chosen (BOOLEAN). It is also
+    stored as table ``table`` and named in the chosen model's catalog details.
+    """
+
+    model: Classifier
+    comparison: pa.Table
+    table: TableName
+
+
+def select_model(
+    con: Connectable,
+    source: SourceLike,
+    target: str,
+    candidates: Sequence[Classifier | Candidate],
+    *,
+    measure: str = "error",
+    folds: int = 10,
+    stratified: bool = True,
+    seed: int = 0,
+    key: str | None = None,
+    positive: Any = None,
+    loss: Sequence[Sequence[float]] | None = None,
+    name: str | None = None,
+) -> Selection:
+    """Compare candidate settings by cross-validation on the same folds, refit the best on all
+    rows (stored as model ``name``) and keep the comparison table in schema ``wml``.
+
+    ``measure`` is one of error, log_score, brier (smaller is better), auc (binary: of
+    ``positive``; multiclass: macro one-vs-rest) or expected_loss (needs ``loss``). Ties go to
+    the earlier candidate.
+    """
+    if measure not in MEASURES:
+        raise ParameterError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
+    if measure == "expected_loss" and loss is None:
+        raise ParameterError("measure='expected_loss' needs a loss matrix: loss=[[...], ...]")
+    if not candidates:
+        raise ParameterError("select_model needs at least one candidate")
+    warehouse = connect(con)
+    score, larger_is_better = MEASURES[measure]
+    argument = loss if measure == "expected_loss" else positive
+    chosen = [c if isinstance(c, Candidate) else Candidate(c) for c in candidates]
+    rows = []
+    for index, candidate in enumerate(chosen):
+        ev = cross_validate(
+            warehouse, source, target, candidate.model, folds=folds, stratified=stratified,
+            seed=seed, key=key, features=candidate.features, categorical=candidate.categorical,
+            numeric=candidate.numeric,
+        )  # fmt: skip
+        value = float(score(ev, argument))
+        rows.append(
+            [
+                index,
+                candidate.describe(),
+                candidate.model.kind,
+                measure,
+                value,
+                ev.accuracy().accuracy,
+            ]
+        )
+        _drop(warehouse, [ev.predictions, ev.split] if ev.split else [ev.predictions])
+    values = [r[4] for r in rows]
+    best = values.index(max(values) if larger_is_better else min(values))
+    for r in rows:
+        r.append(r[0] == best)
+    columns = ("candidate", "description", "kind", "measure", "value", "accuracy", "chosen")
+    table = catalog.parameter_table(f"sel{uuid.uuid4().hex[:12]}", "comparison")
+    warehouse.run_tree(
+        templates.create_table_as(
+            table, exp.select(exp.Star()).from_(templates.values(rows, "r", columns))
+        )
+    )
+    winner = chosen[best]
+    model = type(winner.model)(**winner.model._smoothing()).fit(
+        warehouse, source, target, features=winner.features, categorical=winner.categorical,
+        numeric=winner.numeric, keys=[key] if key else None, name=name,
+        details={"selection": list(table.parts)},
+    )  # fmt: skip
+    comparison = pa.Table.from_pylist([dict(zip(columns, r, strict=True)) for r in rows])
+    return Selection(model, comparison, table)
