@@ -207,17 +207,17 @@ def score_query(
     numbered = templates.build("select_numbered", source=source)
     joint = exp.select(*[column(c, "s") for c in passthrough]).from_(exp.to_table(INPUT).as_("s"))
     if keep_order:
-        joint = joint.select(column(ROW, "s"))
+        joint = joint.select(column(ROW, "s"), copy=False)
     for term in terms:
         for join in term.joins:
             subquery = join.query.subquery(join.name)
             if join.on is None:
-                joint = joint.join(subquery, join_type="CROSS")
+                joint = joint.join(subquery, join_type="CROSS", copy=False)
             else:
-                joint = joint.join(subquery, on=join.on, join_type="LEFT")
+                joint = joint.join(subquery, on=join.on, join_type="LEFT", copy=False)
     for i in range(k):
         total = _chain([t.per_class[i] for t in terms], exp.Add)
-        joint = joint.select(alias(total, _internal("j", i)))
+        joint = joint.select(alias(total, _internal("j", i)), copy=False)
 
     joints = [column(_internal("j", i)) for i in range(k)]
     shifted = [column(_internal("s", i)) for i in range(k)]
@@ -251,13 +251,15 @@ def score_query(
 
     final = exp.select(*[column(c) for c in passthrough]).from_(exp.to_table(POSTERIOR))
     for i, name in enumerate(probability_names or []):
-        final = final.select(alias(column(_internal("p", i)), name))
+        final = final.select(alias(column(_internal("p", i)), name), copy=False)
     for i, name in enumerate(log_probability_names or []):
-        final = final.select(alias(column(_internal("lp", i)), name))
+        final = final.select(alias(column(_internal("lp", i)), name), copy=False)
     if prediction_name is not None:
-        final = final.select(alias(_prediction(classes, decision or Decision()), prediction_name))
+        final = final.select(
+            alias(_prediction(classes, decision or Decision()), prediction_name), copy=False
+        )
     if keep_order:
-        final = final.order_by(column(ROW))
+        final = final.order_by(column(ROW), copy=False)
     steps = [
         (INPUT, numbered if keep_order else exp.select(exp.Star()).from_(source.copy())),
         (JOINT, joint),

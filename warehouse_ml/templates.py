@@ -156,7 +156,10 @@ def values(rows: Sequence[Sequence[Any]], name: str, columns: Sequence[str]) -> 
 
 def union_all(selects: Iterable[exp.Query]) -> exp.Query:
     """Chain queries with UNION ALL, left to right (the one helper for variable-length unions)."""
-    selects = list(selects)
+    selects = [
+        exp.select(exp.Star()).from_(q.subquery(f"wml_union_{i}")) if q.args.get("with_") else q
+        for i, q in enumerate(selects)
+    ]  # a query with its own WITH clause is wrapped: UNION ALL takes plain SELECTs
     if not selects:
         raise TemplateError("UNION ALL of no queries")
     result = selects[0].copy()
