@@ -11,7 +11,16 @@ Public API::
 
 __version__ = "0.1.0"
 
+from warehouse_ml import synthetic
 from warehouse_ml.api import drop, list_models, load
+from warehouse_ml.crossval import (
+    Candidate,
+    Evaluation,
+    Selection,
+    cross_validate,
+    evaluate,
+    select_model,
+)
 from warehouse_ml.errors import (
     ColumnError,
     DataError,
@@ -42,24 +51,48 @@ from warehouse_ml.metrics import (
     roc_curve,
 )
 from warehouse_ml.naive_bayes import NaiveBayes
-from warehouse_ml.tan import TAN, ChowLiuTree, chow_liu_tree
 from warehouse_ml.splits import Split, assign_folds, holdout_split, leave_one_out
+from warehouse_ml.tan import TAN, ChowLiuTree, chow_liu_tree
 from warehouse_ml.warehouse import Warehouse, connect
 
 __all__ = [
+    "TAN",
+    "Candidate",
+    "ChowLiuTree",
+    "ColumnError",
+    "DataError",
+    "Evaluation",
+    "IncompatibleModelError",
+    "ModelNotFoundError",
+    "NaiveBayes",
+    "NotFittedError",
+    "ParameterError",
+    "Selection",
+    "SourceError",
     "Split",
+    "TemplateError",
+    "Warehouse",
+    "WarehouseMLError",
+    "__version__",
     "accuracy",
     "assign_folds",
     "average_precision",
     "averaged_measures",
     "brier_score",
+    "chow_liu_tree",
     "class_measures",
     "confusion_matrix",
+    "connect",
     "create_measure_view",
+    "cross_validate",
+    "drop",
+    "evaluate",
     "expected_loss",
     "holdout_split",
     "leave_one_out",
     "lift_table",
+    "list_models",
+    "load",
     "log_score",
     "loss_decisions",
     "measure_sql",
@@ -67,23 +100,6 @@ __all__ = [
     "precision_recall_curve",
     "roc_auc",
     "roc_curve",
-    "TAN",
-    "ChowLiuTree",
-    "ColumnError",
-    "DataError",
-    "IncompatibleModelError",
-    "ModelNotFoundError",
-    "NaiveBayes",
-    "NotFittedError",
-    "ParameterError",
-    "SourceError",
-    "TemplateError",
-    "Warehouse",
-    "WarehouseMLError",
-    "__version__",
-    "chow_liu_tree",
-    "connect",
-    "drop",
-    "list_models",
-    "load",
+    "select_model",
+    "synthetic",
 ]

@@ -20,7 +20,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 import warehouse_ml as wml
-from warehouse_ml import synthetic, templates
+from warehouse_ml import crossval, synthetic, templates
 from warehouse_ml.api import MODEL_KINDS
 from warehouse_ml.errors import ParameterError, WarehouseMLError
 from warehouse_ml.model import Classifier
@@ -130,7 +130,9 @@ def cmd_show(args: argparse.Namespace) -> None:
     con = duckdb.connect(args.db)
     model = wml.load(con, args.model)
     record = model.record
-    print(f"model {record.name!r}: {record.kind}, target {record.target!r}, classes {record.classes}")
+    print(
+        f"model {record.name!r}: {record.kind}, target {record.target!r}, classes {record.classes}"
+    )
     print(f"trained on {record.source} ({record.n_rows} rows) at {record.created_at} UTC")
     print(f"smoothing: {json.dumps(record.smoothing, sort_keys=True)}")
     for feature in model.features_:
@@ -154,6 +156,82 @@ def cmd_drop(args: argparse.Namespace) -> None:
     print(f"dropped model {args.model!r}")
 
 
+def _section(title: str) -> None:
+    print(f"\n== {title}")
+
+
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    """Cross-validate a model kind on a source (or evaluate a stored model on a hold-out source)
+    and print the report; optionally write every table."""
+    con = duckdb.connect(args.db)
+    if args.model:
+        model = wml.load(con, args.model)
+        evaluation = crossval.evaluate(con, model, args.source, keys=_names(args.keys) or ())
+        how = f"model {args.model!r} on hold-out {args.source}"
+    else:
+        if not args.target:
+            raise ParameterError("evaluate needs --target (or --model to evaluate a stored model)")
+        key = args.key
+        evaluation = crossval.cross_validate(
+            con, args.source, args.target, _model(args.kind, args), folds=args.folds,
+            stratified=not args.no_stratify, seed=args.seed, key=key,
+        )  # fmt: skip
+        how = f"{args.folds}-fold cross-validation of {args.kind} on {args.source}"
+    classes = list(evaluation.classes)
+    positive = args.positive if args.positive is not None else classes[-1]
+    if args.positive is not None and positive not in classes:
+        positive = next((c for c in classes if str(c) == args.positive), positive)
+    accuracy = evaluation.accuracy(level=args.level)
+    tables: dict[str, pa.Table] = {
+        "predictions": evaluation.to_arrow(),
+        "confusion": evaluation.confusion_matrix(),
+        "class_measures": evaluation.class_measures(),
+        "averaged_measures": evaluation.averaged_measures(),
+        "roc": evaluation.roc_curve(positive),
+        "lift": evaluation.lift_table(positive),
+    }
+    print(f"{how}: {accuracy.n} rows, classes {classes}, predictions in {evaluation.predictions}")
+    _section("confusion matrix (rows: true class, columns: predicted)")
+    confusion = tables["confusion"].to_pylist()
+    width = max(len(str(c)) for c in classes) + 2
+    print(" " * width + "".join(str(c).rjust(width) for c in classes))
+    for i, label in enumerate(classes):
+        cells = [r["n"] for r in confusion if r["true_index"] == i]
+        print(str(label).ljust(width) + "".join(str(n).rjust(width) for n in cells))
+    _section("accuracy")
+    print(
+        f"accuracy {accuracy.accuracy:.4f}  ({accuracy.level:.0%} interval "
+        f"[{accuracy.accuracy_low:.4f}, {accuracy.accuracy_high:.4f}])  "
+        f"error {accuracy.error:.4f}  "
+        f"kappa {accuracy.kappa:.4f}"
+    )
+    _section("per class")
+    _print_table(tables["class_measures"])
+    _print_table(tables["averaged_measures"])
+    _section(f"ranking, positive class {positive!r}")
+    auc = evaluation.auc(positive)
+    ap = evaluation.average_precision(positive)
+    print(
+        f"AUC {auc.auc:.4f}   average precision {ap.average_precision:.4f}   "
+        f"3-point AP {ap.interpolated_average_precision:.4f}"
+    )
+    if len(classes) > 2:
+        ovr = evaluation.ovr_auc()
+        print(f"one-vs-rest AUC: macro {ovr.macro_auc:.4f}, class-weighted {ovr.weighted_auc:.4f}")
+    _section("lift by decile")
+    _print_table(tables["lift"])
+    _section("scoring rules")
+    log_score, brier = evaluation.log_score(), evaluation.brier_score()
+    print(f"log score: sum {log_score.total:.4f}, mean {log_score.mean:.4f} (natural log)")
+    print(f"Brier score: mean {brier.mean:.4f}")
+    if args.output_dir:
+        folder = Path(args.output_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, table in tables.items():
+            _write(table, str(folder / f"{name}.{args.format}"))
+        print(f"\nwrote {', '.join(tables)} as .{args.format} to {folder}")
+
+
 def cmd_demo(args: argparse.Namespace) -> None:
     """Generate demo data into a DuckDB file, train, score into a view, print a summary."""
     started = time.perf_counter()
@@ -165,21 +243,46 @@ def cmd_demo(args: argparse.Namespace) -> None:
     data = data.append_column("customer_id", pa.array(range(1, data.num_rows + 1)))
     n_train = int(data.num_rows * 0.8)
     warehouse = wml.connect(con)
-    for name, part in (("customers", data.slice(0, n_train)), ("new_customers", data.slice(n_train))):
+    for name, part in (
+        ("customers", data.slice(0, n_train)),
+        ("new_customers", data.slice(n_train)),
+    ):
         warehouse.run("drop_table", table=TableName((name,)))
-        warehouse.run("create_table_copy", table=TableName((name,)), source=warehouse.register_arrow(part))
-    print(f"wrote tables customers ({n_train} rows) and new_customers ({data.num_rows - n_train} rows) to {args.db}")
+        warehouse.run(
+            "create_table_copy", table=TableName((name,)), source=warehouse.register_arrow(part)
+        )
+    print(
+        f"wrote tables customers ({n_train} rows) and new_customers "
+        f"({data.num_rows - n_train} rows) to {args.db}"
+    )
     for kind in sorted(MODEL_KINDS):
-        model = MODEL_KINDS[kind]().fit(con, "customers", "label", keys=["customer_id"], name=f"demo_{kind}")
-        view = model.create_view(con, f"demo_{kind}_scores", "new_customers", keys=["customer_id", "label"])
+        model = MODEL_KINDS[kind]().fit(
+            con, "customers", "label", keys=["customer_id"], name=f"demo_{kind}"
+        )
+        view = model.create_view(
+            con, f"demo_{kind}_scores", "new_customers", keys=["customer_id", "label"]
+        )
         hits = warehouse.fetch(
-            "select_view_accuracy", view=view, truth=templates.column("label"), prediction=templates.column("prediction")
+            "select_view_accuracy",
+            view=view,
+            truth=templates.column("label"),
+            prediction=templates.column("prediction"),
         ).to_pylist()[0]
-        print(f"{kind:12s} trained in the warehouse; view {view}: accuracy on new_customers {hits['accuracy']:.4f} ({hits['n']} rows)")
-    print(f"\nfirst rows of demo_naive_bayes_scores:")
-    _print_table(con.sql("SELECT * FROM demo_naive_bayes_scores ORDER BY customer_id LIMIT 5").to_arrow_table())
+        print(
+            f"{kind:12s} trained in the warehouse; view {view}: accuracy on new_customers "
+            f"{hits['accuracy']:.4f} ({hits['n']} rows)"
+        )
+    print("\nfirst rows of demo_naive_bayes_scores:")
+    _print_table(
+        con.sql(
+            "SELECT * FROM demo_naive_bayes_scores ORDER BY customer_id LIMIT 5"
+        ).to_arrow_table()
+    )
     print(f"\ndone in {time.perf_counter() - started:.1f} s. Query it from any DuckDB client:")
-    print(f"  duckdb {args.db} \"SELECT prediction, count(*) FROM demo_naive_bayes_scores GROUP BY ALL\"")
+    print(
+        f"  duckdb {args.db} "
+        '"SELECT prediction, count(*) FROM demo_naive_bayes_scores GROUP BY ALL"'
+    )
 
 
 # -- argument parsing -----------------------------------------------------------------------
@@ -194,20 +297,35 @@ def build_parser() -> argparse.ArgumentParser:
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("--db", default=DEFAULT_DB, help=f"DuckDB database file (default {DEFAULT_DB}, or $WML_DB)")
+        sub.add_argument(
+            "--db",
+            default=DEFAULT_DB,
+            help=f"DuckDB database file (default {DEFAULT_DB}, or $WML_DB)",
+        )
         return sub
 
     train = command("train", "learn a model from a table or file and store it in the catalog")
     train.add_argument("source", help="table name or .parquet/.csv path")
     train.add_argument("--target", required=True, help="the class column")
     train.add_argument("--kind", default="nb", help="nb (Naive Bayes, default) or tan")
-    train.add_argument("--name", help="model name (default <kind>_<target>; replaces a model of that name)")
-    train.add_argument("--features", help="comma-separated feature columns (default: all but target and keys)")
+    train.add_argument(
+        "--name", help="model name (default <kind>_<target>; replaces a model of that name)"
+    )
+    train.add_argument(
+        "--features", help="comma-separated feature columns (default: all but target and keys)"
+    )
     train.add_argument("--keys", help="comma-separated identifier columns, never features")
     train.add_argument("--categorical", help="columns to treat as categorical")
     train.add_argument("--numeric", help="columns to treat as numeric")
-    train.add_argument("--alpha", type=float, default=1.0, help="additive smoothing of attributes (default 1)")
-    train.add_argument("--prior-alpha", type=float, default=0.0, help="additive smoothing of the class prior (default 0)")
+    train.add_argument(
+        "--alpha", type=float, default=1.0, help="additive smoothing of attributes (default 1)"
+    )
+    train.add_argument(
+        "--prior-alpha",
+        type=float,
+        default=0.0,
+        help="additive smoothing of the class prior (default 0)",
+    )
     train.add_argument("--bins", type=int, help="TAN: equal-frequency bins for numeric columns")
     train.set_defaults(run=cmd_train)
 
@@ -219,9 +337,15 @@ def build_parser() -> argparse.ArgumentParser:
     target.add_argument("--to-table", help="create a prediction table of this name")
     target.add_argument("--output", help="write predictions to a .parquet or .csv file")
     predict.add_argument("--keys", help="comma-separated columns to carry along (default: all)")
-    predict.add_argument("--threshold", type=float, help="binary models: predict --positive when P >= threshold")
-    predict.add_argument("--positive", help="the positive class for --threshold (default: the second class)")
-    predict.add_argument("--loss", help='loss matrix as JSON, L[true][predicted], e.g. "[[0,1],[5,0]]"')
+    predict.add_argument(
+        "--threshold", type=float, help="binary models: predict --positive when P >= threshold"
+    )
+    predict.add_argument(
+        "--positive", help="the positive class for --threshold (default: the second class)"
+    )
+    predict.add_argument(
+        "--loss", help='loss matrix as JSON, L[true][predicted], e.g. "[[0,1],[5,0]]"'
+    )
     predict.set_defaults(run=cmd_predict)
 
     command("models", "list the models in the catalog").set_defaults(run=cmd_models)
@@ -235,14 +359,48 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("model")
     sql.add_argument("source")
     sql.add_argument("--keys", help="comma-separated columns to carry along (default: all)")
-    sql.add_argument("--dialect", help="any sqlglot dialect (default duckdb): postgres, spark, snowflake ...")
+    sql.add_argument(
+        "--dialect", help="any sqlglot dialect (default duckdb): postgres, spark, snowflake ..."
+    )
     sql.set_defaults(run=cmd_sql)
+
+    evaluate = command(
+        "evaluate",
+        "cross-validate a model kind on a source, or evaluate a stored model (--model) on a "
+        "hold-out source, and print the report",
+    )
+    evaluate.add_argument("source", help="table name or .parquet/.csv path")
+    evaluate.add_argument("--target", help="the class column (cross-validation)")
+    evaluate.add_argument("--model", help="a stored model to evaluate on SOURCE instead")
+    evaluate.add_argument("--kind", default="nb", help="nb (default) or tan")
+    evaluate.add_argument("--alpha", type=float, default=1.0)
+    evaluate.add_argument("--prior-alpha", type=float, default=0.0)
+    evaluate.add_argument("--bins", type=int, help="TAN: equal-frequency bins for numeric columns")
+    evaluate.add_argument("--folds", type=int, default=10)
+    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument("--key", help="unique integer or string column (default: row order)")
+    evaluate.add_argument("--keys", help="with --model: columns to keep in the predictions")
+    evaluate.add_argument("--no-stratify", action="store_true", help="plain k-fold")
+    evaluate.add_argument(
+        "--positive",
+        help="positive class for ROC, precision/recall and lift (default: the last class)",
+    )
+    evaluate.add_argument(
+        "--level", type=float, default=0.95, help="confidence level of the accuracy interval"
+    )
+    evaluate.add_argument(
+        "--output-dir", help="write each table (predictions, confusion, ...) here"
+    )
+    evaluate.add_argument("--format", choices=["csv", "parquet"], default="csv")
+    evaluate.set_defaults(run=cmd_evaluate)
 
     drop = command("drop", "remove a model, its parameter tables and its views")
     drop.add_argument("model")
     drop.set_defaults(run=cmd_drop)
 
-    demo = command("demo", "generate demo data, train every model kind, score into views, summarise")
+    demo = command(
+        "demo", "generate demo data, train every model kind, score into views, summarise"
+    )
     demo.add_argument("--rows", type=int, default=200_000, help="rows to generate (default 200000)")
     demo.set_defaults(run=cmd_demo)
     return parser

@@ -1,0 +1,221 @@
+"""Naive Bayes benchmark: fit and scoring inside DuckDB vs the one-scan floor and scikit-learn.
+
+Run: ``python bench/nb.py`` (1M rows; add ``--rows 10000000`` for the 10M figures).
+
+Every measurement runs in a fresh subprocess so that its peak memory (resident set size, MB,
+above the process's own size after imports) is its own. Data: ``synthetic.tan_data`` with 20
+categorical attributes, stored once as integer codes and once as strings, in a DuckDB file and
+in Parquet. Printed, in one run:
+
+* the one-scan floor: ``SELECT count(*), sum(hash(a0)), ..., sum(hash(class)) FROM t``;
+* count formulations (blocks of 2/4/5/8 attributes, GROUPING SETS, UNION ALL of GROUP BYs);
+* our fit (``NaiveBayes.fit``) from the DuckDB table and from Parquet, as a ratio to the floor;
+* scikit-learn ``CategoricalNB`` fit on pre-encoded integers, and from strings including its
+  ``OrdinalEncoder`` step (the end-to-end figure a user pays);
+* scoring 1M rows through the SQL view (materialised with CREATE TABLE AS) vs scikit-learn
+  ``predict_proba`` on pre-encoded integers, in rows per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+D = 20
+HERE = Path(__file__).resolve()
+
+
+def rss_mb() -> float:
+    """Peak resident set size of this process so far, MB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def columns() -> list[str]:
+    return [f"a{i}" for i in range(D)]
+
+
+# -- steps, each run in its own process ---------------------------------------------------------
+def step_prepare(folder: Path, rows: int) -> dict:
+    import duckdb
+    import pyarrow.parquet as pq
+
+    from warehouse_ml import synthetic
+
+    con = duckdb.connect(str(folder / "bench.duckdb"))
+    for name, strings in (("codes", False), ("strings", True)):
+        data = synthetic.tan_data(rows, D, n_classes=3, cardinality=[3, 4, 5, 6, 8] * 4, tree="random", strings=strings, seed=1)
+        pq.write_table(data, folder / f"{name}.parquet")
+        con.register("data", data)
+        con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM data")
+        con.unregister("data")
+    con.close()
+    return {}
+
+
+def _connect(folder: Path):
+    import duckdb
+
+    return duckdb.connect(str(folder / "bench.duckdb"))
+
+
+def step_floor(folder: Path, table: str) -> dict:
+    con = _connect(folder)
+    hashes = ", ".join(f"sum(hash({c}))" for c in [*columns(), "class"])
+    base = rss_mb()
+    start = time.perf_counter()
+    con.sql(f"SELECT count(*), {hashes} FROM {table}").fetchall()
+    return {"seconds": time.perf_counter() - start, "mb": rss_mb() - base}
+
+
+def step_formulation(folder: Path, table: str, formulation: str) -> dict:
+    from warehouse_ml import counting, templates
+    from warehouse_ml.templates import TableName
+
+    con = _connect(folder)
+    source = TableName((table,)).to_table()
+    if formulation.startswith("blocks"):
+        sql = templates.generate(counting.categorical_counts(source, "class", columns(), int(formulation[6:])))
+    elif formulation == "grouping_sets":
+        sets = ", ".join(f"(class, {c})" for c in columns())
+        sql = f"SELECT class, {', '.join(columns())}, count(*) AS n FROM {table} GROUP BY GROUPING SETS ({sets})"
+    else:
+        sql = " UNION ALL ".join(
+            f"SELECT '{c}' AS attribute, CAST({c} AS VARCHAR) AS value, class, count(*) AS n FROM {table} GROUP BY class, {c}"
+            for c in columns()
+        )
+    base = rss_mb()
+    start = time.perf_counter()
+    con.sql(f"SELECT count(*) FROM ({sql}) AS q").fetchall()
+    return {"seconds": time.perf_counter() - start, "mb": rss_mb() - base}
+
+
+def step_fit(folder: Path, source: str) -> dict:
+    import warehouse_ml as wml
+
+    con = _connect(folder)
+    target = str(folder / source) if source.endswith(".parquet") else source
+    base = rss_mb()
+    start = time.perf_counter()
+    wml.NaiveBayes().fit(con, target, "class", name=f"bench_{Path(source).stem}")
+    return {"seconds": time.perf_counter() - start, "mb": rss_mb() - base}
+
+
+def step_score(folder: Path, table: str, limit: int) -> dict:
+    import warehouse_ml as wml
+
+    con = _connect(folder)
+    con.execute(f"CREATE OR REPLACE TABLE score_input AS SELECT * FROM {table} LIMIT {limit}")
+    model = wml.load(con, f"bench_{table}")
+    con.execute("DROP TABLE IF EXISTS scored")
+    base = rss_mb()
+    start = time.perf_counter()
+    model.create_table(con, "scored", "score_input", keys=[])
+    seconds = time.perf_counter() - start
+    rows = con.sql("SELECT count(*) FROM scored").fetchall()[0][0]
+    return {"seconds": seconds, "rows_per_s": rows / seconds, "mb": rss_mb() - base}
+
+
+def step_sklearn(folder: Path, table: str, encode: bool, score_rows: int) -> dict:
+    import numpy as np
+    import pyarrow.parquet as pq
+    from sklearn.naive_bayes import CategoricalNB
+    from sklearn.preprocessing import OrdinalEncoder
+
+    data = pq.read_table(folder / f"{table}.parquet")
+    base = rss_mb()
+    start = time.perf_counter()
+    if encode:
+        frame = data.to_pandas()
+        x = OrdinalEncoder(dtype=np.int32).fit_transform(frame[columns()])
+        y = frame["class"].to_numpy()
+    else:
+        x = np.column_stack([data[c].to_numpy() for c in columns()])
+        y = data["class"].to_numpy()
+    model = CategoricalNB(alpha=1.0).fit(x, y)
+    fit_seconds = time.perf_counter() - start
+    result = {"seconds": fit_seconds, "mb": rss_mb() - base}
+    if not encode:
+        start = time.perf_counter()
+        model.predict_proba(x[:score_rows])
+        seconds = time.perf_counter() - start
+        result["score_rows_per_s"] = min(score_rows, len(x)) / seconds
+    return result
+
+
+STEPS = {
+    "prepare": step_prepare,
+    "floor": step_floor,
+    "formulation": step_formulation,
+    "fit": step_fit,
+    "score": step_score,
+    "sklearn": step_sklearn,
+}
+
+
+def run_step(folder: Path, name: str, *args: object) -> dict:
+    """Run one step in a fresh interpreter; returns its JSON result."""
+    command = [sys.executable, str(HERE), "--step", name, "--folder", str(folder), *map(str, args)]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def best(folder: Path, name: str, *args: object, repeat: int = 2) -> dict:
+    """The fastest of ``repeat`` runs (memory: the largest)."""
+    results = [run_step(folder, name, *args) for _ in range(repeat)]
+    fastest = min(results, key=lambda r: r["seconds"])
+    return {**fastest, "mb": max(r["mb"] for r in results)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--score-rows", type=int, default=1_000_000)
+    parser.add_argument("--sklearn-rows-limit", type=int, default=2_000_000, help="skip scikit-learn above this many rows (its string path needs ~20 GB at 10M)")
+    parser.add_argument("--step")
+    parser.add_argument("--folder")
+    args, rest = parser.parse_known_args()
+    if args.step:
+        folder = Path(args.folder)
+        converted = [int(a) if a.isdigit() else (a == "True" if a in ("True", "False") else a) for a in rest]
+        print(json.dumps(STEPS[args.step](folder, *converted)))
+        return
+
+    with tempfile.TemporaryDirectory(prefix="wml-bench-") as tmp:
+        folder = Path(tmp)
+        start = time.perf_counter()
+        run_step(folder, "prepare", args.rows)
+        print(f"data: {args.rows:,} rows x {D} categorical attributes, 3 classes (prepared in {time.perf_counter() - start:.1f} s)")
+        print(f"machine: {os.cpu_count()} cores; DuckDB threads = cores\n")
+        for table in ("codes", "strings"):
+            floor = best(folder, "floor", table)
+            print(f"[{table}] one-scan floor (sum(hash) of every column): {floor['seconds']:.3f} s")
+            for formulation in ("blocks2", "blocks4", "blocks5", "blocks8", "grouping_sets", "union_all"):
+                r = best(folder, "formulation", table, formulation)
+                print(f"  count formulation {formulation:14s} {r['seconds']:7.3f} s  {r['seconds'] / floor['seconds']:5.2f}x floor")
+            fit = best(folder, "fit", table)
+            fit_parquet = best(folder, "fit", f"{table}.parquet")
+            print(f"  NaiveBayes.fit from table    {fit['seconds']:7.3f} s  {fit['seconds'] / floor['seconds']:5.2f}x floor  peak +{fit['mb']:.0f} MB")
+            print(f"  NaiveBayes.fit from Parquet  {fit_parquet['seconds']:7.3f} s  {fit_parquet['seconds'] / floor['seconds']:5.2f}x floor  peak +{fit_parquet['mb']:.0f} MB")
+            score = best(folder, "score", table, args.score_rows)
+            print(f"  scoring {min(args.score_rows, args.rows):,} rows via SQL view: {score['rows_per_s'] / 1e6:.2f} M rows/s  peak +{score['mb']:.0f} MB")
+            if args.rows > args.sklearn_rows_limit:
+                print("  scikit-learn skipped at this size (raise --sklearn-rows-limit to run it)\n")
+                continue
+            encode = table == "strings"
+            sk = best(folder, "sklearn", table, encode, args.score_rows, repeat=1)
+            label = "OrdinalEncoder + CategoricalNB.fit" if encode else "CategoricalNB.fit on int codes"
+            print(f"  scikit-learn {label}: {sk['seconds']:.3f} s  peak +{sk['mb']:.0f} MB  -> ours is {sk['seconds'] / fit['seconds']:.1f}x faster")
+            if not encode:
+                print(f"  scikit-learn predict_proba on int codes: {sk['score_rows_per_s'] / 1e6:.2f} M rows/s  -> SQL view is {score['rows_per_s'] / sk['score_rows_per_s']:.1f}x faster")
+            print()
+
+
+if __name__ == "__main__":
+    main()
