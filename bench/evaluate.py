@@ -1,0 +1,75 @@
+"""Cross-validation benchmark: 10-fold CV of Naive Bayes and TAN vs the time of one fit.
+
+Run: ``python bench/evaluate.py`` (1M rows x 20 categorical attributes; ``--rows`` to change).
+ROC/AUC and lift over 10M scored rows vs scikit-learn are measured by ``bench/metrics.py``.
+
+Printed, in one run (best of ``--repeat``): one fit, k-fold cross-validation (fold assignment,
+per-fold parameters, pooled out-of-fold predictions) and their ratio (target: CV <= 3x one fit,
+where k re-trainings would cost about k x), plus the process's peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+import duckdb
+import pyarrow as pa
+
+import warehouse_ml as wml
+from warehouse_ml import templates
+
+
+def best_of(repeat: int, fn) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--attributes", type=int, default=20)
+    parser.add_argument("--folds", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args()
+
+    con = duckdb.connect()
+    data = wml.synthetic.tan_data(
+        args.rows, args.attributes, n_classes=2, concentration=2.0, seed=2
+    )
+    data = data.append_column("id", pa.array(range(args.rows)))
+    con.register("data", data)
+    wml.connect(con).run(
+        "create_table_copy",
+        table=templates.TableName(("t",)),
+        source=templates.TableName(("data",)),
+    )
+    print(
+        f"data: {args.rows:,} rows x {args.attributes} categorical attributes, {args.folds}-fold CV"
+    )
+    for kind in (wml.NaiveBayes, wml.TAN):
+        fit = best_of(args.repeat, lambda k=kind: k().fit(con, "t", "class", keys=["id"], name="b"))
+        evaluations = []
+        seconds = best_of(
+            args.repeat,
+            lambda k=kind, out=evaluations: out.append(
+                wml.cross_validate(con, "t", "class", k(), folds=args.folds, key="id")
+            ),
+        )
+        accuracy = evaluations[-1].accuracy().accuracy
+        print(
+            f"{kind.__name__:10s} one fit {fit:7.3f} s   {args.folds}-fold CV {seconds:7.3f} s   "
+            f"CV / fit = {seconds / fit:5.2f}x   (CV accuracy {accuracy:.4f})"
+        )
+    print(
+        f"peak RSS of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+    )
+
+
+if __name__ == "__main__":
+    main()
