@@ -121,3 +121,21 @@ def test_tan_beats_naive_bayes_cross_validated(con, datasets, name, target):
         con, "dk", target, wml.TAN(alpha=1, prior_alpha=1), folds=10, key="rid"
     )
     assert tan.accuracy().accuracy > nb.accuracy().accuracy
+
+
+def test_select_model_picks_the_best_cross_validated_setting_and_refits(con):
+    data = wml.synthetic.tan_data(2000, 5, seed=12, concentration=1.0).append_column("id", pa.array(range(2000)))
+    candidates = [wml.NaiveBayes(alpha=1.0), wml.TAN(alpha=1.0), crossval.Candidate(wml.NaiveBayes(), features=["a0"])]
+    selection = crossval.select_model(con, data, "class", candidates, measure="log_score", folds=4, key="id", name="chosen")
+    values = selection.comparison["value"].to_pylist()
+    assert selection.comparison["chosen"].to_pylist() == [v == min(values) for v in values]
+    scores = {
+        i: crossval.cross_validate(con, data, "class", c.model if isinstance(c, crossval.Candidate) else c, folds=4, key="id",
+                                   features=c.features if isinstance(c, crossval.Candidate) else None).log_score().mean
+        for i, c in enumerate(candidates)
+    }
+    assert values == pytest.approx([scores[i] for i in range(3)], abs=1e-12)
+    loaded = wml.load(con, "chosen")
+    assert loaded.kind == selection.model.kind
+    assert loaded.record.details["selection"] == list(selection.table.parts)
+    assert con.sql(f"SELECT count(*) FROM {selection.table}").fetchall() == [(3,)]
