@@ -18,7 +18,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 import warehouse_ml
-from warehouse_ml import catalog, templates
+from warehouse_ml import catalog, templates, validation
 from warehouse_ml.catalog import ModelRecord
 from warehouse_ml.errors import ColumnError, DataError, NotFittedError, ParameterError
 from warehouse_ml.features import Feature, check_target, select_features
@@ -42,6 +42,10 @@ class Classifier(abc.ABC):
     """Base of the warehouse classifiers. Fitted attributes end in ``_``."""
 
     kind: ClassVar[str]
+    partitioned_scoring: ClassVar[bool] = False
+    """Whether :meth:`_terms` can score with tables holding one model per partition (the
+    record's details name the rows' partition column): cross-validation then scores every fold
+    in one query instead of one query per fold."""
 
     record_: ModelRecord | None
 
@@ -186,6 +190,7 @@ class Classifier(abc.ABC):
         keys: Iterable[str] | None = None,
         name: str | None = None,
         details: dict[str, Any] | None = None,
+        allow_high_cardinality: bool = False,
     ) -> Classifier:
         """Learn the model from ``source`` inside the warehouse and store it in the catalog.
 
@@ -201,9 +206,16 @@ class Classifier(abc.ABC):
                 same name is replaced atomically.
             details: extra JSON-able facts stored in the catalog row's details (e.g. the
                 model-selection comparison that chose these settings).
+            allow_high_cardinality: learn categorical attributes that look like identifiers or
+                have more than ``validation.MAX_CATEGORIES`` distinct values instead of
+                refusing them (see validation.py; a warning is still given).
 
         Returns:
             self, fitted.
+
+        Raises:
+            SourceError, ColumnError, DataError, HighCardinalityError: bad input (see
+            docs/RELIABILITY.md); the catalog and any old model of that name are unchanged.
         """
         warehouse = connect(con)
         name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
@@ -218,6 +230,10 @@ class Classifier(abc.ABC):
             parts: list[str] = []
             with catalog.staging(warehouse, model_id, parts):
                 learned = self._learn(warehouse, src, target, chosen, classes, model_id, parts)
+                validation.check_learned(
+                    warehouse, src.description, model_id, parts, chosen, classes,
+                    allow_high_cardinality=allow_high_cardinality,
+                )  # fmt: skip
             record = ModelRecord(
                 name=name,
                 model_id=model_id,
@@ -248,7 +264,10 @@ class Classifier(abc.ABC):
             (r for r in rows if r["class_value"] is not None), key=lambda r: r["class_value"]
         )
         if not rows or sum(r["n"] for r in rows) == 0:
-            raise DataError(f"source {source.description} has no rows")
+            raise DataError(
+                f"source {source.description} has no rows; expected rows with at least two "
+                f"classes in target column {target!r}"
+            )
         if not present:
             raise DataError(
                 f"target column {target!r} of {source.description} is NULL in all "
@@ -273,6 +292,12 @@ class Classifier(abc.ABC):
     # -- scoring ------------------------------------------------------------------------
     def _check_source(self, source: Source) -> None:
         for feature in self.features_:
+            if source.schema.get_field_index(feature.name) < 0:
+                raise ColumnError(
+                    f"source {source.description} has no column {feature.name!r}, a feature of "
+                    f"model {self.name_!r}; expected the features {self.feature_names_in_}, "
+                    f"found the columns {source.columns}"
+                )
             field = source.field(feature.name)
             if str(field.type) != feature.sql_type and not _compatible(feature, field.type):
                 raise ColumnError(

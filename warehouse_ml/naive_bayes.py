@@ -29,7 +29,7 @@ from warehouse_ml.catalog import ModelRecord, parameter_table
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.features import CATEGORICAL, NUMERIC, Feature
 from warehouse_ml.model import Classifier
-from warehouse_ml.scoring import Join, Term, pivot_one_row, pivot_rows
+from warehouse_ml.scoring import Join, Term, partition_condition, pivot_one_row, pivot_rows
 from warehouse_ml.sources import Source
 from warehouse_ml.templates import TableName, column
 from warehouse_ml.warehouse import Warehouse
@@ -67,6 +67,7 @@ class NaiveBayes(Classifier):
     """
 
     kind = "naive_bayes"
+    partitioned_scoring = True
 
     def __init__(
         self,
@@ -234,10 +235,27 @@ class NaiveBayes(Classifier):
         return terms
 
 
+def _partition(record: ModelRecord) -> str | None:
+    """The scored rows' column naming the model partition (cross-validation fold), if the
+    record's tables hold one model per partition."""
+    return record.details.get("partition_column")
+
+
+def _one_row_join(query: exp.Query, name: str, partition: str | None) -> Join:
+    """A one-row pivot: CROSS JOIN, or per partition a LEFT JOIN on the row's partition."""
+    return Join(query, name, on=None if partition is None else partition_condition(name, partition))
+
+
 def prior_term(record: ModelRecord, k: int) -> Term:
     """log P(c), read from the model's classes table."""
-    join = Join(pivot_one_row(record.table("classes"), "log_prior", k, "lp"), "wml_prior")
-    return Term([column(f"lp_{c}", "wml_prior") for c in range(k)], [join])
+    partition = _partition(record)
+    query = pivot_one_row(
+        record.table("classes"), "log_prior", k, "lp", partitioned=partition is not None
+    )
+    return Term(
+        [column(f"lp_{c}", "wml_prior") for c in range(k)],
+        [_one_row_join(query, "wml_prior", partition)],
+    )
 
 
 def categorical_term(
@@ -248,16 +266,25 @@ def categorical_term(
     ``value`` is the attribute's value in the scored row: by default the source column
     ``s.<attribute>``; TAN passes a bin expression for a discretised numeric attribute.
     """
+    partition = _partition(record)
+    partitioned = partition is not None
     raw = column(attribute, "s") if value is None else value
     text = templates.expression("cast_to_text", value=raw)
+    condition = templates.expression("equals", left=column("value", name), right=text)
+    if partitioned:
+        condition = exp.and_(condition, partition_condition(name, partition))
     seen = Join(
-        pivot_rows(record.table("categorical"), "value", "log_prob", k, "lp", attribute),
+        pivot_rows(
+            record.table("categorical"), "value", "log_prob", k, "lp", attribute, partitioned
+        ),
         name,
-        on=templates.expression("equals", left=column("value", name), right=text),
+        on=condition,
     )
     unseen_name = f"{name}_unseen"
-    unseen = Join(
-        pivot_one_row(record.table("unseen"), "log_prob", k, "lp", attribute), unseen_name
+    unseen = _one_row_join(
+        pivot_one_row(record.table("unseen"), "log_prob", k, "lp", attribute, partitioned),
+        unseen_name,
+        partition,
     )
     per_class = [
         templates.expression(
@@ -274,10 +301,15 @@ def categorical_term(
 
 def gaussian_term(record: ModelRecord, attribute: str, name: str, k: int) -> Term:
     """log N(x; mean_c, variance_c) of a numeric attribute."""
+    partition = _partition(record)
     table = record.table("gaussian")
     joins = [
-        Join(pivot_one_row(table, "mean", k, "mean", attribute), f"{name}_mean"),
-        Join(pivot_one_row(table, "variance", k, "var", attribute), f"{name}_var"),
+        _one_row_join(
+            pivot_one_row(table, column_name, k, prefix, attribute, partition is not None),
+            f"{name}_{prefix}",
+            partition,
+        )
+        for column_name, prefix in (("mean", "mean"), ("variance", "var"))
     ]
     value = templates.expression("cast_to_double", value=column(attribute, "s"))
     per_class = [

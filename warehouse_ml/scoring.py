@@ -86,7 +86,7 @@ class Decision:
                 raise ParameterError(
                     f"a threshold needs a binary model; this one has {len(classes)} classes"
                 )
-            if not 0.0 <= float(threshold) <= 1.0:
+            if not 0.0 <= _number("threshold", threshold) <= 1.0:
                 raise ParameterError(f"threshold must be within [0, 1], got {threshold!r}")
             if positive is None:
                 positive = classes[1]
@@ -94,21 +94,39 @@ class Decision:
                 raise ParameterError(f"positive class {positive!r} is not one of {list(classes)}")
             return cls(threshold=float(threshold), positive=positive)
         if loss is not None:
-            matrix = [[float(x) for x in row] for row in loss]
+            try:
+                matrix = [[_number("a loss matrix entry", x) for x in row] for row in loss]
+            except TypeError:
+                raise ParameterError(
+                    f"loss must be a list of rows (a KxK matrix), got {loss!r}"
+                ) from None
             k = len(classes)
             if len(matrix) != k or any(len(row) != k for row in matrix):
-                shape = f"{len(matrix)}x{len(matrix[0]) if matrix else 0}"
+                shape = f"{len(matrix)} rows of lengths {[len(row) for row in matrix]}"
                 raise ParameterError(
                     f"loss matrix must be {k}x{k} (classes {list(classes)}), got {shape}"
                 )
-            if any(x < 0 or x != x for row in matrix for x in row):
-                raise ParameterError("loss matrix entries must be finite numbers >= 0")
+            bad = [x for row in matrix for x in row if not 0.0 <= x < float("inf")]
+            if bad:
+                raise ParameterError(
+                    f"loss matrix entries must be finite numbers >= 0, got {bad[0]!r}"
+                )
             return cls(loss=tuple(tuple(row) for row in matrix))
         return cls()
 
     def to_json(self) -> dict[str, Any]:
         """The form stored with a view."""
         return {"threshold": self.threshold, "positive": self.positive, "loss": self.loss}
+
+
+def _number(what: str, value: Any) -> float:
+    """``float(value)``, or a ParameterError naming ``what`` (NaN fails any range check)."""
+    if isinstance(value, bool):
+        raise ParameterError(f"{what} must be a number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{what} must be a number, got {value!r}") from None
 
 
 def class_literal(label: Any) -> exp.Expression:
@@ -284,17 +302,34 @@ def pivot_columns(value_column: str, n_classes: int, prefix: str) -> list[exp.Ex
     ]
 
 
+PARTITION = "wml_part"
+"""Column of parameter tables that hold one model per partition (cross-validation folds)."""
+
+
+def partition_condition(name: str, partition: str) -> exp.Expression:
+    """Join condition matching a partitioned pivot ``name`` to the scored row's partition."""
+    return templates.expression(
+        "equals", left=column(PARTITION, name), right=column(partition, "s")
+    )
+
+
 def pivot_one_row(
-    table: TableName, value_column: str, n_classes: int, prefix: str, attribute: str | None = None
+    table: TableName,
+    value_column: str,
+    n_classes: int,
+    prefix: str,
+    attribute: str | None = None,
+    partitioned: bool = False,
 ) -> exp.Query:
-    """A one-row query with one column per class of ``table.value_column``."""
+    """A one-row query with one column per class of ``table.value_column`` (one row per
+    partition, with column wml_part, when the table is ``partitioned``)."""
     condition = (
         exp.true()
         if attribute is None
         else exp.EQ(this=column("attribute", "p"), expression=literal(attribute))
     )
     return templates.build(
-        "pivot_table_by_class",
+        "pivot_partitions_by_class" if partitioned else "pivot_table_by_class",
         table=table,
         condition=condition,
         class_columns=pivot_columns(value_column, n_classes, prefix),
@@ -302,11 +337,18 @@ def pivot_one_row(
 
 
 def pivot_rows(
-    table: TableName, key: str, value_column: str, n_classes: int, prefix: str, attribute: str
+    table: TableName,
+    key: str,
+    value_column: str,
+    n_classes: int,
+    prefix: str,
+    attribute: str,
+    partitioned: bool = False,
 ) -> exp.Query:
-    """One row per ``key`` of one attribute, with one column per class of ``value_column``."""
+    """One row per ``key`` of one attribute (per partition and key when ``partitioned``), with
+    one column per class of ``value_column``."""
     return templates.build(
-        "pivot_rows_by_class",
+        "pivot_partitioned_rows_by_class" if partitioned else "pivot_rows_by_class",
         table=table,
         key=key,
         attribute=attribute,
