@@ -21,6 +21,7 @@ from warehouse_ml.crossval import (
     evaluate,
     select_model,
 )
+from warehouse_ml.crossval import leave_one_out as leave_one_out_cv  # splits has leave_one_out
 from warehouse_ml.errors import (
     ColumnError,
     DataError,
@@ -90,6 +91,7 @@ __all__ = [
     "expected_loss",
     "holdout_split",
     "leave_one_out",
+    "leave_one_out_cv",
     "lift_table",
     "list_models",
     "load",

@@ -200,7 +200,9 @@ def cross_validate(
         source: table/view name, Arrow table, or a Parquet/CSV path.
         target: the class column (rows with a NULL target are left out).
         model: a model object with its settings, e.g. ``NaiveBayes(alpha=1)``; it is not fitted.
-        folds: k >= 2 (use the number of rows for leave-one-out).
+        folds: k >= 2. k = the number of source rows is leave-one-out: for NaiveBayes it is
+            computed by :func:`leave_one_out` (exact, one scoring query; ``stratified`` and
+            ``seed`` do not change its predictions), for other kinds by k fits.
         stratified: keep each class's proportion in every fold (within one row).
         seed: fold assignment seed (same seed and keys, same folds, on every engine).
         key: a unique integer or string column; None numbers the rows in scan order.
@@ -222,7 +224,13 @@ def cross_validate(
             src, target, features, categorical=categorical, numeric=numeric,
             keys=[key] if key else None,
         )  # fmt: skip
-        classes, _ = model._classes(warehouse, src, target)
+        classes, n_null = model._classes(warehouse, src, target)
+    if folds == sum(c["n"] for c in classes) + n_null and model.kind == "naive_bayes":
+        # k = n is leave-one-out: Naive Bayes has an exact closed form (loo.py), one query
+        return leave_one_out(
+            warehouse, source, target, model, key=key, features=features,
+            categorical=categorical, numeric=numeric,
+        )  # fmt: skip
     split = splits.assign_folds(
         warehouse, source, folds=folds, seed=seed, key=key,
         stratify=target if stratified else None,
@@ -258,6 +266,29 @@ def cross_validate(
     return Evaluation(
         warehouse, predictions, target, tuple(c["value"] for c in classes), split.key, k, table
     )
+
+
+def leave_one_out(
+    con: Connectable,
+    source: SourceLike,
+    target: str,
+    model: Classifier,
+    *,
+    key: str | None = None,
+    features: Sequence[str] | None = None,
+    categorical: Iterable[str] | None = None,
+    numeric: Iterable[str] | None = None,
+) -> Evaluation:
+    """Exact leave-one-out cross-validation of a NaiveBayes model without n refits: one count
+    scan and ONE scoring query with the per-row closed form (see :mod:`warehouse_ml.loo`, which
+    documents it, its one approximation and the output). Other model kinds raise ParameterError:
+    use :func:`cross_validate` with k folds."""
+    from warehouse_ml import loo  # loo builds on this module's Evaluation
+
+    return loo.leave_one_out(
+        con, source, target, model, key=key, features=features, categorical=categorical,
+        numeric=numeric,
+    )  # fmt: skip
 
 
 def evaluate(

@@ -1,0 +1,369 @@
+"""Exact leave-one-out cross-validation of Naive Bayes: one fit, one scoring query.
+
+Naive Bayes parameters are counts, so the model a row would get if it were left out is the
+full-data model with that row's own counts taken away. :func:`leave_one_out` counts once (as
+``fit`` does), then scores every row, in ONE query, with the per-row closed form. For class c
+and a row of class y, ``own = 1`` if c == y else 0:
+
+* prior: (N_c - own + prior_alpha) / (N - 1 + prior_alpha K) (K stays the number of classes of
+  the full data, as in k-fold cross-validation; a class whose only row is left out has prior 0
+  when prior_alpha = 0: impossible);
+* categorical attribute with the row's value x: n'_xc = n_xc - own and n'_c = n_c - own (n_c =
+  the class's non-NULL count of the attribute) in the usual smoothing
+  (n' + alpha + m/|X|) / (n'_c + alpha |X| + m) (``sql/smoothed_log_prob.sql``, shared with the
+  fit); a value seen only in this row is unseen in its fold: it contributes the unseen term
+  (``sql/unseen_log_prob.sql``) with |X| - 1 values and n'_c, for every class (nothing when no
+  value of the attribute is left); NULL values contribute nothing; a zero probability
+  (alpha = m = 0) makes the class impossible, a zero denominator gives -ln|X|, exactly as the
+  fitted model's tables and scoring do;
+* numeric attribute: the class's mean and population variance without the row,
+  mean' = (n mean - x) / (n - 1), M2' = M2 - (x - mean)(x - mean'), plus the variance floor
+  epsilon = var_smoothing * (largest overall variance) **of the full data**. That is the one
+  approximation: the floor of a fold would use the overall variance without the row, which
+  shifts variances by about var_smoothing * var / N (1e-9 * var / N by default); with
+  var_smoothing = 0 the result is exact. A class left with no non-NULL value contributes nothing.
+
+Rows with a NULL target are neither counted nor scored. The predictions table has the columns of
+:func:`warehouse_ml.crossval.cross_validate`: key, ``fold``, target, ``p_<label>`` per class,
+``prediction``; ``fold`` is the row's position in the seeded MD5 hash order of its key (or of
+its scan-order row number when there is no key) among ALL source rows, as
+:func:`warehouse_ml.splits.leave_one_out` assigns it, so each row is its own fold (ids have gaps
+where NULL-target rows sit); ``Evaluation.folds`` is the number of scored rows.
+
+Only Naive Bayes has this closed form: other kinds (TAN, whose tree would change per fold) raise
+:class:`~warehouse_ml.errors.ParameterError`; use k-fold ``cross_validate`` for them.
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml import catalog, counting, splits, templates
+from warehouse_ml.crossval import FOLD, Evaluation
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.features import CATEGORICAL, NUMERIC, check_target, select_features
+from warehouse_ml.model import PREDICTION, PROBABILITY_PREFIX, Classifier
+from warehouse_ml.naive_bayes import NaiveBayes
+from warehouse_ml.scoring import Join, Term, pivot_columns, score_query
+from warehouse_ml.sources import SourceLike, open_source
+from warehouse_ml.templates import TableName, alias, column, literal
+from warehouse_ml.warehouse import Connectable, Warehouse, connect
+
+
+def _paren(expression: exp.Expression) -> exp.Expression:
+    return exp.Paren(this=expression)
+
+
+def _sum(items: Sequence[exp.Expression]) -> exp.Expression:
+    """``(a + b + ...)`` in the given (class) order."""
+    return _paren(functools.reduce(lambda a, b: exp.Add(this=a, expression=b), items))
+
+
+def _minus(left: exp.Expression, right: exp.Expression) -> exp.Expression:
+    return _paren(exp.Sub(this=left.copy(), expression=right.copy()))
+
+
+def _pivot(table: TableName, attribute: str | None, items: list[exp.Expression]) -> exp.Query:
+    """One row of per-class columns of ``table`` (of one attribute, or all rows)."""
+    condition = (
+        exp.true()
+        if attribute is None
+        else exp.EQ(this=column("attribute", "p"), expression=literal(attribute))
+    )
+    return templates.build(
+        "pivot_table_by_class", table=table, condition=condition, class_columns=items
+    )
+
+
+OWN = "wml_own"
+"""Prefix of the scored rows' per-class 0/1 columns: is the row of class i (``wml_own_<i>``)."""
+
+
+def scored_rows(source: exp.Table, target: str, classes: list[dict[str, Any]]) -> exp.Query:
+    """The rows leave-one-out scores (non-NULL target), with ``wml_own_<i>`` per class."""
+    label = templates.expression("cast_to_text", value=column(target, "src"))
+    own = [
+        alias(
+            templates.expression("loo_own", label=label, class_label=c["class_label"]),
+            f"{OWN}_{i}",
+        )
+        for i, c in enumerate(classes)
+    ]
+    return templates.build("select_loo_rows", source=source, target=target, own_columns=own)
+
+
+def own_columns(n_classes: int) -> list[exp.Expression]:
+    """References to the scored row's (alias ``s``) ``wml_own_<i>`` columns."""
+    return [column(f"{OWN}_{i}", "s") for i in range(n_classes)]
+
+
+def prior_term(
+    classes_table: TableName, own: list[exp.Expression], n_total: int, prior_alpha: float
+) -> Term:
+    """log P(c) of the fold without the row: (N_c - own + prior_alpha) / (N - 1 + prior_alpha K)."""
+    k = len(own)
+    name = "wml_loo_prior"
+    join = Join(_pivot(classes_table, None, pivot_columns("n", k, "n")), name)
+    per_class = [
+        templates.expression(
+            "log_prior",
+            n=_minus(column(f"n_{c}", name), own[c]),
+            n_total=n_total - 1,
+            prior_alpha=prior_alpha,
+            n_classes=k,
+        )
+        for c in range(k)
+    ]
+    return Term(per_class, [join])
+
+
+def categorical_term(
+    model: NaiveBayes,
+    categorical_table: TableName,
+    unseen_table: TableName,
+    attribute: str,
+    name: str,
+    own: list[exp.Expression],
+) -> Term:
+    """Leave-one-out log P(value | c) of one categorical attribute (see the module docstring).
+
+    Joins: the value's per-class counts n_xc (pivot of the model's categorical table) and the
+    attribute's per-class non-NULL counts n_c and value count |X| (pivot of its unseen table).
+    """
+    k = len(own)
+    value = column(attribute, "s")
+    text = templates.expression("cast_to_text", value=value)
+    counts = Join(
+        templates.build(
+            "pivot_rows_by_class",
+            table=categorical_table,
+            key="value",
+            attribute=attribute,
+            class_columns=pivot_columns("n", k, "n"),
+        ),
+        name,
+        on=templates.expression("equals", left=column("value", name), right=text),
+    )
+    totals_name = f"{name}_totals"
+    totals = Join(
+        _pivot(
+            unseen_table,
+            attribute,
+            [*pivot_columns("n_class", k, "nc"), *pivot_columns("n_values", 1, "nv")],
+        ),
+        totals_name,
+    )
+    n_values = column("nv_0", totals_name)
+    value_total = _sum([column(f"n_{c}", name) for c in range(k)])
+    per_class = []
+    for c in range(k):
+        n_class = _minus(column(f"nc_{c}", totals_name), own[c])
+        smoothing = {"alpha": model.alpha, "m": model.m}
+        unseen = templates.expression(
+            "unseen_log_prob",
+            n_class=n_class,
+            n_values=_minus(n_values, literal(1)),
+            **smoothing,
+        )
+        seen = templates.expression(
+            "smoothed_log_prob",
+            n=_minus(column(f"n_{c}", name), own[c]),
+            n_class=n_class,
+            n_values=n_values,
+            **smoothing,
+        )
+        per_class.append(
+            templates.expression(
+                "loo_term_categorical",
+                value=value,
+                value_total=value_total,
+                n_values=n_values,
+                unseen=unseen,
+                seen=seen,
+            )
+        )
+    return Term(per_class, [counts, totals])
+
+
+def gaussian_term(
+    gaussian_table: TableName, attribute: str, name: str, own: list[exp.Expression]
+) -> Term:
+    """Leave-one-out Gaussian log-density of one numeric attribute: the class's mean and
+    variance without the row, floored by the full-data epsilon (``sql/term_gaussian.sql``)."""
+    k = len(own)
+    columns = [
+        item
+        for part, prefix in (("n", "n"), ("mean", "mean"), ("variance", "var"), ("epsilon", "eps"))
+        for item in pivot_columns(part, k, prefix)
+    ]
+    join = Join(_pivot(gaussian_table, attribute, columns), name)
+    value = templates.expression("cast_to_double", value=column(attribute, "s"))
+    per_class = []
+    for c in range(k):
+        n, mean = column(f"n_{c}", name), column(f"mean_{c}", name)
+        mean_out = templates.expression("loo_mean", value=value, n=n, mean=mean, own=own[c])
+        variance = templates.expression(
+            "loo_variance",
+            value=value,
+            n=n,
+            mean=mean,
+            variance=column(f"var_{c}", name),
+            mean_out=_paren(mean_out),
+            own=own[c],
+            epsilon=column(f"eps_{c}", name),
+        )
+        per_class.append(
+            templates.expression(
+                "term_gaussian", value=value, mean=_paren(mean_out), variance=_paren(variance)
+            )
+        )
+    return Term(per_class, [join])
+
+
+def _check_model(model: Classifier) -> NaiveBayes:
+    if not isinstance(model, NaiveBayes):
+        raise ParameterError(
+            f"exact leave-one-out needs a NaiveBayes model (its parameters are counts); got "
+            f"{type(model).__name__}: use cross_validate(..., folds=k) for k-fold instead"
+        )
+    return model
+
+
+def leave_one_out(
+    con: Connectable,
+    source: SourceLike,
+    target: str,
+    model: Classifier,
+    *,
+    key: str | None = None,
+    features: Sequence[str] | None = None,
+    categorical: Iterable[str] | None = None,
+    numeric: Iterable[str] | None = None,
+) -> Evaluation:
+    """Exact leave-one-out cross-validation of an (unfitted) NaiveBayes model.
+
+    Cost: one count scan (as ``fit``), one fold-assignment pass and one scoring query over the
+    rows; no per-row refits. See the module docstring for the closed form and its one
+    approximation (the Gaussian variance floor).
+
+    Args:
+        con: a DuckDB connection, a database path, or a Warehouse.
+        source: table/view name, Arrow table or reader, or a Parquet/CSV path.
+        target: the class column; rows where it is NULL are neither counted nor scored.
+        model: a NaiveBayes with its settings (alpha, prior_alpha, m, var_smoothing); it is not
+            fitted. Other model kinds raise ParameterError (use k-fold cross_validate).
+        key: a unique integer or string column; None numbers the rows in scan order.
+        features, categorical, numeric: as for ``fit``.
+
+    Returns:
+        An :class:`~warehouse_ml.crossval.Evaluation` over ``wml.<loo_id>_predictions``
+        (columns: key (``wml_row`` when None), ``fold`` (INTEGER, the row's hash position, see
+        the module docstring), the target, ``p_<label>`` per class (DOUBLE), ``prediction``),
+        with ``folds`` = number of scored rows and the fold assignment in
+        ``wml.<loo_id>_folds``.
+    """
+    nb = _check_model(model)
+    warehouse = connect(con)
+    if isinstance(source, pa.RecordBatchReader):
+        source = source.read_all()
+    loo_id = f"loo{uuid.uuid4().hex[:12]}"
+    catalog.ensure(warehouse)
+    with open_source(warehouse, source) as src:
+        check_target(src, target)
+        chosen = select_features(
+            src, target, features, categorical=categorical, numeric=numeric,
+            keys=[key] if key else None,
+        )  # fmt: skip
+        classes, _ = nb._classes(warehouse, src, target)
+    split = splits.leave_one_out(
+        warehouse, source, key=key, table=catalog.parameter_table(loo_id, "folds"),
+        keep_columns=True,
+    )  # fmt: skip
+    created: list[TableName] = []
+    predictions = catalog.parameter_table(loo_id, "predictions")
+    try:
+        query = _scoring_query(warehouse, nb, split, target, chosen, classes, loo_id, created)
+        warehouse.run_tree(templates.create_table_as(predictions, query))
+    finally:
+        for table in created:
+            warehouse.run("drop_table", table=table)
+    n_scored = sum(c["n"] for c in classes)
+    labels = tuple(c["value"] for c in classes)
+    return Evaluation(warehouse, predictions, target, labels, split.key, n_scored, split.table)
+
+
+def _scoring_query(
+    warehouse: Warehouse,
+    nb: NaiveBayes,
+    split: splits.Split,
+    target: str,
+    chosen: list[Any],
+    classes: list[dict[str, Any]],
+    loo_id: str,
+    created: list[TableName],
+) -> exp.Query:
+    """Fit the full-data parameter tables from one count scan of the split (appending every
+    table made to ``created``) and return the leave-one-out scoring query."""
+    relation = split.table.to_table()
+    categorical = [f.name for f in chosen if f.kind == CATEGORICAL]
+    numeric = [f.name for f in chosen if f.kind == NUMERIC]
+
+    def materialise(part: str, query: exp.Query) -> exp.Query:
+        table = catalog.parameter_table(loo_id, part)
+        created.append(table)
+        warehouse.run_tree(templates.create_table_as(table, query))
+        return exp.select(exp.Star()).from_(table.to_table())
+
+    counts = moments = None
+    if categorical:
+        counts = materialise(
+            "counts",
+            counting.categorical_counts(relation, target, categorical, nb.block_size),
+        )
+    if numeric:
+        moments = materialise("moments", counting.numeric_moments(relation, target, numeric))
+    parts: list[str] = []
+    try:
+        nb._learn_from_counts(warehouse, counts, moments, classes, loo_id, parts)
+    finally:
+        created.extend(catalog.parameter_table(loo_id, p) for p in parts)
+
+    def table(part: str) -> TableName:
+        return catalog.parameter_table(loo_id, part)
+
+    if numeric:
+        created.append(table("loo_gaussian"))
+        warehouse.run(
+            "create_loo_gaussian",
+            table=table("loo_gaussian"),
+            gaussian=table("gaussian"),
+            moments=table("moments"),
+            classes=table("classes"),
+        )
+    own = own_columns(len(classes))
+    terms = [prior_term(table("classes"), own, sum(c["n"] for c in classes), nb.prior_alpha)]
+    for i, feature in enumerate(chosen):
+        if feature.kind == CATEGORICAL:
+            terms.append(
+                categorical_term(
+                    nb, table("categorical"), table("unseen"), feature.name, f"wml_a{i}", own
+                )
+            )
+        else:
+            terms.append(gaussian_term(table("loo_gaussian"), feature.name, f"wml_g{i}", own))
+    rows = scored_rows(relation, target, classes)
+    labels = [str(c["value"]) for c in classes]
+    return score_query(
+        rows.subquery("wml_scored_rows"),
+        terms,
+        [c["value"] for c in classes],
+        passthrough=[split.key, FOLD, target],
+        probability_names=[f"{PROBABILITY_PREFIX}{label}" for label in labels],
+        prediction_name=PREDICTION,
+    )
