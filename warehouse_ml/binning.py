@@ -56,8 +56,11 @@ def learn_edges(
     attributes: Sequence[str],
     bins: int,
     table: TableName,
+    description: str = "the source",
 ) -> dict[str, list[float]]:
     """Create the bin table ``table`` (attribute, bin_index, upper) and return its edges.
+
+    ``description`` names the source in the error raised for a non-finite value.
 
     Returns:
         attribute -> ascending distinct upper edges (floats); an attribute whose training
@@ -71,7 +74,7 @@ def learn_edges(
     ).to_pylist()
     edges: dict[str, list[float]] = {a: [] for a in attributes}
     for row in rows:
-        edges[row["attribute"]].append(_finite(row["attribute"], row["upper"]))
+        edges[row["attribute"]].append(_finite(row["attribute"], row["upper"], description))
     return edges
 
 
@@ -90,12 +93,13 @@ def fetch_edges(
     return {a: sorted(v) for a, v in edges.items()}
 
 
-def _finite(attribute: str, upper: Any) -> float:
+def _finite(attribute: str, upper: Any, description: str = "the source") -> float:
     value = float(upper)
     if value != value or value in (float("inf"), float("-inf")):
         raise DataError(
-            f"numeric attribute {attribute!r} has non-finite values; expected finite numbers "
-            "(filter them out or declare the column categorical)"
+            f"numeric column {attribute!r} of {description} has non-finite values (found "
+            f"{value} among its bin edges); expected finite numbers (filter them out, or map "
+            "them to NULL, in a view; or declare the column categorical)"
         )
     return value
 

@@ -85,6 +85,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         numeric=_names(args.numeric),
         keys=_names(args.keys),
         name=args.name,
+        allow_high_cardinality=args.allow_high_cardinality,
     )
     print(
         f"trained {model.kind} model {model.name_!r} on {model.n_rows_} rows "
@@ -327,6 +328,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="additive smoothing of the class prior (default 0)",
     )
     train.add_argument("--bins", type=int, help="TAN: equal-frequency bins for numeric columns")
+    train.add_argument(
+        "--allow-high-cardinality",
+        action="store_true",
+        help="learn identifier-like categorical columns instead of refusing them",
+    )
     train.set_defaults(run=cmd_train)
 
     predict = command("predict", "score a table or file with a stored model")

@@ -41,3 +41,12 @@ class IncompatibleModelError(WarehouseMLError):
 
 class NotFittedError(WarehouseMLError):
     """A method that needs a fitted model was called before `fit` or `load`."""
+
+
+class HighCardinalityWarning(UserWarning):
+    """A categorical attribute has many distinct values (see :mod:`warehouse_ml.validation`)."""
+
+
+class HighCardinalityError(DataError):
+    """A categorical attribute looks like an identifier or has too many distinct values to be
+    learned; pass ``allow_high_cardinality=True`` to ``fit`` to learn it anyway."""

@@ -51,11 +51,33 @@ def _is_categorical_type(t: pa.DataType) -> bool:
     )  # fmt: skip
 
 
+def _hint(field: pa.Field) -> str:
+    """What to do with a column of an unsupported type, by type family."""
+    t = field.type
+    extension = (field.metadata or {}).get(b"ARROW:extension:name", b"").decode()
+    if extension.startswith("geoarrow") or "geo" in str(t):
+        return (
+            "it holds a geometry: derive a categorical (a region, a grid cell) or numeric columns "
+            "(coordinates, area) in a view"
+        )
+    if pt.is_nested(t):
+        return (
+            "it holds a nested value: extract the fields or elements you need, or unnest it, "
+            "in a view (or CAST it to VARCHAR to use the whole value as a category)"
+        )
+    if pt.is_binary(t) or pt.is_large_binary(t) or pt.is_fixed_size_binary(t):
+        return "it holds binary data (BLOB/BIT): CAST it to VARCHAR or hash it in a view"
+    if pt.is_interval(t) or pt.is_duration(t):
+        return "it holds an interval: convert it to a number (e.g. epoch seconds) in a view"
+    return "CAST it to VARCHAR (categorical) or DOUBLE (numeric) in a view"
+
+
 def _unsupported(source: Source, name: str, t: pa.DataType) -> ColumnError:
+    field = source.field(name)
     return ColumnError(
         f"column {name!r} of {source.description} has type {t}, which a classifier cannot use; "
-        "expected a string, integer, boolean, enum, date/time or floating/decimal column "
-        "(cast it in a view, or leave it out with features=[...])"
+        "expected a string, integer, boolean, enum, date/time or floating/decimal column. "
+        f"Hint: {_hint(field)}, or leave it out with features=[...]/keys=[...]"
     )
 
 
@@ -89,9 +111,15 @@ def select_features(
         names = list(features)
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
-            raise ColumnError(f"features {duplicates} are listed more than once")
+            raise ColumnError(
+                f"features {duplicates} of {source.description} are listed more than once; "
+                "expected each feature once"
+            )
         if target in names:
-            raise ColumnError(f"the target column {target!r} cannot also be a feature")
+            raise ColumnError(
+                f"the target column {target!r} of {source.description} is also listed as a "
+                "feature; expected features other than the target"
+            )
     if not names:
         raise ColumnError(f"no feature columns: {source.description} has only {source.columns}")
     result = []

@@ -157,8 +157,9 @@ class TAN(Classifier):
         edges: dict[str, list[float]] = {}
         if numeric:
             edges = binning.learn_edges(
-                warehouse, source.relation, target, numeric, self.bins, table("bins")
-            )
+                warehouse, source.relation, target, numeric, self.bins, table("bins"),
+                source.description,
+            )  # fmt: skip
         relation = binning.discretised_source(source.relation, target, features, edges)
 
         categorical_table, unseen_table = table("categorical"), table("unseen")
