@@ -4,7 +4,9 @@
 -- class where the attribute is not NULL. A zero probability is stored as log_prob NULL
 -- ("impossible"); a class with no non-NULL value of the attribute gets the uniform 1/|X|.
 -- Placeholders: $table (output), $counts (attribute, value, class_label, n),
---   $classes (a model's class table), $alpha, $m (numbers >= 0).
+--   $classes (a model's class table), $log_prob (smoothed_log_prob.sql, the formula shared with
+--   leave-one-out scoring, bound to n = f.n, n_class = t.n_class, n_values = t.n_values and the
+--   model's alpha and m; see naive_bayes.categorical_log_prob).
 -- Output columns: attribute (VARCHAR), value (VARCHAR), class_index (INTEGER), n (BIGINT),
 --   log_prob (DOUBLE natural log, NULL when the probability is 0).
 CREATE TABLE $table AS
@@ -28,11 +30,6 @@ SELECT
     f.value AS value,
     f.class_index AS class_index,
     CAST(f.n AS BIGINT) AS n,
-    CASE
-        WHEN t.n_class + $alpha * t.n_values + $m = 0 THEN -LN(CAST(t.n_values AS DOUBLE))
-        WHEN f.n + $alpha + $m / CAST(t.n_values AS DOUBLE) = 0 THEN NULL
-        ELSE LN(CAST(f.n AS DOUBLE) + $alpha + $m / CAST(t.n_values AS DOUBLE))
-            - LN(CAST(t.n_class AS DOUBLE) + $alpha * t.n_values + $m)
-    END AS log_prob
+    $log_prob AS log_prob
 FROM filled AS f
 JOIN totals AS t ON t.attribute = f.attribute AND t.class_index = f.class_index

@@ -1,7 +1,9 @@
 -- What a value never seen in training contributes, per attribute and class: the smoothed
 -- zero-count probability (alpha + m/|X|) / (n_class + alpha*|X| + m), or nothing (log 0.0) when
 -- that is zero (alpha = m = 0) or the class has no non-NULL value of the attribute.
--- Placeholders: $table (output), $categorical (a model's categorical table), $alpha, $m.
+-- Placeholders: $table (output), $categorical (a model's categorical table), $log_prob
+--   (unseen_log_prob.sql, shared with leave-one-out scoring, bound to n_class = t.n_class,
+--   n_values = t.n_values and the model's alpha and m; see naive_bayes.unseen_log_prob).
 -- Output columns: attribute (VARCHAR), class_index (INTEGER), n_class (BIGINT),
 --   n_values (BIGINT), log_prob (DOUBLE natural log).
 CREATE TABLE $table AS
@@ -15,9 +17,5 @@ SELECT
     t.class_index AS class_index,
     CAST(t.n_class AS BIGINT) AS n_class,
     CAST(t.n_values AS BIGINT) AS n_values,
-    CASE
-        WHEN $alpha + $m = 0 OR t.n_class + $alpha * t.n_values + $m = 0 THEN CAST(0 AS DOUBLE)
-        ELSE LN($alpha + $m / CAST(t.n_values AS DOUBLE))
-            - LN(CAST(t.n_class AS DOUBLE) + $alpha * t.n_values + $m)
-    END AS log_prob
+    $log_prob AS log_prob
 FROM totals AS t

@@ -25,10 +25,12 @@ and a row of class y, ``own = 1`` if c == y else 0:
 
 Rows with a NULL target are neither counted nor scored. The predictions table has the columns of
 :func:`warehouse_ml.crossval.cross_validate`: key, ``fold``, target, ``p_<label>`` per class,
-``prediction``; ``fold`` is the row's position in the seeded MD5 hash order of its key (or of
-its scan-order row number when there is no key) among ALL source rows, as
-:func:`warehouse_ml.splits.leave_one_out` assigns it, so each row is its own fold (ids have gaps
-where NULL-target rows sit); ``Evaluation.folds`` is the number of scored rows.
+``prediction``. Each row is its own fold: ``fold`` is the row's 0-based ordinal among ALL source
+rows (NULL-target rows included, so ids have gaps there), in key order when a key is given, else
+in the engine's scan order; without a key the key column is ``wml_row`` = fold + 1 (scan-order
+numbering is stable for DuckDB tables and Arrow data, not promised by SQL: give a key for
+results that must agree across engines). ``Evaluation.folds`` is the number of scored rows and
+``Evaluation.split`` is None: no fold assignment table is written (no MD5 pass, no copy).
 
 Only Naive Bayes has this closed form: other kinds (TAN, whose tree would change per fold) raise
 :class:`~warehouse_ml.errors.ParameterError`; use k-fold ``cross_validate`` for them.
@@ -46,7 +48,7 @@ from sqlglot import exp
 
 from warehouse_ml import catalog, counting, splits, templates
 from warehouse_ml.crossval import FOLD, Evaluation
-from warehouse_ml.errors import ParameterError
+from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.features import CATEGORICAL, NUMERIC, check_target, select_features
 from warehouse_ml.model import PREDICTION, PROBABILITY_PREFIX, Classifier
 from warehouse_ml.naive_bayes import NaiveBayes
@@ -85,8 +87,14 @@ OWN = "wml_own"
 """Prefix of the scored rows' per-class 0/1 columns: is the row of class i (``wml_own_<i>``)."""
 
 
-def scored_rows(source: exp.Table, target: str, classes: list[dict[str, Any]]) -> exp.Query:
-    """The rows leave-one-out scores (non-NULL target), with ``wml_own_<i>`` per class."""
+def scored_rows(
+    source: exp.Table, target: str, classes: list[dict[str, Any]], key: str | None
+) -> exp.Query:
+    """The rows leave-one-out scores (non-NULL target), with ``wml_row`` (1-based ordinal among
+    all source rows, in key order or else scan order), ``fold`` (= wml_row - 1) and
+    ``wml_own_<i>`` per class."""
+    order = exp.Order(expressions=[exp.Ordered(this=column(key, "src"))]) if key else None
+    ordinal = exp.Window(this=exp.RowNumber(), order=order)
     label = templates.expression("cast_to_text", value=column(target, "src"))
     own = [
         alias(
@@ -95,7 +103,9 @@ def scored_rows(source: exp.Table, target: str, classes: list[dict[str, Any]]) -
         )
         for i, c in enumerate(classes)
     ]
-    return templates.build("select_loo_rows", source=source, target=target, own_columns=own)
+    return templates.build(
+        "select_loo_rows", source=source, target=target, ordinal=ordinal, own_columns=own
+    )
 
 
 def own_columns(n_classes: int) -> list[exp.Expression]:
@@ -248,8 +258,8 @@ def leave_one_out(
 ) -> Evaluation:
     """Exact leave-one-out cross-validation of an (unfitted) NaiveBayes model.
 
-    Cost: one count scan (as ``fit``), one fold-assignment pass and one scoring query over the
-    rows; no per-row refits. See the module docstring for the closed form and its one
+    Cost: one count scan (as ``fit``) and one scoring query over the rows; no per-row refits,
+    no fold assignment table. See the module docstring for the closed form and its one
     approximation (the Gaussian variance floor).
 
     Args:
@@ -263,10 +273,9 @@ def leave_one_out(
 
     Returns:
         An :class:`~warehouse_ml.crossval.Evaluation` over ``wml.<loo_id>_predictions``
-        (columns: key (``wml_row`` when None), ``fold`` (INTEGER, the row's hash position, see
-        the module docstring), the target, ``p_<label>`` per class (DOUBLE), ``prediction``),
-        with ``folds`` = number of scored rows and the fold assignment in
-        ``wml.<loo_id>_folds``.
+        (columns: key (``wml_row`` BIGINT, 1-based scan ordinal, when None), ``fold`` (INTEGER,
+        the row's 0-based ordinal, see the module docstring), the target, ``p_<label>`` per
+        class (DOUBLE), ``prediction``), with ``folds`` = number of scored rows.
     """
     nb = _check_model(model)
     warehouse = connect(con)
@@ -274,43 +283,49 @@ def leave_one_out(
         source = source.read_all()
     loo_id = f"loo{uuid.uuid4().hex[:12]}"
     catalog.ensure(warehouse)
+    predictions = catalog.parameter_table(loo_id, "predictions")
+    created: list[TableName] = []
     with open_source(warehouse, source) as src:
         check_target(src, target)
         chosen = select_features(
             src, target, features, categorical=categorical, numeric=numeric,
             keys=[key] if key else None,
         )  # fmt: skip
+        reserved = sorted({splits.ROW_KEY, FOLD} & set(src.columns) - {key})
+        if reserved:
+            raise ColumnError(
+                f"source {src.description} has columns {reserved}, which leave-one-out output "
+                f"adds; rename them in a view (a key column may be named {splits.ROW_KEY!r})"
+            )
+        splits._check_key(src, key)
+        splits._profile(warehouse, src, key)  # a key must be unique and non-NULL
         classes, _ = nb._classes(warehouse, src, target)
-    split = splits.leave_one_out(
-        warehouse, source, key=key, table=catalog.parameter_table(loo_id, "folds"),
-        keep_columns=True,
-    )  # fmt: skip
-    created: list[TableName] = []
-    predictions = catalog.parameter_table(loo_id, "predictions")
-    try:
-        query = _scoring_query(warehouse, nb, split, target, chosen, classes, loo_id, created)
-        warehouse.run_tree(templates.create_table_as(predictions, query))
-    finally:
-        for table in created:
-            warehouse.run("drop_table", table=table)
+        try:
+            query = _scoring_query(
+                warehouse, nb, src.relation, key, target, chosen, classes, loo_id, created
+            )
+            warehouse.run_tree(templates.create_table_as(predictions, query))
+        finally:
+            for table in created:
+                warehouse.run("drop_table", table=table)
     n_scored = sum(c["n"] for c in classes)
     labels = tuple(c["value"] for c in classes)
-    return Evaluation(warehouse, predictions, target, labels, split.key, n_scored, split.table)
+    return Evaluation(warehouse, predictions, target, labels, key or splits.ROW_KEY, n_scored, None)
 
 
 def _scoring_query(
     warehouse: Warehouse,
     nb: NaiveBayes,
-    split: splits.Split,
+    relation: exp.Table,
+    key: str | None,
     target: str,
     chosen: list[Any],
     classes: list[dict[str, Any]],
     loo_id: str,
     created: list[TableName],
 ) -> exp.Query:
-    """Fit the full-data parameter tables from one count scan of the split (appending every
+    """Fit the full-data parameter tables from one count scan of ``relation`` (appending every
     table made to ``created``) and return the leave-one-out scoring query."""
-    relation = split.table.to_table()
     categorical = [f.name for f in chosen if f.kind == CATEGORICAL]
     numeric = [f.name for f in chosen if f.kind == NUMERIC]
 
@@ -357,13 +372,13 @@ def _scoring_query(
             )
         else:
             terms.append(gaussian_term(table("loo_gaussian"), feature.name, f"wml_g{i}", own))
-    rows = scored_rows(relation, target, classes)
+    rows = scored_rows(relation, target, classes, key)
     labels = [str(c["value"]) for c in classes]
     return score_query(
         rows.subquery("wml_scored_rows"),
         terms,
         [c["value"] for c in classes],
-        passthrough=[split.key, FOLD, target],
+        passthrough=[key or splits.ROW_KEY, FOLD, target],
         probability_names=[f"{PROBABILITY_PREFIX}{label}" for label in labels],
         prediction_name=PREDICTION,
     )

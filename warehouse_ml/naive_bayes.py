@@ -54,6 +54,31 @@ def class_rows(classes: list[dict[str, Any]]) -> Any:
     )
 
 
+def categorical_log_prob(alpha: float, m: float) -> exp.Expression:
+    """The ``$log_prob`` of create_nb_categorical.sql: sql/smoothed_log_prob.sql over its rows
+    (f.n, t.n_class, t.n_values), the formula leave-one-out scoring shares (loo.py)."""
+    return templates.expression(
+        "smoothed_log_prob",
+        n=column("n", "f"),
+        n_class=column("n_class", "t"),
+        n_values=column("n_values", "t"),
+        alpha=alpha,
+        m=m,
+    )
+
+
+def unseen_log_prob(alpha: float, m: float) -> exp.Expression:
+    """The ``$log_prob`` of create_nb_unseen.sql: sql/unseen_log_prob.sql over its rows
+    (t.n_class, t.n_values), the formula leave-one-out scoring shares (loo.py)."""
+    return templates.expression(
+        "unseen_log_prob",
+        n_class=column("n_class", "t"),
+        n_values=column("n_values", "t"),
+        alpha=alpha,
+        m=m,
+    )
+
+
 class NaiveBayes(Classifier):
     """Naive Bayes over categorical (counts) and numeric (Gaussian) attributes.
 
@@ -150,15 +175,13 @@ class NaiveBayes(Classifier):
                 table=categorical_table,
                 counts=counts,
                 classes=classes_table,
-                alpha=self.alpha,
-                m=self.m,
+                log_prob=categorical_log_prob(self.alpha, self.m),
             )
             warehouse.run(
                 "create_nb_unseen",
                 table=table("unseen"),
                 categorical=categorical_table,
-                alpha=self.alpha,
-                m=self.m,
+                log_prob=unseen_log_prob(self.alpha, self.m),
             )
         if moments is not None:
             warehouse.run(

@@ -58,7 +58,14 @@ from warehouse_ml.features import (
     _is_numeric_type,
 )
 from warehouse_ml.model import Classifier
-from warehouse_ml.naive_bayes import _non_negative, categorical_term, class_rows, prior_term
+from warehouse_ml.naive_bayes import (
+    _non_negative,
+    categorical_log_prob,
+    categorical_term,
+    class_rows,
+    prior_term,
+    unseen_log_prob,
+)
 from warehouse_ml.scoring import Join, Term, pivot_columns
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName, alias, column, literal
@@ -168,12 +175,11 @@ class TAN(Classifier):
             table=categorical_table,
             counts=counting.categorical_counts(relation, target, names),
             classes=classes_table,
-            alpha=self.alpha,
-            m=0.0,
+            log_prob=categorical_log_prob(self.alpha, 0.0),
         )
         warehouse.run(
             "create_nb_unseen", table=unseen_table, categorical=categorical_table,
-            alpha=self.alpha, m=0.0,
+            log_prob=unseen_log_prob(self.alpha, 0.0),
         )  # fmt: skip
 
         information: list[list[Any]] = []
