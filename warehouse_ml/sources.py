@@ -83,12 +83,34 @@ def _file_relation(path: Path) -> exp.Table:
     return exp.Table(this=node)
 
 
+CASE_INSENSITIVE_DIALECTS = frozenset({"duckdb", "spark"})
+"""Engines that resolve even quoted column names case-insensitively."""
+
+
+def check_case(warehouse: Warehouse, schema: pa.Schema, description: str) -> None:
+    """Refuse columns whose names differ only by case on an engine that cannot tell them apart
+    (it would silently read one in place of the other)."""
+    if warehouse.dialect not in CASE_INSENSITIVE_DIALECTS:
+        return
+    seen: dict[str, list[str]] = {}
+    for name in schema.names:
+        seen.setdefault(name.casefold(), []).append(name)
+    clashes = [names for names in seen.values() if len(names) > 1]
+    if clashes:
+        raise ColumnError(
+            f"source {description} has columns {clashes[0]} whose names differ only by case; "
+            f"expected names that {warehouse.dialect} can tell apart (it matches column names "
+            "case-insensitively): rename one of them"
+        )
+
+
 @contextlib.contextmanager
 def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
     """Resolve ``source`` for the duration of a ``with`` block; temporary objects are removed."""
     if isinstance(source, pa.RecordBatchReader):
         source = source.read_all()
     if isinstance(source, pa.Table):
+        check_case(warehouse, source.schema, "an Arrow table")
         name = warehouse.register_arrow(source)
         try:
             yield Source(name.to_table(), source.schema, "an Arrow table", durable=False)
@@ -100,7 +122,9 @@ def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
         if not path.is_file():
             raise SourceError(f"source file {str(path)!r} does not exist")
         relation = _file_relation(path)
-        yield Source(relation, warehouse.schema_of(relation), str(path), durable=True)
+        schema = warehouse.schema_of(relation)
+        check_case(warehouse, schema, str(path))
+        yield Source(relation, schema, str(path), durable=True)
         return
     if not isinstance(source, (str, TableName, tuple, list)):
         raise SourceError(
