@@ -115,10 +115,10 @@ def test_tan_beats_naive_bayes_cross_validated(con, datasets, name, target):
     load_text_csv(con, "d", datasets / name)
     con.execute("CREATE TABLE dk AS SELECT row_number() OVER () AS rid, * FROM d")
     nb = crossval.cross_validate(
-        con, "dk", target, wml.NaiveBayes(alpha=1, prior_alpha=1), folds=10, key="rid"
+        con, "dk", target, wml.NaiveBayes(alpha=1, prior_alpha=1), folds=5, key="rid"
     )
     tan = crossval.cross_validate(
-        con, "dk", target, wml.TAN(alpha=1, prior_alpha=1), folds=10, key="rid"
+        con, "dk", target, wml.TAN(alpha=1, prior_alpha=1), folds=5, key="rid"
     )
     assert tan.accuracy().accuracy > nb.accuracy().accuracy
 

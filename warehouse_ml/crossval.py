@@ -174,6 +174,73 @@ def _record(
     )
 
 
+def _score_folds_together(
+    warehouse: Warehouse,
+    model: Classifier,
+    split: splits.Split,
+    split_source: Source,
+    target: str,
+    features: list,
+    classes: list[dict[str, Any]],
+    model_ids: list[str],
+    details: list[dict[str, Any]],
+    created: list[TableName],
+) -> exp.Query:
+    """One query scoring every fold: the folds' parameter tables are stacked into one table per
+    part (column wml_part = fold), and each row joins the parameters of its own fold."""
+    stacked_id = f"{model_ids[0]}_all"
+    parts = list(details[0]["tables"])
+    for part in parts:
+        stacked = catalog.parameter_table(stacked_id, part)
+        created.append(stacked)
+        tagged = templates.union_all(
+            templates.build(
+                "select_with_partition",
+                table=catalog.parameter_table(model_id, part),
+                partition=index,
+            )
+            for index, model_id in enumerate(model_ids)
+        )
+        warehouse.run_tree(templates.create_table_as(stacked, tagged))
+    record = _record(
+        model, stacked_id, target, split_source, features, classes,
+        {"tables": parts, "partition_column": FOLD},
+    )  # fmt: skip
+    rows = templates.build("select_rows_with_target", source=split.table, target=target)
+    labelled = Source(rows.subquery("wml_labelled"), split_source.schema, str(split.table), True)
+    return type(model).from_record(record).view_query(labelled, keys=[split.key, FOLD, target])
+
+
+def _score_folds_apart(
+    warehouse: Warehouse,
+    model: Classifier,
+    split: splits.Split,
+    split_source: Source,
+    target: str,
+    features: list,
+    fold_classes: list[list[dict[str, Any]]],
+    model_ids: list[str],
+    details: list[dict[str, Any]],
+    predictions: TableName,
+) -> None:
+    """One statement per fold, each scoring its held-out rows with its own model."""
+    for index, model_id in enumerate(model_ids):
+        record = _record(
+            model, model_id, target, split_source, features, fold_classes[index], details[index]
+        )
+        rows = templates.build(
+            "select_rows_of_fold", split=split.table, fold=FOLD, index=index, target=target
+        )
+        held_out = Source(
+            rows.subquery("wml_fold_rows"), split_source.schema, str(split.table), True
+        )
+        query = type(model).from_record(record).view_query(held_out, keys=[split.key, FOLD, target])
+        if index == 0:
+            warehouse.run_tree(templates.create_table_as(predictions, query))
+        else:
+            warehouse.run("insert_rows", table=predictions, rows=query)
+
+
 def _drop(warehouse: Warehouse, tables: Iterable[TableName]) -> None:
     for table in tables:
         warehouse.run("drop_table", table=table)
@@ -247,20 +314,17 @@ def cross_validate(
         details = model._learn_folds(
             warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids, created
         )
-        for f in range(k):  # one statement per fold: k small plans, not one huge one
-            record = _record(
-                model, model_ids[f], target, split_source, chosen, fold_classes[f], details[f]
-            )
-            rows = templates.build(
-                "select_rows_of_fold", split=table, fold=FOLD, index=f, target=target
-            )
-            held_out = Source(rows.subquery("wml_fold_rows"), split_source.schema, str(table), True)
-            fold_model = type(model).from_record(record)
-            query = fold_model.view_query(held_out, keys=[split.key, FOLD, target])
-            if f == 0:
-                warehouse.run_tree(templates.create_table_as(predictions, query))
-            else:
-                warehouse.run("insert_rows", table=predictions, rows=query)
+        if model.partitioned_scoring:
+            query = _score_folds_together(
+                warehouse, model, split, split_source, target, chosen, classes, model_ids,
+                details, created,
+            )  # fmt: skip
+            warehouse.run_tree(templates.create_table_as(predictions, query))
+        else:
+            _score_folds_apart(
+                warehouse, model, split, split_source, target, chosen, fold_classes, model_ids,
+                details, predictions,
+            )  # fmt: skip
     finally:
         _drop(warehouse, created)
     return Evaluation(
