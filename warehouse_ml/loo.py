@@ -15,7 +15,10 @@ and a row of class y, ``own = 1`` if c == y else 0:
   (``sql/unseen_log_prob.sql``) with |X| - 1 values and n'_c, for every class (nothing when no
   value of the attribute is left); NULL values contribute nothing; a zero probability
   (alpha = m = 0) makes the class impossible, a zero denominator gives -ln|X|, exactly as the
-  fitted model's tables and scoring do;
+  fitted model's tables and scoring do. Both cases a row can be in (of class c or not) are
+  computed once per (attribute, value, class) in a small table
+  (``sql/create_loo_categorical.sql``), so scoring a row is one join per attribute, as in
+  ordinary scoring;
 * numeric attribute: the class's mean and population variance without the row,
   mean' = (n mean - x) / (n - 1), M2' = M2 - (x - mean)(x - mean'), plus the variance floor
   epsilon = var_smoothing * (largest overall variance) **of the full data**. That is the one
@@ -38,7 +41,6 @@ Only Naive Bayes has this closed form: other kinds (TAN, whose tree would change
 
 from __future__ import annotations
 
-import functools
 import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -60,11 +62,6 @@ from warehouse_ml.warehouse import Connectable, Warehouse, connect
 
 def _paren(expression: exp.Expression) -> exp.Expression:
     return exp.Paren(this=expression)
-
-
-def _sum(items: Sequence[exp.Expression]) -> exp.Expression:
-    """``(a + b + ...)`` in the given (class) order."""
-    return _paren(functools.reduce(lambda a, b: exp.Add(this=a, expression=b), items))
 
 
 def _minus(left: exp.Expression, right: exp.Expression) -> exp.Expression:
@@ -133,72 +130,75 @@ def prior_term(
     return Term(per_class, [join])
 
 
-def categorical_term(
+def create_categorical_table(
+    warehouse: Warehouse,
     model: NaiveBayes,
+    table: TableName,
     categorical_table: TableName,
     unseen_table: TableName,
-    attribute: str,
-    name: str,
-    own: list[exp.Expression],
-) -> Term:
-    """Leave-one-out log P(value | c) of one categorical attribute (see the module docstring).
+) -> None:
+    """Write the leave-one-out categorical parameters (``sql/create_loo_categorical.sql``):
+    per (attribute, value, class) the log-probability with the row left out, for a row of
+    another class and for a row of this class, from the full-data model's tables."""
+    k, u = "k", "u"
+    smoothing = {"alpha": model.alpha, "m": model.m}
+    fewer_values = _minus(column("n_values", u), literal(1))
+    n_class_without = _minus(column("n_class", u), literal(1))
+    warehouse.run(
+        "create_loo_categorical",
+        table=table,
+        categorical=categorical_table,
+        unseen=unseen_table,
+        unseen_other=templates.expression(
+            "unseen_log_prob", n_class=column("n_class", u), n_values=fewer_values, **smoothing
+        ),
+        seen_own=templates.expression(
+            "smoothed_log_prob",
+            n=_minus(column("n", k), literal(1)),
+            n_class=n_class_without,
+            n_values=column("n_values", u),
+            **smoothing,
+        ),
+        unseen_own=templates.expression(
+            "unseen_log_prob", n_class=n_class_without, n_values=fewer_values, **smoothing
+        ),
+    )
 
-    Joins: the value's per-class counts n_xc (pivot of the model's categorical table) and the
-    attribute's per-class non-NULL counts n_c and value count |X| (pivot of its unseen table).
-    """
+
+def categorical_term(
+    loo_table: TableName, attribute: str, name: str, own: list[exp.Expression]
+) -> Term:
+    """Leave-one-out log P(value | c) of one categorical attribute: one join of the value's
+    row of ``create_categorical_table``'s output, pivoted by class (the ``lpo_<c>`` columns
+    for a row of another class, ``lpw_<c>`` for a row of class c)."""
     k = len(own)
     value = column(attribute, "s")
     text = templates.expression("cast_to_text", value=value)
-    counts = Join(
+    join = Join(
         templates.build(
             "pivot_rows_by_class",
-            table=categorical_table,
+            table=loo_table,
             key="value",
             attribute=attribute,
-            class_columns=pivot_columns("n", k, "n"),
+            class_columns=[
+                *pivot_columns("log_prob_other", k, "lpo"),
+                *pivot_columns("log_prob_own", k, "lpw"),
+            ],
         ),
         name,
         on=templates.expression("equals", left=column("value", name), right=text),
     )
-    totals_name = f"{name}_totals"
-    totals = Join(
-        _pivot(
-            unseen_table,
-            attribute,
-            [*pivot_columns("n_class", k, "nc"), *pivot_columns("n_values", 1, "nv")],
-        ),
-        totals_name,
-    )
-    n_values = column("nv_0", totals_name)
-    value_total = _sum([column(f"n_{c}", name) for c in range(k)])
-    per_class = []
-    for c in range(k):
-        n_class = _minus(column(f"nc_{c}", totals_name), own[c])
-        smoothing = {"alpha": model.alpha, "m": model.m}
-        unseen = templates.expression(
-            "unseen_log_prob",
-            n_class=n_class,
-            n_values=_minus(n_values, literal(1)),
-            **smoothing,
+    per_class = [
+        templates.expression(
+            "loo_term_categorical",
+            value=value,
+            own=own[c],
+            other=column(f"lpo_{c}", name),
+            own_log_prob=column(f"lpw_{c}", name),
         )
-        seen = templates.expression(
-            "smoothed_log_prob",
-            n=_minus(column(f"n_{c}", name), own[c]),
-            n_class=n_class,
-            n_values=n_values,
-            **smoothing,
-        )
-        per_class.append(
-            templates.expression(
-                "loo_term_categorical",
-                value=value,
-                value_total=value_total,
-                n_values=n_values,
-                unseen=unseen,
-                seen=seen,
-            )
-        )
-    return Term(per_class, [counts, totals])
+        for c in range(k)
+    ]
+    return Term(per_class, [join])
 
 
 def gaussian_term(
@@ -352,6 +352,11 @@ def _scoring_query(
     def table(part: str) -> TableName:
         return catalog.parameter_table(loo_id, part)
 
+    if categorical:
+        created.append(table("loo_categorical"))
+        create_categorical_table(
+            warehouse, nb, table("loo_categorical"), table("categorical"), table("unseen")
+        )
     if numeric:
         created.append(table("loo_gaussian"))
         warehouse.run(
@@ -365,11 +370,7 @@ def _scoring_query(
     terms = [prior_term(table("classes"), own, sum(c["n"] for c in classes), nb.prior_alpha)]
     for i, feature in enumerate(chosen):
         if feature.kind == CATEGORICAL:
-            terms.append(
-                categorical_term(
-                    nb, table("categorical"), table("unseen"), feature.name, f"wml_a{i}", own
-                )
-            )
+            terms.append(categorical_term(table("loo_categorical"), feature.name, f"wml_a{i}", own))
         else:
             terms.append(gaussian_term(table("loo_gaussian"), feature.name, f"wml_g{i}", own))
     rows = scored_rows(relation, target, classes, key)
