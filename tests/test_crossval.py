@@ -124,14 +124,31 @@ def test_tan_beats_naive_bayes_cross_validated(con, datasets, name, target):
 
 
 def test_select_model_picks_the_best_cross_validated_setting_and_refits(con):
-    data = wml.synthetic.tan_data(2000, 5, seed=12, concentration=1.0).append_column("id", pa.array(range(2000)))
-    candidates = [wml.NaiveBayes(alpha=1.0), wml.TAN(alpha=1.0), crossval.Candidate(wml.NaiveBayes(), features=["a0"])]
-    selection = crossval.select_model(con, data, "class", candidates, measure="log_score", folds=4, key="id", name="chosen")
+    data = wml.synthetic.tan_data(2000, 5, seed=12, concentration=1.0).append_column(
+        "id", pa.array(range(2000))
+    )
+    candidates = [
+        wml.NaiveBayes(alpha=1.0),
+        wml.TAN(alpha=1.0),
+        crossval.Candidate(wml.NaiveBayes(), features=["a0"]),
+    ]
+    selection = crossval.select_model(
+        con, data, "class", candidates, measure="log_score", folds=4, key="id", name="chosen"
+    )
     values = selection.comparison["value"].to_pylist()
     assert selection.comparison["chosen"].to_pylist() == [v == min(values) for v in values]
     scores = {
-        i: crossval.cross_validate(con, data, "class", c.model if isinstance(c, crossval.Candidate) else c, folds=4, key="id",
-                                   features=c.features if isinstance(c, crossval.Candidate) else None).log_score().mean
+        i: crossval.cross_validate(
+            con,
+            data,
+            "class",
+            c.model if isinstance(c, crossval.Candidate) else c,
+            folds=4,
+            key="id",
+            features=c.features if isinstance(c, crossval.Candidate) else None,
+        )
+        .log_score()
+        .mean
         for i, c in enumerate(candidates)
     }
     assert values == pytest.approx([scores[i] for i in range(3)], abs=1e-12)

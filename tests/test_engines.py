@@ -241,6 +241,15 @@ def measures(engine: Engine) -> dict[str, Any]:
     }
 
 
+@case
+def cross_validation(engine: Engine) -> dict[str, Any]:
+    """Stratified 4-fold cross-validation of NB: pooled out-of-fold predictions and accuracy."""
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    ev = wml.cross_validate(w, table, "label", wml.NaiveBayes(alpha=1.0), folds=4, seed=2, key="id")
+    return {"predictions": ev.to_arrow(), "accuracy": ev.accuracy()}
+
+
 # -- the test -----------------------------------------------------------------------------------
 _REFERENCE: dict[str, dict[str, Any]] = {}
 
