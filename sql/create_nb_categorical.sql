@@ -3,6 +3,8 @@
 -- |X| is the number of values the attribute takes in training and n_class the rows of the
 -- class where the attribute is not NULL. A zero probability is stored as log_prob NULL
 -- ("impossible"); a class with no non-NULL value of the attribute gets the uniform 1/|X|.
+-- $counts is read once, as the CTE "counted" (referenced twice: DuckDB and PostgreSQL materialise
+-- it instead of counting the source twice).
 -- Placeholders: $table (output), $counts (attribute, value, class_label, n),
 --   $classes (a model's class table), $log_prob (smoothed_log_prob.sql, the formula shared with
 --   leave-one-out scoring, bound to n = f.n, n_class = t.n_class, n_values = t.n_values and the
@@ -10,14 +12,17 @@
 -- Output columns: attribute (VARCHAR), value (VARCHAR), class_index (INTEGER), n (BIGINT),
 --   log_prob (DOUBLE natural log, NULL when the probability is 0).
 CREATE TABLE $table AS
-WITH seen AS (
-    SELECT DISTINCT k.attribute, k.value FROM $counts AS k
+WITH counted AS (
+    SELECT k.attribute, k.value, k.class_label, k.n FROM $counts AS k
+),
+seen AS (
+    SELECT DISTINCT k.attribute, k.value FROM counted AS k
 ),
 filled AS (
     SELECT s.attribute, s.value, c.class_index, COALESCE(k.n, 0) AS n
     FROM seen AS s
     CROSS JOIN $classes AS c
-    LEFT JOIN $counts AS k
+    LEFT JOIN counted AS k
         ON k.attribute = s.attribute AND k.value = s.value AND k.class_label = c.class_label
 ),
 totals AS (
