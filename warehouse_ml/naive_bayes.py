@@ -258,6 +258,10 @@ class NaiveBayes(Classifier):
         return terms
 
 
+INTEGER_TYPES = ("int", "uint")
+"""Arrow type names of integer columns (int8 ... uint64), whose values join natively."""
+
+
 def _partition(record: ModelRecord) -> str | None:
     """The scored rows' column naming the model partition (cross-validation fold), if the
     record's tables hold one model per partition."""
@@ -292,8 +296,14 @@ def categorical_term(
     partition = _partition(record)
     partitioned = partition is not None
     raw = column(attribute, "s") if value is None else value
-    text = templates.expression("cast_to_text", value=raw)
-    condition = templates.expression("equals", left=column("value", name), right=text)
+    fitted_type = record.feature_types.get(attribute, {}).get("sql_type", "")
+    if value is None and fitted_type.startswith(INTEGER_TYPES):
+        # integer codes: the (few) stored values are cast back, not every scored row to text
+        stored = templates.expression("cast_to_bigint", value=column("value", name))
+        condition = templates.expression("equals", left=stored, right=raw)
+    else:
+        text = templates.expression("cast_to_text", value=raw)
+        condition = templates.expression("equals", left=column("value", name), right=text)
     if partitioned:
         condition = exp.and_(condition, partition_condition(name, partition))
     seen = Join(
