@@ -50,7 +50,15 @@ def step_prepare(folder: Path, rows: int) -> dict:
 
     con = duckdb.connect(str(folder / "bench.duckdb"))
     for name, strings in (("codes", False), ("strings", True)):
-        data = synthetic.tan_data(rows, D, n_classes=3, cardinality=[3, 4, 5, 6, 8] * 4, tree="random", strings=strings, seed=1)
+        data = synthetic.tan_data(
+            rows,
+            D,
+            n_classes=3,
+            cardinality=[3, 4, 5, 6, 8] * 4,
+            tree="random",
+            strings=strings,
+            seed=1,
+        )
         pq.write_table(data, folder / f"{name}.parquet")
         con.register("data", data)
         con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM data")
@@ -81,7 +89,9 @@ def step_formulation(folder: Path, table: str, formulation: str) -> dict:
     con = _connect(folder)
     source = TableName((table,)).to_table()
     if formulation.startswith("blocks"):
-        sql = templates.generate(counting.categorical_counts(source, "class", columns(), int(formulation[6:])))
+        sql = templates.generate(
+            counting.categorical_counts(source, "class", columns(), int(formulation[6:]))
+        )
     elif formulation == "grouping_sets":
         sets = ", ".join(f"(class, {c})" for c in columns())
         sql = f"SELECT class, {', '.join(columns())}, count(*) AS n FROM {table} GROUP BY GROUPING SETS ({sets})"
@@ -174,16 +184,25 @@ def best(folder: Path, name: str, *args: object, repeat: int = 2) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--score-rows", type=int, default=1_000_000)
-    parser.add_argument("--sklearn-rows-limit", type=int, default=2_000_000, help="skip scikit-learn above this many rows (its string path needs ~20 GB at 10M)")
+    parser.add_argument(
+        "--sklearn-rows-limit",
+        type=int,
+        default=2_000_000,
+        help="skip scikit-learn above this many rows (its string path needs ~20 GB at 10M)",
+    )
     parser.add_argument("--step")
     parser.add_argument("--folder")
     args, rest = parser.parse_known_args()
     if args.step:
         folder = Path(args.folder)
-        converted = [int(a) if a.isdigit() else (a == "True" if a in ("True", "False") else a) for a in rest]
+        converted = [
+            int(a) if a.isdigit() else (a == "True" if a in ("True", "False") else a) for a in rest
+        ]
         print(json.dumps(STEPS[args.step](folder, *converted)))
         return
 
@@ -191,29 +210,54 @@ def main() -> None:
         folder = Path(tmp)
         start = time.perf_counter()
         run_step(folder, "prepare", args.rows)
-        print(f"data: {args.rows:,} rows x {D} categorical attributes, 3 classes (prepared in {time.perf_counter() - start:.1f} s)")
+        print(
+            f"data: {args.rows:,} rows x {D} categorical attributes, 3 classes (prepared in {time.perf_counter() - start:.1f} s)"
+        )
         print(f"machine: {os.cpu_count()} cores; DuckDB threads = cores\n")
         for table in ("codes", "strings"):
             floor = best(folder, "floor", table)
             print(f"[{table}] one-scan floor (sum(hash) of every column): {floor['seconds']:.3f} s")
-            for formulation in ("blocks2", "blocks4", "blocks5", "blocks8", "grouping_sets", "union_all"):
+            for formulation in (
+                "blocks2",
+                "blocks4",
+                "blocks5",
+                "blocks8",
+                "grouping_sets",
+                "union_all",
+            ):
                 r = best(folder, "formulation", table, formulation)
-                print(f"  count formulation {formulation:14s} {r['seconds']:7.3f} s  {r['seconds'] / floor['seconds']:5.2f}x floor")
+                print(
+                    f"  count formulation {formulation:14s} {r['seconds']:7.3f} s  {r['seconds'] / floor['seconds']:5.2f}x floor"
+                )
             fit = best(folder, "fit", table)
             fit_parquet = best(folder, "fit", f"{table}.parquet")
-            print(f"  NaiveBayes.fit from table    {fit['seconds']:7.3f} s  {fit['seconds'] / floor['seconds']:5.2f}x floor  peak +{fit['mb']:.0f} MB")
-            print(f"  NaiveBayes.fit from Parquet  {fit_parquet['seconds']:7.3f} s  {fit_parquet['seconds'] / floor['seconds']:5.2f}x floor  peak +{fit_parquet['mb']:.0f} MB")
+            print(
+                f"  NaiveBayes.fit from table    {fit['seconds']:7.3f} s  {fit['seconds'] / floor['seconds']:5.2f}x floor  peak +{fit['mb']:.0f} MB"
+            )
+            print(
+                f"  NaiveBayes.fit from Parquet  {fit_parquet['seconds']:7.3f} s  {fit_parquet['seconds'] / floor['seconds']:5.2f}x floor  peak +{fit_parquet['mb']:.0f} MB"
+            )
             score = best(folder, "score", table, args.score_rows)
-            print(f"  scoring {min(args.score_rows, args.rows):,} rows via SQL view: {score['rows_per_s'] / 1e6:.2f} M rows/s  peak +{score['mb']:.0f} MB")
+            print(
+                f"  scoring {min(args.score_rows, args.rows):,} rows via SQL view: {score['rows_per_s'] / 1e6:.2f} M rows/s  peak +{score['mb']:.0f} MB"
+            )
             if args.rows > args.sklearn_rows_limit:
-                print("  scikit-learn skipped at this size (raise --sklearn-rows-limit to run it)\n")
+                print(
+                    "  scikit-learn skipped at this size (raise --sklearn-rows-limit to run it)\n"
+                )
                 continue
             encode = table == "strings"
             sk = best(folder, "sklearn", table, encode, args.score_rows, repeat=1)
-            label = "OrdinalEncoder + CategoricalNB.fit" if encode else "CategoricalNB.fit on int codes"
-            print(f"  scikit-learn {label}: {sk['seconds']:.3f} s  peak +{sk['mb']:.0f} MB  -> ours is {sk['seconds'] / fit['seconds']:.1f}x faster")
+            label = (
+                "OrdinalEncoder + CategoricalNB.fit" if encode else "CategoricalNB.fit on int codes"
+            )
+            print(
+                f"  scikit-learn {label}: {sk['seconds']:.3f} s  peak +{sk['mb']:.0f} MB  -> ours is {sk['seconds'] / fit['seconds']:.1f}x faster"
+            )
             if not encode:
-                print(f"  scikit-learn predict_proba on int codes: {sk['score_rows_per_s'] / 1e6:.2f} M rows/s  -> SQL view is {score['rows_per_s'] / sk['score_rows_per_s']:.1f}x faster")
+                print(
+                    f"  scikit-learn predict_proba on int codes: {sk['score_rows_per_s'] / 1e6:.2f} M rows/s  -> SQL view is {score['rows_per_s'] / sk['score_rows_per_s']:.1f}x faster"
+                )
             print()
 
 

@@ -98,11 +98,21 @@ def test_evaluate_report_and_tables(tmp_path, capsys):
     args = ["evaluate", TENNIS, "--target", "play", "--key", "day", "--folds", "7", "--db", db]
     assert main([*args, "--output-dir", str(out), "--format", "parquet"]) == 0
     report = capsys.readouterr().out
-    for heading in ("confusion matrix", "accuracy", "per class", "AUC", "lift by decile", "log score", "Brier"):
+    for heading in (
+        "confusion matrix",
+        "accuracy",
+        "per class",
+        "AUC",
+        "lift by decile",
+        "log score",
+        "Brier",
+    ):
         assert heading in report
     written = {p.name for p in out.iterdir()}
     assert {"predictions.parquet", "confusion.parquet", "lift.parquet", "roc.parquet"} <= written
     assert pq.read_table(out / "predictions.parquet").num_rows == 14
-    assert main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"]) == 0
+    assert (
+        main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"]) == 0
+    )
     assert main(["evaluate", TENNIS, "--model", "t", "--keys", "day", "--db", db]) == 0
     assert "model 't' on hold-out" in capsys.readouterr().out
