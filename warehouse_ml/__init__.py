@@ -21,7 +21,6 @@ from warehouse_ml.crossval import (
     evaluate,
     select_model,
 )
-from warehouse_ml.crossval import leave_one_out as leave_one_out_cv  # splits has leave_one_out
 from warehouse_ml.errors import (
     ColumnError,
     DataError,
@@ -33,6 +32,7 @@ from warehouse_ml.errors import (
     TemplateError,
     WarehouseMLError,
 )
+from warehouse_ml.loo import leave_one_out as leave_one_out_cv  # splits has leave_one_out
 from warehouse_ml.metrics import (
     accuracy,
     average_precision,

@@ -49,8 +49,8 @@ import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml import catalog, counting, splits, templates
-from warehouse_ml.crossval import FOLD, Evaluation
 from warehouse_ml.errors import ColumnError, ParameterError
+from warehouse_ml.evaluation import FOLD, Evaluation
 from warehouse_ml.features import CATEGORICAL, NUMERIC, check_target, select_features
 from warehouse_ml.model import PREDICTION, PROBABILITY_PREFIX, Classifier
 from warehouse_ml.naive_bayes import NaiveBayes
@@ -272,7 +272,7 @@ def leave_one_out(
         features, categorical, numeric: as for ``fit``.
 
     Returns:
-        An :class:`~warehouse_ml.crossval.Evaluation` over ``wml.<loo_id>_predictions``
+        An :class:`~warehouse_ml.evaluation.Evaluation` over ``wml.<loo_id>_predictions``
         (columns: key (``wml_row`` BIGINT, 1-based scan ordinal, when None), ``fold`` (INTEGER,
         the row's 0-based ordinal, see the module docstring), the target, ``p_<label>`` per
         class (DOUBLE), ``prediction``), with ``folds`` = number of scored rows.
