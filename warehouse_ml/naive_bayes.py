@@ -45,12 +45,23 @@ def _non_negative(name: str, value: float) -> float:
     return number
 
 
-def class_rows(classes: list[dict[str, Any]]) -> Any:
-    """The classes as a VALUES relation (class_index, class_label, n)."""
-    return templates.values(
+def create_classes_table(
+    warehouse: Warehouse, table: TableName, classes: list[dict[str, Any]], prior_alpha: float
+) -> None:
+    """Write a model's class table (class_index, class_label, n, log_prior) from the class
+    counts, P(c) smoothed by ``prior_alpha`` (shared by Naive Bayes and TAN)."""
+    rows = templates.values(
         [(c["class_index"], c["class_label"], c["n"]) for c in classes],
         "r",
         ("class_index", "class_label", "n"),
+    )
+    warehouse.run(
+        "create_nb_classes",
+        table=table,
+        class_rows=rows,
+        prior_alpha=prior_alpha,
+        n_total=sum(c["n"] for c in classes),
+        n_classes=len(classes),
     )
 
 
@@ -160,14 +171,7 @@ class NaiveBayes(Classifier):
             return parameter_table(model_id, part)
 
         classes_table = table("classes")
-        warehouse.run(
-            "create_nb_classes",
-            table=classes_table,
-            class_rows=class_rows(classes),
-            prior_alpha=self.prior_alpha,
-            n_total=sum(c["n"] for c in classes),
-            n_classes=len(classes),
-        )
+        create_classes_table(warehouse, classes_table, classes, self.prior_alpha)
         if counts is not None:
             categorical_table = table("categorical")
             warehouse.run(

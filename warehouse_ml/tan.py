@@ -62,7 +62,7 @@ from warehouse_ml.naive_bayes import (
     _non_negative,
     categorical_log_prob,
     categorical_term,
-    class_rows,
+    create_classes_table,
     prior_term,
     unseen_log_prob,
 )
@@ -152,14 +152,7 @@ class TAN(Classifier):
         if self.root is not None and self.root not in names:
             raise ColumnError(f"root {self.root!r} is not one of the features {names}")
         classes_table = table("classes")
-        warehouse.run(
-            "create_nb_classes",
-            table=classes_table,
-            class_rows=class_rows(classes),
-            prior_alpha=self.prior_alpha,
-            n_total=sum(c["n"] for c in classes),
-            n_classes=len(classes),
-        )
+        create_classes_table(warehouse, classes_table, classes, self.prior_alpha)
         numeric = [f.name for f in features if f.kind == NUMERIC]
         edges: dict[str, list[float]] = {}
         if numeric:
