@@ -193,11 +193,15 @@ def test_cli_on_hostile_names(tmp_path_factory, data):
     before_objects, before_data = objects(con), user_checksums(con)
     con.close()
     source = ".".join(parts)
-    assert main(["train", source, "--target", target, "--name", "hostile", "--db", path]) == 0
+    # As a shell user passes names that may start with "-": options as --opt=value, and the
+    # positional names after "--".
+    assert (
+        main(["train", f"--target={target}", "--name=hostile", f"--db={path}", "--", source]) == 0
+    )
     assert main(["train", "plain", "--target", "cls", "--name", "plain", "--db", path]) == 0
-    assert main(["predict", "hostile", source, "--to-table", "scored", "--db", path]) == 0
-    assert main(["evaluate", source, "--target", target, "--folds", "2", "--db", path]) == 0
-    assert main(["sql", "hostile", source, "--db", path]) == 0
+    assert main(["predict", "--to-table=scored", f"--db={path}", "--", "hostile", source]) == 0
+    assert main(["evaluate", f"--target={target}", "--folds=2", f"--db={path}", "--", source]) == 0
+    assert main(["sql", f"--db={path}", "--", "hostile", source]) == 0
     con = duckdb.connect(path)
     hostile_model, plain_model = wml.load(con, "hostile"), wml.load(con, "plain")
     np.testing.assert_allclose(
