@@ -134,7 +134,10 @@ def datasets(draw):
         st.lists(st.floats(-50, 50, allow_nan=False) | st.none(), min_size=n, max_size=n)
     )
     if len({v for v, t in zip(numeric, target) if v is not None and t is not None}) < 2:
+        # two distinct labelled values, so the variance floor (var_smoothing x the largest
+        # variance) is positive
         numeric[:2] = [1.5, -2.0]
+        target[0], target[1] = target[0] or "p", target[1] or "q"
     test = {
         f"x{i}": draw(st.lists(st.sampled_from(["a", "b", "e", None]), min_size=5, max_size=5))
         for i in range(d)
