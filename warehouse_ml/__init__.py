@@ -12,15 +12,8 @@ Public API::
 __version__ = "0.1.0"
 
 from warehouse_ml import synthetic
-from warehouse_ml.api import drop, list_models, load
-from warehouse_ml.crossval import (
-    Candidate,
-    Evaluation,
-    Selection,
-    cross_validate,
-    evaluate,
-    select_model,
-)
+from warehouse_ml.api import cross_validate, drop, evaluate, list_models, load, select_model
+from warehouse_ml.crossval import Candidate, Evaluation, Selection
 from warehouse_ml.errors import (
     ColumnError,
     DataError,
@@ -52,6 +45,7 @@ from warehouse_ml.metrics import (
     roc_curve,
 )
 from warehouse_ml.naive_bayes import NaiveBayes
+from warehouse_ml.progress import Progress, ProgressCallback
 from warehouse_ml.splits import Split, assign_folds, holdout_split, leave_one_out
 from warehouse_ml.tan import TAN, ChowLiuTree, chow_liu_tree
 from warehouse_ml.warehouse import Warehouse, connect
@@ -68,6 +62,8 @@ __all__ = [
     "NaiveBayes",
     "NotFittedError",
     "ParameterError",
+    "Progress",
+    "ProgressCallback",
     "Selection",
     "SourceError",
     "Split",

@@ -1,16 +1,24 @@
 """``warehouse-ml``: train, score and inspect classifiers in a DuckDB database from the shell.
 
-Exit codes: 0 success; 1 a clear error about the input (message on stderr); 2 bad usage.
+Exit codes: 0 success; 1 a clear error about the input (message on stderr); 2 bad usage;
+130 interrupted (Ctrl-C): the statement running is abandoned, a fit drops its new tables and the
+catalog is left as it was.
+
+Progress: with ``--progress`` (default: when stderr is a terminal) each command reports the
+statement it is running on stderr; stdout carries only the command's output.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +32,14 @@ from warehouse_ml import crossval, synthetic, templates
 from warehouse_ml.api import MODEL_KINDS
 from warehouse_ml.errors import ParameterError, WarehouseMLError
 from warehouse_ml.model import Classifier
+from warehouse_ml.progress import Progress
 from warehouse_ml.templates import TableName
+from warehouse_ml.warehouse import DuckDBWarehouse
 
 DEFAULT_DB = os.environ.get("WML_DB", "warehouse.duckdb")
 KIND_NAMES = {"nb": "naive_bayes", "naive_bayes": "naive_bayes", "tan": "tan"}
+INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT, the shell's convention)."""
 
 
 def _names(text: str | None) -> list[str] | None:
@@ -73,9 +85,85 @@ def _cell(value: Any) -> str:
     return "NULL" if value is None else str(value)
 
 
+# -- progress ---------------------------------------------------------------------------------
+class ProgressDisplay:
+    """Shows the statement a command is running, on a text stream (stderr).
+
+    On a terminal (``live``) one line is redrawn in place and refreshed every ``refresh``
+    seconds, so the elapsed time keeps counting while a long statement runs; otherwise one line
+    is written per statement. Call :meth:`close` at the end to clear the live line.
+    """
+
+    def __init__(self, stream: Any, live: bool, refresh: float = 0.5) -> None:
+        self.stream = stream
+        self.live = live
+        self.refresh = refresh
+        self.current: tuple[Progress, float] | None = None
+        self.lock = threading.Lock()
+        self.stopped = threading.Event()
+        self.ticker = threading.Thread(target=self._tick, daemon=True) if live else None
+        if self.ticker is not None:
+            self.ticker.start()
+
+    def __call__(self, progress: Progress) -> None:
+        with self.lock:
+            self.current = (progress, time.monotonic())
+            self._draw()
+
+    def _text(self) -> str:
+        progress, received = self.current  # type: ignore[misc]
+        elapsed = progress.elapsed + (time.monotonic() - received if self.live else 0.0)
+        return (
+            f"warehouse-ml {progress.operation}: {elapsed:.1f} s, "
+            f"statement {progress.statement}: {progress.phase}"
+        )
+
+    def _draw(self) -> None:
+        if self.current is None:
+            return
+        if self.live:
+            width = max(20, shutil.get_terminal_size().columns - 1)
+            self.stream.write("\r\033[K" + self._text()[:width])
+        else:
+            self.stream.write(self._text() + "\n")
+        self.stream.flush()
+
+    def _tick(self) -> None:
+        while not self.stopped.wait(self.refresh):
+            with self.lock:
+                self._draw()
+
+    def close(self) -> None:
+        """Stop refreshing and clear the live line."""
+        self.stopped.set()
+        if self.ticker is not None:
+            self.ticker.join()
+        with self.lock:
+            if self.live and self.current is not None:
+                self.stream.write("\r\033[K")
+                self.stream.flush()
+            self.current = None
+
+
+@contextlib.contextmanager
+def _session(args: argparse.Namespace) -> Iterator[DuckDBWarehouse]:
+    """The command's database, with its statements reported as operation ``args.command`` to a
+    :class:`ProgressDisplay` on stderr when ``--progress`` is on (default: stderr is a TTY)."""
+    show = args.progress if args.progress is not None else sys.stderr.isatty()
+    display = ProgressDisplay(sys.stderr, live=sys.stderr.isatty()) if show else None
+    connection = duckdb.connect(args.db)
+    con = DuckDBWarehouse(connection)
+    try:
+        with con.operation(args.command, display):
+            yield con
+    finally:
+        if display is not None:
+            display.close()
+        connection.close()
+
+
 # -- commands ---------------------------------------------------------------------------------
-def cmd_train(args: argparse.Namespace) -> None:
-    con = duckdb.connect(args.db)
+def cmd_train(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     model = _model(args.kind, args).fit(
         con,
         args.source,
@@ -99,8 +187,7 @@ def _decision(args: argparse.Namespace) -> dict[str, Any]:
     return {"threshold": args.threshold, "positive": args.positive, "loss": loss}
 
 
-def cmd_predict(args: argparse.Namespace) -> None:
-    con = duckdb.connect(args.db)
+def cmd_predict(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     model = wml.load(con, args.model)
     keys = _names(args.keys)
     if args.to_view:
@@ -118,8 +205,7 @@ def cmd_predict(args: argparse.Namespace) -> None:
             _print_table(scores)
 
 
-def cmd_models(args: argparse.Namespace) -> None:
-    con = duckdb.connect(args.db)
+def cmd_models(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     models = wml.list_models(con)
     if models.num_rows == 0:
         print(f"no models in {args.db}")
@@ -127,8 +213,7 @@ def cmd_models(args: argparse.Namespace) -> None:
     _print_table(models.select(["name", "kind", "target", "n_rows", "classes", "created_at"]))
 
 
-def cmd_show(args: argparse.Namespace) -> None:
-    con = duckdb.connect(args.db)
+def cmd_show(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     model = wml.load(con, args.model)
     record = model.record
     print(
@@ -145,14 +230,12 @@ def cmd_show(args: argparse.Namespace) -> None:
         _print_table(table, args.rows)
 
 
-def cmd_sql(args: argparse.Namespace) -> None:
-    con = duckdb.connect(args.db)
+def cmd_sql(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     model = wml.load(con, args.model)
     print(model.sql(con, args.source, keys=_names(args.keys), dialect=args.dialect))
 
 
-def cmd_drop(args: argparse.Namespace) -> None:
-    con = duckdb.connect(args.db)
+def cmd_drop(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     wml.drop(con, args.model)
     print(f"dropped model {args.model!r}")
 
@@ -161,10 +244,9 @@ def _section(title: str) -> None:
     print(f"\n== {title}")
 
 
-def cmd_evaluate(args: argparse.Namespace) -> None:
+def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     """Cross-validate a model kind on a source (or evaluate a stored model on a hold-out source)
     and print the report; optionally write every table."""
-    con = duckdb.connect(args.db)
     if args.model:
         model = wml.load(con, args.model)
         evaluation = crossval.evaluate(con, model, args.source, keys=_names(args.keys) or ())
@@ -233,25 +315,21 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         print(f"\nwrote {', '.join(tables)} as .{args.format} to {folder}")
 
 
-def cmd_demo(args: argparse.Namespace) -> None:
+def cmd_demo(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     """Generate demo data into a DuckDB file, train, score into a view, print a summary."""
     started = time.perf_counter()
-    con = duckdb.connect(args.db)
     data = synthetic.tan_data(
         args.rows, 8, n_classes=2, tree="chain", concentration=3.0, strings=True, seed=11
     )
     data = data.rename_columns([*(f"attribute_{i}" for i in range(8)), "label"])
     data = data.append_column("customer_id", pa.array(range(1, data.num_rows + 1)))
     n_train = int(data.num_rows * 0.8)
-    warehouse = wml.connect(con)
     for name, part in (
         ("customers", data.slice(0, n_train)),
         ("new_customers", data.slice(n_train)),
     ):
-        warehouse.run("drop_table", table=TableName((name,)))
-        warehouse.run(
-            "create_table_copy", table=TableName((name,)), source=warehouse.register_arrow(part)
-        )
+        con.run("drop_table", table=TableName((name,)))
+        con.run("create_table_copy", table=TableName((name,)), source=con.register_arrow(part))
     print(
         f"wrote tables customers ({n_train} rows) and new_customers "
         f"({data.num_rows - n_train} rows) to {args.db}"
@@ -263,7 +341,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
         view = model.create_view(
             con, f"demo_{kind}_scores", "new_customers", keys=["customer_id", "label"]
         )
-        hits = warehouse.fetch(
+        hits = con.fetch(
             "select_view_accuracy",
             view=view,
             truth=templates.column("label"),
@@ -275,7 +353,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
         )
     print("\nfirst rows of demo_naive_bayes_scores:")
     _print_table(
-        con.sql(
+        con.connection.sql(
             "SELECT * FROM demo_naive_bayes_scores ORDER BY customer_id LIMIT 5"
         ).to_arrow_table()
     )
@@ -302,6 +380,12 @@ def build_parser() -> argparse.ArgumentParser:
             "--db",
             default=DEFAULT_DB,
             help=f"DuckDB database file (default {DEFAULT_DB}, or $WML_DB)",
+        )
+        sub.add_argument(
+            "--progress",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="report the running statement on stderr (default: when stderr is a terminal)",
         )
         return sub
 
@@ -416,7 +500,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``warehouse-ml`` console script."""
     args = build_parser().parse_args(argv)
     try:
-        args.run(args)
+        with _session(args) as con:
+            args.run(args, con)
+    except KeyboardInterrupt:
+        print(
+            f"warehouse-ml {args.command}: interrupted; the model catalog is as it was before "
+            "this command",
+            file=sys.stderr,
+        )
+        return INTERRUPTED
     except (WarehouseMLError, duckdb.Error, json.JSONDecodeError) as error:
         print(f"warehouse-ml {args.command}: error: {error}", file=sys.stderr)
         return 1

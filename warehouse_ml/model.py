@@ -22,6 +22,7 @@ from warehouse_ml import catalog, templates, validation
 from warehouse_ml.catalog import ModelRecord
 from warehouse_ml.errors import ColumnError, DataError, NotFittedError, ParameterError
 from warehouse_ml.features import Feature, check_target, select_features
+from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.scoring import Decision, Term, score_query
 from warehouse_ml.sources import Source, SourceLike, is_path, open_source
 from warehouse_ml.templates import TableName
@@ -191,6 +192,7 @@ class Classifier(abc.ABC):
         name: str | None = None,
         details: dict[str, Any] | None = None,
         allow_high_cardinality: bool = False,
+        progress: ProgressCallback | None = None,
     ) -> Classifier:
         """Learn the model from ``source`` inside the warehouse and store it in the catalog.
 
@@ -209,6 +211,9 @@ class Classifier(abc.ABC):
             allow_high_cardinality: learn categorical attributes that look like identifiers or
                 have more than ``validation.MAX_CATEGORIES`` distinct values instead of
                 refusing them (see validation.py; a warning is still given).
+            progress: called with a :class:`warehouse_ml.progress.Progress` (operation
+                ``"fit"``) before each statement; it may raise to cancel the fit, which then
+                leaves the catalog as it was.
 
         Returns:
             self, fitted.
@@ -219,7 +224,7 @@ class Classifier(abc.ABC):
         """
         warehouse = connect(con)
         name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
-        with open_source(warehouse, source) as src:
+        with warehouse.operation("fit", progress), open_source(warehouse, source) as src:
             target_type = check_target(src, target)
             chosen = select_features(
                 src, target, features, categorical=categorical, numeric=numeric, keys=keys
@@ -431,12 +436,17 @@ class Classifier(abc.ABC):
         threshold: float | None = None,
         positive: Any = None,
         loss: Sequence[Sequence[float]] | None = None,
+        progress: ProgressCallback | None = None,
     ) -> TableName:
-        """Materialise the predictions of :meth:`score` as a new table (it must not exist)."""
+        """Materialise the predictions of :meth:`score` as a new table (it must not exist).
+
+        ``progress`` is called with a :class:`warehouse_ml.progress.Progress` (operation
+        ``"create_table"``) before each statement; it may raise to cancel (no table is left).
+        """
         warehouse = connect(con)
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
         name = TableName.parse(table)
-        with open_source(warehouse, source) as src:
+        with warehouse.operation("create_table", progress), open_source(warehouse, source) as src:
             query = self.view_query(src, keys=keys, decision=decision)
             warehouse.run_tree(templates.create_table_as(name, query))
         return name

@@ -4,7 +4,14 @@ Every statement the library runs goes through :meth:`Warehouse.run` or :meth:`Wa
 (templates) or :meth:`Warehouse.run_tree` / :meth:`Warehouse.fetch_tree` (sqlglot trees built
 by :mod:`warehouse_ml.templates` helpers). Each executed statement is appended to
 ``Warehouse.log`` and passed to the optional ``on_sql`` callback, so users can see exactly what
-ran in their warehouse.
+ran in their warehouse. Inside :meth:`Warehouse.operation`, each statement is also reported to a
+progress callback before it runs (see :mod:`warehouse_ml.progress`).
+
+Interrupts: Ctrl-C (SIGINT) while DuckDB runs a statement surfaces from DuckDB's Python client
+as ``RuntimeError("Query interrupted")``; the adapter re-raises it as ``KeyboardInterrupt``, as
+Python code expects. ``connection.interrupt()`` from another thread raises DuckDB's own
+``duckdb.InterruptException``. Either way the statement has no effect, and the operation cleans
+up as after any failed statement.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from sqlglot import exp
 
 from warehouse_ml import dialects, templates
 from warehouse_ml.errors import SourceError
+from warehouse_ml.progress import ProgressCallback, Reporter, describe
 from warehouse_ml.templates import TableName
 
 SqlCallback = Callable[[str], None]
@@ -35,6 +43,7 @@ class Warehouse(abc.ABC):
     def __init__(self, on_sql: SqlCallback | None = None) -> None:
         self.log: list[str] = []
         self.on_sql = on_sql
+        self._reporter: Reporter | None = None
 
     # -- primitives every engine implements ---------------------------------------------
     @abc.abstractmethod
@@ -64,23 +73,57 @@ class Warehouse(abc.ABC):
             self.on_sql(sql)
         return sql
 
+    def _announce(self, tree: exp.Expression, template: str | None) -> None:
+        """Report the statement about to run to the current operation's progress callback."""
+        if self._reporter is not None:
+            self._reporter.statement(describe(tree, template))
+
+    def _run(self, tree: exp.Expression, template: str | None) -> None:
+        for statement in dialects.statements(tree, self.dialect):
+            self._announce(statement, template)
+            self._execute(self._record(templates.generate(statement, self.dialect)))
+
+    def _fetch(self, tree: exp.Expression, template: str | None) -> pa.Table:
+        self._announce(tree, template)
+        return self._query(self._record(templates.generate(tree, self.dialect)))
+
     def run_tree(self, tree: exp.Expression) -> None:
         """Execute a statement built as a sqlglot tree (as several engine statements where the
         engine needs it, see :func:`warehouse_ml.dialects.statements`)."""
-        for statement in dialects.statements(tree, self.dialect):
-            self._execute(self._record(templates.generate(statement, self.dialect)))
+        self._run(tree, None)
 
     def fetch_tree(self, tree: exp.Expression) -> pa.Table:
         """Execute a query built as a sqlglot tree and return its rows as an Arrow table."""
-        return self._query(self._record(templates.generate(tree, self.dialect)))
+        return self._fetch(tree, None)
 
     def run(self, template: str, /, **bindings: Any) -> None:
         """Render ``sql/<template>.sql`` for this engine and execute it."""
-        self.run_tree(templates.build(template, **bindings))
+        self._run(templates.build(template, **bindings), template)
 
     def fetch(self, template: str, /, **bindings: Any) -> pa.Table:
         """Render ``sql/<template>.sql`` for this engine and return its rows as Arrow."""
-        return self.fetch_tree(templates.build(template, **bindings))
+        return self._fetch(templates.build(template, **bindings), template)
+
+    @contextlib.contextmanager
+    def operation(self, name: str, progress: ProgressCallback | None) -> Iterator[None]:
+        """Report every statement run inside the block to ``progress`` as operation ``name``.
+
+        Each statement is reported just before it runs, as a
+        :class:`warehouse_ml.progress.Progress` (operation, 1-based statement number, phase,
+        seconds since the operation started). Operations nest: inside an operation that is
+        already reporting, the outer one keeps reporting (one numbering, one clock) and an inner
+        ``progress`` is not used. ``progress=None`` reports nothing (unless an outer operation
+        does). If the callback raises, the statement is not run and the exception propagates
+        (see :mod:`warehouse_ml.progress`).
+        """
+        if progress is None or self._reporter is not None:
+            yield
+            return
+        self._reporter = Reporter(name, progress)
+        try:
+            yield
+        finally:
+            self._reporter = None
 
     # -- helpers built on the primitives --------------------------------------------------
     def schema_of(self, relation: TableName | exp.Table) -> pa.Schema:
@@ -114,16 +157,12 @@ class DuckDBWarehouse(Warehouse):
         self.connection = connection
 
     def _execute(self, sql: str) -> None:
-        try:
+        with _duckdb_errors():
             self.connection.execute(sql)
-        except duckdb.CatalogException as error:
-            raise SourceError(str(error).splitlines()[0]) from error
 
     def _query(self, sql: str) -> pa.Table:
-        try:
+        with _duckdb_errors():
             return self.connection.sql(sql).to_arrow_table()
-        except duckdb.CatalogException as error:
-            raise SourceError(str(error).splitlines()[0]) from error
 
     def register_arrow(self, data: pa.Table | pa.RecordBatchReader) -> TableName:
         name = self.temporary_name("arrow")
@@ -142,6 +181,25 @@ class DuckDBWarehouse(Warehouse):
             self.connection.rollback()
             raise
         self.connection.commit()
+
+
+SIGINT_MESSAGE = "Query interrupted"
+"""The text of the ``RuntimeError`` DuckDB's Python client raises when SIGINT (Ctrl-C) arrives
+while a statement runs (it consumes the signal, so no KeyboardInterrupt follows)."""
+
+
+@contextlib.contextmanager
+def _duckdb_errors() -> Iterator[None]:
+    """DuckDB errors as the library's: a missing object is a SourceError, Ctrl-C during a
+    statement is KeyboardInterrupt again."""
+    try:
+        yield
+    except duckdb.CatalogException as error:
+        raise SourceError(str(error).splitlines()[0]) from error
+    except RuntimeError as error:
+        if type(error) is RuntimeError and str(error) == SIGINT_MESSAGE:
+            raise KeyboardInterrupt(SIGINT_MESSAGE) from error
+        raise
 
 
 # Also accepted: a ``psycopg.Connection`` and a ``pyspark.sql.SparkSession`` (optional extras).
