@@ -130,13 +130,14 @@ def test_dialect_lists_are_disjoint():
 # -- exported model SQL for transpile-only dialects -----------------------------------------------
 @pytest.fixture(scope="module")
 def fitted():
-    """A NB and a TAN model (categorical, numeric, NULLs) fitted on a small DuckDB table."""
+    """A NB and a TAN model (categorical text and integer codes, numeric, NULLs) fitted on a
+    small DuckDB table."""
     con = duckdb.connect()
     con.execute(
         "CREATE TABLE t AS SELECT * FROM (VALUES "
-        "(1, 'a', 1.5, 'x', 'p'), (2, 'b', 2.5, NULL, 'q'), (3, 'a', NULL, 'y', 'q'), "
-        "(4, 'b', 0.5, 'x', 'p'), (5, 'a', 3.0, 'y', 'p'), (6, NULL, 2.0, 'x', 'q')"
-        ") AS v(id, c, x, d, y)"
+        "(1, 'a', 1.5, 'x', 0, 'p'), (2, 'b', 2.5, NULL, 1, 'q'), (3, 'a', NULL, 'y', 2, 'q'), "
+        "(4, 'b', 0.5, 'x', 1, 'p'), (5, 'a', 3.0, 'y', NULL, 'p'), (6, NULL, 2.0, 'x', 0, 'q')"
+        ") AS v(id, c, x, d, k, y)"
     )
     models = {
         "nb": wml.NaiveBayes().fit(con, "t", "y", keys=["id"]),

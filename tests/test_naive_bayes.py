@@ -176,6 +176,80 @@ def test_matches_reference_with_nulls_and_unseen_values(data):
     np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=0, atol=1e-12)
 
 
+# -- integer codes: the dense lookup table ------------------------------------------------------
+@st.composite
+def coded_datasets(draw):
+    """Integer-coded attributes, contiguous (0..k-1, or shifted, even negative) or with gaps,
+    NULLs, and test values never seen in training (inside and outside the seen range)."""
+    n = draw(st.integers(8, 40))
+    d = draw(st.integers(1, 4))
+    starts = [draw(st.integers(-3, 5)) for _ in range(d)]
+    gaps = [draw(st.booleans()) for _ in range(d)]
+    domains = [[s, s + 2, s + 3] if g else [s, s + 1, s + 2] for s, g in zip(starts, gaps)]
+    columns = {
+        f"x{i}": draw(st.lists(st.sampled_from([*dom, None]), min_size=n, max_size=n))
+        for i, dom in enumerate(domains)
+    }
+    target = draw(st.lists(st.sampled_from(["p", "q", "r", None]), min_size=n, max_size=n))
+    if len({t for t in target if t is not None}) < 2:
+        target[0], target[1] = "p", "q"
+    test = {
+        f"x{i}": draw(
+            st.lists(
+                st.sampled_from([*dom, dom[0] - 1, dom[0] + 1, dom[-1] + 7, None]),
+                min_size=6,
+                max_size=6,
+            )
+        )
+        for i, dom in enumerate(domains)
+    }
+    alpha = draw(st.sampled_from([0.0, 0.5, 1.0]))
+    return columns, target, test, alpha
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(coded_datasets(), st.sampled_from([pa.int8(), pa.int32(), pa.int64()]))
+def test_integer_codes_match_reference(data, test_type):
+    """Contiguous integer codes are scored through the lookup table (one INNER join per
+    attribute), codes with gaps through the text join; both equal the numpy reference, for
+    NULLs, unseen values and a scoring column of another integer width."""
+    train, target, test, alpha = data
+    con = duckdb.connect()
+    table = pa.table({**{a: pa.array(v, pa.int32()) for a, v in train.items()}, "y": target})
+    model = wml.NaiveBayes(alpha=alpha).fit(con, table, "y")
+    seen = {a: sorted({v for v, t in zip(vs, target) if v is not None and t is not None})
+            for a, vs in train.items()}  # fmt: skip
+    contiguous = {a for a, vs in seen.items() if vs and vs == list(range(vs[0], vs[-1] + 1))}
+    assert set(model.record.details["lookup"]) == contiguous
+    ours = probabilities(
+        model.predict_proba(con, pa.table({a: pa.array(v, test_type) for a, v in test.items()}))
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):  # alpha = 0: log 0 = -inf, and a
+        classes, joint = naive_bayes_log_joint(  # row where every class is impossible is NaN
+            train, target, test, alpha=alpha, prior_alpha=0.0
+        )
+        expected = softmax(joint)
+    assert model.classes_ == classes
+    np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-9)
+
+
+def test_lookup_holds_one_row_per_code(con):
+    """Layout of the lookup table: each attribute's seen values, its unseen slot and its NULL
+    slot (log 1 = 0 for every class), one code each, consecutive across attributes."""
+    table = pa.table(
+        {"a": [0, 1, 2, 1, None], "b": [5, 6, 5, 6, 6], "y": ["p", "q", "p", "q", "q"]}
+    )
+    model = wml.NaiveBayes(alpha=1.0).fit(con, table, "y")
+    assert model.record.details["lookup"] == {"a": [0, 0, 2], "b": [5, 5, 6]}
+    lookup = model.parameters(con)["lookup"].sort_by("code").to_pylist()
+    assert [r["code"] for r in lookup] == list(range(9))
+    assert lookup[4] == {"code": 4, "lp_0": 0.0, "lp_1": 0.0}  # a is NULL
+    # a unseen: alpha / (n_c + alpha * 3), n_p = 2 and n_q = 2 non-NULL values of a
+    assert lookup[3]["lp_0"] == pytest.approx(math.log(1 / 5), abs=1e-15)
+    # b = 6 given q: (3 + 1) / (3 + 2)
+    assert lookup[6]["lp_1"] == pytest.approx(math.log(4 / 5), abs=1e-15)
+
+
 # -- smoothing conventions ---------------------------------------------------------------------
 def test_weka_laplace_and_m_estimate(con, tennis):
     weka = wml.NaiveBayes(alpha=1, prior_alpha=1).fit(

@@ -5,7 +5,11 @@ Parameter tables of a model (``wml.<model_id>_<part>``):
 * ``classes``: class_index, class_label, n, log_prior;
 * ``categorical``: attribute, value, class_index, n, log_prob (one row per seen value and class);
 * ``unseen``: attribute, class_index, n_class, n_values, log_prob of a value never seen;
-* ``gaussian``: attribute, class_index, n, mean, variance (numeric attributes).
+* ``gaussian``: attribute, class_index, n, mean, variance (numeric attributes);
+* ``lookup``: code, lp_0 .. lp_{K-1}: the categorical and unseen log-probabilities of the
+  integer-coded attributes with contiguous values, one row per (attribute, value | unseen |
+  NULL) code, so that scoring looks each of them up by one INNER join on an integer (the
+  layout, ``{attribute: [first_code, low, high]}``, is stored in the catalog details).
 
 Smoothing conventions reproduced exactly:
 
@@ -20,6 +24,7 @@ Smoothing conventions reproduced exactly:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlglot import exp
@@ -29,7 +34,14 @@ from warehouse_ml.catalog import ModelRecord, parameter_table
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.features import CATEGORICAL, NUMERIC, Feature
 from warehouse_ml.model import Classifier
-from warehouse_ml.scoring import Join, Term, partition_condition, pivot_one_row, pivot_rows
+from warehouse_ml.scoring import (
+    Join,
+    Term,
+    partition_condition,
+    pivot_columns,
+    pivot_one_row,
+    pivot_rows,
+)
 from warehouse_ml.sources import Source
 from warehouse_ml.templates import TableName, column
 from warehouse_ml.warehouse import Warehouse
@@ -151,7 +163,14 @@ class NaiveBayes(Classifier):
         )
         moments = counting.numeric_moments(source.relation, target, numeric) if numeric else None
         self._learn_from_counts(warehouse, counts, moments, classes, model_id, parts)
-        return {}
+        coded = [f.name for f in features if f.kind == CATEGORICAL and _integer_coded(f.sql_type)]
+        if not coded:
+            return {}
+        layout = lookup_layout(warehouse, parameter_table(model_id, "categorical"), coded)
+        if layout:
+            parts.append("lookup")
+            create_lookup_table(warehouse, model_id, layout, len(classes))
+        return {"lookup": layout}
 
     def _learn_from_counts(
         self,
@@ -266,6 +285,83 @@ INTEGER_TYPES = ("int", "uint")
 """Arrow type names of integer columns (int8 ... uint64), whose values join natively."""
 
 
+def _integer_coded(sql_type: str) -> bool:
+    """Whether a fitted column holds integers that fit BIGINT (every integer type but uint64)."""
+    return sql_type.startswith(INTEGER_TYPES) and sql_type != "uint64"
+
+
+def lookup_layout(
+    warehouse: Warehouse, categorical: TableName, attributes: Sequence[str]
+) -> dict[str, list[int]]:
+    """Place each integer-coded attribute whose seen values are contiguous (low, low+1, ...,
+    high: the usual 0..k-1 or 1..k codes) in a dense lookup table.
+
+    Returns ``{attribute: [first_code, low, high]}`` in ``attributes`` order; the attribute
+    owns codes first_code .. first_code + high - low + 2 (see sql/create_nb_lookup.sql).
+    Attributes with gaps in their values keep the LEFT JOIN on text.
+    """
+    ranges = warehouse.fetch(
+        "select_value_ranges",
+        categorical=categorical,
+        attributes=templates.values([(a,) for a in attributes], "a", ("attribute",)),
+    )
+    contiguous = {
+        r["attribute"]: (r["low"], r["high"])
+        for r in ranges.to_pylist()
+        if r["n_values"] == r["high"] - r["low"] + 1
+    }
+    layout: dict[str, list[int]] = {}
+    first_code = 0
+    for attribute in attributes:
+        if attribute in contiguous:
+            low, high = contiguous[attribute]
+            layout[attribute] = [first_code, low, high]
+            first_code += high - low + 3
+    return layout
+
+
+def create_lookup_table(
+    warehouse: Warehouse, model_id: str, layout: dict[str, list[int]], n_classes: int
+) -> None:
+    """Write ``wml.<model_id>_lookup`` (code, lp_0 .. lp_{K-1}) from the model's categorical,
+    unseen and classes tables for the attributes in ``layout``."""
+    warehouse.run(
+        "create_nb_lookup",
+        table=parameter_table(model_id, "lookup"),
+        categorical=parameter_table(model_id, "categorical"),
+        unseen=parameter_table(model_id, "unseen"),
+        classes=parameter_table(model_id, "classes"),
+        layout=templates.values(
+            [(attribute, low, high, first) for attribute, (first, low, high) in layout.items()],
+            "l",
+            ("attribute", "low", "high", "first_code"),
+        ),
+        class_columns=pivot_columns("log_prob", n_classes, "lp"),
+    )
+
+
+def lookup_term(record: ModelRecord, attribute: str, name: str, k: int) -> Term:
+    """log P(attribute value | c) of an integer-coded attribute from the model's lookup table:
+    one INNER join on an integer code (every value, unseen and NULL included, has a row)."""
+    first_code, low, high = record.details["lookup"][attribute]
+    code = templates.expression(
+        "lookup_code",
+        value=column(attribute, "s"),
+        low=low,
+        high=high,
+        first_code=first_code,
+        unseen_slot=high - low + 1,
+        null_slot=high - low + 2,
+    )
+    join = Join(
+        record.table("lookup").to_table(),
+        name,
+        on=exp.EQ(this=column("code", name), expression=code),
+        inner=True,
+    )
+    return Term([column(f"lp_{c}", name) for c in range(k)], [join])
+
+
 def _partition(record: ModelRecord) -> str | None:
     """The scored rows' column naming the model partition (cross-validation fold), if the
     record's tables hold one model per partition."""
@@ -299,6 +395,8 @@ def categorical_term(
     """
     partition = _partition(record)
     partitioned = partition is not None
+    if value is None and not partitioned and attribute in record.details.get("lookup", {}):
+        return lookup_term(record, attribute, name, k)
     raw = column(attribute, "s") if value is None else value
     fitted_type = record.feature_types.get(attribute, {}).get("sql_type", "")
     if value is None and fitted_type.startswith(INTEGER_TYPES):

@@ -40,11 +40,20 @@ TOTAL = "wml_total"
 @dataclass(frozen=True)
 class Join:
     """A parameter relation joined to the source: ``LEFT JOIN (query) AS name ON condition``,
-    or a CROSS JOIN of a one-row query when ``on`` is None."""
+    a CROSS JOIN of a one-row relation when ``on`` is None, or an INNER JOIN when ``inner``
+    (for a relation that holds a matching row for every scored row, e.g. a lookup table).
+    ``query`` is a query (joined as a subquery) or a table."""
 
-    query: exp.Query
+    query: exp.Query | exp.Table
     name: str
     on: exp.Expression | None = None
+    inner: bool = False
+
+    def relation(self) -> exp.Expression:
+        """The joined relation under its alias ``name``."""
+        if isinstance(self.query, exp.Table):
+            return exp.alias_(self.query.copy(), self.name, table=True)
+        return self.query.subquery(self.name)
 
 
 @dataclass(frozen=True)
@@ -174,11 +183,13 @@ def _prediction(classes: Sequence[Any], decision: Decision) -> exp.Expression:
                 exp.EQ(this=scores[j], expression=best.copy()), class_literal(classes[j])
             )
         return case
-    best = _greatest(probability)
+    # argmax of the joint log scores (the same class as the argmax of the probabilities, but
+    # exact where two joints differ by less than a rounding of exp); ties to the first class
     case = exp.case()
     for i in range(k):
         case = case.when(
-            exp.EQ(this=probability[i], expression=best.copy()), class_literal(classes[i])
+            exp.EQ(this=column(_internal("j", i)), expression=column(MAX)),
+            class_literal(classes[i]),
         )
     return case
 
@@ -228,11 +239,11 @@ def score_query(
         joint = joint.select(column(ROW, "s"), copy=False)
     for term in terms:
         for join in term.joins:
-            subquery = join.query.subquery(join.name)
             if join.on is None:
-                joint = joint.join(subquery, join_type="CROSS", copy=False)
+                joint = joint.join(join.relation(), join_type="CROSS", copy=False)
             else:
-                joint = joint.join(subquery, on=join.on, join_type="LEFT", copy=False)
+                kind = "INNER" if join.inner else "LEFT"
+                joint = joint.join(join.relation(), on=join.on, join_type=kind, copy=False)
     for i in range(k):
         total = _chain([t.per_class[i] for t in terms], exp.Add)
         joint = joint.select(alias(total, _internal("j", i)), copy=False)

@@ -27,7 +27,7 @@ WITH wml_input AS (
       WHEN "wml_a2"."value" IS NULL
       THEN "wml_a2_unseen"."lp_0"
       ELSE "wml_a2"."lp_0"
-    END AS "wml_j_0",
+    END + "wml_a3"."lp_0" AS "wml_j_0",
     "wml_prior"."lp_1" + CASE
       WHEN "s"."c" IS NULL
       THEN CAST(0 AS DOUBLE)
@@ -50,7 +50,7 @@ WITH wml_input AS (
       WHEN "wml_a2"."value" IS NULL
       THEN "wml_a2_unseen"."lp_1"
       ELSE "wml_a2"."lp_1"
-    END AS "wml_j_1"
+    END + "wml_a3"."lp_1" AS "wml_j_1"
   FROM wml_input AS s
   CROSS JOIN (
     SELECT
@@ -116,6 +116,14 @@ WITH wml_input AS (
     WHERE
       "p"."attribute" = 'd'
   ) AS wml_a2_unseen
+  INNER JOIN "wml"."MODEL_lookup" AS wml_a3
+    ON "wml_a3"."code" = CAST(0 + CASE
+      WHEN "s"."k" IS NULL
+      THEN 4
+      WHEN "s"."k" < 0 OR "s"."k" > 2
+      THEN 3
+      ELSE CAST("s"."k" AS BIGINT) - 0
+    END AS BIGINT)
 ), wml_maxed AS (
   SELECT
     *,
@@ -145,10 +153,5 @@ SELECT
   "id",
   "wml_p_0" AS "p_p",
   "wml_p_1" AS "p_q",
-  CASE
-    WHEN "wml_p_0" = GREATEST("wml_p_0", "wml_p_1")
-    THEN 'p'
-    WHEN "wml_p_1" = GREATEST("wml_p_0", "wml_p_1")
-    THEN 'q'
-  END AS "prediction"
+  CASE WHEN "wml_j_0" = "wml_max" THEN 'p' WHEN "wml_j_1" = "wml_max" THEN 'q' END AS "prediction"
 FROM wml_posterior

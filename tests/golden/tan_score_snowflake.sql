@@ -59,6 +59,18 @@ WITH wml_input AS (
         ELSE "wml_a2"."lp_0"
       END
       ELSE "wml_t2"."lp_0"
+    END + CASE
+      WHEN "s"."k" IS NULL
+      THEN CAST(0 AS DOUBLE)
+      WHEN "wml_t3"."value" IS NULL
+      THEN CASE
+        WHEN "s"."k" IS NULL
+        THEN CAST(0 AS DOUBLE)
+        WHEN "wml_a3"."value" IS NULL
+        THEN "wml_a3_unseen"."lp_0"
+        ELSE "wml_a3"."lp_0"
+      END
+      ELSE "wml_t3"."lp_0"
     END AS "wml_j_0",
     "wml_prior"."lp_1" + CASE
       WHEN "s"."c" IS NULL
@@ -114,6 +126,18 @@ WITH wml_input AS (
         ELSE "wml_a2"."lp_1"
       END
       ELSE "wml_t2"."lp_1"
+    END + CASE
+      WHEN "s"."k" IS NULL
+      THEN CAST(0 AS DOUBLE)
+      WHEN "wml_t3"."value" IS NULL
+      THEN CASE
+        WHEN "s"."k" IS NULL
+        THEN CAST(0 AS DOUBLE)
+        WHEN "wml_a3"."value" IS NULL
+        THEN "wml_a3_unseen"."lp_1"
+        ELSE "wml_a3"."lp_1"
+      END
+      ELSE "wml_t3"."lp_1"
     END AS "wml_j_1"
   FROM wml_input AS s
   CROSS JOIN (
@@ -202,7 +226,7 @@ WITH wml_input AS (
       THEN 3
       ELSE 4
     END AS VARCHAR)
-    AND "wml_t1"."parent_value" = CAST("s"."c" AS VARCHAR)
+    AND "wml_t1"."parent_value" = CAST("s"."k" AS VARCHAR)
   LEFT JOIN (
     SELECT
       p."value" AS "value",
@@ -250,6 +274,41 @@ WITH wml_input AS (
       THEN 3
       ELSE 4
     END AS VARCHAR)
+  LEFT JOIN (
+    SELECT
+      p."value" AS "value",
+      MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
+      MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
+    FROM "wml"."MODEL_categorical" AS p
+    WHERE
+      p.attribute = 'k'
+    GROUP BY
+      p."value"
+  ) AS wml_a3
+    ON "wml_a3"."value" = CAST("s"."k" AS VARCHAR)
+  CROSS JOIN (
+    SELECT
+      MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
+      MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
+    FROM "wml"."MODEL_unseen" AS p
+    WHERE
+      "p"."attribute" = 'k'
+  ) AS wml_a3_unseen
+  LEFT JOIN (
+    SELECT
+      p.value AS value,
+      p.parent_value AS parent_value,
+      MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
+      MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
+    FROM "wml"."MODEL_cpt" AS p
+    WHERE
+      p.attribute = 'k'
+    GROUP BY
+      p.value,
+      p.parent_value
+  ) AS wml_t3
+    ON "wml_t3"."value" = CAST("s"."k" AS VARCHAR)
+    AND "wml_t3"."parent_value" = CAST("s"."c" AS VARCHAR)
 ), wml_maxed AS (
   SELECT
     *,
@@ -279,10 +338,5 @@ SELECT
   "id",
   "wml_p_0" AS "p_p",
   "wml_p_1" AS "p_q",
-  CASE
-    WHEN "wml_p_0" = GREATEST_IGNORE_NULLS("wml_p_0", "wml_p_1")
-    THEN 'p'
-    WHEN "wml_p_1" = GREATEST_IGNORE_NULLS("wml_p_0", "wml_p_1")
-    THEN 'q'
-  END AS "prediction"
+  CASE WHEN "wml_j_0" = "wml_max" THEN 'p' WHEN "wml_j_1" = "wml_max" THEN 'q' END AS "prediction"
 FROM wml_posterior
