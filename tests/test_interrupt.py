@@ -38,10 +38,19 @@ def snapshot(con: duckdb.DuckDBPyConnection, scored: str = "sales.customers") ->
     """Everything an interrupted re-fit of model ``m`` must leave as it was."""
     model = wml.load(con, "m")
     return (
-        objects(con),
+        *light_snapshot(con),
         user_checksums(con),
-        model.record,
         model.predict_proba(con, scored),
+    )
+
+
+def light_snapshot(con: duckdb.DuckDBPyConnection) -> tuple:
+    """Tables and views (with definitions), the catalog row of ``m`` and its view's rows: what
+    a re-fit cancelled before one statement must leave as it was (checked at every statement;
+    the full :func:`snapshot` after the last)."""
+    return (
+        objects(con),
+        wml.load(con, "m").record,
         con.sql("SELECT * FROM scores ORDER BY ALL").fetchall(),
     )
 
@@ -86,7 +95,7 @@ def test_fit_announces_every_statement_once_before_it_runs(con):
     tables = {str(model.record.table(part)) for part in model.record.details["tables"]}
     assert {t for t in created if t.startswith(prefix)} == tables
     # ... and the publishing transaction rebuilt the view and dropped the old tables
-    assert "drop_view scores" in phases and "delete_catalog_row wml.models" in phases
+    assert "drop_view scores" in phases and "delete_catalog_version wml.models" in phases
 
 
 def test_nested_operations_report_under_the_outermost(con):
@@ -166,12 +175,11 @@ class Cancel:
 def test_keyboard_interrupt_before_each_statement_keeps_the_old_model(con, kind):
     make_data(con)
     old_model(con, kind)
-    before = snapshot(con)
-    counter = Cancel(0)
-    kind(alpha=3.0).fit(con, "sales.customers", "cls", keys=["id"], name="probe", progress=counter)
-    wml.drop(con, "probe")
-    n = counter.calls  # statements of a re-fit (the probe had no view and no old model)
-    assert n >= 18
+    counter = Cancel(0)  # count the statements of a re-fit of m (with its view)
+    kind().fit(con, "sales.customers", "cls", keys=["id"], name="m", progress=counter)
+    n = counter.calls
+    assert n >= 20
+    before, light = snapshot(con), light_snapshot(con)
     for at in range(1, n + 1):
         cancel = Cancel(at)
         with pytest.raises(KeyboardInterrupt):
@@ -179,7 +187,8 @@ def test_keyboard_interrupt_before_each_statement_keeps_the_old_model(con, kind)
                 con, "sales.customers", "cls", keys=["id"], name="m", progress=cancel
             )
         assert cancel.calls == at  # the clean-up after the interrupt is not reported
-        assert snapshot(con) == before, f"interrupted before statement {at}"
+        assert light_snapshot(con) == light, f"interrupted before statement {at}"
+    assert snapshot(con) == before
     kind(alpha=3.0).fit(con, "sales.customers", "cls", keys=["id"], name="m")  # still works
     assert wml.load(con, "m").alpha == 3.0
 
@@ -295,3 +304,75 @@ def test_sigint_to_the_cli_during_a_refit_keeps_the_old_model(tmp_path):
         assert snapshot(con, "few") == before
     finally:
         con.close()
+
+
+def test_a_second_interrupt_during_the_clean_up_still_drops_every_new_table(con, monkeypatch):
+    """Ctrl-C pressed twice: the first cancels the publishing transaction, the second lands on
+    the first drop of the clean-up; that drop is tried again and the others still run."""
+    make_data(con)
+    old_model(con, wml.TAN)
+    before = snapshot(con)
+    armed = {"drop": False}
+    execute = DuckDBWarehouse._execute
+
+    def second_interrupt(self, sql):
+        if armed["drop"] and sql.startswith("DROP TABLE"):
+            armed["drop"] = False
+            raise KeyboardInterrupt("second Ctrl-C")
+        return execute(self, sql)
+
+    def progress(report: Progress) -> None:
+        if report.phase.startswith("delete_catalog_version"):  # inside the transaction
+            armed["drop"] = True
+            raise KeyboardInterrupt("first Ctrl-C")
+
+    monkeypatch.setattr(DuckDBWarehouse, "_execute", second_interrupt)
+    with pytest.raises(KeyboardInterrupt, match="first"):
+        wml.TAN(alpha=3.0).fit(
+            con, "sales.customers", "cls", keys=["id"], name="m", progress=progress
+        )
+    assert not armed["drop"]  # the second interrupt did happen
+    monkeypatch.undo()
+    assert snapshot(con) == before
+
+
+def statements_of(run) -> list[Progress]:
+    """The progress reports of ``run(progress)``, a successful operation."""
+    reports: list[Progress] = []
+    run(reports.append)
+    return reports
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="crossval.cross_validate drops its fold models on failure but not the fold "
+    "assignment table wml.<cv_id>_folds written by splits.assign_folds, so a cross-validation "
+    "cancelled (or failing) after the folds are assigned leaves that table behind",
+)
+def test_cancelled_cross_validation_leaves_no_table(con):
+    make_data(con)
+    old_model(con, wml.NaiveBayes)
+    before = objects(con)
+
+    def cross_validate(progress):
+        return wml.cross_validate(
+            con, "sales.customers", "cls", wml.NaiveBayes(), folds=2, key="id", progress=progress
+        )
+
+    reports = statements_of(cross_validate)
+    for table in {r.phase.rsplit(" ", 1)[-1] for r in reports if r.phase.startswith("create")}:
+        if table.endswith(("_folds", "_predictions")):  # the results of the successful run
+            con.execute(f"DROP TABLE {table}")
+    assert objects(con) == before
+    # statements up to the one writing the pooled predictions (the clean-up follows it)
+    last = next(r.statement for r in reports if r.phase.endswith("_predictions"))
+    left = {}
+    for at in range(1, last + 1):
+        with pytest.raises(KeyboardInterrupt):
+            cross_validate(Cancel(at))
+        added = objects(con) - before
+        if added:
+            left[at] = sorted(name for _, name, *_ in added)
+            for schema, name, *_ in added:
+                con.execute(f'DROP TABLE "{schema}"."{name}"')
+    assert left == {}

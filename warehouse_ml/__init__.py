@@ -16,6 +16,7 @@ from warehouse_ml.api import cross_validate, drop, evaluate, list_models, load, 
 from warehouse_ml.crossval import Candidate, Evaluation, Selection
 from warehouse_ml.errors import (
     ColumnError,
+    ConcurrentFitError,
     DataError,
     IncompatibleModelError,
     ModelNotFoundError,
@@ -55,6 +56,7 @@ __all__ = [
     "Candidate",
     "ChowLiuTree",
     "ColumnError",
+    "ConcurrentFitError",
     "DataError",
     "Evaluation",
     "IncompatibleModelError",

@@ -18,7 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warehouse_ml import templates
-from warehouse_ml.errors import IncompatibleModelError, ModelNotFoundError, ParameterError
+from warehouse_ml.errors import (
+    ConcurrentFitError,
+    IncompatibleModelError,
+    ModelNotFoundError,
+    ParameterError,
+)
 from warehouse_ml.templates import TableName
 from warehouse_ml.warehouse import Warehouse
 
@@ -99,11 +104,24 @@ def read(warehouse: Warehouse, name: str) -> ModelRecord:
     """The catalog row of model ``name``; ModelNotFoundError if there is none."""
     if not warehouse.exists(CATALOG):
         raise ModelNotFoundError(f"no model {name!r}: this database has no model catalog yet")
-    rows = warehouse.fetch("select_model_row", table=CATALOG, name=name).to_pylist()
+    rows = _rows(warehouse, name)
     if not rows:
         known = [r["name"] for r in list_models(warehouse)]
         raise ModelNotFoundError(f"no model {name!r} in {CATALOG}; models here: {known}")
-    return _decode(rows[0])
+    return rows[0]
+
+
+def _rows(warehouse: Warehouse, name: str) -> list[ModelRecord]:
+    """Every catalog row of ``name`` (one, except after two concurrent FIRST fits of a name,
+    see :func:`publish`)."""
+    rows = warehouse.fetch("select_model_row", table=CATALOG, name=name).to_pylist()
+    return [_decode(row) for row in rows]
+
+
+def _drop_tables(warehouse: Warehouse, records: list[ModelRecord]) -> None:
+    for record in records:
+        for part in record.details.get("tables", []):
+            warehouse.run("drop_table", table=record.table(part))
 
 
 def list_models(warehouse: Warehouse) -> list[dict[str, Any]]:
@@ -130,13 +148,22 @@ def _row_values(record: ModelRecord) -> templates.exp.Values:
 
 @contextlib.contextmanager
 def staging(warehouse: Warehouse, model_id: str, parts: list[str]) -> Iterator[None]:
-    """Drop every table of ``model_id`` named in ``parts`` if the enclosed block fails."""
+    """Drop every table of ``model_id`` named in ``parts`` if the enclosed block fails or is
+    interrupted (any BaseException: KeyboardInterrupt included), then re-raise.
+
+    The clean-up goes on past a failing drop, and a drop interrupted by a second Ctrl-C is tried
+    once more, so that a user pressing Ctrl-C twice still leaves no partial table.
+    """
     try:
         yield
     except BaseException:
         for part in parts:
-            with contextlib.suppress(Exception):
-                warehouse.run("drop_table", table=parameter_table(model_id, part))
+            for _attempt in range(2):
+                try:
+                    warehouse.run("drop_table", table=parameter_table(model_id, part))
+                    break
+                except (Exception, KeyboardInterrupt):
+                    continue
         raise
 
 
@@ -148,21 +175,36 @@ def publish(
 ) -> None:
     """Make ``record`` (whose tables exist) the model of its name, atomically.
 
-    In one transaction: the old catalog row is replaced, the model's registered views are
-    rebuilt by ``rebuild_views``, and the old model's parameter tables are dropped. If anything
-    fails, the transaction rolls back and the new tables are dropped instead.
+    In one transaction: the old catalog row is read and replaced, the model's registered views
+    are rebuilt by ``rebuild_views``, and the old model's parameter tables are dropped. If
+    anything fails, the transaction rolls back and the new tables are dropped instead.
+
+    Concurrent fits of one name: the old row is deleted by name AND model id, and the name must
+    then have exactly one row, this one. A fit whose old row another connection replaced
+    meanwhile therefore fails (PostgreSQL: ConcurrentFitError; DuckDB: its own write-write
+    conflict error) instead of deleting the other fit's row and orphaning its tables. Two
+    concurrent FIRST fits of a new name cannot see each other before they commit and may both
+    insert a row; the next fit of that name replaces (and drops the tables of) every row.
+
+    Raises:
+        ConcurrentFitError: another connection published a model of this name meanwhile.
     """
-    with staging(warehouse, record.model_id, parts):
-        old = None
-        with contextlib.suppress(ModelNotFoundError):
-            old = read(warehouse, record.name)
-        with warehouse.transaction():
-            warehouse.run("delete_catalog_row", table=CATALOG, name=record.name)
-            warehouse.run("insert_catalog_row", table=CATALOG, row=_row_values(record))
-            rebuild_views(record)
-            if old is not None:
-                for part in old.details.get("tables", []):
-                    warehouse.run("drop_table", table=old.table(part))
+    with staging(warehouse, record.model_id, parts), warehouse.transaction():
+        replaced = _rows(warehouse, record.name)
+        for old in replaced:
+            warehouse.run(
+                "delete_catalog_version", table=CATALOG, name=record.name, model_id=old.model_id
+            )
+        warehouse.run("insert_catalog_row", table=CATALOG, row=_row_values(record))
+        now_there = [r.model_id for r in _rows(warehouse, record.name)]
+        if now_there != [record.model_id]:
+            raise ConcurrentFitError(
+                f"model {record.name!r} was published by another connection while this fit was "
+                f"publishing (catalog rows {now_there}, expected only {record.model_id!r}); "
+                "this fit was rolled back: run it again"
+            )
+        rebuild_views(record)
+        _drop_tables(warehouse, replaced)
 
 
 def registered_views(warehouse: Warehouse, model: str) -> list[dict[str, Any]]:
@@ -186,17 +228,17 @@ def register_view(
 
 
 def drop(warehouse: Warehouse, name: str) -> None:
-    """Remove model ``name``: its catalog row, its parameter tables and its registered views."""
-    record = read(warehouse, name)
+    """Remove model ``name``: its catalog row(s), parameter tables and registered views."""
+    read(warehouse, name)  # ModelNotFoundError when there is none
     with warehouse.transaction():
+        records = _rows(warehouse, name)
         for view in registered_views(warehouse, name):
             warehouse.run("drop_view", view=TableName(tuple(view["view_name"])))
             warehouse.run(
                 "delete_view_row", table=VIEW_REGISTRY, view_name=json.dumps(view["view_name"])
             )
         warehouse.run("delete_catalog_row", table=CATALOG, name=name)
-        for part in record.details.get("tables", []):
-            warehouse.run("drop_table", table=record.table(part))
+        _drop_tables(warehouse, records)
 
 
 def now() -> dt.datetime:

@@ -39,6 +39,11 @@ class IncompatibleModelError(WarehouseMLError):
     """A stored model was written by a version of warehouse-ml this one cannot read."""
 
 
+class ConcurrentFitError(WarehouseMLError):
+    """Another connection published a model of the same name while this fit was publishing its
+    own; this fit was rolled back (its tables dropped) and may simply be run again."""
+
+
 class NotFittedError(WarehouseMLError):
     """A method that needs a fitted model was called before `fit` or `load`."""
 
