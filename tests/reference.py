@@ -20,7 +20,8 @@ def naive_bayes_log_joint(
     Conventions: NULL (None) attribute values are skipped per attribute, in training and test;
     P(x|c) = (n_xc + alpha) / (n_c + alpha |X|) with n_c the class's non-NULL count and |X| the
     number of values seen in training; an unseen test value contributes alpha / (n_c + alpha |X|)
-    (nothing when alpha = 0); numeric columns are Gaussians with variance + var_smoothing * max
+    (nothing when alpha = 0); with alpha = 0, a class with no non-NULL value of the attribute
+    gets the uniform 1/|X| for a seen value (nothing for an unseen one); numeric columns are Gaussians with variance + var_smoothing * max
     overall variance, contributing nothing to a class with no non-NULL value.
     """
     keep = [i for i, t in enumerate(target) if t is not None]
@@ -55,6 +56,9 @@ def naive_bayes_log_joint(
             if x is None:
                 continue
             for c in range(k):
+                if n_c[c] + alpha * len(seen) == 0:  # no value of the attribute in the class
+                    joint[r, c] += -np.log(len(seen)) if x in seen else 0.0  # (alpha = 0)
+                    continue
                 if x in seen:
                     numerator = table[seen.index(x), c] + alpha
                 elif alpha > 0:

@@ -130,8 +130,9 @@ def datasets(draw):
     target = draw(st.lists(st.sampled_from(["p", "q", "r", None]), min_size=n, max_size=n))
     if len({t for t in target if t is not None}) < 2:
         target[0], target[1] = "p", "q"
+    # rounded to 1e-6: values 1e-223 apart would have a variance that underflows to 0
     numeric = draw(
-        st.lists(st.floats(-50, 50, allow_nan=False) | st.none(), min_size=n, max_size=n)
+        st.lists(st.floats(-50, 50).map(lambda v: round(v, 6)) | st.none(), min_size=n, max_size=n)
     )
     if len({v for v, t in zip(numeric, target) if v is not None and t is not None}) < 2:
         # two distinct labelled values, so the variance floor (var_smoothing x the largest
@@ -248,6 +249,49 @@ def test_lookup_holds_one_row_per_code(con):
     assert lookup[3]["lp_0"] == pytest.approx(math.log(1 / 5), abs=1e-15)
     # b = 6 given q: (3 + 1) / (3 + 2)
     assert lookup[6]["lp_1"] == pytest.approx(math.log(4 / 5), abs=1e-15)
+
+
+# -- wide models: parameters as literals -------------------------------------------------------
+@pytest.mark.parametrize("max_joined", [1_000, 10])
+def test_wide_model_scored_without_joins(monkeypatch, max_joined):
+    """Above MAX_JOINED_ATTRIBUTES a model is scored by CASE expressions holding its parameters
+    (no join per attribute); both forms equal the numpy reference, views included."""
+    from warehouse_ml import naive_bayes
+
+    monkeypatch.setattr(naive_bayes, "MAX_JOINED_ATTRIBUTES", max_joined)
+    rng = np.random.default_rng(7)
+    n, d = 300, 12
+    train = {
+        f"c{i}": [None if rng.random() < 0.1 else int(v) for v in rng.integers(0, 4, n)]
+        for i in range(d)
+    }
+    train["t"] = [None if rng.random() < 0.1 else str(v) for v in rng.choice(["x", "y'z", "w"], n)]
+    train["z"] = [None if rng.random() < 0.1 else float(v) for v in rng.normal(size=n)]
+    target = [str(v) for v in rng.choice(["p", "q", "r"], n)]
+    test = {a: list(v[:40]) for a, v in train.items()}
+    test["c0"][:3] = [9, -1, None]  # unseen and NULL values
+    test["t"][:2] = ["never", None]
+    con = duckdb.connect()
+    con.register("train", pa.table({"id": range(n), **train, "y": target}))
+    con.execute("CREATE TABLE scored AS SELECT * FROM train LIMIT 0")
+    con.register("test", pa.table({"id": range(40), **test}))
+    con.execute("INSERT INTO scored BY NAME SELECT * FROM test")
+    model = wml.NaiveBayes(alpha=0.5).fit(con, "train", "y", keys=["id"])
+    joins = model.sql(con, "scored", keys=["id"]).count(" JOIN ")
+    # the prior, and when joined: one per integer attribute, two for the text and the numeric
+    assert joins == (1 if max_joined == 10 else 1 + d + 2 + 2)
+    with np.errstate(divide="ignore"):
+        classes, joint = naive_bayes_log_joint(
+            train, target, test, alpha=0.5, prior_alpha=0.0, numeric=("z",)
+        )
+    expected = softmax(joint)
+    np.testing.assert_allclose(
+        probabilities(model.predict_proba(con, pa.table(test))), expected, rtol=0, atol=1e-9
+    )
+    model.create_view(con, "wide_scores", "scored", keys=["id"])
+    columns = ", ".join(f'"p_{c}"' for c in classes)
+    view = con.sql(f"SELECT {columns} FROM wide_scores ORDER BY id").fetchall()
+    np.testing.assert_allclose(np.array(view), expected, rtol=0, atol=1e-9)
 
 
 # -- smoothing conventions ---------------------------------------------------------------------

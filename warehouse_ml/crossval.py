@@ -101,7 +101,11 @@ def _score_folds_together(
     )  # fmt: skip
     rows = templates.build("select_rows_with_target", source=split.table, target=target)
     labelled = Source(rows.subquery("wml_labelled"), split_source.schema, str(split.table), True)
-    return type(model).from_record(record).view_query(labelled, keys=[split.key, FOLD, target])
+    return (
+        type(model)
+        .from_record(record)
+        .view_query(warehouse, labelled, keys=[split.key, FOLD, target])
+    )
 
 
 def _score_folds_apart(
@@ -127,7 +131,11 @@ def _score_folds_apart(
         held_out = Source(
             rows.subquery("wml_fold_rows"), split_source.schema, str(split.table), True
         )
-        query = type(model).from_record(record).view_query(held_out, keys=[split.key, FOLD, target])
+        query = (
+            type(model)
+            .from_record(record)
+            .view_query(warehouse, held_out, keys=[split.key, FOLD, target])
+        )
         if index == 0:
             warehouse.run_tree(templates.create_table_as(predictions, query))
         else:
@@ -244,7 +252,7 @@ def evaluate(
         src.field(target)
         rows = templates.build("select_rows_with_target", source=src.relation, target=target)
         labelled = Source(rows.subquery("wml_labelled"), src.schema, src.description, src.durable)
-        query = model.view_query(labelled, keys=[*keys, target])
+        query = model.view_query(warehouse, labelled, keys=[*keys, target])
         warehouse.run_tree(templates.create_table_as(predictions, query))
     return Evaluation(
         warehouse, predictions, target, tuple(model.classes_), keys[0] if keys else None, 1

@@ -24,6 +24,9 @@ from warehouse_ml.sources import Source
 
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"
+INTEGER_TYPES = ("int", "uint")
+"""Prefixes of the Arrow type names of integer columns (int8 ... uint64): their values are
+compared and joined as integers when scoring, not through their text."""
 
 
 @dataclass(frozen=True)

@@ -77,8 +77,9 @@ class Classifier(abc.ABC):
         """
 
     @abc.abstractmethod
-    def _terms(self, record: ModelRecord, source: Source) -> list[Term]:
-        """The log-space terms that score ``source`` with the model in ``record``."""
+    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
+        """The log-space terms that score ``source`` with the model in ``record`` (whose
+        parameter tables ``warehouse`` can read)."""
 
     def _learn_folds(
         self,
@@ -312,6 +313,7 @@ class Classifier(abc.ABC):
 
     def _score(
         self,
+        warehouse: Warehouse,
         source: Source,
         *,
         passthrough: Sequence[str] = (),
@@ -333,7 +335,7 @@ class Classifier(abc.ABC):
             )
         return score_query(
             source.relation,
-            self._terms(self.record, source),
+            self._terms(warehouse, self.record, source),
             self.classes_,
             passthrough=passthrough,
             probability_names=probability_names,
@@ -351,14 +353,18 @@ class Classifier(abc.ABC):
         ``str(label)``, one row per source row, in source order."""
         warehouse = connect(con)
         with open_source(warehouse, source) as src:
-            query = self._score(src, probability_names=self._class_names(), keep_order=True)
+            query = self._score(
+                warehouse, src, probability_names=self._class_names(), keep_order=True
+            )
             return warehouse.fetch_tree(query)
 
     def predict_log_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
         """Natural-log class probabilities, laid out as :meth:`predict_proba`."""
         warehouse = connect(con)
         with open_source(warehouse, source) as src:
-            query = self._score(src, log_probability_names=self._class_names(), keep_order=True)
+            query = self._score(
+                warehouse, src, log_probability_names=self._class_names(), keep_order=True
+            )
             return warehouse.fetch_tree(query)
 
     def predict(
@@ -381,6 +387,7 @@ class Classifier(abc.ABC):
         warehouse = connect(con)
         with open_source(warehouse, source) as src:
             query = self._score(
+                warehouse,
                 src,
                 passthrough=list(keys),
                 prediction_name=PREDICTION,
@@ -391,6 +398,7 @@ class Classifier(abc.ABC):
 
     def view_query(
         self,
+        warehouse: Warehouse,
         source: Source,
         *,
         keys: Sequence[str] | None = None,
@@ -400,6 +408,7 @@ class Classifier(abc.ABC):
         """The query behind a prediction view: key columns (default: every source column),
         ``p_<label>`` per class (DOUBLE), ``prediction``."""
         return self._score(
+            warehouse,
             source,
             passthrough=list(source.columns if keys is None else keys),
             probability_names=[f"{PROBABILITY_PREFIX}{c}" for c in self._class_names()],
@@ -423,7 +432,7 @@ class Classifier(abc.ABC):
         warehouse = connect(con)
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
         with open_source(warehouse, source) as src:
-            query = self.view_query(src, keys=keys, decision=decision, keep_order=True)
+            query = self.view_query(warehouse, src, keys=keys, decision=decision, keep_order=True)
             return warehouse.fetch_tree(query)
 
     def create_table(
@@ -447,7 +456,7 @@ class Classifier(abc.ABC):
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
         name = TableName.parse(table)
         with warehouse.operation("create_table", progress), open_source(warehouse, source) as src:
-            query = self.view_query(src, keys=keys, decision=decision)
+            query = self.view_query(warehouse, src, keys=keys, decision=decision)
             warehouse.run_tree(templates.create_table_as(name, query))
         return name
 
@@ -467,7 +476,7 @@ class Classifier(abc.ABC):
         warehouse = connect(con)
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
         with open_source(warehouse, source) as src:
-            query = self.view_query(src, keys=keys, decision=decision)
+            query = self.view_query(warehouse, src, keys=keys, decision=decision)
         return templates.generate(query, dialect or warehouse.dialect)
 
     def create_view(
@@ -515,7 +524,7 @@ class Classifier(abc.ABC):
             else tuple(map(tuple, decision_json["loss"])),
         )
         with open_source(warehouse, _source_from_spec(source_spec)) as src:
-            query = model.view_query(src, keys=options["keys"], decision=decision)
+            query = model.view_query(warehouse, src, keys=options["keys"], decision=decision)
         warehouse.run("drop_view", view=view_name)
         warehouse.run_tree(exp.Create(kind="VIEW", this=view_name.to_table(), expression=query))
 

@@ -32,7 +32,8 @@ from sqlglot import exp
 from warehouse_ml import counting, templates
 from warehouse_ml.catalog import ModelRecord, parameter_table
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.features import CATEGORICAL, NUMERIC, Feature
+from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, NUMERIC, Feature
+from warehouse_ml.literal_terms import MAX_JOINED_ATTRIBUTES, literal_terms
 from warehouse_ml.model import Classifier
 from warehouse_ml.scoring import (
     Join,
@@ -269,9 +270,11 @@ class NaiveBayes(Classifier):
                 created.extend(parameter_table(model_id, p) for p in parts)
         return [{"tables": parts} for _ in model_ids]
 
-    def _terms(self, record: ModelRecord, source: Source) -> list[Term]:
+    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         k = len(record.classes)
         terms = [prior_term(record, k)]
+        if len(record.features) > MAX_JOINED_ATTRIBUTES and _partition(record) is None:
+            return [*terms, *literal_terms(warehouse, record, k)]
         for i, name in enumerate(record.features):
             kind = record.feature_types[name]["kind"]
             if kind == CATEGORICAL:
@@ -279,10 +282,6 @@ class NaiveBayes(Classifier):
             else:
                 terms.append(gaussian_term(record, name, f"wml_g{i}", k))
         return terms
-
-
-INTEGER_TYPES = ("int", "uint")
-"""Arrow type names of integer columns (int8 ... uint64), whose values join natively."""
 
 
 def _integer_coded(sql_type: str) -> bool:

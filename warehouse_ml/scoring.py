@@ -3,7 +3,8 @@
 A model describes itself as a list of :class:`Term` objects: each contributes one log-space
 expression per class and the joins its parameters need. The query then
 
-1. adds the terms of each class in a fixed order: ``joint_c = term_1c + term_2c + ...``;
+1. adds the terms of each class in a fixed order, pairwise:
+   ``joint_c = (term_1c + term_2c) + (term_3c + term_4c) ...``;
 2. takes ``max = GREATEST(joint_0, ..., joint_{K-1})`` and ``total = sum_c exp(joint_c - max)``
    (the max-shift log-sum-exp, added in class order, so results are identical on every run);
 3. outputs ``p_c = exp(joint_c - max) / total`` and the decision.
@@ -147,6 +148,24 @@ def _chain(items: Sequence[exp.Expression], op: type[exp.Binary]) -> exp.Express
     return functools.reduce(lambda left, right: op(this=left, expression=right), items)
 
 
+def _balanced_sum(items: Sequence[exp.Expression]) -> exp.Expression:
+    """``items`` added pairwise, ``(t1 + t2) + (t3 + t4) ...``: a fixed order (so results are
+    identical on every run and engine) whose nesting depth grows as log2 of the number of terms
+    (a left-to-right chain of 1,000 terms exceeds DuckDB's expression depth limit)."""
+
+    def grouped(item: exp.Expression) -> exp.Expression:
+        return exp.paren(item, copy=False) if isinstance(item, exp.Binary) else item
+
+    level = list(items)
+    while len(level) > 1:
+        paired = [
+            exp.Add(this=grouped(level[i]), expression=grouped(level[i + 1]))
+            for i in range(0, len(level) - 1, 2)
+        ]
+        level = paired + level[len(level) - len(level) % 2 :]
+    return level[0]
+
+
 def _internal(prefix: str, i: int) -> str:
     return f"wml_{prefix}_{i}"
 
@@ -245,7 +264,7 @@ def score_query(
                 kind = "INNER" if join.inner else "LEFT"
                 joint = joint.join(join.relation(), on=join.on, join_type=kind, copy=False)
     for i in range(k):
-        total = _chain([t.per_class[i] for t in terms], exp.Add)
+        total = _balanced_sum([t.per_class[i] for t in terms])
         joint = joint.select(alias(total, _internal("j", i)), copy=False)
 
     joints = [column(_internal("j", i)) for i in range(k)]

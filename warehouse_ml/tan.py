@@ -224,7 +224,7 @@ class TAN(Classifier):
         }
 
     # -- scoring --------------------------------------------------------------------------
-    def _terms(self, record: ModelRecord, source: Source) -> list[Term]:
+    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         k = len(record.classes)
         features = {
             f: Feature(f, t["kind"], t["sql_type"]) for f, t in record.feature_types.items()

@@ -5,52 +5,64 @@ WITH wml_input AS (
 ), wml_joint AS (
   SELECT
     "s"."id",
-    "wml_prior"."lp_0" + CASE
-      WHEN "s"."c" IS NULL
-      THEN CAST(0 AS DOUBLE)
-      WHEN "wml_a0"."value" IS NULL
-      THEN "wml_a0_unseen"."lp_0"
-      ELSE "wml_a0"."lp_0"
-    END + CASE
-      WHEN CAST("s"."x" AS DOUBLE) IS NULL OR "wml_g1_mean"."mean_0" IS NULL
-      THEN CAST(0 AS DOUBLE)
-      ELSE -0.5 * LN(2 * PI() * "wml_g1_var"."var_0") - CAST((
-        CAST("s"."x" AS DOUBLE) - "wml_g1_mean"."mean_0"
-      ) * (
-        CAST("s"."x" AS DOUBLE) - "wml_g1_mean"."mean_0"
-      ) AS DOUBLE) / (
-        2 * "wml_g1_var"."var_0"
+    (
+      (
+        "wml_prior"."lp_0" + CASE
+          WHEN "s"."c" IS NULL
+          THEN CAST(0 AS DOUBLE)
+          WHEN "wml_a0"."value" IS NULL
+          THEN "wml_a0_unseen"."lp_0"
+          ELSE "wml_a0"."lp_0"
+        END
+      ) + (
+        CASE
+          WHEN CAST("s"."x" AS DOUBLE) IS NULL OR "wml_g1_mean"."mean_0" IS NULL
+          THEN CAST(0 AS DOUBLE)
+          ELSE -0.5 * LN(2 * PI() * "wml_g1_var"."var_0") - CAST((
+            CAST("s"."x" AS DOUBLE) - "wml_g1_mean"."mean_0"
+          ) * (
+            CAST("s"."x" AS DOUBLE) - "wml_g1_mean"."mean_0"
+          ) AS DOUBLE) / (
+            2 * "wml_g1_var"."var_0"
+          )
+        END + CASE
+          WHEN "s"."d" IS NULL
+          THEN CAST(0 AS DOUBLE)
+          WHEN "wml_a2"."value" IS NULL
+          THEN "wml_a2_unseen"."lp_0"
+          ELSE "wml_a2"."lp_0"
+        END
       )
-    END + CASE
-      WHEN "s"."d" IS NULL
-      THEN CAST(0 AS DOUBLE)
-      WHEN "wml_a2"."value" IS NULL
-      THEN "wml_a2_unseen"."lp_0"
-      ELSE "wml_a2"."lp_0"
-    END + "wml_a3"."lp_0" AS "wml_j_0",
-    "wml_prior"."lp_1" + CASE
-      WHEN "s"."c" IS NULL
-      THEN CAST(0 AS DOUBLE)
-      WHEN "wml_a0"."value" IS NULL
-      THEN "wml_a0_unseen"."lp_1"
-      ELSE "wml_a0"."lp_1"
-    END + CASE
-      WHEN CAST("s"."x" AS DOUBLE) IS NULL OR "wml_g1_mean"."mean_1" IS NULL
-      THEN CAST(0 AS DOUBLE)
-      ELSE -0.5 * LN(2 * PI() * "wml_g1_var"."var_1") - CAST((
-        CAST("s"."x" AS DOUBLE) - "wml_g1_mean"."mean_1"
-      ) * (
-        CAST("s"."x" AS DOUBLE) - "wml_g1_mean"."mean_1"
-      ) AS DOUBLE) / (
-        2 * "wml_g1_var"."var_1"
+    ) + "wml_a3"."lp_0" AS "wml_j_0",
+    (
+      (
+        "wml_prior"."lp_1" + CASE
+          WHEN "s"."c" IS NULL
+          THEN CAST(0 AS DOUBLE)
+          WHEN "wml_a0"."value" IS NULL
+          THEN "wml_a0_unseen"."lp_1"
+          ELSE "wml_a0"."lp_1"
+        END
+      ) + (
+        CASE
+          WHEN CAST("s"."x" AS DOUBLE) IS NULL OR "wml_g1_mean"."mean_1" IS NULL
+          THEN CAST(0 AS DOUBLE)
+          ELSE -0.5 * LN(2 * PI() * "wml_g1_var"."var_1") - CAST((
+            CAST("s"."x" AS DOUBLE) - "wml_g1_mean"."mean_1"
+          ) * (
+            CAST("s"."x" AS DOUBLE) - "wml_g1_mean"."mean_1"
+          ) AS DOUBLE) / (
+            2 * "wml_g1_var"."var_1"
+          )
+        END + CASE
+          WHEN "s"."d" IS NULL
+          THEN CAST(0 AS DOUBLE)
+          WHEN "wml_a2"."value" IS NULL
+          THEN "wml_a2_unseen"."lp_1"
+          ELSE "wml_a2"."lp_1"
+        END
       )
-    END + CASE
-      WHEN "s"."d" IS NULL
-      THEN CAST(0 AS DOUBLE)
-      WHEN "wml_a2"."value" IS NULL
-      THEN "wml_a2_unseen"."lp_1"
-      ELSE "wml_a2"."lp_1"
-    END + "wml_a3"."lp_1" AS "wml_j_1"
+    ) + "wml_a3"."lp_1" AS "wml_j_1"
   FROM wml_input AS s
   CROSS JOIN (
     SELECT

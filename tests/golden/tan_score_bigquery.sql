@@ -5,61 +5,67 @@ WITH wml_input AS (
 ), wml_joint AS (
   SELECT
     `s`.`id`,
-    `wml_prior`.`lp_0` + CASE
-      WHEN `s`.`c` IS NULL
-      THEN CAST(0 AS FLOAT64)
-      WHEN `wml_a0`.`value` IS NULL
-      THEN `wml_a0_unseen`.`lp_0`
-      ELSE `wml_a0`.`lp_0`
-    END + CASE
-      WHEN CASE
-        WHEN `s`.`x` IS NULL
-        THEN NULL
-        WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
-        THEN 0
-        WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
-        THEN 1
-        WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
-        THEN 2
-        WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
-        THEN 3
-        ELSE 4
-      END IS NULL
-      THEN CAST(0 AS FLOAT64)
-      WHEN `wml_t1`.`value` IS NULL
-      THEN CASE
-        WHEN CASE
-          WHEN `s`.`x` IS NULL
-          THEN NULL
-          WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
-          THEN 0
-          WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
-          THEN 1
-          WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
-          THEN 2
-          WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
-          THEN 3
-          ELSE 4
-        END IS NULL
-        THEN CAST(0 AS FLOAT64)
-        WHEN `wml_a1`.`value` IS NULL
-        THEN `wml_a1_unseen`.`lp_0`
-        ELSE `wml_a1`.`lp_0`
-      END
-      ELSE `wml_t1`.`lp_0`
-    END + CASE
-      WHEN `s`.`d` IS NULL
-      THEN CAST(0 AS FLOAT64)
-      WHEN `wml_t2`.`value` IS NULL
-      THEN CASE
-        WHEN `s`.`d` IS NULL
-        THEN CAST(0 AS FLOAT64)
-        WHEN `wml_a2`.`value` IS NULL
-        THEN `wml_a2_unseen`.`lp_0`
-        ELSE `wml_a2`.`lp_0`
-      END
-      ELSE `wml_t2`.`lp_0`
-    END + CASE
+    (
+      (
+        `wml_prior`.`lp_0` + CASE
+          WHEN `s`.`c` IS NULL
+          THEN CAST(0 AS FLOAT64)
+          WHEN `wml_a0`.`value` IS NULL
+          THEN `wml_a0_unseen`.`lp_0`
+          ELSE `wml_a0`.`lp_0`
+        END
+      ) + (
+        CASE
+          WHEN CASE
+            WHEN `s`.`x` IS NULL
+            THEN NULL
+            WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
+            THEN 0
+            WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
+            THEN 1
+            WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
+            THEN 2
+            WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
+            THEN 3
+            ELSE 4
+          END IS NULL
+          THEN CAST(0 AS FLOAT64)
+          WHEN `wml_t1`.`value` IS NULL
+          THEN CASE
+            WHEN CASE
+              WHEN `s`.`x` IS NULL
+              THEN NULL
+              WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
+              THEN 0
+              WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
+              THEN 1
+              WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
+              THEN 2
+              WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
+              THEN 3
+              ELSE 4
+            END IS NULL
+            THEN CAST(0 AS FLOAT64)
+            WHEN `wml_a1`.`value` IS NULL
+            THEN `wml_a1_unseen`.`lp_0`
+            ELSE `wml_a1`.`lp_0`
+          END
+          ELSE `wml_t1`.`lp_0`
+        END + CASE
+          WHEN `s`.`d` IS NULL
+          THEN CAST(0 AS FLOAT64)
+          WHEN `wml_t2`.`value` IS NULL
+          THEN CASE
+            WHEN `s`.`d` IS NULL
+            THEN CAST(0 AS FLOAT64)
+            WHEN `wml_a2`.`value` IS NULL
+            THEN `wml_a2_unseen`.`lp_0`
+            ELSE `wml_a2`.`lp_0`
+          END
+          ELSE `wml_t2`.`lp_0`
+        END
+      )
+    ) + CASE
       WHEN `s`.`k` IS NULL
       THEN CAST(0 AS FLOAT64)
       WHEN `wml_t3`.`value` IS NULL
@@ -72,61 +78,67 @@ WITH wml_input AS (
       END
       ELSE `wml_t3`.`lp_0`
     END AS `wml_j_0`,
-    `wml_prior`.`lp_1` + CASE
-      WHEN `s`.`c` IS NULL
-      THEN CAST(0 AS FLOAT64)
-      WHEN `wml_a0`.`value` IS NULL
-      THEN `wml_a0_unseen`.`lp_1`
-      ELSE `wml_a0`.`lp_1`
-    END + CASE
-      WHEN CASE
-        WHEN `s`.`x` IS NULL
-        THEN NULL
-        WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
-        THEN 0
-        WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
-        THEN 1
-        WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
-        THEN 2
-        WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
-        THEN 3
-        ELSE 4
-      END IS NULL
-      THEN CAST(0 AS FLOAT64)
-      WHEN `wml_t1`.`value` IS NULL
-      THEN CASE
-        WHEN CASE
-          WHEN `s`.`x` IS NULL
-          THEN NULL
-          WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
-          THEN 0
-          WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
-          THEN 1
-          WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
-          THEN 2
-          WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
-          THEN 3
-          ELSE 4
-        END IS NULL
-        THEN CAST(0 AS FLOAT64)
-        WHEN `wml_a1`.`value` IS NULL
-        THEN `wml_a1_unseen`.`lp_1`
-        ELSE `wml_a1`.`lp_1`
-      END
-      ELSE `wml_t1`.`lp_1`
-    END + CASE
-      WHEN `s`.`d` IS NULL
-      THEN CAST(0 AS FLOAT64)
-      WHEN `wml_t2`.`value` IS NULL
-      THEN CASE
-        WHEN `s`.`d` IS NULL
-        THEN CAST(0 AS FLOAT64)
-        WHEN `wml_a2`.`value` IS NULL
-        THEN `wml_a2_unseen`.`lp_1`
-        ELSE `wml_a2`.`lp_1`
-      END
-      ELSE `wml_t2`.`lp_1`
-    END + CASE
+    (
+      (
+        `wml_prior`.`lp_1` + CASE
+          WHEN `s`.`c` IS NULL
+          THEN CAST(0 AS FLOAT64)
+          WHEN `wml_a0`.`value` IS NULL
+          THEN `wml_a0_unseen`.`lp_1`
+          ELSE `wml_a0`.`lp_1`
+        END
+      ) + (
+        CASE
+          WHEN CASE
+            WHEN `s`.`x` IS NULL
+            THEN NULL
+            WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
+            THEN 0
+            WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
+            THEN 1
+            WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
+            THEN 2
+            WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
+            THEN 3
+            ELSE 4
+          END IS NULL
+          THEN CAST(0 AS FLOAT64)
+          WHEN `wml_t1`.`value` IS NULL
+          THEN CASE
+            WHEN CASE
+              WHEN `s`.`x` IS NULL
+              THEN NULL
+              WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
+              THEN 0
+              WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
+              THEN 1
+              WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
+              THEN 2
+              WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
+              THEN 3
+              ELSE 4
+            END IS NULL
+            THEN CAST(0 AS FLOAT64)
+            WHEN `wml_a1`.`value` IS NULL
+            THEN `wml_a1_unseen`.`lp_1`
+            ELSE `wml_a1`.`lp_1`
+          END
+          ELSE `wml_t1`.`lp_1`
+        END + CASE
+          WHEN `s`.`d` IS NULL
+          THEN CAST(0 AS FLOAT64)
+          WHEN `wml_t2`.`value` IS NULL
+          THEN CASE
+            WHEN `s`.`d` IS NULL
+            THEN CAST(0 AS FLOAT64)
+            WHEN `wml_a2`.`value` IS NULL
+            THEN `wml_a2_unseen`.`lp_1`
+            ELSE `wml_a2`.`lp_1`
+          END
+          ELSE `wml_t2`.`lp_1`
+        END
+      )
+    ) + CASE
       WHEN `s`.`k` IS NULL
       THEN CAST(0 AS FLOAT64)
       WHEN `wml_t3`.`value` IS NULL
