@@ -294,6 +294,20 @@ def test_wide_model_scored_without_joins(monkeypatch, max_joined):
     np.testing.assert_allclose(np.array(view), expected, rtol=0, atol=1e-9)
 
 
+def test_wide_model_counted_in_chunks(monkeypatch, con, tennis):
+    """A model wider than MAX_COUNTED_ATTRIBUTES counts its attributes chunk by chunk into a
+    staging table, dropped afterwards: the same parameters as one count statement."""
+    from warehouse_ml import counting
+
+    whole = wml.NaiveBayes().fit(con, "tennis", "play", keys=["day"], name="whole")
+    monkeypatch.setattr(counting, "MAX_COUNTED_ATTRIBUTES", 3)
+    chunked = wml.NaiveBayes().fit(con, "tennis", "play", keys=["day"], name="chunked")
+    assert chunked.record.details["tables"] == whole.record.details["tables"]
+    assert chunked.parameters(con) == whole.parameters(con)
+    tables = con.sql("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'wml'").fetchall()
+    assert not [t for (t,) in tables if t.endswith("_counts")]
+
+
 # -- smoothing conventions ---------------------------------------------------------------------
 def test_weka_laplace_and_m_estimate(con, tennis):
     weka = wml.NaiveBayes(alpha=1, prior_alpha=1).fit(

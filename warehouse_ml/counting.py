@@ -16,6 +16,10 @@ from warehouse_ml import templates
 from warehouse_ml.templates import alias, column
 
 DEFAULT_BLOCK_SIZE = 4
+MAX_COUNTED_ATTRIBUTES = 128
+"""Attributes counted by one statement: DuckDB's planning time grows faster than linearly with
+the statement's size (1,000 attributes in one statement: 17 s to plan; in chunks of 128: about
+2 s), so a wider model counts its attributes chunk by chunk into a staging table."""
 PARTITION = "wml_part"
 """Output name of the optional partition column (e.g. a cross-validation fold id)."""
 

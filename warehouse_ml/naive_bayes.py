@@ -157,13 +157,23 @@ class NaiveBayes(Classifier):
     ) -> dict[str, Any]:
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
-        counts = (
-            counting.categorical_counts(source.relation, target, categorical, self.block_size)
-            if categorical
-            else None
-        )
+        chunks = [
+            counting.categorical_counts(source.relation, target, chunk, self.block_size)
+            for chunk in counting.blocks(categorical, counting.MAX_COUNTED_ATTRIBUTES)
+        ]
+        counts = chunks[0] if len(chunks) == 1 else None
+        if len(chunks) > 1:  # a wide model: count chunk by chunk into a staging table
+            parts.append("counts")
+            staged = parameter_table(model_id, "counts")
+            warehouse.run_tree(templates.create_table_as(staged, chunks[0]))
+            for chunk in chunks[1:]:
+                warehouse.run("insert_rows", table=staged, rows=chunk)
+            counts = exp.select(exp.Star()).from_(staged.to_table())
         moments = counting.numeric_moments(source.relation, target, numeric) if numeric else None
         self._learn_from_counts(warehouse, counts, moments, classes, model_id, parts)
+        if len(chunks) > 1:
+            warehouse.run("drop_table", table=parameter_table(model_id, "counts"))
+            parts.remove("counts")
         coded = [f.name for f in features if f.kind == CATEGORICAL and _integer_coded(f.sql_type)]
         if not coded:
             return {}
