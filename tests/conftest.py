@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -27,6 +28,24 @@ def con() -> duckdb.DuckDBPyConnection:
     connection = duckdb.connect()
     yield connection
     connection.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_conninfo() -> Iterator[str]:
+    """A libpq connection string to a throw-away PostgreSQL cluster, shared by the session
+    (engine_support.postgres_server); the test is skipped without psycopg or the server."""
+    pytest.importorskip("psycopg", reason='needs pip install -e ".[postgres]"')
+    from engine_support import postgres_server
+
+    try:
+        server = postgres_server()
+        conninfo = server.__enter__()
+    except RuntimeError as error:
+        pytest.skip(f"PostgreSQL not available: {error}")
+    try:
+        yield conninfo
+    finally:
+        server.__exit__(None, None, None)
 
 
 @pytest.fixture
