@@ -214,7 +214,7 @@ class SteppedReader:
 
 
 @pytest.mark.parametrize("engine_name", ENGINES)
-def test_a_read_between_every_statement_of_a_refit_sees_old_or_new(engine_name, request):
+def test_a_read_between_every_statement_of_a_refit_sees_old_or_new(engine_name, request, capsys):
     engine = request.getfixturevalue(engine_name)
     outputs = prepare(engine)  # model A is in place: re-fit B (NB -> TAN, another view SQL)
     refit, old = "B", "A"
@@ -230,6 +230,12 @@ def test_a_read_between_every_statement_of_a_refit_sees_old_or_new(engine_name, 
     for name, waited in seen[:-1]:
         # during the re-fit: the old model, or (PostgreSQL) after waiting for the commit, the new
         assert name == (refit if waited else old), seen
+    waits = sum(waited for _, waited in seen)
+    with capsys.disabled():
+        print(
+            f"\n{engine_name}: {reader.steps - 1} statements in the re-fit, {len(seen)} reads "
+            f"({waits} waited for the commit), models seen {Counter(n for n, _ in seen)}"
+        )
     if engine_name == "duckdb_engine":
         assert not any(waited for _, waited in seen)
     else:  # the reads issued after the view was dropped in the transaction waited for it
