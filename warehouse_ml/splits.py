@@ -6,11 +6,11 @@ How a row's place is decided (DESIGN.md section 3 rules 5 and 6), identically on
 1. the row's key (an integer or string column, or a row number the project materialises when
    there is no key) is hashed as ``MD5('<seed>:<repeat>:' || CAST(key AS VARCHAR))``; the seed
    is part of the hashed text, so another seed gives another permutation (not a rotation);
-2. the first 15 hex digits of the digest become a BIGINT with ``STRPOS('0123456789abcdef',
-   SUBSTR(...))`` arithmetic (``sql/fold_hash.sql``);
-3. rows are ranked by (stratum digest, hash, full digest): a total order when keys are unique;
-   the stratum is the class column for stratified splits (each class a contiguous run);
-4. k-fold deals the ranked rows round-robin: ``fold = position % k``; so fold sizes differ by at
+2. rows are ranked by (stratum digest, row digest): a total order when keys are unique (a
+   digest is 32 lowercase hex digits, whose text order is their numeric order on every engine);
+   the stratum is the class column for stratified splits (each class a contiguous run). Only
+   the key and stratum go through that sort; kept source columns are joined back by key;
+3. k-fold deals the ranked rows round-robin: ``fold = position % k``; so fold sizes differ by at
    most one and, when stratified, each class's count in each fold is floor or ceil of
    ``n_class / k`` (within one row of its proportional share). Leave-one-out is k = n.
    Hold-out marks position p as test when ``FLOOR((p+1) f + 0.5) > FLOOR(p f + 0.5)``:
@@ -121,20 +121,38 @@ def _check_seed(seed: int) -> int:
 
 
 def _positions(
-    source: Source, key: str | None, stratify: str | None, seed: int, repeats: int
+    source: Source,
+    key: str | None,
+    stratify: str | None,
+    seed: int,
+    repeats: int,
+    keep_columns: bool,
 ) -> exp.Query:
-    row_key = (
-        column(key, "src") if key is not None else exp.Window(this=exp.RowNumber())
-    )  # ROW_NUMBER() OVER ()
+    """Ranked rows (select_split_positions.sql). Without a key every source column rides
+    through the ranking (the row numbers exist only there); with one, only the key and stratum
+    do, and kept columns are joined back by key (select_positioned_rows.sql)."""
+    if key is None:
+        row_key: exp.Expression = exp.Window(this=exp.RowNumber())  # ROW_NUMBER() OVER ()
+        carried = [exp.Column(this=exp.Star(), table=exp.to_identifier("src"))]
+    else:
+        row_key = column(key, "src")
+        carried = [
+            alias(column(c, "src"), c) for c in dict.fromkeys(c for c in (key, stratify) if c)
+        ]
     stratum = column(stratify, "src") if stratify is not None else exp.null()
-    return templates.build(
+    positions = templates.build(
         "select_split_positions",
         source=source.relation,
+        carried=carried,
         row_key=row_key,
         stratum=stratum,
         seed=seed,
         repeats=templates.values([[r] for r in range(repeats)], "r", ["wml_repeat"]),
-        hash_value=templates.expression("fold_hash", digest=column("wml_digest", "h")),
+    )
+    if key is None or not keep_columns:
+        return positions
+    return templates.build(
+        "select_positioned_rows", positions=positions, source=source.relation, key=key
     )
 
 
@@ -279,7 +297,7 @@ def _folds(
         columns, key_name = _output_columns(src, key, stratify, keep_columns)
         query = templates.build(
             "select_fold_assignment",
-            positions=_positions(src, key, stratify, seed, 1),
+            positions=_positions(src, key, stratify, seed, 1, keep_columns),
             columns=columns,
             folds=folds,
         )
@@ -329,7 +347,7 @@ def holdout_split(
         columns, key_name = _output_columns(src, key, target, keep_columns)
         query = templates.build(
             "select_holdout_split",
-            positions=_positions(src, key, target, seed, repeats),
+            positions=_positions(src, key, target, seed, repeats, keep_columns),
             columns=columns,
             test_fraction=fraction,
         )
