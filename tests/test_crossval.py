@@ -17,10 +17,13 @@ def _mixed_table(n: int = 600, seed: int = 4) -> pa.Table:
     a = np.where(rng.random(n) < 0.1, None, (y + rng.integers(0, 3, n)) % 4).tolist()
     b = [None if rng.random() < 0.05 else f"v{(v * 2 + rng.integers(0, 2)) % 5}" for v in y]
     x = np.where(rng.random(n) < 0.08, np.nan, y * 1.5 + rng.normal(size=n))
+    rare = ((y + rng.integers(0, 2, n)) % 3).astype(np.int32)
+    rare[17] = 3  # seen by every fold's model but the one whose held-out rows hold it
     return pa.table(
         {
             "id": np.arange(n) * 7 + 3,
             "a": pa.array(a, pa.int64()),
+            "r": rare,
             "b": b,
             "x": pa.array(x, from_pandas=True),
             "y": pa.array([None if i % 97 == 0 else f"c{v}" for i, v in enumerate(y)]),
@@ -34,7 +37,11 @@ def _mixed_table(n: int = 600, seed: int = 4) -> pa.Table:
 def test_subtraction_equals_fitting_each_fold_from_scratch(con, model):
     con.register("data", _mixed_table())
     con.execute("CREATE TABLE data_t AS SELECT * FROM data")
-    ev = crossval.cross_validate(con, "data_t", "y", model, folds=5, seed=3, key="id")
+    statements: list[str] = []
+    warehouse = wml.connect(con, on_sql=statements.append)
+    ev = crossval.cross_validate(warehouse, "data_t", "y", model, folds=5, seed=3, key="id")
+    # the integer codes a and r are scored through the folds' stacked lookup table
+    assert any(s.startswith("CREATE TABLE") and "_all_lookup" in s for s in statements)
     pooled = ev.to_arrow()
     assert pooled.column_names == ["id", "fold", "y", "p_c0", "p_c1", "p_c2", "prediction"]
     assert pooled.num_rows == 600 - len(range(0, 600, 97))  # NULL targets left out

@@ -95,9 +95,14 @@ def _score_folds_together(
             for index, model_id in enumerate(model_ids)
         )
         warehouse.run_tree(templates.create_table_as(stacked, tagged))
+    derived: list[str] = []
+    try:
+        extra = model._learn_stacked(warehouse, stacked_id, features, len(classes), derived)
+    finally:
+        created.extend(catalog.parameter_table(stacked_id, p) for p in derived)
     record = _record(
         model, stacked_id, target, split_source, features, classes,
-        {"tables": parts, "partition_column": FOLD},
+        {**extra, "tables": parts + derived, "partition_column": FOLD},
     )  # fmt: skip
     rows = templates.build("select_rows_with_target", source=split.table, target=target)
     labelled = Source(rows.subquery("wml_labelled"), split_source.schema, str(split.table), True)

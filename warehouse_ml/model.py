@@ -76,6 +76,19 @@ class Classifier(abc.ABC):
         created, so that a failure drops it. Returns kind-specific details for the catalog.
         """
 
+    def _learn_stacked(
+        self,
+        warehouse: Warehouse,
+        model_id: str,
+        features: list[Feature],
+        n_classes: int,
+        parts: list[str],
+    ) -> dict[str, Any]:
+        """Derived tables for parameter tables that hold one model per partition (written under
+        ``model_id`` with a wml_part column, by cross-validation). Appends each part created to
+        ``parts`` before creating it; returns the catalog details they need (default: none)."""
+        return {}
+
     @abc.abstractmethod
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         """The log-space terms that score ``source`` with the model in ``record`` (whose
@@ -283,6 +296,13 @@ class Classifier(abc.ABC):
             raise DataError(
                 f"target column {target!r} of {source.description} has a single class "
                 f"{present[0]['class_value']!r}; expected at least two classes"
+            )
+        nul = [r["class_label"] for r in present if "\x00" in r["class_label"]]
+        if nul:
+            raise DataError(
+                f"target column {target!r} of {source.description} has the class {nul[0]!r}, "
+                "which contains a NUL character; expected labels without one (each class names "
+                "a probability column p_<label>, and SQL engines end a name at NUL)"
             )
         classes = [
             {

@@ -24,12 +24,11 @@ Smoothing conventions reproduced exactly:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from sqlglot import exp
 
-from warehouse_ml import counting, templates
+from warehouse_ml import counting, lookup, templates
 from warehouse_ml.catalog import ModelRecord, parameter_table
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, NUMERIC, Feature
@@ -39,7 +38,6 @@ from warehouse_ml.scoring import (
     Join,
     Term,
     partition_condition,
-    pivot_columns,
     pivot_one_row,
     pivot_rows,
 )
@@ -174,13 +172,10 @@ class NaiveBayes(Classifier):
         if len(chunks) > 1:
             warehouse.run("drop_table", table=parameter_table(model_id, "counts"))
             parts.remove("counts")
-        coded = [f.name for f in features if f.kind == CATEGORICAL and _integer_coded(f.sql_type)]
-        if not coded:
-            return {}
-        layout = lookup_layout(warehouse, parameter_table(model_id, "categorical"), coded)
+        layout = lookup.layout(warehouse, model_id, features)
         if layout:
             parts.append("lookup")
-            create_lookup_table(warehouse, model_id, layout, len(classes))
+            lookup.create_table(warehouse, model_id, layout, len(classes))
         return {"lookup": layout}
 
     def _learn_from_counts(
@@ -225,6 +220,21 @@ class NaiveBayes(Classifier):
                 classes=classes_table,
                 var_smoothing=self.var_smoothing,
             )
+
+    def _learn_stacked(
+        self,
+        warehouse: Warehouse,
+        model_id: str,
+        features: list[Feature],
+        n_classes: int,
+        parts: list[str],
+    ) -> dict[str, Any]:
+        """The lookup table of every fold's model at once (codes shifted by fold)."""
+        layout = lookup.layout(warehouse, model_id, features)
+        if layout:
+            parts.append("lookup")
+            lookup.create_table(warehouse, model_id, layout, n_classes, partitioned=True)
+        return {"lookup": layout}
 
     def _learn_folds(
         self,
@@ -294,83 +304,6 @@ class NaiveBayes(Classifier):
         return terms
 
 
-def _integer_coded(sql_type: str) -> bool:
-    """Whether a fitted column holds integers that fit BIGINT (every integer type but uint64)."""
-    return sql_type.startswith(INTEGER_TYPES) and sql_type != "uint64"
-
-
-def lookup_layout(
-    warehouse: Warehouse, categorical: TableName, attributes: Sequence[str]
-) -> dict[str, list[int]]:
-    """Place each integer-coded attribute whose seen values are contiguous (low, low+1, ...,
-    high: the usual 0..k-1 or 1..k codes) in a dense lookup table.
-
-    Returns ``{attribute: [first_code, low, high]}`` in ``attributes`` order; the attribute
-    owns codes first_code .. first_code + high - low + 2 (see sql/create_nb_lookup.sql).
-    Attributes with gaps in their values keep the LEFT JOIN on text.
-    """
-    ranges = warehouse.fetch(
-        "select_value_ranges",
-        categorical=categorical,
-        attributes=templates.values([(a,) for a in attributes], "a", ("attribute",)),
-    )
-    contiguous = {
-        r["attribute"]: (r["low"], r["high"])
-        for r in ranges.to_pylist()
-        if r["n_values"] == r["high"] - r["low"] + 1
-    }
-    layout: dict[str, list[int]] = {}
-    first_code = 0
-    for attribute in attributes:
-        if attribute in contiguous:
-            low, high = contiguous[attribute]
-            layout[attribute] = [first_code, low, high]
-            first_code += high - low + 3
-    return layout
-
-
-def create_lookup_table(
-    warehouse: Warehouse, model_id: str, layout: dict[str, list[int]], n_classes: int
-) -> None:
-    """Write ``wml.<model_id>_lookup`` (code, lp_0 .. lp_{K-1}) from the model's categorical,
-    unseen and classes tables for the attributes in ``layout``."""
-    warehouse.run(
-        "create_nb_lookup",
-        table=parameter_table(model_id, "lookup"),
-        categorical=parameter_table(model_id, "categorical"),
-        unseen=parameter_table(model_id, "unseen"),
-        classes=parameter_table(model_id, "classes"),
-        layout=templates.values(
-            [(attribute, low, high, first) for attribute, (first, low, high) in layout.items()],
-            "l",
-            ("attribute", "low", "high", "first_code"),
-        ),
-        class_columns=pivot_columns("log_prob", n_classes, "lp"),
-    )
-
-
-def lookup_term(record: ModelRecord, attribute: str, name: str, k: int) -> Term:
-    """log P(attribute value | c) of an integer-coded attribute from the model's lookup table:
-    one INNER join on an integer code (every value, unseen and NULL included, has a row)."""
-    first_code, low, high = record.details["lookup"][attribute]
-    code = templates.expression(
-        "lookup_code",
-        value=column(attribute, "s"),
-        low=low,
-        high=high,
-        first_code=first_code,
-        unseen_slot=high - low + 1,
-        null_slot=high - low + 2,
-    )
-    join = Join(
-        record.table("lookup").to_table(),
-        name,
-        on=exp.EQ(this=column("code", name), expression=code),
-        inner=True,
-    )
-    return Term([column(f"lp_{c}", name) for c in range(k)], [join])
-
-
 def _partition(record: ModelRecord) -> str | None:
     """The scored rows' column naming the model partition (cross-validation fold), if the
     record's tables hold one model per partition."""
@@ -404,8 +337,8 @@ def categorical_term(
     """
     partition = _partition(record)
     partitioned = partition is not None
-    if value is None and not partitioned and attribute in record.details.get("lookup", {}):
-        return lookup_term(record, attribute, name, k)
+    if value is None and attribute in record.details.get("lookup", {}):
+        return lookup.lookup_term(record, attribute, name, k, partition)
     raw = column(attribute, "s") if value is None else value
     fitted_type = record.feature_types.get(attribute, {}).get("sql_type", "")
     if value is None and fitted_type.startswith(INTEGER_TYPES):
