@@ -105,6 +105,18 @@ def test_target_with_a_single_class(db):
     )  # fmt: skip
 
 
+def test_class_label_with_a_nul_character(db):
+    data = pa.table({"f1": ["a", "b", "a"], "cls": ["x", "y\x00z", "x"]})
+    _refused(
+        db, DataError,
+        re.escape(
+            "target column 'cls' of an Arrow table has the class 'y\\x00z', which contains a "
+            "NUL character; expected labels without one"
+        ),
+        lambda n: wml.NaiveBayes().fit(db, data, "cls", name=n),
+    )  # fmt: skip
+
+
 def test_all_null_target(db):
     db.execute("CREATE TABLE nulls AS SELECT f1, CAST(NULL AS VARCHAR) AS cls FROM t")
     _refused(

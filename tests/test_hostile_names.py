@@ -68,6 +68,7 @@ def hostile_data(draw):
     """(hostile Arrow table, plain copy, hostile target, class labels, hostile table parts)."""
     columns = distinct_names(draw, 3)  # two features, then the target
     labels = draw(st.lists(names, min_size=2, max_size=3, unique=True))
+    assume(all("\x00" not in label for label in labels))  # refused: test_bad_input.py
     values = draw(st.lists(names, min_size=2, max_size=3, unique=True))
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     target = [labels[i % len(labels)] for i in range(ROWS)]
