@@ -343,12 +343,6 @@ def statements_of(run) -> list[Progress]:
     return reports
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="crossval.cross_validate drops its fold models on failure but not the fold "
-    "assignment table wml.<cv_id>_folds written by splits.assign_folds, so a cross-validation "
-    "cancelled (or failing) after the folds are assigned leaves that table behind",
-)
 def test_cancelled_cross_validation_leaves_no_table(con):
     make_data(con)
     old_model(con, wml.NaiveBayes)

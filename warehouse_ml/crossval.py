@@ -210,13 +210,15 @@ def cross_validate(
         table=catalog.parameter_table(cv_id, "folds"), keep_columns=True,
     )  # fmt: skip
     table = split.table
-    split_source = Source(table.to_table(), warehouse.schema_of(table), str(table), durable=True)
     k = split.folds or folds
-    fold_classes = _fold_classes(warehouse, split_source, target, classes, k)
     model_ids = [f"{cv_id}_f{f}" for f in range(k)]
     created: list[TableName] = []
     predictions = catalog.parameter_table(cv_id, "predictions")
     try:
+        split_source = Source(
+            table.to_table(), warehouse.schema_of(table), str(table), durable=True
+        )
+        fold_classes = _fold_classes(warehouse, split_source, target, classes, k)
         details = model._learn_folds(
             warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids, created
         )
@@ -231,6 +233,9 @@ def cross_validate(
                 warehouse, model, split, split_source, target, chosen, fold_classes, model_ids,
                 details, predictions,
             )  # fmt: skip
+    except BaseException:  # failed or interrupted: no result table stays behind either
+        _drop(warehouse, [predictions, table])
+        raise
     finally:
         _drop(warehouse, created)
     return Evaluation(
