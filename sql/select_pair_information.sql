@@ -3,6 +3,11 @@
 -- frequencies over the pair's rows (rows where Ai or Aj is NULL are not in its counts):
 --   CMI = sum n/N * log2(n * N_c / (N_ic * N_jc)),  MI = sum n_ij/N * log2(n_ij * N / (N_i * N_j)).
 -- Logarithms are LN(x) / LN(2). Pairs without any counted row are absent (information 0).
+-- Each cell's term (|term| < 64 nats: n/N <= 1 times a log of count ratios) is summed as
+-- DECIMAL(38, 30): an exact sum, so the result does not depend on the order in which a
+-- parallel engine adds the cells (a DOUBLE SUM differs in its last bits between runs and
+-- thread counts, and a near tie between two CMIs could then change the tree); each term is
+-- rounded to 1e-30 first, far below DOUBLE precision of the total.
 -- Placeholders: $pair_counts (attribute_i, attribute_j, value_i, value_j, class_index, n).
 -- Output columns: attribute_i (VARCHAR), attribute_j (VARCHAR), n (BIGINT rows of the pair),
 --   cmi (DOUBLE bits), mi (DOUBLE bits).
@@ -50,12 +55,12 @@ conditional AS (
     SELECT
         k.attribute_i,
         k.attribute_j,
-        SUM(
+        CAST(SUM(CAST(
             CAST(k.n AS DOUBLE) / t.n * (
                 LN(CAST(k.n AS DOUBLE)) + LN(CAST(c.n AS DOUBLE))
                 - LN(CAST(ic.n AS DOUBLE)) - LN(CAST(jc.n AS DOUBLE))
-            )
-        ) / LN(2) AS cmi
+            ) AS DECIMAL(38, 30)
+        )) AS DOUBLE) / LN(2) AS cmi
     FROM cells AS k
     JOIN pair_total AS t ON t.attribute_i = k.attribute_i AND t.attribute_j = k.attribute_j
     JOIN class_total AS c
@@ -73,12 +78,12 @@ mutual AS (
     SELECT
         k.attribute_i,
         k.attribute_j,
-        SUM(
+        CAST(SUM(CAST(
             CAST(k.n AS DOUBLE) / t.n * (
                 LN(CAST(k.n AS DOUBLE)) + LN(CAST(t.n AS DOUBLE))
                 - LN(CAST(io.n AS DOUBLE)) - LN(CAST(jo.n AS DOUBLE))
-            )
-        ) / LN(2) AS mi
+            ) AS DECIMAL(38, 30)
+        )) AS DOUBLE) / LN(2) AS mi
     FROM joint AS k
     JOIN pair_total AS t ON t.attribute_i = k.attribute_i AND t.attribute_j = k.attribute_j
     JOIN i_only AS io

@@ -130,13 +130,6 @@ def test_probabilities_near_0_and_1_stay_finite_in_log_space(con):
 
 
 @pytest.mark.engines
-@pytest.mark.xfail(
-    strict=True,
-    reason="sql/shifted_exp.sql (scoring.py) computes EXP(joint - max) for every class; "
-    "PostgreSQL raises 'value out of range: underflow' for EXP of a number below about -708 "
-    "instead of returning 0, so scoring a row whose class probabilities differ by more than "
-    "e^-708 fails on PostgreSQL",
-)
 def test_probabilities_near_0_and_1_on_postgresql(postgres_conninfo):
     import psycopg
 
@@ -264,9 +257,9 @@ def test_categorical_naive_bayes_is_bit_identical_across_runs_and_threads(runs):
     assert differing(runs["categorical_nb"]) == set()
 
 
-def test_tan_is_bit_identical_across_runs_and_threads_except_its_information_table(runs):
+def test_tan_is_bit_identical_across_runs_and_threads(runs):
     assert {"parameters.cpt", "parameters.bins", "parents"} <= set(runs["tan"][0])
-    assert differing(runs["tan"]) <= {"parameters.information"}  # see the xfail below
+    assert differing(runs["tan"]) == set()
 
 
 def test_naive_bayes_counts_are_bit_identical_across_runs_and_threads(runs):
@@ -282,14 +275,3 @@ def test_naive_bayes_counts_are_bit_identical_across_runs_and_threads(runs):
 )
 def test_gaussian_naive_bayes_is_bit_identical_across_runs_and_threads(runs):
     assert differing(runs["nb"]) == set()
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="pairs.information_query (sql/select_pair_information.sql) sums DOUBLE terms with "
-    "SUM(...) GROUP BY pair over joined rows in no fixed order, so CMI/MI differ in their last "
-    "bits between runs and thread counts (the tree and the CPTs do not change here, but a near "
-    "tie between two CMIs could change the tree)",
-)
-def test_tan_information_table_is_bit_identical_across_runs_and_threads(runs):
-    assert "parameters.information" not in differing(runs["tan"])

@@ -144,8 +144,16 @@ WITH wml_input AS (
 ), wml_shifted AS (
   SELECT
     *,
-    COALESCE(EXP("wml_j_0" - "wml_max"), CAST(0 AS DOUBLE)) AS "wml_s_0",
-    COALESCE(EXP("wml_j_1" - "wml_max"), CAST(0 AS DOUBLE)) AS "wml_s_1"
+    CASE
+      WHEN "wml_j_0" IS NULL OR "wml_j_0" - "wml_max" < -708
+      THEN CAST(0 AS DOUBLE)
+      ELSE EXP("wml_j_0" - "wml_max")
+    END AS "wml_s_0",
+    CASE
+      WHEN "wml_j_1" IS NULL OR "wml_j_1" - "wml_max" < -708
+      THEN CAST(0 AS DOUBLE)
+      ELSE EXP("wml_j_1" - "wml_max")
+    END AS "wml_s_1"
   FROM wml_maxed
 ), wml_totalled AS (
   SELECT
