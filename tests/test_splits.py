@@ -80,6 +80,50 @@ def test_stratified_folds_hold_class_proportions(con):
             assert abs(count - n_c * fold_size / len(rows)) < 1 + 1e-9 or abs(count - n_c / k) < 1
 
 
+@pytest.mark.parametrize("seed", [0, 7])
+def test_positions_equal_a_python_ranking(con, seed):
+    """Fold ids and hold-out rows equal the documented order computed in Python with hashlib:
+    rows ranked by (MD5 of the stratum text, NULL stratum last; MD5 of '<seed>:<repeat>:<key>'),
+    k-fold dealing position % k, hold-out taking floor((p+1) f + 1/2) > floor(p f + 1/2)."""
+    import hashlib
+    import random
+
+    def md5(text: str) -> str:
+        return hashlib.md5(text.encode()).hexdigest()
+
+    rng = random.Random(seed)
+    keys = rng.sample(range(10**6), 700)
+    strata = [rng.choice(["a", "b", None, "c"]) for _ in keys]
+    table = pa.table({"id": keys, "s": strata, "x": [float(k) for k in keys]})
+
+    def positions(repeat: int) -> dict[int, int]:
+        order = sorted(
+            range(len(keys)),
+            key=lambda i: (
+                (1, "") if strata[i] is None else (0, md5(strata[i])),
+                md5(f"{seed}:{repeat}:{keys[i]}"),
+            ),
+        )
+        return {keys[i]: p for p, i in enumerate(order)}
+
+    folds = wml.assign_folds(con, table, folds=4, seed=seed, key="id", stratify="s")
+    assert {r["id"]: r["fold"] for r in folds.to_arrow(con).to_pylist()} == {
+        k: p % 4 for k, p in positions(0).items()
+    }
+    holdout = wml.holdout_split(
+        con, table, test_fraction=0.3, seed=seed, key="id", target="s", repeats=2,
+        keep_columns=True,
+    )  # fmt: skip
+    rows = holdout.to_arrow(con).to_pylist()
+    for repeat in (0, 1):
+        expected = {
+            k for k, p in positions(repeat).items()
+            if math.floor((p + 1) * 0.3 + 0.5) > math.floor(p * 0.3 + 0.5)
+        }  # fmt: skip
+        assert {r["id"] for r in rows if r["repeat"] == repeat and r["is_test"]} == expected
+    assert all(r["x"] == float(r["id"]) for r in rows)  # kept columns joined back by key
+
+
 def test_leave_one_out_gives_n_folds_of_one_row(con):
     data = make_table(n=37)
     split = wml.leave_one_out(con, data, key="id")
