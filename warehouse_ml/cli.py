@@ -496,9 +496,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The parsed command line. An option given the value ``--`` (``--target=--``, a column
+    named ``--``) keeps it: argparse before Python 3.12 strips that ``--`` and leaves ``[]``,
+    a value no option of this CLI can otherwise have."""
+    args = build_parser().parse_args(argv)
+    for name, value in vars(args).items():
+        if isinstance(value, list) and not value:
+            setattr(args, name, "--")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``warehouse-ml`` console script."""
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     try:
         with _session(args) as con:
             args.run(args, con)
