@@ -164,3 +164,35 @@ def test_information_sql_uses_ln_only() -> None:
     assert text.count("GROUP BY") == 2  # one block scan, one pass summing its three pairs
     for dialect in ("postgres", "spark"):
         templates.generate(query, dialect)
+
+
+@pytest.mark.parametrize("blocks", [None, [[0, 1], [0, 2], [0, 3], [1, 2, 3]]])
+def test_pair_counts_per_partition_equal_python_counts_of_each_partition(blocks) -> None:
+    """With a partition column, one query gives each partition's pair counts: every non-zero
+    (partition, Ai, Aj, value_i, value_j, class) cell, counted here in plain Python over the rows
+    where both attributes and the class are non-NULL."""
+    data = _random_table(seed=9, n=300, d=4)
+    part = [i * 7 % 5 for i in range(data.num_rows)]
+    data = data.append_column("part", pa.array(part, pa.int32()))
+    names = [f"x{i}" for i in range(4)]
+    con = duckdb.connect()
+    con.register("data", data)
+    plan = blocks or pairs.plan_pair_blocks([2, 3, 4, 3], n_classes=15, max_size=3)
+    query = pairs.pair_counts_query(
+        TableName(("data",)).to_table(), "y", names, plan, partition="part"
+    )
+    got = {
+        (r["wml_part"], r["attribute_i"], r["attribute_j"], r["value_i"], r["value_j"],
+         r["class_label"]): r["n"]
+        for r in wml.connect(con).fetch_tree(query).to_pylist()
+    }  # fmt: skip
+    columns = data.to_pydict()
+    expected: dict[tuple, int] = {}
+    for i, j in itertools.combinations(range(4), 2):
+        for p, a, b, c in zip(
+            part, columns[names[i]], columns[names[j]], columns["y"], strict=True
+        ):
+            if None not in (a, b, c):
+                cell = (p, names[i], names[j], a, b, str(c))
+                expected[cell] = expected.get(cell, 0) + 1
+    assert got == expected

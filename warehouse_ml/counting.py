@@ -24,7 +24,7 @@ PARTITION = "wml_part"
 """Output name of the optional partition column (e.g. a cross-validation fold id)."""
 
 
-def _partition(
+def partition_items(
     partition: str | None, table: str
 ) -> tuple[list[exp.Expression], list[exp.Expression]]:
     """The (aliased select items, group items) that carry an optional partition column."""
@@ -55,8 +55,8 @@ def categorical_counts(
     With ``partition`` (a source column such as a fold id) the counts are per partition value,
     still in one scan, in column ``wml_part``.
     """
-    source_part, source_group = _partition(partition, "src")
-    block_part, block_group = _partition(PARTITION if partition else None, "b")
+    source_part, source_group = partition_items(partition, "src")
+    block_part, block_group = partition_items(PARTITION if partition else None, "b")
     marginals = []
     ctes = []
     for b, block in enumerate(blocks(attributes, block_size)):
@@ -117,7 +117,7 @@ def numeric_moments(
     rows), mean (DOUBLE), variance (DOUBLE, population). One scan of the numeric columns; with
     ``partition``, moments per partition value (column ``wml_part``).
     """
-    source_part, source_group = _partition(partition, "src")
+    source_part, source_group = partition_items(partition, "src")
     wide = templates.build(
         "select_class_moments",
         source=source,
@@ -125,7 +125,7 @@ def numeric_moments(
         moment_columns=[*source_part, *moment_columns(attributes)],
         partition_group=source_group,
     )
-    wide_part, _ = _partition(PARTITION if partition else None, "w")
+    wide_part, _ = partition_items(PARTITION if partition else None, "w")
     query = templates.union_all(
         templates.build(
             "moments_of_attribute",

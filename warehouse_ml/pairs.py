@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
-from warehouse_ml import templates
+from warehouse_ml import counting, templates
 from warehouse_ml.templates import TableName, alias, column
 
 DEFAULT_MAX_BLOCK_SIZE = 6
@@ -108,6 +108,7 @@ def pair_counts_query(
     target: str,
     attributes: Sequence[str],
     blocks: Sequence[Sequence[int]],
+    partition: str | None = None,
 ) -> exp.Query:
     """Query of the joint counts of every attribute pair (i < j in ``attributes`` order).
 
@@ -120,11 +121,18 @@ def pair_counts_query(
         target: class column.
         attributes: attribute names.
         blocks: attribute-index blocks covering every pair (:func:`plan_pair_blocks`).
+        partition: a source column (e.g. a cross-validation fold id) to count per value of,
+            still in one scan per block; None counts all rows together.
 
     Returns:
-        query with columns attribute_i (VARCHAR), attribute_j (VARCHAR), value_i (VARCHAR),
-        value_j (VARCHAR), class_label (VARCHAR), n (BIGINT rows). Only non-zero cells.
+        query with columns [wml_part (the partition value, with ``partition``),] attribute_i
+        (VARCHAR), attribute_j (VARCHAR), value_i (VARCHAR), value_j (VARCHAR), class_label
+        (VARCHAR), n (BIGINT rows). Only non-zero cells.
     """
+    source_part, source_group = counting.partition_items(partition, "src")
+    counted = counting.PARTITION if partition else None  # the partition column once counted
+    block_part, _ = counting.partition_items(counted, "b")
+    pair_part, pair_group = counting.partition_items(counted, "x")
     done: set[tuple[int, int]] = set()
     selects = []
     for block in blocks:
@@ -142,9 +150,13 @@ def pair_counts_query(
             source=source,
             target=target,
             block_columns=[
-                alias(column(attributes[a], "src"), s) for a, s in zip(order, slots, strict=True)
+                *source_part,
+                *(
+                    alias(column(attributes[a], "src"), s)
+                    for a, s in zip(order, slots, strict=True)
+                ),
             ],
-            group_columns=[column(attributes[a], "src") for a in order],
+            group_columns=[*source_group, *(column(attributes[a], "src") for a in order)],
         )
         selects.append(
             templates.build(
@@ -155,6 +167,9 @@ def pair_counts_query(
                 ),
                 value_i=_slot_value(slots, column("slot_i", "p")),
                 value_j=_slot_value(slots, column("slot_j", "p")),
+                block_partition=block_part,
+                partition_columns=pair_part,
+                partition_group=pair_group,
             )
         )
     expected = math.comb(len(attributes), 2)
