@@ -250,6 +250,18 @@ def cross_validation(engine: Engine) -> dict[str, Any]:
     return {"predictions": ev.to_arrow(), "accuracy": ev.accuracy()}
 
 
+@case
+def tan_cross_validation(engine: Engine) -> dict[str, Any]:
+    """Stratified 4-fold cross-validation of TAN on the categorical attributes: per-fold count
+    and pair-count scans, each fold's counts by subtraction and its own tree."""
+    table = engine.load(TABLE, DATA)
+    ev = wml.cross_validate(
+        engine.warehouse, table, "label", wml.TAN(alpha=1.0), folds=4, seed=2, key="id",
+        features=["colour", "size", "flag"],
+    )  # fmt: skip
+    return {"predictions": ev.to_arrow(), "accuracy": ev.accuracy()}
+
+
 # -- the test -----------------------------------------------------------------------------------
 _REFERENCE: dict[str, dict[str, Any]] = {}
 

@@ -33,6 +33,13 @@ row (the parent value, or the value, was not seen in training), the attribute fa
 class-only term P(a_i | c), which treats a value unseen in training exactly as Naive Bayes
 does (its smoothed zero-count probability, or nothing when alpha = 0).
 
+Cross-validation (:meth:`TAN._learn_folds`): with categorical attributes only, the split is
+counted once per fold (categorical counts and pair counts, grouped by fold, stored as
+``fold_counts`` and ``fold_pair_counts``); each fold's training counts and pair counts are the
+sums over the other folds, and steps 3-7 run on them, so each fold gets its own CMI, tree and
+CPTs, identical to a fit on that fold's training rows. Numeric attributes make it fit fold by
+fold: their bin edges are quantiles of each fold's training rows.
+
 Structure: ``root=None`` roots the tree at the first feature; ties in CMI are broken by
 attribute order (spanning_tree.py). CMI values are rounded to 12 decimal places before the tree
 step, so last-bit differences of parallel floating-point sums cannot change the tree.
@@ -40,7 +47,7 @@ step, so last-bit differences of parallel floating-point sums cannot change the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +89,17 @@ def _cardinalities(warehouse: Warehouse, unseen: TableName, attributes: Sequence
     ).to_pylist()
     found = {r["attribute"]: int(r["n_values"]) for r in rows}
     return [found.get(a, 0) for a in attributes]
+
+
+def _part_namer(model_id: str, parts: list[str]) -> Callable[[str], TableName]:
+    """The table of a new part of model ``model_id``; the part is appended to ``parts`` first,
+    so that a failure while creating it drops it."""
+
+    def table(part: str) -> TableName:
+        parts.append(part)
+        return parameter_table(model_id, part)
+
+    return table
 
 
 def _parents_from_weights(
@@ -144,13 +162,8 @@ class TAN(Classifier):
         model_id: str,
         parts: list[str],
     ) -> dict[str, Any]:
-        def table(part: str) -> TableName:
-            parts.append(part)
-            return parameter_table(model_id, part)
-
-        names = [f.name for f in features]
-        if self.root is not None and self.root not in names:
-            raise ColumnError(f"root {self.root!r} is not one of the features {names}")
+        table = _part_namer(model_id, parts)
+        names = self._checked_names(features)
         classes_table = table("classes")
         create_classes_table(warehouse, classes_table, classes, self.prior_alpha)
         numeric = [f.name for f in features if f.kind == NUMERIC]
@@ -162,11 +175,57 @@ class TAN(Classifier):
             )  # fmt: skip
         relation = binning.discretised_source(source.relation, target, features, edges)
 
+        def pair_counts(unseen: TableName) -> tuple[exp.Query, list[list[int]]]:
+            blocks = pairs.plan_pair_blocks(
+                _cardinalities(warehouse, unseen, names), n_classes=len(classes)
+            )
+            return pairs.pair_counts_query(relation, target, names, blocks), blocks
+
+        learned = self._learn_from_counts(
+            warehouse, table, names, classes_table,
+            counting.categorical_counts(relation, target, names), pair_counts,
+        )  # fmt: skip
+        return {**learned, "bins": edges}
+
+    def _checked_names(self, features: Sequence[Feature]) -> list[str]:
+        """The feature names, after checking that the chosen root is one of them."""
+        names = [f.name for f in features]
+        if self.root is not None and self.root not in names:
+            raise ColumnError(f"root {self.root!r} is not one of the features {names}")
+        return names
+
+    def _learn_from_counts(
+        self,
+        warehouse: Warehouse,
+        table: Callable[[str], TableName],
+        names: list[str],
+        classes_table: TableName,
+        counts: exp.Query,
+        pair_counts: Callable[[TableName], tuple[exp.Query, list[list[int]]]],
+    ) -> dict[str, Any]:
+        """Every parameter table but ``classes`` and ``bins`` (steps 3-7 of the module
+        docstring) from count relations, without reading the source itself.
+
+        Args:
+            table: the name of a new part of the model (and records the part).
+            names: the attributes, in feature order (numeric ones already discretised).
+            classes_table: the model's class table.
+            counts: the training rows' categorical counts (attribute, value, class_label, n;
+                as counting.categorical_counts, only non-zero counts).
+            pair_counts: given the model's ``unseen`` table (whose n_values are the training
+                cardinalities), the training rows' pair-count query (attribute_i, attribute_j,
+                value_i, value_j, class_label, n; as pairs.pair_counts_query, only non-zero
+                cells) and the attribute blocks it counts.
+
+        Returns:
+            the catalog details root, parents, information (rows attribute_i, attribute_j,
+            cmi, mi in feature order; bits) and pair_blocks.
+        """
         categorical_table, unseen_table = table("categorical"), table("unseen")
         warehouse.run(
             "create_nb_categorical",
             table=categorical_table,
-            counts=counting.categorical_counts(relation, target, names),
+            counts=counts,
             classes=classes_table,
             log_prob=categorical_log_prob(self.alpha, 0.0),
         )
@@ -179,15 +238,10 @@ class TAN(Classifier):
         parents: dict[str, str | None] = {n: None for n in names}
         blocks: list[list[int]] = []
         if len(names) >= 2:
-            blocks = pairs.plan_pair_blocks(
-                _cardinalities(warehouse, unseen_table, names), n_classes=len(classes)
-            )
+            query, blocks = pair_counts(unseen_table)
             pair_table = table("pair_counts")
             warehouse.run(
-                "create_pair_counts",
-                table=pair_table,
-                counts=pairs.pair_counts_query(relation, target, names, blocks),
-                classes=classes_table,
+                "create_pair_counts", table=pair_table, counts=query, classes=classes_table
             )
             information_table = table("information")
             warehouse.run_tree(
@@ -219,9 +273,88 @@ class TAN(Classifier):
             "root": next(n for n in names if parents[n] is None),
             "parents": parents,
             "information": information,
-            "bins": edges,
             "pair_blocks": blocks,
         }
+
+    def _learn_folds(
+        self,
+        warehouse: Warehouse,
+        split: Source,
+        target: str,
+        features: list[Feature],
+        fold: str,
+        fold_classes: list[list[dict[str, Any]]],
+        model_ids: list[str],
+        created: list[TableName],
+    ) -> list[dict[str, Any]]:
+        """All folds' models from ONE categorical count scan and ONE pair count scan of the
+        split, each grouped by fold and stored once (``fold_counts``, ``fold_pair_counts``):
+        fold f's training counts, and training pair counts, are the sums over the other folds
+        (total minus fold f), from which its CMI, its own tree and its CPTs follow exactly as
+        in :meth:`_learn` (same tables, same details; ``pair_blocks`` are the blocks of the
+        per-fold scan). A value or pair cell seen only in fold f has no count in the other
+        folds, so it is absent from fold f's training counts, as in a fit on the other folds'
+        rows; a class absent from the training folds keeps its zero-count row, as
+        ``fold_classes`` says.
+
+        Models with a numeric attribute fall back to one fit per fold (the inherited method):
+        their bin edges are equal-frequency quantiles of each fold's training rows, which no
+        sum of per-fold counts reproduces.
+        """
+        if any(f.kind == NUMERIC for f in features):
+            return super()._learn_folds(
+                warehouse, split, target, features, fold, fold_classes, model_ids, created
+            )
+        names = self._checked_names(features)
+        fold_counts = parameter_table(model_ids[0], "fold_counts")
+        created.append(fold_counts)
+        warehouse.run_tree(
+            templates.create_table_as(
+                fold_counts,
+                counting.categorical_counts(split.relation, target, names, partition=fold),
+            )
+        )
+        fold_pairs = parameter_table(model_ids[0], "fold_pair_counts")
+        blocks: list[list[int]] = []
+        if len(names) >= 2:
+            found = warehouse.fetch("select_attribute_cardinalities", counts=fold_counts)
+            cardinality = {r["attribute"]: int(r["n_values"]) for r in found.to_pylist()}
+            blocks = pairs.plan_pair_blocks(  # a block's joint table holds every fold's cells
+                [cardinality.get(n, 0) for n in names],
+                n_classes=len(fold_classes[0]) * len(fold_classes),
+            )
+            created.append(fold_pairs)
+            warehouse.run_tree(
+                templates.create_table_as(
+                    fold_pairs,
+                    pairs.pair_counts_query(split.relation, target, names, blocks, partition=fold),
+                )
+            )
+        details = []
+        for index, (classes, model_id) in enumerate(zip(fold_classes, model_ids, strict=True)):
+            parts: list[str] = []
+            table = _part_namer(model_id, parts)
+            try:
+                classes_table = table("classes")
+                create_classes_table(warehouse, classes_table, classes, self.prior_alpha)
+                counts = templates.build(
+                    "select_counts_outside_partition", counts=fold_counts, partition=index
+                )
+                learned = self._learn_from_counts(
+                    warehouse, table, names, classes_table, counts,
+                    lambda _unseen, index=index: (
+                        templates.build(
+                            "select_pair_counts_outside_partition",
+                            counts=fold_pairs,
+                            partition=index,
+                        ),
+                        blocks,
+                    ),
+                )  # fmt: skip
+            finally:
+                created.extend(parameter_table(model_id, p) for p in parts)
+            details.append({**learned, "bins": {}, "tables": parts})
+        return details
 
     # -- scoring --------------------------------------------------------------------------
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:

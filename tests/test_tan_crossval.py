@@ -1,0 +1,295 @@
+"""TAN cross-validation by pair-count subtraction equals fitting TAN on each fold from scratch.
+
+TAN._learn_folds counts the split once per fold (categorical and pair counts grouped by fold) and
+derives every fold's training counts as total minus that fold. The oracle here is independent of
+that path: for each fold f, ``wml.TAN`` is fitted on ``SELECT * FROM folds WHERE fold <> f`` (a
+real scan of the training rows) and scores fold f. Each fold's model must be the same model: the
+same tree, the same parameter tables and the same out-of-fold probabilities (1e-12).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+from conftest import load_text_csv
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import warehouse_ml as wml
+from warehouse_ml import catalog, crossval, splits, templates
+from warehouse_ml.model import Classifier
+
+TOLERANCE = 1e-12
+COMPARED_PARTS = ("classes", "bins", "categorical", "unseen", "pair_counts", "information", "cpt")
+
+
+def _sorted_table(con, table: templates.TableName) -> pa.Table:
+    warehouse = wml.connect(con)
+    names = warehouse.schema_of(table).names
+    return warehouse.fetch(
+        "select_table", table=table, order_columns=[templates.column(n, "t") for n in names]
+    )
+
+
+class FoldSpy:
+    """Records, during cross-validation, each fold's catalog details and parameter tables
+    (cross_validate drops them once scored) and how many times TAN._learn ran. ``learn_folds``
+    replaces TAN._learn_folds (default: TAN's own)."""
+
+    def __init__(self, monkeypatch, con, learn_folds=None) -> None:
+        self.details: list[dict[str, Any]] = []
+        self.tables: list[dict[str, pa.Table]] = []
+        self.fits = 0
+        learn_folds = learn_folds or wml.TAN._learn_folds
+        learn = wml.TAN._learn
+
+        def spy_learn_folds(model, warehouse, split, target, features, fold, fold_classes,
+                            model_ids, created):  # fmt: skip
+            details = learn_folds(
+                model, warehouse, split, target, features, fold, fold_classes, model_ids, created
+            )
+            self.details = details
+            self.tables = [
+                {
+                    part: _sorted_table(con, catalog.parameter_table(model_id, part))
+                    for part in detail["tables"]
+                }
+                for model_id, detail in zip(model_ids, details, strict=True)
+            ]
+            return details
+
+        def spy_learn(model, *args):
+            self.fits += 1
+            return learn(model, *args)
+
+        monkeypatch.setattr(wml.TAN, "_learn_folds", spy_learn_folds)
+        monkeypatch.setattr(wml.TAN, "_learn", spy_learn)
+
+
+def _assert_tables_equal(got: pa.Table, expected: pa.Table, where: str) -> None:
+    assert got.column_names == expected.column_names, where
+    assert got.num_rows == expected.num_rows, where
+    for name in got.column_names:
+        a, b = got[name], expected[name]
+        if pa.types.is_floating(a.type):
+            assert pc.is_null(a).to_pylist() == pc.is_null(b).to_pylist(), (where, name)
+            np.testing.assert_allclose(
+                a.to_numpy(zero_copy_only=False), b.to_numpy(zero_copy_only=False),
+                rtol=0, atol=TOLERANCE, err_msg=f"{where}: {name}",
+            )  # fmt: skip
+        else:
+            assert a.to_pylist() == b.to_pylist(), (where, name)
+
+
+def _check_against_scratch_fits(
+    con, ev: crossval.Evaluation, spy: FoldSpy, model: wml.TAN, target: str, key: str
+) -> None:
+    """Fit TAN from scratch on each fold's training rows and compare with the CV fold models."""
+    pooled = ev.to_arrow()
+    labels = [str(c) for c in ev.classes]
+    assert len(spy.details) == ev.folds
+    for f in range(ev.folds):
+        con.execute(
+            f"CREATE OR REPLACE VIEW train_f AS SELECT * EXCLUDE (fold) FROM {ev.split} "
+            f"WHERE fold <> {f}"
+        )
+        con.execute(
+            f'CREATE OR REPLACE VIEW test_f AS SELECT * FROM {ev.split} WHERE fold = {f} AND "'
+            f'{target}" IS NOT NULL ORDER BY "{key}"'
+        )
+        scratch = wml.TAN(**model._smoothing()).fit(
+            con, "train_f", target, keys=[key], name=f"scratch{f}"
+        )
+        detail = spy.details[f]
+        assert detail["parents"] == scratch.record.details["parents"], f"fold {f}"
+        assert detail["root"] == scratch.root_
+        assert sorted(detail) == sorted(scratch.record.details)
+        assert detail["tables"] == scratch.record.details["tables"]
+        fitted = scratch.parameters(con)
+        for part in COMPARED_PARTS:
+            if part in fitted:
+                _assert_tables_equal(spy.tables[f][part], fitted[part], f"fold {f} {part}")
+        got = pooled.filter(pc.equal(pooled["fold"], f)).sort_by(key)
+        expected = scratch.predict_proba(con, "test_f")
+        assert got.num_rows == expected.num_rows
+        for label in labels:
+            np.testing.assert_allclose(
+                got[f"p_{label}"].to_numpy(), expected[label].to_numpy(), rtol=0, atol=TOLERANCE
+            )
+
+
+# -- seeded data with every subtle case --------------------------------------------------------
+def _subtle_table(con, n: int = 360, folds: int = 4, seed: int = 7) -> pa.Table:
+    """Categorical data with NULLs, a tree, values and pair cells confined to one fold, an
+    attribute non-NULL only in one fold, exact copies of attributes (CMI ties), and a boolean.
+
+    The fold each row falls in is taken from splits.assign_folds on (id, y), which is what
+    cross_validate(folds, seed=3, key="id", stratified) assigns."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["c0", "c1", "c2"], size=n, p=[0.5, 0.3, 0.2])
+    target = pa.array([None if i % 41 == 5 else v for i, v in enumerate(y)])
+    con.register("ids", pa.table({"id": np.arange(n) * 5 + 1, "y": target}))
+    split = splits.assign_folds(con, "ids", folds=folds, seed=3, key="id", stratify="y")
+    fold = dict(con.execute(f"SELECT id, fold FROM {split.table}").fetchall())
+    fold = np.array([fold[i] for i in np.arange(n) * 5 + 1])
+    code = np.searchsorted(["c0", "c1", "c2"], y)
+    a = (code + (rng.random(n) < 0.3) * rng.integers(0, 3, n)) % 4
+    b = np.where(rng.random(n) < 0.7, (a + code) % 3, rng.integers(0, 3, n))
+    c = [f"solo{i}" if i % 23 == 0 else f"w{(v + rng.integers(0, 2)) % 3}" for i, v in enumerate(b)]
+    only_fold_0 = [f"q{v}" if f == 0 else None for v, f in zip(code, fold, strict=True)]
+    z_in_fold_1 = [
+        "z" if f == 1 and i % 3 == 0 else f"e{v % 2}"
+        for i, (v, f) in enumerate(zip(a, fold, strict=True))
+    ]
+
+    def with_nulls(values, rate):
+        return [None if rng.random() < rate else v for v in values]
+
+    a_values = with_nulls(a.tolist(), 0.1)
+    b_values = with_nulls([f"b{v}" for v in b], 0.05)
+    return pa.table(
+        {
+            "id": np.arange(n) * 5 + 1,
+            "a": pa.array(a_values, pa.int64()),
+            "b": b_values,
+            "c": with_nulls(c, 0.05),
+            "d": only_fold_0,
+            "e": z_in_fold_1,
+            "a_copy": pa.array(a_values, pa.int64()),
+            "b_copy": b_values,
+            "flag": pa.array(with_nulls((b > 0).tolist(), 0.1), pa.bool_()),
+            "y": target,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "model",
+    [wml.TAN(), wml.TAN(alpha=0.0, prior_alpha=1.0, root="e")],
+    ids=["weka-defaults", "maximum-likelihood-root-e"],
+)
+def test_subtraction_equals_fitting_each_fold_from_scratch(con, monkeypatch, model):
+    data = _subtle_table(con)
+    con.register("data", data)
+    con.execute("CREATE TABLE data_t AS SELECT * FROM data")
+    spy = FoldSpy(monkeypatch, con)
+    ev = crossval.cross_validate(con, "data_t", "y", model, folds=4, seed=3, key="id")
+    assert spy.fits == 0  # no fold was refitted from its rows
+    assigned = dict(con.execute(f"SELECT id, fold FROM {ev.split}").fetchall())
+    assert {f for i, f in assigned.items() if data["d"][(i - 1) // 5].is_valid} == {0}
+    # fold 0 holds every "d" value: trained without it, no pair with "d" has a counted row
+    assert not any("d" in row[:2] for row in spy.details[0]["information"])
+    _check_against_scratch_fits(con, ev, spy, model, "y", "id")
+
+
+# -- hypothesis: random small categorical tables ----------------------------------------------
+@st.composite
+def _small_tables(draw) -> pa.Table:
+    n = draw(st.integers(12, 40))
+    d = draw(st.integers(2, 3))
+    labels = draw(st.lists(st.sampled_from(["x", "y", "z"]), min_size=n, max_size=n))
+    counts = {label: labels.count(label) for label in set(labels)}
+    assume(len(counts) >= 2 and min(counts.values()) >= 2)
+    cell = st.one_of(st.none(), st.sampled_from(["p", "q", "r", "s"]))
+    columns: dict[str, Any] = {"id": list(range(n))}
+    for i in range(d):
+        columns[f"a{i}"] = draw(st.lists(cell, min_size=n, max_size=n))
+    columns["y"] = labels
+    return pa.table(columns)
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=_small_tables(), alpha=st.sampled_from([0.0, 0.5, 1.0]), seed=st.integers(0, 9))
+def test_subtraction_equals_scratch_fits_on_random_tables(monkeypatch, data, alpha, seed):
+    con = duckdb.connect()
+    try:
+        with monkeypatch.context() as patch:
+            spy = FoldSpy(patch, con)
+            model = wml.TAN(alpha=alpha, prior_alpha=0.5)
+            ev = crossval.cross_validate(con, data, "y", model, folds=3, seed=seed, key="id")
+            assert spy.fits == 0
+        _check_against_scratch_fits(con, ev, spy, model, "y", "id")
+    finally:
+        con.close()
+
+
+# -- a class with no training row in a fold ---------------------------------------------------
+def test_a_class_absent_from_a_training_fold_matches_the_refit_path(con, monkeypatch):
+    """A class whose one row is held out has zero training rows in that fold; the from-scratch
+    fit would not know the class, so the oracle is the per-fold refit (Classifier._learn_folds,
+    TAN._learn on each fold's rows with every class), which keeps the class with n = 0."""
+    data = wml.synthetic.tan_data(300, 4, seed=5, concentration=1.0)
+    labels = data["class"].to_pylist()
+    labels[17] = 9  # a class of one row
+    data = data.set_column(data.schema.get_field_index("class"), "class", pa.array(labels))
+    data = data.append_column("id", pa.array(range(300)))
+    subtraction = FoldSpy(monkeypatch, con)
+    subtracted = crossval.cross_validate(con, data, "class", wml.TAN(), folds=5, key="id", seed=1)
+    assert subtraction.fits == 0
+    refit = FoldSpy(monkeypatch, con, learn_folds=Classifier._learn_folds)
+    refitted = crossval.cross_validate(con, data, "class", wml.TAN(), folds=5, key="id", seed=1)
+    assert refit.fits == 5
+    for f in range(5):
+        assert subtraction.details[f]["parents"] == refit.details[f]["parents"]
+        for part in COMPARED_PARTS:
+            if part in refit.tables[f]:
+                _assert_tables_equal(
+                    subtraction.tables[f][part], refit.tables[f][part], f"fold {f} {part}"
+                )
+    got, expected = subtracted.to_arrow().sort_by("id"), refitted.to_arrow().sort_by("id")
+    assert "p_9" in got.column_names
+    assert got["prediction"].to_pylist() == expected["prediction"].to_pylist()
+    for name in [c for c in got.column_names if c.startswith("p_")]:
+        np.testing.assert_allclose(
+            got[name].to_numpy(), expected[name].to_numpy(), rtol=0, atol=TOLERANCE
+        )
+    held_out = got.filter(pc.equal(got["id"], 17))["fold"][0].as_py()
+    classes = subtraction.tables[held_out]["classes"].to_pylist()
+    assert [c["n"] for c in classes if c["class_label"] == "9"] == [0]
+    assert got.filter(pc.equal(got["id"], 17))["p_9"][0].as_py() > 0  # smoothed, not 0
+
+
+# -- real data ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("name", "target"), [("vote.csv", "Class")])
+def test_subtraction_equals_scratch_fits_on_real_data(con, monkeypatch, datasets, name, target):
+    load_text_csv(con, "d", datasets / name)
+    con.execute("CREATE TABLE dk AS SELECT row_number() OVER () AS rid, * FROM d")
+    spy = FoldSpy(monkeypatch, con)
+    model = wml.TAN(alpha=1.0, prior_alpha=1.0)
+    ev = crossval.cross_validate(con, "dk", target, model, folds=3, seed=2, key="rid")
+    assert spy.fits == 0
+    _check_against_scratch_fits(con, ev, spy, model, target, "rid")
+
+
+# -- numeric attributes: per-fold refit ---------------------------------------------------------
+def test_numeric_attributes_are_refitted_per_fold(con, monkeypatch):
+    """Bin edges are learned from each fold's training rows, so a model with a numeric attribute
+    is fitted per fold; its predictions still equal the from-scratch fits."""
+    rng = np.random.default_rng(2)
+    n = 240
+    y = rng.choice(["lo", "hi"], size=n)
+    x = np.where(y == "hi", 1.0, 0.0) + rng.normal(size=n)
+    data = pa.table(
+        {
+            "id": np.arange(n),
+            "x": pa.array(np.where(rng.random(n) < 0.1, np.nan, x), from_pandas=True),
+            "g": [f"g{(v == 'hi') + rng.integers(0, 2)}" for v in y],
+            "h": [None if rng.random() < 0.1 else f"h{rng.integers(0, 3)}" for _ in y],
+            "y": y,
+        }
+    )
+    con.register("data", data)
+    con.execute("CREATE TABLE data_t AS SELECT * FROM data")
+    spy = FoldSpy(monkeypatch, con)
+    model = wml.TAN(bins=4)
+    ev = crossval.cross_validate(con, "data_t", "y", model, folds=3, seed=4, key="id")
+    assert spy.fits == 3
+    assert all(set(detail["bins"]) == {"x"} for detail in spy.details)
+    _check_against_scratch_fits(con, ev, spy, model, "y", "id")
