@@ -266,12 +266,5 @@ def test_naive_bayes_counts_are_bit_identical_across_runs_and_threads(runs):
     assert differing(runs["nb"]) <= {"parameters.gaussian", "predict_proba"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="counting.numeric_moments (sql/select_class_moments.sql) aggregates DOUBLE means and "
-    "variances in parallel, so their last bits depend on how DuckDB splits the scan between "
-    "threads: the Gaussian table, and with it predict_proba and cross-validation predictions "
-    "of models with numeric attributes, differ between runs and thread counts",
-)
 def test_gaussian_naive_bayes_is_bit_identical_across_runs_and_threads(runs):
     assert differing(runs["nb"]) == set()

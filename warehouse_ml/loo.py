@@ -53,6 +53,7 @@ from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.evaluation import FOLD, Evaluation
 from warehouse_ml.features import CATEGORICAL, NUMERIC, check_target, select_features
 from warehouse_ml.model import PREDICTION, PROBABILITY_PREFIX, Classifier
+from warehouse_ml.moments import numeric_moments
 from warehouse_ml.naive_bayes import NaiveBayes
 from warehouse_ml.scoring import Join, Term, pivot_columns, score_query
 from warehouse_ml.sources import SourceLike, open_source
@@ -342,7 +343,7 @@ def _scoring_query(
             counting.categorical_counts(relation, target, categorical, nb.block_size),
         )
     if numeric:
-        moments = materialise("moments", counting.numeric_moments(relation, target, numeric))
+        moments = materialise("moments", numeric_moments(relation, target, numeric))
     parts: list[str] = []
     try:
         nb._learn_from_counts(warehouse, counts, moments, classes, loo_id, parts)

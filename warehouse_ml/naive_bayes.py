@@ -34,6 +34,7 @@ from warehouse_ml.errors import ParameterError
 from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, NUMERIC, Feature
 from warehouse_ml.literal_terms import MAX_JOINED_ATTRIBUTES, literal_terms
 from warehouse_ml.model import Classifier
+from warehouse_ml.moments import numeric_moments
 from warehouse_ml.scoring import (
     Join,
     Term,
@@ -167,7 +168,7 @@ class NaiveBayes(Classifier):
             for chunk in chunks[1:]:
                 warehouse.run("insert_rows", table=staged, rows=chunk)
             counts = exp.select(exp.Star()).from_(staged.to_table())
-        moments = counting.numeric_moments(source.relation, target, numeric) if numeric else None
+        moments = numeric_moments(source.relation, target, numeric) if numeric else None
         self._learn_from_counts(warehouse, counts, moments, classes, model_id, parts)
         if len(chunks) > 1:
             warehouse.run("drop_table", table=parameter_table(model_id, "counts"))
@@ -270,7 +271,7 @@ class NaiveBayes(Classifier):
             warehouse.run_tree(
                 templates.create_table_as(
                     fold_moments,
-                    counting.numeric_moments(split.relation, target, numeric, partition=fold),
+                    numeric_moments(split.relation, target, numeric, partition=fold),
                 )
             )
         for index, (classes, model_id) in enumerate(zip(fold_classes, model_ids, strict=True)):
