@@ -12,8 +12,15 @@ Public API::
 __version__ = "0.1.0"
 
 from warehouse_ml import synthetic
-from warehouse_ml.api import cross_validate, drop, evaluate, list_models, load, select_model
-from warehouse_ml.crossval import Candidate, Evaluation, Selection
+from warehouse_ml.api import drop, list_models, load
+from warehouse_ml.crossval import (
+    Candidate,
+    Evaluation,
+    Selection,
+    cross_validate,
+    evaluate,
+    select_model,
+)
 from warehouse_ml.errors import (
     ColumnError,
     ConcurrentFitError,

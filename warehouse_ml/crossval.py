@@ -29,6 +29,7 @@ from warehouse_ml.evaluation import FOLD, Evaluation
 from warehouse_ml.features import check_target, select_features
 from warehouse_ml.loo import leave_one_out
 from warehouse_ml.model import Classifier
+from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName
 from warehouse_ml.warehouse import Connectable, Warehouse, connect
@@ -165,6 +166,7 @@ def cross_validate(
     features: Sequence[str] | None = None,
     categorical: Iterable[str] | None = None,
     numeric: Iterable[str] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Evaluation:
     """k-fold cross-validation of an (unfitted) model, pooled out-of-fold predictions in SQL.
 
@@ -180,6 +182,8 @@ def cross_validate(
         seed: fold assignment seed (same seed and keys, same folds, on every engine).
         key: a unique integer or string column; None numbers the rows in scan order.
         features, categorical, numeric: as for ``fit``.
+        progress: called with a :class:`warehouse_ml.progress.Progress` (operation
+            ``"cross_validate"``) before each statement; it may raise to cancel.
 
     Returns:
         An :class:`Evaluation` over the pooled predictions table ``wml.<cv_id>_predictions``
@@ -187,60 +191,61 @@ def cross_validate(
         in ``wml.<cv_id>_folds``.
     """
     warehouse = connect(con)
-    if isinstance(source, pa.RecordBatchReader):
-        source = source.read_all()
-    cv_id = f"cv{uuid.uuid4().hex[:12]}"
-    catalog.ensure(warehouse)
-    with open_source(warehouse, source) as src:
-        check_target(src, target)
-        chosen = select_features(
-            src, target, features, categorical=categorical, numeric=numeric,
-            keys=[key] if key else None,
-        )  # fmt: skip
-        classes, n_null = model._classes(warehouse, src, target)
-    if folds == sum(c["n"] for c in classes) + n_null and model.kind == "naive_bayes":
-        # k = n is leave-one-out: Naive Bayes has an exact closed form (loo.py), one query
-        return leave_one_out(
-            warehouse, source, target, model, key=key, features=features,
-            categorical=categorical, numeric=numeric,
-        )  # fmt: skip
-    split = splits.assign_folds(
-        warehouse, source, folds=folds, seed=seed, key=key,
-        stratify=target if stratified else None,
-        table=catalog.parameter_table(cv_id, "folds"), keep_columns=True,
-    )  # fmt: skip
-    table = split.table
-    k = split.folds or folds
-    model_ids = [f"{cv_id}_f{f}" for f in range(k)]
-    created: list[TableName] = []
-    predictions = catalog.parameter_table(cv_id, "predictions")
-    try:
-        split_source = Source(
-            table.to_table(), warehouse.schema_of(table), str(table), durable=True
-        )
-        fold_classes = _fold_classes(warehouse, split_source, target, classes, k)
-        details = model._learn_folds(
-            warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids, created
-        )
-        if model.partitioned_scoring:
-            query = _score_folds_together(
-                warehouse, model, split, split_source, target, chosen, classes, model_ids,
-                details, created,
+    with warehouse.operation("cross_validate", progress):
+        if isinstance(source, pa.RecordBatchReader):
+            source = source.read_all()
+        cv_id = f"cv{uuid.uuid4().hex[:12]}"
+        catalog.ensure(warehouse)
+        with open_source(warehouse, source) as src:
+            check_target(src, target)
+            chosen = select_features(
+                src, target, features, categorical=categorical, numeric=numeric,
+                keys=[key] if key else None,
             )  # fmt: skip
-            warehouse.run_tree(templates.create_table_as(predictions, query))
-        else:
-            _score_folds_apart(
-                warehouse, model, split, split_source, target, chosen, fold_classes, model_ids,
-                details, predictions,
+            classes, n_null = model._classes(warehouse, src, target)
+        if folds == sum(c["n"] for c in classes) + n_null and model.kind == "naive_bayes":
+            # k = n is leave-one-out: Naive Bayes has an exact closed form (loo.py), one query
+            return leave_one_out(
+                warehouse, source, target, model, key=key, features=features,
+                categorical=categorical, numeric=numeric,
             )  # fmt: skip
-    except BaseException:  # failed or interrupted: no result table stays behind either
-        _drop(warehouse, [predictions, table])
-        raise
-    finally:
-        _drop(warehouse, created)
-    return Evaluation(
-        warehouse, predictions, target, tuple(c["value"] for c in classes), split.key, k, table
-    )
+        split = splits.assign_folds(
+            warehouse, source, folds=folds, seed=seed, key=key,
+            stratify=target if stratified else None,
+            table=catalog.parameter_table(cv_id, "folds"), keep_columns=True,
+        )  # fmt: skip
+        table = split.table
+        k = split.folds or folds
+        model_ids = [f"{cv_id}_f{f}" for f in range(k)]
+        created: list[TableName] = []
+        predictions = catalog.parameter_table(cv_id, "predictions")
+        try:
+            split_source = Source(
+                table.to_table(), warehouse.schema_of(table), str(table), durable=True
+            )
+            fold_classes = _fold_classes(warehouse, split_source, target, classes, k)
+            details = model._learn_folds(
+                warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids, created
+            )
+            if model.partitioned_scoring:
+                query = _score_folds_together(
+                    warehouse, model, split, split_source, target, chosen, classes, model_ids,
+                    details, created,
+                )  # fmt: skip
+                warehouse.run_tree(templates.create_table_as(predictions, query))
+            else:
+                _score_folds_apart(
+                    warehouse, model, split, split_source, target, chosen, fold_classes, model_ids,
+                    details, predictions,
+                )  # fmt: skip
+        except BaseException:  # failed or interrupted: no result table stays behind either
+            _drop(warehouse, [predictions, table])
+            raise
+        finally:
+            _drop(warehouse, created)
+        return Evaluation(
+            warehouse, predictions, target, tuple(c["value"] for c in classes), split.key, k, table
+        )
 
 
 def evaluate(
@@ -249,24 +254,29 @@ def evaluate(
     source: SourceLike,
     *,
     keys: Sequence[str] = (),
+    progress: ProgressCallback | None = None,
 ) -> Evaluation:
     """Hold-out evaluation of a fitted model on ``source`` (which holds the target column).
 
     The predictions (``keys`` columns, the target, p_<label> per class, prediction) are written
-    to ``wml.<ev_id>_predictions``; rows with a NULL target are left out.
+    to ``wml.<ev_id>_predictions``; rows with a NULL target are left out. ``progress`` is
+    called before each statement (operation ``"evaluate"``) and may raise to cancel.
     """
     warehouse = connect(con)
-    target = model.record.target
-    predictions = catalog.parameter_table(f"ev{uuid.uuid4().hex[:12]}", "predictions")
-    with open_source(warehouse, source) as src:
-        src.field(target)
-        rows = templates.build("select_rows_with_target", source=src.relation, target=target)
-        labelled = Source(rows.subquery("wml_labelled"), src.schema, src.description, src.durable)
-        query = model.view_query(warehouse, labelled, keys=[*keys, target])
-        warehouse.run_tree(templates.create_table_as(predictions, query))
-    return Evaluation(
-        warehouse, predictions, target, tuple(model.classes_), keys[0] if keys else None, 1
-    )
+    with warehouse.operation("evaluate", progress):
+        target = model.record.target
+        predictions = catalog.parameter_table(f"ev{uuid.uuid4().hex[:12]}", "predictions")
+        with open_source(warehouse, source) as src:
+            src.field(target)
+            rows = templates.build("select_rows_with_target", source=src.relation, target=target)
+            labelled = Source(
+                rows.subquery("wml_labelled"), src.schema, src.description, src.durable
+            )
+            query = model.view_query(warehouse, labelled, keys=[*keys, target])
+            warehouse.run_tree(templates.create_table_as(predictions, query))
+        return Evaluation(
+            warehouse, predictions, target, tuple(model.classes_), keys[0] if keys else None, 1
+        )
 
 
 @dataclass(frozen=True)
@@ -328,13 +338,15 @@ def select_model(
     positive: Any = None,
     loss: Sequence[Sequence[float]] | None = None,
     name: str | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Selection:
     """Compare candidate settings by cross-validation on the same folds, refit the best on all
     rows (stored as model ``name``) and keep the comparison table in schema ``wml``.
 
     ``measure`` is one of error, log_score, brier (smaller is better), auc (binary: of
     ``positive``; multiclass: macro one-vs-rest) or expected_loss (needs ``loss``). Ties go to
-    the earlier candidate.
+    the earlier candidate. ``progress`` is called before each statement of every step
+    (operation ``"select_model"``) and may raise to cancel.
     """
     if measure not in MEASURES:
         raise ParameterError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
@@ -343,44 +355,45 @@ def select_model(
     if not candidates:
         raise ParameterError("select_model needs at least one candidate")
     warehouse = connect(con)
-    score, larger_is_better = MEASURES[measure]
-    argument = loss if measure == "expected_loss" else positive
-    chosen = [c if isinstance(c, Candidate) else Candidate(c) for c in candidates]
-    rows = []
-    for index, candidate in enumerate(chosen):
-        ev = cross_validate(
-            warehouse, source, target, candidate.model, folds=folds, stratified=stratified,
-            seed=seed, key=key, features=candidate.features, categorical=candidate.categorical,
-            numeric=candidate.numeric,
+    with warehouse.operation("select_model", progress):
+        score, larger_is_better = MEASURES[measure]
+        argument = loss if measure == "expected_loss" else positive
+        chosen = [c if isinstance(c, Candidate) else Candidate(c) for c in candidates]
+        rows = []
+        for index, candidate in enumerate(chosen):
+            ev = cross_validate(
+                warehouse, source, target, candidate.model, folds=folds, stratified=stratified,
+                seed=seed, key=key, features=candidate.features, categorical=candidate.categorical,
+                numeric=candidate.numeric,
+            )  # fmt: skip
+            value = float(score(ev, argument))
+            rows.append(
+                [
+                    index,
+                    candidate.describe(),
+                    candidate.model.kind,
+                    measure,
+                    value,
+                    ev.accuracy().accuracy,
+                ]
+            )
+            _drop(warehouse, [ev.predictions, ev.split] if ev.split else [ev.predictions])
+        values = [r[4] for r in rows]
+        best = values.index(max(values) if larger_is_better else min(values))
+        for r in rows:
+            r.append(r[0] == best)
+        columns = ("candidate", "description", "kind", "measure", "value", "accuracy", "chosen")
+        table = catalog.parameter_table(f"sel{uuid.uuid4().hex[:12]}", "comparison")
+        warehouse.run_tree(
+            templates.create_table_as(
+                table, exp.select(exp.Star()).from_(templates.values(rows, "r", columns))
+            )
+        )
+        winner = chosen[best]
+        model = type(winner.model)(**winner.model._smoothing()).fit(
+            warehouse, source, target, features=winner.features, categorical=winner.categorical,
+            numeric=winner.numeric, keys=[key] if key else None, name=name,
+            details={"selection": list(table.parts)},
         )  # fmt: skip
-        value = float(score(ev, argument))
-        rows.append(
-            [
-                index,
-                candidate.describe(),
-                candidate.model.kind,
-                measure,
-                value,
-                ev.accuracy().accuracy,
-            ]
-        )
-        _drop(warehouse, [ev.predictions, ev.split] if ev.split else [ev.predictions])
-    values = [r[4] for r in rows]
-    best = values.index(max(values) if larger_is_better else min(values))
-    for r in rows:
-        r.append(r[0] == best)
-    columns = ("candidate", "description", "kind", "measure", "value", "accuracy", "chosen")
-    table = catalog.parameter_table(f"sel{uuid.uuid4().hex[:12]}", "comparison")
-    warehouse.run_tree(
-        templates.create_table_as(
-            table, exp.select(exp.Star()).from_(templates.values(rows, "r", columns))
-        )
-    )
-    winner = chosen[best]
-    model = type(winner.model)(**winner.model._smoothing()).fit(
-        warehouse, source, target, features=winner.features, categorical=winner.categorical,
-        numeric=winner.numeric, keys=[key] if key else None, name=name,
-        details={"selection": list(table.parts)},
-    )  # fmt: skip
-    comparison = pa.Table.from_pylist([dict(zip(columns, r, strict=True)) for r in rows])
-    return Selection(model, comparison, table)
+        comparison = pa.Table.from_pylist([dict(zip(columns, r, strict=True)) for r in rows])
+        return Selection(model, comparison, table)
