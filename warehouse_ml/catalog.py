@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
+
 from warehouse_ml import templates
 from warehouse_ml.errors import (
     ConcurrentFitError,
@@ -68,6 +70,26 @@ class ModelRecord:
 def parameter_table(model_id: str, part: str) -> TableName:
     """``wml.<model_id>_<part>``."""
     return TableName((SCHEMA, f"{model_id}_{part}"))
+
+
+def part_namer(model_id: str, parts: list[str]) -> Callable[[str], TableName]:
+    """The table of a new part of model ``model_id``; the part is appended to ``parts`` first,
+    so that a failure while creating it drops it (:func:`staging`)."""
+
+    def table(part: str) -> TableName:
+        parts.append(part)
+        return parameter_table(model_id, part)
+
+    return table
+
+
+def read_part(warehouse: Warehouse, record: ModelRecord, part: str) -> pa.Table:
+    """Every row of one parameter table of ``record``, sorted by all its columns."""
+    table = record.table(part)
+    names = warehouse.schema_of(table).names
+    return warehouse.fetch(
+        "select_table", table=table, order_columns=[templates.column(n, "t") for n in names]
+    )
 
 
 def new_model_id() -> str:

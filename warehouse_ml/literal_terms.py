@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from warehouse_ml import templates
+from warehouse_ml import catalog, templates
 from warehouse_ml.catalog import ModelRecord
 from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES
 from warehouse_ml.scoring import Term
@@ -36,9 +36,7 @@ MAX_JOINED_ATTRIBUTES = 48
 def _rows(warehouse: Warehouse, record: ModelRecord, part: str) -> list[dict[str, Any]]:
     if part not in record.details.get("tables", []):
         return []
-    table = record.table(part)
-    order = [column(n, "t") for n in warehouse.schema_of(table).names]
-    return warehouse.fetch("select_table", table=table, order_columns=order).to_pylist()
+    return catalog.read_part(warehouse, record, part).to_pylist()
 
 
 def _matches(value: exp.Expression, stored: str, sql_type: str) -> exp.Expression:

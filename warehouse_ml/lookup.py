@@ -67,6 +67,24 @@ def layout(warehouse: Warehouse, model_id: str, features: Sequence[Feature]) -> 
     return placed
 
 
+def learn(
+    warehouse: Warehouse,
+    model_id: str,
+    features: Sequence[Feature],
+    n_classes: int,
+    parts: list[str],
+    partitioned: bool = False,
+) -> dict[str, Layout]:
+    """Lay out the integer-coded features of model ``model_id`` and write its lookup table
+    when any qualifies (appending part ``lookup`` to ``parts`` first). Returns the catalog
+    details ``{"lookup": layout}`` (an empty layout when none qualifies)."""
+    placed = layout(warehouse, model_id, features)
+    if placed:
+        parts.append("lookup")
+        create_table(warehouse, model_id, placed, n_classes, partitioned)
+    return {"lookup": placed}
+
+
 def create_table(
     warehouse: Warehouse,
     model_id: str,

@@ -183,14 +183,10 @@ class Classifier(abc.ABC):
         """Every parameter table of the fitted model, by part name (e.g. ``classes``,
         ``categorical``), rows sorted by all columns. Columns are documented by each model."""
         warehouse = connect(con)
-        result = {}
-        for part in self.record.details.get("tables", []):
-            table = self.record.table(part)
-            names = warehouse.schema_of(table).names
-            result[part] = warehouse.fetch(
-                "select_table", table=table, order_columns=[templates.column(n, "t") for n in names]
-            )
-        return result
+        return {
+            part: catalog.read_part(warehouse, self.record, part)
+            for part in self.record.details.get("tables", [])
+        }
 
     # -- fit --------------------------------------------------------------------------------
     def fit(

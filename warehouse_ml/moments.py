@@ -23,10 +23,8 @@ from collections.abc import Sequence
 from sqlglot import exp
 
 from warehouse_ml import templates
+from warehouse_ml.counting import PARTITION, partition_items
 from warehouse_ml.templates import alias, column, literal
-
-PARTITION = "wml_part"
-"""Output name of the optional partition column (e.g. a cross-validation fold id)."""
 
 EXACT = exp.DataType.build("DECIMAL(38, 26)")
 """Type of the exact sums: 12 integer digits (up to 10^12 rows of terms in [-1, 1])."""
@@ -132,15 +130,10 @@ def class_moments(
 ) -> exp.Query:
     """Wide per-class moments: class_label, [wml_part,] n_<i>, mean_<i>, var_<i> per attribute
     (sql/select_exact_class_moments.sql)."""
-    if partition is None:
-        parts: list[exp.Expression] = []
-        groups: list[exp.Expression] = []
-        output: list[exp.Expression] = []
-        same, same_q = exp.true(), exp.true()
-    else:
-        parts = [alias(column(partition, "src"), PARTITION)]
-        groups = [column(partition, "src")]
-        output = [alias(column(PARTITION, "f"), PARTITION)]
+    parts, groups = partition_items(partition, "src")
+    output, _ = partition_items(PARTITION if partition else None, "f")
+    same, same_q = exp.true(), exp.true()
+    if partition is not None:
         same = exp.EQ(this=column(PARTITION, "f"), expression=column(partition, "src"))
         same_q = exp.EQ(this=column(PARTITION, "q"), expression=column(PARTITION, "f"))
     return templates.build(
@@ -170,7 +163,7 @@ def numeric_moments(
     value (column ``wml_part``). Identical on every run and thread count (module docstring).
     """
     wide = class_moments(source, target, attributes, partition)
-    wide_part = [alias(column(PARTITION, "w"), PARTITION)] if partition else []
+    wide_part, _ = partition_items(PARTITION if partition else None, "w")
     query = templates.union_all(
         templates.build(
             "moments_of_attribute",

@@ -29,7 +29,7 @@ from typing import Any
 from sqlglot import exp
 
 from warehouse_ml import counting, lookup, templates
-from warehouse_ml.catalog import ModelRecord, parameter_table
+from warehouse_ml.catalog import ModelRecord, parameter_table, part_namer
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, NUMERIC, Feature
 from warehouse_ml.literal_terms import MAX_JOINED_ATTRIBUTES, literal_terms
@@ -161,23 +161,18 @@ class NaiveBayes(Classifier):
             for chunk in counting.blocks(categorical, counting.MAX_COUNTED_ATTRIBUTES)
         ]
         counts = chunks[0] if len(chunks) == 1 else None
-        if len(chunks) > 1:  # a wide model: count chunk by chunk into a staging table
-            parts.append("counts")
-            staged = parameter_table(model_id, "counts")
+        staged = part_namer(model_id, parts)("counts") if len(chunks) > 1 else None
+        if staged is not None:  # a wide model: count chunk by chunk into a staging table
             warehouse.run_tree(templates.create_table_as(staged, chunks[0]))
             for chunk in chunks[1:]:
                 warehouse.run("insert_rows", table=staged, rows=chunk)
             counts = exp.select(exp.Star()).from_(staged.to_table())
         moments = numeric_moments(source.relation, target, numeric) if numeric else None
         self._learn_from_counts(warehouse, counts, moments, classes, model_id, parts)
-        if len(chunks) > 1:
-            warehouse.run("drop_table", table=parameter_table(model_id, "counts"))
+        if staged is not None:
+            warehouse.run("drop_table", table=staged)
             parts.remove("counts")
-        layout = lookup.layout(warehouse, model_id, features)
-        if layout:
-            parts.append("lookup")
-            lookup.create_table(warehouse, model_id, layout, len(classes))
-        return {"lookup": layout}
+        return lookup.learn(warehouse, model_id, features, len(classes), parts)
 
     def _learn_from_counts(
         self,
@@ -192,10 +187,7 @@ class NaiveBayes(Classifier):
         (attribute, value, class_label, n), ``moments`` as numeric_moments (attribute,
         class_label, n, mean, variance); None where the model has no such attribute."""
 
-        def table(part: str) -> templates.TableName:
-            parts.append(part)
-            return parameter_table(model_id, part)
-
+        table = part_namer(model_id, parts)
         classes_table = table("classes")
         create_classes_table(warehouse, classes_table, classes, self.prior_alpha)
         if counts is not None:
@@ -231,11 +223,7 @@ class NaiveBayes(Classifier):
         parts: list[str],
     ) -> dict[str, Any]:
         """The lookup table of every fold's model at once (codes shifted by fold)."""
-        layout = lookup.layout(warehouse, model_id, features)
-        if layout:
-            parts.append("lookup")
-            lookup.create_table(warehouse, model_id, layout, n_classes, partitioned=True)
-        return {"lookup": layout}
+        return lookup.learn(warehouse, model_id, features, n_classes, parts, partitioned=True)
 
     def _learn_folds(
         self,

@@ -55,7 +55,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml import binning, counting, pairs, spanning_tree, templates
-from warehouse_ml.catalog import ModelRecord, parameter_table
+from warehouse_ml.catalog import ModelRecord, parameter_table, part_namer
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.features import (
     CATEGORICAL,
@@ -89,17 +89,6 @@ def _cardinalities(warehouse: Warehouse, unseen: TableName, attributes: Sequence
     ).to_pylist()
     found = {r["attribute"]: int(r["n_values"]) for r in rows}
     return [found.get(a, 0) for a in attributes]
-
-
-def _part_namer(model_id: str, parts: list[str]) -> Callable[[str], TableName]:
-    """The table of a new part of model ``model_id``; the part is appended to ``parts`` first,
-    so that a failure while creating it drops it."""
-
-    def table(part: str) -> TableName:
-        parts.append(part)
-        return parameter_table(model_id, part)
-
-    return table
 
 
 def _parents_from_weights(
@@ -162,7 +151,7 @@ class TAN(Classifier):
         model_id: str,
         parts: list[str],
     ) -> dict[str, Any]:
-        table = _part_namer(model_id, parts)
+        table = part_namer(model_id, parts)
         names = self._checked_names(features)
         classes_table = table("classes")
         create_classes_table(warehouse, classes_table, classes, self.prior_alpha)
@@ -333,7 +322,7 @@ class TAN(Classifier):
         details = []
         for index, (classes, model_id) in enumerate(zip(fold_classes, model_ids, strict=True)):
             parts: list[str] = []
-            table = _part_namer(model_id, parts)
+            table = part_namer(model_id, parts)
             try:
                 classes_table = table("classes")
                 create_classes_table(warehouse, classes_table, classes, self.prior_alpha)
