@@ -33,6 +33,17 @@ def partition_items(
     return [alias(column(partition, table), PARTITION)], [column(partition, table)]
 
 
+def partition_or_zero(partitioned: bool, table: str) -> exp.Expression:
+    """``table.wml_part`` for tables holding one model per partition, else the constant 0 (so
+    one template serves both)."""
+    return column(PARTITION, table) if partitioned else templates.literal(0)
+
+
+def partition_columns(partitioned: bool, table: str) -> list[exp.Expression]:
+    """The select item ``table.wml_part AS wml_part`` of partitioned output, else none."""
+    return partition_items(PARTITION if partitioned else None, table)[0]
+
+
 def blocks(attributes: Sequence[str], size: int = DEFAULT_BLOCK_SIZE) -> list[list[str]]:
     """Consecutive groups of at most ``size`` attributes, in the given order."""
     if size < 1:

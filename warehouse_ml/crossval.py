@@ -76,34 +76,22 @@ def _score_folds_together(
     target: str,
     features: list,
     classes: list[dict[str, Any]],
-    model_ids: list[str],
-    details: list[dict[str, Any]],
+    fold_classes: list[list[dict[str, Any]]],
+    model_id: str,
     created: list[TableName],
 ) -> exp.Query:
-    """One query scoring every fold: the folds' parameter tables are stacked into one table per
-    part (column wml_part = fold), and each row joins the parameters of its own fold."""
-    stacked_id = f"{model_ids[0]}_all"
-    parts = list(details[0]["tables"])
-    for part in parts:
-        stacked = catalog.parameter_table(stacked_id, part)
-        created.append(stacked)
-        tagged = templates.union_all(
-            templates.build(
-                "select_with_partition",
-                table=catalog.parameter_table(model_id, part),
-                partition=index,
-            )
-            for index, model_id in enumerate(model_ids)
-        )
-        warehouse.run_tree(templates.create_table_as(stacked, tagged))
-    derived: list[str] = []
+    """One query scoring every fold: the model learns all folds' parameters into one set of
+    tables (column wml_part = fold), and each row joins the parameters of its own fold."""
+    parts: list[str] = []
     try:
-        extra = model._learn_stacked(warehouse, stacked_id, features, len(classes), derived)
+        details = model._learn_partitioned(
+            warehouse, split_source, target, features, FOLD, fold_classes, model_id, parts
+        )
     finally:
-        created.extend(catalog.parameter_table(stacked_id, p) for p in derived)
+        created.extend(catalog.parameter_table(model_id, p) for p in parts)
     record = _record(
-        model, stacked_id, target, split_source, features, classes,
-        {**extra, "tables": parts + derived, "partition_column": FOLD},
+        model, model_id, target, split_source, features, classes,
+        {**details, "tables": parts, "partition_column": FOLD},
     )  # fmt: skip
     rows = templates.build("select_rows_with_target", source=split.table, target=target)
     labelled = Source(rows.subquery("wml_labelled"), split_source.schema, str(split.table), True)
@@ -216,7 +204,6 @@ def cross_validate(
         )  # fmt: skip
         table = split.table
         k = split.folds or folds
-        model_ids = [f"{cv_id}_f{f}" for f in range(k)]
         created: list[TableName] = []
         predictions = catalog.parameter_table(cv_id, "predictions")
         try:
@@ -224,16 +211,18 @@ def cross_validate(
                 table.to_table(), warehouse.schema_of(table), str(table), durable=True
             )
             fold_classes = _fold_classes(warehouse, split_source, target, classes, k)
-            details = model._learn_folds(
-                warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids, created
-            )
             if model.partitioned_scoring:
                 query = _score_folds_together(
-                    warehouse, model, split, split_source, target, chosen, classes, model_ids,
-                    details, created,
+                    warehouse, model, split, split_source, target, chosen, classes, fold_classes,
+                    f"{cv_id}_all", created,
                 )  # fmt: skip
                 warehouse.run_tree(templates.create_table_as(predictions, query))
             else:
+                model_ids = [f"{cv_id}_f{f}" for f in range(k)]
+                details = model._learn_folds(
+                    warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids,
+                    created,
+                )  # fmt: skip
                 _score_folds_apart(
                     warehouse, model, split, split_source, target, chosen, fold_classes, model_ids,
                     details, predictions,

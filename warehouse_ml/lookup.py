@@ -21,8 +21,9 @@ from sqlglot import exp
 
 from warehouse_ml import templates
 from warehouse_ml.catalog import ModelRecord, parameter_table
+from warehouse_ml.counting import partition_or_zero
 from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, Feature
-from warehouse_ml.scoring import PARTITION, Join, Term, pivot_columns
+from warehouse_ml.scoring import Join, Term, pivot_columns
 from warehouse_ml.templates import column, literal
 from warehouse_ml.warehouse import Warehouse
 
@@ -94,10 +95,6 @@ def create_table(
 ) -> None:
     """Write ``wml.<model_id>_lookup`` (code BIGINT, lp_0 .. lp_{K-1} DOUBLE) from the model's
     categorical, unseen and classes tables (``partitioned``: tables with a wml_part column)."""
-
-    def part(alias: str) -> exp.Expression:
-        return column(PARTITION, alias) if partitioned else literal(0)
-
     warehouse.run(
         "create_nb_lookup",
         table=parameter_table(model_id, "lookup"),
@@ -110,9 +107,9 @@ def create_table(
             ("attribute", "low", "high", "first_code"),
         ),
         width=width(placed),
-        categorical_part=part("k"),
-        unseen_part=part("u"),
-        classes_part=part("c"),
+        categorical_part=partition_or_zero(partitioned, "k"),
+        unseen_part=partition_or_zero(partitioned, "u"),
+        classes_part=partition_or_zero(partitioned, "c"),
         class_columns=pivot_columns("log_prob", n_classes, "lp"),
     )
 

@@ -76,18 +76,23 @@ class Classifier(abc.ABC):
         created, so that a failure drops it. Returns kind-specific details for the catalog.
         """
 
-    def _learn_stacked(
+    def _learn_partitioned(
         self,
         warehouse: Warehouse,
-        model_id: str,
+        split: Source,
+        target: str,
         features: list[Feature],
-        n_classes: int,
+        fold: str,
+        fold_classes: list[list[dict[str, Any]]],
+        model_id: str,
         parts: list[str],
     ) -> dict[str, Any]:
-        """Derived tables for parameter tables that hold one model per partition (written under
-        ``model_id`` with a wml_part column, by cross-validation). Appends each part created to
-        ``parts`` before creating it; returns the catalog details they need (default: none)."""
-        return {}
+        """Learn every fold's model at once (cross-validation of a kind with
+        ``partitioned_scoring``) from the fold assignment ``split``: fold f trains on the rows
+        whose ``fold`` column differs from f, with class counts ``fold_classes[f]``. The tables
+        are written under ``model_id``, each holding all folds (column wml_part = f), each part
+        appended to ``parts`` before it is created. Returns the catalog details."""
+        raise NotImplementedError(f"{type(self).__name__} does not learn partitioned models")
 
     @abc.abstractmethod
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:

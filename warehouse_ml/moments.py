@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from sqlglot import exp
 
 from warehouse_ml import templates
-from warehouse_ml.counting import PARTITION, partition_items
+from warehouse_ml.counting import PARTITION, partition_columns, partition_items
 from warehouse_ml.templates import alias, column, literal
 
 EXACT = exp.DataType.build("DECIMAL(38, 26)")
@@ -131,7 +131,7 @@ def class_moments(
     """Wide per-class moments: class_label, [wml_part,] n_<i>, mean_<i>, var_<i> per attribute
     (sql/select_exact_class_moments.sql)."""
     parts, groups = partition_items(partition, "src")
-    output, _ = partition_items(PARTITION if partition else None, "f")
+    output = partition_columns(partition is not None, "f")
     same, same_q = exp.true(), exp.true()
     if partition is not None:
         same = exp.EQ(this=column(PARTITION, "f"), expression=column(partition, "src"))
@@ -163,7 +163,7 @@ def numeric_moments(
     value (column ``wml_part``). Identical on every run and thread count (module docstring).
     """
     wide = class_moments(source, target, attributes, partition)
-    wide_part, _ = partition_items(PARTITION if partition else None, "w")
+    wide_part = partition_columns(partition is not None, "w")
     query = templates.union_all(
         templates.build(
             "moments_of_attribute",

@@ -29,7 +29,8 @@ from typing import Any
 from sqlglot import exp
 
 from warehouse_ml import counting, lookup, templates
-from warehouse_ml.catalog import ModelRecord, parameter_table, part_namer
+from warehouse_ml.catalog import ModelRecord, part_namer
+from warehouse_ml.counting import PARTITION
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, NUMERIC, Feature
 from warehouse_ml.literal_terms import MAX_JOINED_ATTRIBUTES, literal_terms
@@ -58,23 +59,75 @@ def _non_negative(name: str, value: float) -> float:
 
 
 def create_classes_table(
-    warehouse: Warehouse, table: TableName, classes: list[dict[str, Any]], prior_alpha: float
+    warehouse: Warehouse,
+    table: TableName,
+    classes: list[dict[str, Any]],
+    prior_alpha: float,
+    fold_classes: list[list[dict[str, Any]]] | None = None,
 ) -> None:
     """Write a model's class table (class_index, class_label, n, log_prior) from the class
-    counts, P(c) smoothed by ``prior_alpha`` (shared by Naive Bayes and TAN)."""
-    rows = templates.values(
-        [(c["class_index"], c["class_label"], c["n"]) for c in classes],
-        "r",
-        ("class_index", "class_label", "n"),
-    )
+    counts, P(c) smoothed by ``prior_alpha`` (shared by Naive Bayes and TAN). With
+    ``fold_classes`` (one class list per partition, e.g. cross-validation fold), the table holds
+    one model per partition instead, with a leading wml_part column; ``classes`` is ignored."""
+    partitioned = fold_classes is not None
+    models = fold_classes if fold_classes is not None else [classes]
+    rows = [
+        (*([part] if partitioned else []), c["class_index"], c["class_label"], c["n"], total)
+        for part, model in enumerate(models)
+        for total in [sum(c["n"] for c in model)]
+        for c in model
+    ]
+    columns = ("class_index", "class_label", "n", "n_total")
     warehouse.run(
         "create_nb_classes",
         table=table,
-        class_rows=rows,
+        class_rows=templates.values(rows, "r", (PARTITION, *columns) if partitioned else columns),
+        partition_columns=counting.partition_columns(partitioned, "r"),
         prior_alpha=prior_alpha,
-        n_total=sum(c["n"] for c in classes),
-        n_classes=len(classes),
+        n_classes=len(models[0]),
     )
+
+
+def create_categorical_tables(
+    warehouse: Warehouse,
+    tables: tuple[TableName, TableName],
+    counts: exp.Query,
+    classes_table: TableName,
+    alpha: float,
+    m: float,
+    partitioned: bool = False,
+) -> None:
+    """Write the ``categorical`` and ``unseen`` tables (``tables``, in that order) of a model,
+    or of one model per partition, from categorical counts (attribute, value, class_label, n
+    [, wml_part]) and the class table (shared by Naive Bayes and TAN)."""
+    categorical_table, unseen_table = tables
+    warehouse.run(
+        "create_nb_categorical",
+        table=categorical_table,
+        counts=counts,
+        counts_part=counting.partition_or_zero(partitioned, "k"),
+        classes=classes_table,
+        classes_part=counting.partition_or_zero(partitioned, "c"),
+        partition_columns=counting.partition_columns(partitioned, "f"),
+        log_prob=categorical_log_prob(alpha, m),
+    )
+    warehouse.run(
+        "create_nb_unseen",
+        table=unseen_table,
+        categorical=categorical_table,
+        categorical_part=counting.partition_or_zero(partitioned, "k"),
+        partition_columns=counting.partition_columns(partitioned, "t"),
+        log_prob=unseen_log_prob(alpha, m),
+    )
+
+
+def outside_partitions(table: TableName, template: str, partitions: range) -> exp.Query:
+    """Training counts or moments of cross-validation folds from per-fold ones (``template``:
+    select_counts_outside_partitions or select_moments_outside_partitions), for each held-out
+    partition in ``partitions`` (output column wml_part)."""
+    held_out = templates.values([(p,) for p in partitions], "p", (PARTITION,))
+    key = "counts" if template == "select_counts_outside_partitions" else "moments"
+    return templates.build(template, partitions=held_out, **{key: table})
 
 
 def categorical_log_prob(alpha: float, m: float) -> exp.Expression:
@@ -182,50 +235,35 @@ class NaiveBayes(Classifier):
         classes: list[dict[str, Any]],
         model_id: str,
         parts: list[str],
+        fold_classes: list[list[dict[str, Any]]] | None = None,
     ) -> None:
         """Parameter tables from count relations: ``counts`` as categorical_counts outputs
         (attribute, value, class_label, n), ``moments`` as numeric_moments (attribute,
-        class_label, n, mean, variance); None where the model has no such attribute."""
-
+        class_label, n, mean, variance); None where the model has no such attribute. With
+        ``fold_classes``, one model per partition: both relations carry wml_part, and so do
+        the tables written."""
+        partitioned = fold_classes is not None
         table = part_namer(model_id, parts)
         classes_table = table("classes")
-        create_classes_table(warehouse, classes_table, classes, self.prior_alpha)
+        create_classes_table(warehouse, classes_table, classes, self.prior_alpha, fold_classes)
         if counts is not None:
-            categorical_table = table("categorical")
-            warehouse.run(
-                "create_nb_categorical",
-                table=categorical_table,
-                counts=counts,
-                classes=classes_table,
-                log_prob=categorical_log_prob(self.alpha, self.m),
-            )
-            warehouse.run(
-                "create_nb_unseen",
-                table=table("unseen"),
-                categorical=categorical_table,
-                log_prob=unseen_log_prob(self.alpha, self.m),
-            )
+            create_categorical_tables(
+                warehouse, (table("categorical"), table("unseen")), counts, classes_table,
+                self.alpha, self.m, partitioned,
+            )  # fmt: skip
         if moments is not None:
             warehouse.run(
                 "create_nb_gaussian",
                 table=table("gaussian"),
                 moments=moments,
+                moments_part=counting.partition_or_zero(partitioned, "m"),
                 classes=classes_table,
+                classes_part=counting.partition_or_zero(partitioned, "c"),
+                partition_columns=counting.partition_columns(partitioned, "m"),
                 var_smoothing=self.var_smoothing,
             )
 
-    def _learn_stacked(
-        self,
-        warehouse: Warehouse,
-        model_id: str,
-        features: list[Feature],
-        n_classes: int,
-        parts: list[str],
-    ) -> dict[str, Any]:
-        """The lookup table of every fold's model at once (codes shifted by fold)."""
-        return lookup.learn(warehouse, model_id, features, n_classes, parts, partitioned=True)
-
-    def _learn_folds(
+    def _learn_partitioned(
         self,
         warehouse: Warehouse,
         split: Source,
@@ -233,51 +271,43 @@ class NaiveBayes(Classifier):
         features: list[Feature],
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
-        model_ids: list[str],
-        created: list[TableName],
-    ) -> list[dict[str, Any]]:
-        """All folds' parameters from ONE count scan of the split: each fold's training counts
-        are the sums over the other folds (total minus that fold), and its Gaussian moments the
-        exact pooled moments of the other folds."""
+        model_id: str,
+        parts: list[str],
+    ) -> dict[str, Any]:
+        """Every fold's model at once, from ONE count scan of the split grouped by fold: fold
+        f's training counts are the sums over the other folds (total minus fold f) and its
+        Gaussian moments the exact pooled moments of the other folds; each parameter table
+        holds all folds (column wml_part = f), so a handful of statements learn all of them."""
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
-        fold_counts = fold_moments = None
+        table = part_namer(model_id, parts)
+        folds = range(len(fold_classes))
+        counts = moments = None
         if categorical:
-            fold_counts = parameter_table(model_ids[0], "fold_counts")
-            created.append(fold_counts)
+            per_fold = table("fold_counts")
             warehouse.run_tree(
                 templates.create_table_as(
-                    fold_counts,
+                    per_fold,
                     counting.categorical_counts(
                         split.relation, target, categorical, self.block_size, partition=fold
                     ),
                 )
             )
+            counts = outside_partitions(per_fold, "select_counts_outside_partitions", folds)
         if numeric:
-            fold_moments = parameter_table(model_ids[0], "fold_moments")
-            created.append(fold_moments)
+            per_fold = table("fold_moments")
             warehouse.run_tree(
                 templates.create_table_as(
-                    fold_moments,
-                    numeric_moments(split.relation, target, numeric, partition=fold),
+                    per_fold, numeric_moments(split.relation, target, numeric, partition=fold)
                 )
             )
-        for index, (classes, model_id) in enumerate(zip(fold_classes, model_ids, strict=True)):
-            counts = moments = None
-            if fold_counts is not None:
-                counts = templates.build(
-                    "select_counts_outside_partition", counts=fold_counts, partition=index
-                )
-            if fold_moments is not None:
-                moments = templates.build(
-                    "select_moments_outside_partition", moments=fold_moments, partition=index
-                )
-            parts: list[str] = []
-            try:
-                self._learn_from_counts(warehouse, counts, moments, classes, model_id, parts)
-            finally:
-                created.extend(parameter_table(model_id, p) for p in parts)
-        return [{"tables": parts} for _ in model_ids]
+            moments = outside_partitions(per_fold, "select_moments_outside_partitions", folds)
+        self._learn_from_counts(
+            warehouse, counts, moments, fold_classes[0], model_id, parts, fold_classes
+        )
+        return lookup.learn(
+            warehouse, model_id, features, len(fold_classes[0]), parts, partitioned=True
+        )
 
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         k = len(record.classes)

@@ -24,6 +24,7 @@ from typing import Any
 from sqlglot import exp
 
 from warehouse_ml import templates
+from warehouse_ml.counting import PARTITION
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.templates import TableName, alias, column, literal
 
@@ -330,10 +331,6 @@ def pivot_columns(value_column: str, n_classes: int, prefix: str) -> list[exp.Ex
         )
         for i in range(n_classes)
     ]
-
-
-PARTITION = "wml_part"
-"""Column of parameter tables that hold one model per partition (cross-validation folds)."""
 
 
 def partition_condition(name: str, partition: str) -> exp.Expression:

@@ -67,11 +67,11 @@ from warehouse_ml.features import (
 from warehouse_ml.model import Classifier
 from warehouse_ml.naive_bayes import (
     _non_negative,
-    categorical_log_prob,
     categorical_term,
+    create_categorical_tables,
     create_classes_table,
+    outside_partitions,
     prior_term,
-    unseen_log_prob,
 )
 from warehouse_ml.scoring import Join, Term, pivot_columns
 from warehouse_ml.sources import Source, SourceLike, open_source
@@ -211,17 +211,9 @@ class TAN(Classifier):
             cmi, mi in feature order; bits) and pair_blocks.
         """
         categorical_table, unseen_table = table("categorical"), table("unseen")
-        warehouse.run(
-            "create_nb_categorical",
-            table=categorical_table,
-            counts=counts,
-            classes=classes_table,
-            log_prob=categorical_log_prob(self.alpha, 0.0),
+        create_categorical_tables(
+            warehouse, (categorical_table, unseen_table), counts, classes_table, self.alpha, 0.0
         )
-        warehouse.run(
-            "create_nb_unseen", table=unseen_table, categorical=categorical_table,
-            log_prob=unseen_log_prob(self.alpha, 0.0),
-        )  # fmt: skip
 
         information: list[list[Any]] = []
         parents: dict[str, str | None] = {n: None for n in names}
@@ -326,8 +318,8 @@ class TAN(Classifier):
             try:
                 classes_table = table("classes")
                 create_classes_table(warehouse, classes_table, classes, self.prior_alpha)
-                counts = templates.build(
-                    "select_counts_outside_partition", counts=fold_counts, partition=index
+                counts = outside_partitions(
+                    fold_counts, "select_counts_outside_partitions", range(index, index + 1)
                 )
                 learned = self._learn_from_counts(
                     warehouse, table, names, classes_table, counts,
