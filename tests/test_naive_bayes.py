@@ -212,7 +212,7 @@ def coded_datasets(draw):
 @given(coded_datasets(), st.sampled_from([pa.int8(), pa.int32(), pa.int64()]))
 def test_integer_codes_match_reference(data, test_type):
     """Contiguous integer codes are scored through the lookup table (one INNER join per
-    attribute), codes with gaps through the text join; both equal the numpy reference, for
+    block of consecutive ones), codes with gaps through the text join; both equal the numpy reference, for
     NULLs, unseen values and a scoring column of another integer width."""
     train, target, test, alpha = data
     con = duckdb.connect()
@@ -221,7 +221,8 @@ def test_integer_codes_match_reference(data, test_type):
     seen = {a: sorted({v for v, t in zip(vs, target) if v is not None and t is not None})
             for a, vs in train.items()}  # fmt: skip
     contiguous = {a for a, vs in seen.items() if vs and vs == list(range(vs[0], vs[-1] + 1))}
-    assert set(model.record.details["lookup"]) == contiguous
+    looked_up = [a[0] for b in model.record.details["lookup"] for a in b["attributes"]]
+    assert set(looked_up) == contiguous
     ours = probabilities(
         model.predict_proba(con, pa.table({a: pa.array(v, test_type) for a, v in test.items()}))
     )
@@ -236,19 +237,66 @@ def test_integer_codes_match_reference(data, test_type):
 
 def test_lookup_holds_one_row_per_code(con):
     """Layout of the lookup table: each attribute's seen values, its unseen slot and its NULL
-    slot (log 1 = 0 for every class), one code each, consecutive across attributes."""
+    slot (log 1 = 0 for every class); a block holds every combination of its attributes'
+    slots, in mixed radix (the first attribute most significant), the terms summed."""
     table = pa.table(
         {"a": [0, 1, 2, 1, None], "b": [5, 6, 5, 6, 6], "y": ["p", "q", "p", "q", "q"]}
     )
     model = wml.NaiveBayes(alpha=1.0).fit(con, table, "y")
-    assert model.record.details["lookup"] == {"a": [0, 0, 2], "b": [5, 5, 6]}
+    assert model.record.details["lookup"] == [
+        {"first_code": 0, "attributes": [["a", 0, 2], ["b", 5, 6]]}
+    ]
     lookup = model.parameters(con)["lookup"].sort_by("code").to_pylist()
-    assert [r["code"] for r in lookup] == list(range(9))
-    assert lookup[4] == {"code": 4, "lp_0": 0.0, "lp_1": 0.0}  # a is NULL
-    # a unseen: alpha / (n_c + alpha * 3), n_p = 2 and n_q = 2 non-NULL values of a
-    assert lookup[3]["lp_0"] == pytest.approx(math.log(1 / 5), abs=1e-15)
-    # b = 6 given q: (3 + 1) / (3 + 2)
-    assert lookup[6]["lp_1"] == pytest.approx(math.log(4 / 5), abs=1e-15)
+    assert [r["code"] for r in lookup] == list(range(5 * 4))
+    # slots: a 0, 1, 2, unseen 3, NULL 4; b 5 -> 0, 6 -> 1, unseen 2, NULL 3
+    a_unseen = math.log(1 / 5)  # alpha / (n_c + alpha * 3), n_p = 2, n_q = 2 non-NULL a
+    b6_given_q = math.log(4 / 5)  # (3 + 1) / (3 + 2)
+    assert lookup[4 * 4 + 3] == {"code": 19, "lp_0": 0.0, "lp_1": 0.0}  # both NULL
+    assert lookup[4 * 4 + 1]["lp_1"] == pytest.approx(b6_given_q, abs=1e-15)  # a NULL, b = 6
+    assert lookup[3 * 4 + 3]["lp_0"] == pytest.approx(a_unseen, abs=1e-15)  # b NULL
+    b5_given_p = math.log(3 / 4)  # (2 + 1) / (2 + 2)
+    assert lookup[3 * 4 + 0]["lp_0"] == pytest.approx(a_unseen + b5_given_p, abs=1e-15)
+
+
+def test_lookup_blocks_hold_consecutive_attributes_within_the_code_limit(con, monkeypatch):
+    """Looked-up attributes are blocked in feature order (text attributes and integer codes
+    with gaps are joined on their text); a block never exceeds MAX_BLOCK_CODES codes."""
+    from warehouse_ml import lookup
+
+    monkeypatch.setattr(lookup, "MAX_BLOCK_CODES", 30)
+    table = pa.table(
+        {
+            "a": [0, 1, 0, 1],  # 4 slots
+            "b": [0, 1, 2, 0],  # 5 slots: a, b = 20 codes
+            "c": [1, 2, 1, 2],  # 4 slots: 80 > 30, a new block
+            "t": ["u", "v", "u", "v"],  # text
+            "d": [3, 4, 3, 4],  # c, d = 16 codes
+            "g": [0, 2, 0, 2],  # a gap: text join
+            "e": [7, 8, 9, 7],  # 5 slots: 80 > 30, a new block
+            "y": ["p", "q", "p", "q"],
+        }
+    )
+    model = wml.NaiveBayes(alpha=1.0).fit(con, table, "y", name="blocked")
+    assert model.record.details["lookup"] == [
+        {"first_code": 0, "attributes": [["a", 0, 1], ["b", 0, 2]]},
+        {"first_code": 20, "attributes": [["c", 1, 2], ["d", 3, 4]]},
+        {"first_code": 36, "attributes": [["e", 7, 9]]},
+    ]
+    assert model.parameters(con)["lookup"].num_rows == 41
+    test = pa.table({c: table[c] for c in table.column_names if c != "y"})
+    reference = wml.NaiveBayes(alpha=1.0).fit(
+        con,
+        table.cast(pa.schema([pa.field(c, pa.string()) for c in table.column_names])),
+        "y",
+        name="text",
+    )  # every attribute as text: no lookup at all
+    assert reference.record.details["lookup"] == []
+    np.testing.assert_allclose(
+        probabilities(model.predict_proba(con, test)),
+        probabilities(reference.predict_proba(con, test.cast(
+            pa.schema([pa.field(c, pa.string()) for c in test.column_names])))),
+        rtol=0, atol=1e-12,
+    )  # fmt: skip
 
 
 # -- wide models: parameters as literals -------------------------------------------------------
@@ -278,8 +326,9 @@ def test_wide_model_scored_without_joins(monkeypatch, max_joined):
     con.execute("INSERT INTO scored BY NAME SELECT * FROM test")
     model = wml.NaiveBayes(alpha=0.5).fit(con, "train", "y", keys=["id"])
     joins = model.sql(con, "scored", keys=["id"]).count(" JOIN ")
-    # the prior, and when joined: one per integer attribute, two for the text and the numeric
-    assert joins == (1 if max_joined == 10 else 1 + d + 2 + 2)
+    # the prior, and when joined: one per block of integer attributes (4 of 6 slots each fit
+    # in MAX_BLOCK_CODES), two for the text and two for the numeric attribute
+    assert joins == (1 if max_joined == 10 else 1 + d // 4 + 2 + 2)
     with np.errstate(divide="ignore"):
         classes, joint = naive_bayes_log_joint(
             train, target, test, alpha=0.5, prior_alpha=0.0, numeric=("z",)

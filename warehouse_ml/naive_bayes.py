@@ -6,10 +6,10 @@ Parameter tables of a model (``wml.<model_id>_<part>``):
 * ``categorical``: attribute, value, class_index, n, log_prob (one row per seen value and class);
 * ``unseen``: attribute, class_index, n_class, n_values, log_prob of a value never seen;
 * ``gaussian``: attribute, class_index, n, mean, variance (numeric attributes);
-* ``lookup``: code, lp_0 .. lp_{K-1}: the categorical and unseen log-probabilities of the
-  integer-coded attributes with contiguous values, one row per (attribute, value | unseen |
-  NULL) code, so that scoring looks each of them up by one INNER join on an integer (the
-  layout, ``{attribute: [first_code, low, high]}``, is stored in the catalog details).
+* ``lookup``: code, lp_0 .. lp_{K-1}: the summed categorical and unseen log-probabilities of
+  blocks of integer-coded attributes with contiguous values, one row per combination of
+  their (value | unseen | NULL) slots, so that scoring looks up a block by one INNER join on
+  an integer (the blocks are stored in the catalog details; see lookup.py).
 
 Smoothing conventions reproduced exactly:
 
@@ -314,9 +314,16 @@ class NaiveBayes(Classifier):
         terms = [prior_term(record, k)]
         if len(record.features) > MAX_JOINED_ATTRIBUTES and _partition(record) is None:
             return [*terms, *literal_terms(warehouse, record, k)]
+        block_of = {a[0]: b for b in lookup.blocks_of(record) for a in b["attributes"]}
         for i, name in enumerate(record.features):
             kind = record.feature_types[name]["kind"]
-            if kind == CATEGORICAL:
+            block = block_of.get(name)
+            if block is not None:  # looked up with the block, at its first attribute
+                if block["attributes"][0][0] == name:
+                    terms.append(
+                        lookup.lookup_term(record, block, f"wml_a{i}", k, _partition(record))
+                    )
+            elif kind == CATEGORICAL:
                 terms.append(categorical_term(record, name, f"wml_a{i}", k))
             else:
                 terms.append(gaussian_term(record, name, f"wml_g{i}", k))
@@ -356,8 +363,6 @@ def categorical_term(
     """
     partition = _partition(record)
     partitioned = partition is not None
-    if value is None and attribute in record.details.get("lookup", {}):
-        return lookup.lookup_term(record, attribute, name, k, partition)
     raw = column(attribute, "s") if value is None else value
     fitted_type = record.feature_types.get(attribute, {}).get("sql_type", "")
     if value is None and fitted_type.startswith(INTEGER_TYPES):
