@@ -120,7 +120,38 @@ def _check_seed(seed: int) -> int:
     return seed
 
 
+def _digest_order(dialect: str, seed: int) -> dict[str, object]:
+    """The digest of each row (split_digest.sql) and the keys its rows are sorted by: the hex
+    digest itself, or on DuckDB the same order from two integers (sorting them costs far less
+    than sorting text): the digest's bytes 0-7 and 8-15, each read big-endian."""
+    text = {"seed": seed, "repeat": column("wml_repeat", "r"), "key": column("wml_key", "k")}
+    digest = column("wml_digest", "d")
+    if dialect != "duckdb":
+        keys = [alias(digest, "wml_sort_0")]
+        return {
+            "digest": templates.expression("split_digest", **text),
+            "sort_keys": keys,
+            "sort_order": [column("wml_sort_0", "h")],
+        }
+    keys = [
+        alias(
+            templates.expression(
+                "split_sort_key",
+                bytes=templates.expression("split_digest_bytes", digest=digest, shift=shift),
+            ),
+            f"wml_sort_{i}",
+        )
+        for i, shift in enumerate((0, 64))
+    ]
+    return {
+        "digest": templates.expression("split_digest_number", **text),
+        "sort_keys": keys,
+        "sort_order": [column("wml_sort_0", "h"), column("wml_sort_1", "h")],
+    }
+
+
 def _positions(
+    warehouse: Warehouse,
     source: Source,
     key: str | None,
     stratify: str | None,
@@ -146,8 +177,9 @@ def _positions(
         carried=carried,
         row_key=row_key,
         stratum=stratum,
-        seed=seed,
         repeats=templates.values([[r] for r in range(repeats)], "r", ["wml_repeat"]),
+        partition_keys=[column(c, "h") for c in ("wml_repeat", "wml_stratum")[repeats == 1 :]],
+        **_digest_order(warehouse.dialect, seed),
     )
     if key is None or not keep_columns:
         return positions
@@ -297,7 +329,7 @@ def _folds(
         columns, key_name = _output_columns(src, key, stratify, keep_columns)
         query = templates.build(
             "select_fold_assignment",
-            positions=_positions(src, key, stratify, seed, 1, keep_columns),
+            positions=_positions(warehouse, src, key, stratify, seed, 1, keep_columns),
             columns=columns,
             folds=folds,
         )
@@ -347,7 +379,7 @@ def holdout_split(
         columns, key_name = _output_columns(src, key, target, keep_columns)
         query = templates.build(
             "select_holdout_split",
-            positions=_positions(src, key, target, seed, repeats, keep_columns),
+            positions=_positions(warehouse, src, key, target, seed, repeats, keep_columns),
             columns=columns,
             test_fraction=fraction,
         )
