@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -12,13 +13,23 @@ from warehouse_ml import templates
 
 
 def test_wheel_contains_every_sql_template(tmp_path):
+    # built from a copy without build artefacts: setuptools' build/ folder keeps files that
+    # were deleted from sql/ since it was made, and building in place would write one
+    checkout = tmp_path / "checkout"
+    shutil.copytree(
+        REPO,
+        checkout,
+        ignore=shutil.ignore_patterns(
+            ".git", "build", "*.egg-info", ".hypothesis", ".*_cache", "__pycache__", "*.duckdb"
+        ),
+    )
     subprocess.run(
         [
             sys.executable,
             "-m",
             "pip",
             "wheel",
-            str(REPO),
+            str(checkout),
             "--no-deps",
             "--no-build-isolation",
             "-w",
