@@ -80,10 +80,11 @@ def _score_folds_together(
     details: list[dict[str, Any]],
     created: list[TableName],
 ) -> exp.Query:
-    """One query scoring every fold: the folds' parameter tables are stacked into one table per
-    part (column wml_part = fold), and each row joins the parameters of its own fold."""
+    """One query scoring every fold: the folds' scored parameter tables are stacked into one
+    table per part (column wml_part = fold), and each row joins the parameters of its own
+    fold."""
     stacked_id = f"{model_ids[0]}_all"
-    parts = list(details[0]["tables"])
+    parts = [part for part in details[0]["tables"] if part in model.scored_parts]
     for part in parts:
         stacked = catalog.parameter_table(stacked_id, part)
         created.append(stacked)
@@ -98,7 +99,9 @@ def _score_folds_together(
         warehouse.run_tree(templates.create_table_as(stacked, tagged))
     derived: list[str] = []
     try:
-        extra = model._learn_stacked(warehouse, stacked_id, features, len(classes), derived)
+        extra = model._learn_stacked(
+            warehouse, stacked_id, features, len(classes), details, derived
+        )
     finally:
         created.extend(catalog.parameter_table(stacked_id, p) for p in derived)
     record = _record(
@@ -227,7 +230,7 @@ def cross_validate(
             details = model._learn_folds(
                 warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids, created
             )
-            if model.partitioned_scoring:
+            if model._partitioned_scoring(chosen):
                 query = _score_folds_together(
                     warehouse, model, split, split_source, target, chosen, classes, model_ids,
                     details, created,

@@ -43,10 +43,10 @@ class Classifier(abc.ABC):
     """Base of the warehouse classifiers. Fitted attributes end in ``_``."""
 
     kind: ClassVar[str]
-    partitioned_scoring: ClassVar[bool] = False
-    """Whether :meth:`_terms` can score with tables holding one model per partition (the
-    record's details name the rows' partition column): cross-validation then scores every fold
-    in one query instead of one query per fold."""
+    scored_parts: ClassVar[tuple[str, ...]] = ()
+    """The learned parameter parts :meth:`_terms` reads (other parts, e.g. pair counts, only
+    lead to them; a lookup table is derived from them). Cross-validation stacks these parts of
+    every fold's model when :meth:`_partitioned_scoring` allows."""
 
     record_: ModelRecord | None
 
@@ -76,17 +76,25 @@ class Classifier(abc.ABC):
         created, so that a failure drops it. Returns kind-specific details for the catalog.
         """
 
+    def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
+        """Whether :meth:`_terms` can score with tables holding one model per partition (the
+        record's details name the rows' partition column) for these features: cross-validation
+        then scores every fold in one query instead of one query per fold (default: no)."""
+        return False
+
     def _learn_stacked(
         self,
         warehouse: Warehouse,
         model_id: str,
         features: list[Feature],
         n_classes: int,
+        details: list[dict[str, Any]],
         parts: list[str],
     ) -> dict[str, Any]:
         """Derived tables for parameter tables that hold one model per partition (written under
-        ``model_id`` with a wml_part column, by cross-validation). Appends each part created to
-        ``parts`` before creating it; returns the catalog details they need (default: none)."""
+        ``model_id`` with a wml_part column, by cross-validation; ``details[p]`` is partition
+        p's model's catalog details). Appends each part created to ``parts`` before creating
+        it; returns the catalog details the stacked model needs (default: none)."""
         return {}
 
     @abc.abstractmethod

@@ -24,6 +24,7 @@ Smoothing conventions reproduced exactly:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlglot import exp
@@ -115,7 +116,7 @@ class NaiveBayes(Classifier):
     """
 
     kind = "naive_bayes"
-    partitioned_scoring = True
+    scored_parts = ("classes", "categorical", "unseen", "gaussian")
 
     def __init__(
         self,
@@ -214,12 +215,17 @@ class NaiveBayes(Classifier):
                 var_smoothing=self.var_smoothing,
             )
 
+    def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
+        """Every kind of attribute scores with one model per partition."""
+        return True
+
     def _learn_stacked(
         self,
         warehouse: Warehouse,
         model_id: str,
         features: list[Feature],
         n_classes: int,
+        details: list[dict[str, Any]],
         parts: list[str],
     ) -> dict[str, Any]:
         """The lookup table of every fold's model at once (codes shifted by fold)."""

@@ -20,7 +20,10 @@ Parameter tables of a model (``wml.<model_id>_<part>``):
 * ``pair_counts``: attribute_i, attribute_j, value_i, value_j, class_index, n (attribute_i
   before attribute_j in feature order; rows where either is NULL are not counted);
 * ``information``: attribute_i, attribute_j, n, cmi, mi (bits);
-* ``cpt``: attribute, parent, value, parent_value, class_index, n, n_parent, n_values, log_prob.
+* ``cpt``: attribute, parent, value, parent_value, class_index, n, n_parent, n_values, log_prob;
+* ``lookup``: code, lp_0 .. lp_{K-1}: the terms of the integer-coded attributes with contiguous
+  values (whose parents are such attributes too), one row per (value | unseen | NULL, parent
+  value | other) code (lookup.py); the layout is stored in the catalog details (``lookup``).
 
 Smoothing (Weka ``SimpleEstimator -A alpha``): P(x | c, pa) = (N(x,pa,c) + alpha) /
 (N(pa,c) + alpha*|X|), P(x | c) = (N(x,c) + alpha) / (N(c) + alpha*|X|) for the root,
@@ -38,7 +41,10 @@ counted once per fold (categorical counts and pair counts, grouped by fold, stor
 ``fold_counts`` and ``fold_pair_counts``); each fold's training counts and pair counts are the
 sums over the other folds, and steps 3-7 run on them, so each fold gets its own CMI, tree and
 CPTs, identical to a fit on that fold's training rows. Numeric attributes make it fit fold by
-fold: their bin edges are quantiles of each fold's training rows.
+fold: their bin edges are quantiles of each fold's training rows. Without them, the folds'
+classes, categorical, unseen and cpt tables are stacked (column wml_part = fold) and ONE query
+scores every row with its own fold's tree: the parent's value (or, in the stacked lookup table,
+its code) is chosen per row by a CASE over the fold (:meth:`TAN._terms`).
 
 Structure: ``root=None`` roots the tree at the first feature; ties in CMI are broken by
 attribute order (spanning_tree.py). CMI values are rounded to 12 decimal places before the tree
@@ -54,7 +60,7 @@ from typing import Any
 import pyarrow as pa
 from sqlglot import exp
 
-from warehouse_ml import binning, counting, pairs, spanning_tree, templates
+from warehouse_ml import binning, counting, lookup, pairs, spanning_tree, templates
 from warehouse_ml.catalog import ModelRecord, parameter_table, part_namer
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.features import (
@@ -73,7 +79,7 @@ from warehouse_ml.naive_bayes import (
     prior_term,
     unseen_log_prob,
 )
-from warehouse_ml.scoring import Join, Term, pivot_columns
+from warehouse_ml.scoring import Join, Term, partition_condition, per_partition, pivot_columns
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName, alias, column, literal
 from warehouse_ml.warehouse import Connectable, Warehouse, connect
@@ -115,6 +121,7 @@ class TAN(Classifier):
     """
 
     kind = "tan"
+    scored_parts = ("classes", "categorical", "unseen", "cpt")
 
     def __init__(
         self,
@@ -174,6 +181,12 @@ class TAN(Classifier):
             warehouse, table, names, classes_table,
             counting.categorical_counts(relation, target, names), pair_counts,
         )  # fmt: skip
+        if "cpt" in parts:
+            learned.update(
+                lookup.learn_tan(
+                    warehouse, model_id, features, len(classes), [learned["parents"]], parts
+                )
+            )
         return {**learned, "bins": edges}
 
     def _checked_names(self, features: Sequence[Feature]) -> list[str]:
@@ -346,41 +359,79 @@ class TAN(Classifier):
         return details
 
     # -- scoring --------------------------------------------------------------------------
+    def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
+        """Categorical models score every cross-validation fold in one query, each row with its
+        own fold's tree; numeric bin edges differ per fold, so those models score fold by
+        fold."""
+        return not any(f.kind == NUMERIC for f in features)
+
+    def _learn_stacked(
+        self,
+        warehouse: Warehouse,
+        model_id: str,
+        features: list[Feature],
+        n_classes: int,
+        details: list[dict[str, Any]],
+        parts: list[str],
+    ) -> dict[str, Any]:
+        """Each part's tree (``partition_parents``) and the lookup table of every part at once
+        (codes shifted by part, parents chosen per part; lookup.learn_tan)."""
+        parents = [d["parents"] for d in details]
+        learned: dict[str, Any] = {"partition_parents": parents}
+        if "cpt" in details[0]["tables"]:
+            learned.update(
+                lookup.learn_tan(
+                    warehouse, model_id, features, n_classes, parents, parts, partitioned=True
+                )
+            )
+        return learned
+
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         k = len(record.classes)
         features = {
             f: Feature(f, t["kind"], t["sql_type"]) for f, t in record.feature_types.items()
         }
         edges = record.details.get("bins", {})
-        parents = record.details.get("parents", {})
+        partition = record.details.get("partition_column")
+        trees = record.details["partition_parents"] if partition else [record.details["parents"]]
+        placed = record.details.get("lookup", {})
 
         def value_of(name: str) -> exp.Expression:
             return binning.value_expression(features[name], column(name, "s"), edges)
 
         terms = [prior_term(record, k)]
         for i, name in enumerate(record.features):
+            parents = [tree.get(name) for tree in trees]
+            if name in placed:
+                terms.append(lookup.tan_term(record, name, f"wml_a{i}", k, parents, partition))
+                continue
             value = value_of(name)
             fallback = categorical_term(record, name, f"wml_a{i}", k, value=value)
-            parent = parents.get(name)
-            if parent is None:
+            parent_value = per_partition(  # as text: parents of several types share a CASE
+                partition,
+                [
+                    None if p is None else templates.expression("cast_to_text", value=value_of(p))
+                    for p in parents
+                ],
+            )
+            if parent_value is None:
                 terms.append(fallback)
                 continue
             cpt_name = f"wml_t{i}"
-            cpt = Join(
-                templates.build(
-                    "pivot_cpt_by_class",
-                    table=record.table("cpt"),
-                    attribute=name,
-                    class_columns=pivot_columns("log_prob", k, "lp"),
-                ),
-                cpt_name,
-                on=templates.expression(
-                    "equals_both",
-                    left_1=column("value", cpt_name),
-                    right_1=templates.expression("cast_to_text", value=value),
-                    left_2=column("parent_value", cpt_name),
-                    right_2=templates.expression("cast_to_text", value=value_of(parent)),
-                ),
+            condition = templates.expression(
+                "equals_both",
+                left_1=column("value", cpt_name),
+                right_1=templates.expression("cast_to_text", value=value),
+                left_2=column("parent_value", cpt_name),
+                right_2=parent_value,
+            )
+            if partition is not None:
+                condition = exp.and_(condition, partition_condition(cpt_name, partition))
+            pivot = templates.build(
+                "pivot_cpt_by_class" if partition is None else "pivot_partitioned_cpt_by_class",
+                table=record.table("cpt"),
+                attribute=name,
+                class_columns=pivot_columns("log_prob", k, "lp"),
             )
             per_class = [
                 templates.expression(
@@ -392,7 +443,7 @@ class TAN(Classifier):
                 )
                 for c in range(k)
             ]
-            terms.append(Term(per_class, [*fallback.joins, cpt]))
+            terms.append(Term(per_class, [*fallback.joins, Join(pivot, cpt_name, on=condition)]))
         return terms
 
     # -- fitted structure -----------------------------------------------------------------
