@@ -127,6 +127,30 @@ def data_table(n: int = 160, seed: int = 11) -> pa.Table:
 DATA = data_table()
 
 
+def codes_table(n: int = 200, seed: int = 4) -> tuple[pa.Table, pa.Table]:
+    """Integer-coded attributes with NULLs and a three-class integer target (TAN's lookup
+    table), and rows to score that hold values never seen in training (-1, 9) and NULLs."""
+    data = wml.synthetic.tan_data(n, 4, n_classes=3, cardinality=[3, 4, 2, 3], seed=seed)
+    rng = np.random.default_rng(seed)
+    columns = {"id": pa.array(np.arange(n), pa.int64())}
+    for name in ("a0", "a1", "a2", "a3"):
+        values = data[name].to_pylist()
+        columns[name] = pa.array([None if rng.random() < 0.07 else v for v in values], pa.int64())
+    columns["class"] = pa.array(data["class"].to_pylist(), pa.int64())
+    unseen = pa.table(
+        {
+            "a0": pa.array([-1, 0, None, 2], pa.int64()),
+            "a1": pa.array([9, None, 1, 3], pa.int64()),
+            "a2": pa.array([0, 1, 9, None], pa.int64()),
+            "a3": pa.array([None, 2, 0, -1], pa.int64()),
+        }
+    )
+    return pa.table(columns), unseen
+
+
+CODES, UNSEEN_CODES = codes_table()
+
+
 # -- comparison ---------------------------------------------------------------------------------
 def _normalise(value: Any) -> Any:
     """Plain Python values: Arrow tables become (column names, rows), dataclasses dicts."""
@@ -260,6 +284,24 @@ def tan_cross_validation(engine: Engine) -> dict[str, Any]:
         features=["colour", "size", "flag"],
     )  # fmt: skip
     return {"predictions": ev.to_arrow(), "accuracy": ev.accuracy()}
+
+
+@case
+def tan_integer_codes(engine: Engine) -> dict[str, Any]:
+    """TAN over integer codes (scored through its lookup table of codes per value and parent
+    value), on training rows and on unseen values and NULLs; stratified 4-fold
+    cross-validation scoring every fold's own tree in one query."""
+    table = engine.load("wml_engine_codes", CODES)
+    w = engine.warehouse
+    model = wml.TAN().fit(w, table, "class", keys=["id"], name="engine_tan_codes")
+    ev = wml.cross_validate(w, table, "class", wml.TAN(alpha=1.0), folds=4, seed=2, key="id")
+    return {
+        "lookup": model.record.details["lookup"],
+        "parameters": model.parameters(w),
+        "predict_proba": model.predict_proba(w, table),
+        "unseen": model.predict_proba(w, UNSEEN_CODES),
+        "predictions": ev.to_arrow(),
+    }
 
 
 # -- the test -----------------------------------------------------------------------------------

@@ -155,9 +155,7 @@ def test_blocks_are_few_for_small_cardinalities() -> None:
 
 
 def test_information_sql_uses_ln_only() -> None:
-    sql = templates.render(
-        "select_pair_information", pair_counts=TableName(("wml", "x_pair_counts"))
-    ).upper()
+    sql = templates.generate(pairs.information_query(TableName(("wml", "x_pair_counts")))).upper()
     assert "LN(" in sql and "LOG(" not in sql and "LOG2" not in sql and "LOG10" not in sql
     query = pairs.pair_counts_query(TableName(("t",)).to_table(), "y", ["a", "b", "c"], [[0, 1, 2]])
     text = templates.generate(query)

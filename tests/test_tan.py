@@ -180,8 +180,27 @@ def _with_nulls(table: pa.Table, seed: int, rate: float) -> pa.Table:
     return pa.table(columns)
 
 
+def _as_codes(table: pa.Table) -> pa.Table:
+    """The attributes' values "v<k>" as integer codes k ("zz" as -1), the class kept."""
+
+    def code(value: str | None) -> int | None:
+        return None if value is None else -1 if value == "zz" else int(value[1:])
+
+    return pa.table(
+        {
+            name: table[name]
+            if name == "C"
+            else pa.array([code(v) for v in table[name].to_pylist()], pa.int64())
+            for name in table.column_names
+        }
+    )
+
+
+@pytest.mark.parametrize("codes", [False, True], ids=["text", "integer-codes"])
 @pytest.mark.parametrize(("alpha", "prior_alpha"), [(0.5, 0.5), (1.0, 0.0), (2.0, 1.0)])
-def test_predict_proba_equals_numpy_reference(con, alpha, prior_alpha) -> None:
+def test_predict_proba_equals_numpy_reference(con, alpha, prior_alpha, codes) -> None:
+    """Text values are scored by joins on (value, parent value), integer codes through the
+    model's lookup table: both equal the reference, NULLs and unseen values included."""
     train = _with_nulls(_sample_tan(600, seed=1), seed=2, rate=0.08)
     test = _with_nulls(_sample_tan(150, seed=9), seed=4, rate=0.1)
     # values never seen in training, as attribute and as parent
@@ -189,7 +208,10 @@ def test_predict_proba_equals_numpy_reference(con, alpha, prior_alpha) -> None:
     test = test.set_column(
         0, "a0", pa.array(["zz", "zz", *test["a0"].to_pylist()[2:]], pa.string())
     )
+    if codes:
+        train, test = _as_codes(train), _as_codes(test)
     tan = wml.TAN(alpha=alpha, prior_alpha=prior_alpha).fit(con, train, "C")
+    assert list(tan.record.details["lookup"]) == ([*tan.parents_] if codes else [])
     classes, log_joint = _reference_log_joint(
         train.to_pandas(), test.to_pandas(), "C", tan.parents_, alpha, prior_alpha
     )

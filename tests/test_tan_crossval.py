@@ -1,14 +1,21 @@
 """TAN cross-validation by pair-count subtraction equals fitting TAN on each fold from scratch.
 
-TAN._learn_folds counts the split once per fold (categorical and pair counts grouped by fold) and
-derives every fold's training counts as total minus that fold. The oracle here is independent of
+TAN._learn_partitioned counts the split once per fold (categorical and pair counts grouped by
+fold), derives every fold's training counts as total minus that fold and learns every fold's
+model in the same statements (tables with a wml_part column). The oracle here is independent of
 that path: for each fold f, ``wml.TAN`` is fitted on ``SELECT * FROM folds WHERE fold <> f`` (a
 real scan of the training rows) and scores fold f. Each fold's model must be the same model: the
 same tree, the same parameter tables and the same out-of-fold probabilities (1e-12).
+
+Categorical TAN cross-validation scores every fold in ONE query (each row with its own fold's
+tree: integer-coded attributes through the folds' stacked lookup table, the others by text
+joins on the stacked cpt); its probabilities are compared with each scratch model scored both
+through its own lookup table and by text joins alone.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import duckdb
@@ -22,7 +29,7 @@ from hypothesis import strategies as st
 
 import warehouse_ml as wml
 from warehouse_ml import catalog, crossval, splits, templates
-from warehouse_ml.model import Classifier
+from warehouse_ml.counting import PARTITION
 
 TOLERANCE = 1e-12
 COMPARED_PARTS = ("classes", "bins", "categorical", "unseen", "pair_counts", "information", "cpt")
@@ -37,23 +44,32 @@ def _sorted_table(con, table: templates.TableName) -> pa.Table:
 
 
 class FoldSpy:
-    """Records, during cross-validation, each fold's catalog details and parameter tables
-    (cross_validate drops them once scored) and how many times TAN._learn ran. ``learn_folds``
-    replaces TAN._learn_folds (default: TAN's own)."""
+    """Records, during cross-validation, each fold's model as the tests compare it
+    (cross_validate drops its tables once scored): its tree, information rows, bins and
+    parameter tables, whether the folds were learned all at once (TAN._learn_partitioned:
+    tables with wml_part = fold, here split per fold) or one by one (Classifier._learn_folds:
+    TAN with numeric attributes); how many times TAN._learn ran; and the details of the
+    all-folds model (None when the folds were learned one by one). ``refit``: make
+    cross-validation fit each fold from its own rows instead (the per-fold oracle)."""
 
-    def __init__(self, monkeypatch, con, learn_folds=None) -> None:
-        self.details: list[dict[str, Any]] = []
+    def __init__(self, monkeypatch, con, refit: bool = False) -> None:
+        self.parents: list[dict[str, str | None]] = []
+        self.information: list[list[list[Any]]] = []
+        self.bins: list[dict[str, Any]] = []
         self.tables: list[dict[str, pa.Table]] = []
         self.fits = 0
-        learn_folds = learn_folds or wml.TAN._learn_folds
-        learn = wml.TAN._learn
+        self.stacked: dict[str, Any] | None = None
+        learn_folds, learn = wml.TAN._learn_folds, wml.TAN._learn
+        learn_partitioned = wml.TAN._learn_partitioned
 
         def spy_learn_folds(model, warehouse, split, target, features, fold, fold_classes,
                             model_ids, created):  # fmt: skip
             details = learn_folds(
                 model, warehouse, split, target, features, fold, fold_classes, model_ids, created
             )
-            self.details = details
+            self.parents = [d["parents"] for d in details]
+            self.information = [d["information"] for d in details]
+            self.bins = [d["bins"] for d in details]
             self.tables = [
                 {
                     part: _sorted_table(con, catalog.parameter_table(model_id, part))
@@ -63,12 +79,42 @@ class FoldSpy:
             ]
             return details
 
+        def spy_learn_partitioned(model, warehouse, split, target, features, fold,
+                                  fold_classes, model_id, created):  # fmt: skip
+            details = learn_partitioned(
+                model, warehouse, split, target, features, fold, fold_classes, model_id, created
+            )
+            self.stacked = details
+            stacked = {
+                part: _sorted_table(con, catalog.parameter_table(model_id, part))
+                for part in details["tables"]
+            }
+            self.parents = details["partition_parents"]
+            self.tables = [
+                {
+                    part: t.filter(pc.equal(t[PARTITION], f)).drop_columns([PARTITION])
+                    for part, t in stacked.items()
+                    if PARTITION in t.column_names
+                }
+                for f in range(len(fold_classes))
+            ]
+            self.information = [
+                [[r["attribute_i"], r["attribute_j"], r["cmi"], r["mi"]]
+                 for r in tables["information"].to_pylist()] if "information" in tables else []
+                for tables in self.tables
+            ]  # fmt: skip
+            self.bins = [{} for _ in self.tables]
+            return details
+
         def spy_learn(model, *args):
             self.fits += 1
             return learn(model, *args)
 
         monkeypatch.setattr(wml.TAN, "_learn_folds", spy_learn_folds)
         monkeypatch.setattr(wml.TAN, "_learn", spy_learn)
+        monkeypatch.setattr(wml.TAN, "_learn_partitioned", spy_learn_partitioned)
+        if refit:
+            monkeypatch.setattr(wml.TAN, "_partitioned_scoring", lambda model, features: False)
 
 
 def _assert_tables_equal(got: pa.Table, expected: pa.Table, where: str) -> None:
@@ -86,13 +132,22 @@ def _assert_tables_equal(got: pa.Table, expected: pa.Table, where: str) -> None:
             assert a.to_pylist() == b.to_pylist(), (where, name)
 
 
+def _without_lookup(details: dict[str, Any]) -> dict[str, Any]:
+    """A model's catalog details without its scoring lookup table (cross-validation builds one
+    for all folds at once instead of one per fold)."""
+    found = {k: v for k, v in details.items() if k != "lookup"}
+    return {**found, "tables": [t for t in details["tables"] if t != "lookup"]}
+
+
 def _check_against_scratch_fits(
     con, ev: crossval.Evaluation, spy: FoldSpy, model: wml.TAN, target: str, key: str
 ) -> None:
-    """Fit TAN from scratch on each fold's training rows and compare with the CV fold models."""
+    """Fit TAN from scratch on each fold's training rows and compare with the CV fold models;
+    the pooled out-of-fold probabilities must equal each scratch model's, scored through its
+    lookup table and by text joins alone (its record without the lookup)."""
     pooled = ev.to_arrow()
     labels = [str(c) for c in ev.classes]
-    assert len(spy.details) == ev.folds
+    assert len(spy.parents) == ev.folds
     for f in range(ev.folds):
         con.execute(
             f"CREATE OR REPLACE VIEW train_f AS SELECT * EXCLUDE (fold) FROM {ev.split} "
@@ -105,22 +160,26 @@ def _check_against_scratch_fits(
         scratch = wml.TAN(**model._smoothing()).fit(
             con, "train_f", target, keys=[key], name=f"scratch{f}"
         )
-        detail = spy.details[f]
-        assert detail["parents"] == scratch.record.details["parents"], f"fold {f}"
-        assert detail["root"] == scratch.root_
-        assert sorted(detail) == sorted(scratch.record.details)
-        assert detail["tables"] == scratch.record.details["tables"]
+        fitted_details = scratch.record.details
+        assert spy.parents[f] == fitted_details["parents"], f"fold {f}"
+        assert [a for a, p in spy.parents[f].items() if p is None] == [scratch.root_]
+        assert spy.bins[f] == fitted_details["bins"]
         fitted = scratch.parameters(con)
         for part in COMPARED_PARTS:
             if part in fitted:
                 _assert_tables_equal(spy.tables[f][part], fitted[part], f"fold {f} {part}")
         got = pooled.filter(pc.equal(pooled["fold"], f)).sort_by(key)
-        expected = scratch.predict_proba(con, "test_f")
-        assert got.num_rows == expected.num_rows
-        for label in labels:
-            np.testing.assert_allclose(
-                got[f"p_{label}"].to_numpy(), expected[label].to_numpy(), rtol=0, atol=TOLERANCE
-            )
+        text_only = wml.TAN.from_record(
+            dataclasses.replace(scratch.record, details=_without_lookup(fitted_details))
+        )
+        for scorer in (scratch, text_only):
+            expected = scorer.predict_proba(con, "test_f")
+            assert got.num_rows == expected.num_rows
+            for label in labels:
+                np.testing.assert_allclose(
+                    got[f"p_{label}"].to_numpy(), expected[label].to_numpy(), rtol=0,
+                    atol=TOLERANCE, err_msg=f"fold {f} p_{label}",
+                )  # fmt: skip
 
 
 # -- seeded data with every subtle case --------------------------------------------------------
@@ -183,7 +242,74 @@ def test_subtraction_equals_fitting_each_fold_from_scratch(con, monkeypatch, mod
     assigned = dict(con.execute(f"SELECT id, fold FROM {ev.split}").fetchall())
     assert {f for i, f in assigned.items() if data["d"][(i - 1) // 5].is_valid} == {0}
     # fold 0 holds every "d" value: trained without it, no pair with "d" has a counted row
-    assert not any("d" in row[:2] for row in spy.details[0]["information"])
+    assert not any("d" in row[:2] for row in spy.information[0])
+    _check_against_scratch_fits(con, ev, spy, model, "y", "id")
+
+
+# -- integer codes: the stacked lookup table ---------------------------------------------------
+def _integer_table(con, n: int = 400, folds: int = 4, seed: int = 3) -> pa.Table:
+    """Integer-coded attributes with NULLs (so NULL parent values), a value of ``p`` and one of
+    ``r`` present in one fold only (unseen by that fold's model: a value, and a parent value,
+    within the range the other folds saw), a gapped attribute ``g`` (0, 2, 5: text joins) and
+    a three-class target with NULLs, and ``w``, a copy of ``p`` in folds 0 and 1 and of ``q``
+    in folds 2 and 3, whose parent differs between the folds' trees; folds as
+    cross_validate(folds, seed=1, key="id")."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice([0, 1, 2], size=n, p=[0.45, 0.35, 0.2])
+    target = pa.array([None if i % 37 == 4 else int(v) for i, v in enumerate(y)], pa.int64())
+    con.register("int_ids", pa.table({"id": np.arange(n), "y": target}))
+    split = splits.assign_folds(con, "int_ids", folds=folds, seed=1, key="id", stratify="y")
+    fold = dict(con.execute(f"SELECT id, fold FROM {split.table}").fetchall())
+    fold = np.array([fold[i] for i in range(n)])
+    p = np.where(rng.random(n) < 0.8, y, rng.integers(0, 3, n))
+    p = np.where((fold == 1) & (rng.random(n) < 0.3), 3, p)  # p = 3: fold 1 only
+    q = np.where(rng.random(n) < 0.75, (p + y) % 3, rng.integers(0, 3, n))
+    r = np.where(rng.random(n) < 0.7, q + 1, rng.integers(1, 4, n))
+    r = np.where((fold == 2) & (rng.random(n) < 0.2), 4, r)  # r = 4: fold 2 only
+    g = np.array([0, 2, 5])[np.where(rng.random(n) < 0.7, p % 3, rng.integers(0, 3, n))]
+    w = np.where(fold < 2, p, q)
+
+    def with_nulls(values, rate):
+        return pa.array([None if rng.random() < rate else int(v) for v in values], pa.int64())
+
+    return pa.table(
+        {
+            "id": np.arange(n),
+            "p": with_nulls(p, 0.1),
+            "q": with_nulls(q, 0.1),
+            "r": with_nulls(r, 0.05),
+            "g": with_nulls(g, 0.05),
+            "w": with_nulls(w, 0.05),
+            "y": target,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "model",
+    [wml.TAN(), wml.TAN(alpha=0.0, prior_alpha=0.0), wml.TAN(root="r")],
+    ids=["weka-defaults", "maximum-likelihood", "root-r"],
+)
+def test_integer_codes_score_every_fold_in_one_query(con, monkeypatch, model):
+    """The folds' trees are scored in one query through the stacked lookup table (codes per
+    fold and parent), with the same probabilities as each fold's scratch model."""
+    data = _integer_table(con)
+    con.register("int_data", data)
+    con.execute("CREATE TABLE int_t AS SELECT * FROM int_data")
+    statements: list[str] = []
+    spy = FoldSpy(monkeypatch, con)
+    warehouse = wml.connect(con, on_sql=statements.append)
+    ev = crossval.cross_validate(warehouse, "int_t", "y", model, folds=4, seed=1, key="id")
+    assert spy.fits == 0
+    assert sum(s.startswith("CREATE TABLE") and "_predictions" in s for s in statements) == 1
+    assert spy.stacked is not None
+    placed = set(spy.stacked["lookup"])
+    assert placed and "g" not in placed  # g has gaps: text joins
+    assert {"p", "r", "w"} <= placed
+    assert len({parents["w"] for parents in spy.parents}) > 1  # a parent chosen per fold
+    assigned = dict(con.execute(f"SELECT id, fold FROM {ev.split}").fetchall())
+    assert {assigned[i] for i in range(data.num_rows) if data["p"][i].as_py() == 3} == {1}
+    assert {assigned[i] for i in range(data.num_rows) if data["r"][i].as_py() == 4} == {2}
     _check_against_scratch_fits(con, ev, spy, model, "y", "id")
 
 
@@ -195,9 +321,10 @@ def _small_tables(draw) -> pa.Table:
     labels = draw(st.lists(st.sampled_from(["x", "y", "z"]), min_size=n, max_size=n))
     counts = {label: labels.count(label) for label in set(labels)}
     assume(len(counts) >= 2 and min(counts.values()) >= 2)
-    cell = st.one_of(st.none(), st.sampled_from(["p", "q", "r", "s"]))
     columns: dict[str, Any] = {"id": list(range(n))}
     for i in range(d):
+        values = draw(st.sampled_from([["p", "q", "r", "s"], [0, 1, 2, 3], [1, 2, 4]]))
+        cell = st.one_of(st.none(), st.sampled_from(values))  # integer codes: the lookup
         columns[f"a{i}"] = draw(st.lists(cell, min_size=n, max_size=n))
     columns["y"] = labels
     return pa.table(columns)
@@ -233,11 +360,11 @@ def test_a_class_absent_from_a_training_fold_matches_the_refit_path(con, monkeyp
     subtraction = FoldSpy(monkeypatch, con)
     subtracted = crossval.cross_validate(con, data, "class", wml.TAN(), folds=5, key="id", seed=1)
     assert subtraction.fits == 0
-    refit = FoldSpy(monkeypatch, con, learn_folds=Classifier._learn_folds)
+    refit = FoldSpy(monkeypatch, con, refit=True)
     refitted = crossval.cross_validate(con, data, "class", wml.TAN(), folds=5, key="id", seed=1)
     assert refit.fits == 5
     for f in range(5):
-        assert subtraction.details[f]["parents"] == refit.details[f]["parents"]
+        assert subtraction.parents[f] == refit.parents[f]
         for part in COMPARED_PARTS:
             if part in refit.tables[f]:
                 _assert_tables_equal(
@@ -291,5 +418,5 @@ def test_numeric_attributes_are_refitted_per_fold(con, monkeypatch):
     model = wml.TAN(bins=4)
     ev = crossval.cross_validate(con, "data_t", "y", model, folds=3, seed=4, key="id")
     assert spy.fits == 3
-    assert all(set(detail["bins"]) == {"x"} for detail in spy.details)
+    assert all(set(bins) == {"x"} for bins in spy.bins)
     _check_against_scratch_fits(con, ev, spy, model, "y", "id")

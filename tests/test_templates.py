@@ -57,7 +57,9 @@ def test_golden_nb_classes_sql():
         "create_nb_classes",
         table=TableName(("wml", "m1_classes")),
         class_rows=templates.values(
-            [(0, "no", 5, 14), (1, "yes", 9, 14)], "r", ("class_index", "class_label", "n", "n_total")
+            [(0, "no", 5, 14), (1, "yes", 9, 14)],
+            "r",
+            ("class_index", "class_label", "n", "n_total"),
         ),
         partition_columns=[],
         prior_alpha=1.0,

@@ -82,16 +82,12 @@ def _score_folds_together(
 ) -> exp.Query:
     """One query scoring every fold: the model learns all folds' parameters into one set of
     tables (column wml_part = fold), and each row joins the parameters of its own fold."""
-    parts: list[str] = []
-    try:
-        details = model._learn_partitioned(
-            warehouse, split_source, target, features, FOLD, fold_classes, model_id, parts
-        )
-    finally:
-        created.extend(catalog.parameter_table(model_id, p) for p in parts)
+    details = model._learn_partitioned(
+        warehouse, split_source, target, features, FOLD, fold_classes, model_id, created
+    )
     record = _record(
         model, model_id, target, split_source, features, classes,
-        {**details, "tables": parts, "partition_column": FOLD},
+        {**details, "partition_column": FOLD},
     )  # fmt: skip
     rows = templates.build("select_rows_with_target", source=split.table, target=target)
     labelled = Source(rows.subquery("wml_labelled"), split_source.schema, str(split.table), True)
@@ -211,7 +207,7 @@ def cross_validate(
                 table.to_table(), warehouse.schema_of(table), str(table), durable=True
             )
             fold_classes = _fold_classes(warehouse, split_source, target, classes, k)
-            if model.partitioned_scoring:
+            if model._partitioned_scoring(chosen):
                 query = _score_folds_together(
                     warehouse, model, split, split_source, target, chosen, classes, fold_classes,
                     f"{cv_id}_all", created,

@@ -16,12 +16,21 @@ the per-class additions. Parameter tables that hold one model per partition (cro
 folds) shift partition p's codes by ``p * width``. The layout, a list of blocks
 ``{"first_code": c, "attributes": [[name, low, high], ...]}``, is stored in the model's
 catalog details (key ``lookup``). Attributes with gaps keep the text join.
+
+A TAN model does the same per (value, parent value) (sql/create_tan_lookup.sql,
+:func:`learn_tan`): an attribute's block holds ``stride`` parent slots per value slot, and each
+code's row is already what TAN scoring gives it (the conditional term, or its class-only
+fallback for a NULL or unseen parent value), so the attribute costs one INNER join on
+``first_code + value slot * stride + parent slot``. With one tree per partition
+(cross-validation folds), the parent's slot is chosen per row by a CASE over its partition.
+The layout is ``{attribute: [first_code, low, high, stride]}``. Scoring 1M rows x 20 codes:
+0.18 s, against 1.6-3.3 s for the text joins on (value, parent value).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlglot import exp
@@ -30,12 +39,15 @@ from warehouse_ml import templates
 from warehouse_ml.catalog import ModelRecord, parameter_table
 from warehouse_ml.counting import partition_or_zero
 from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, Feature
-from warehouse_ml.scoring import Join, Term, pivot_columns
+from warehouse_ml.scoring import Join, Term, per_partition, pivot_columns
 from warehouse_ml.templates import TableName, alias, column, literal
 from warehouse_ml.warehouse import Warehouse
 
 MAX_BLOCK_CODES = 4096
 """Largest number of slot combinations (lookup rows per model part) in one block."""
+
+TanLayout = dict[str, list[int]]
+"""A TAN lookup layout: ``{attribute: [first_code, low, high, stride]}``."""
 
 Block = dict[str, Any]
 """``{"first_code": int, "attributes": [[name, low, high], ...]}``."""
@@ -74,23 +86,32 @@ def blocks_of(record: ModelRecord) -> list[Block]:
     return stored
 
 
-def layout(warehouse: Warehouse, model_id: str, features: Sequence[Feature]) -> list[Block]:
-    """Group the integer-coded categorical features whose seen values (in the categorical
-    table of ``model_id``, across its partitions if it has several) are contiguous, in
-    feature order, into blocks at most MAX_BLOCK_CODES codes wide."""
+def contiguous_ranges(
+    warehouse: Warehouse, model_id: str, features: Sequence[Feature]
+) -> dict[str, tuple[int, int]]:
+    """``{attribute: (low, high)}`` of each integer-coded categorical feature whose seen values
+    (in the categorical table of ``model_id``, across its partitions if it has several) are
+    the contiguous low..high, in feature order."""
     attributes = [f.name for f in features if f.kind == CATEGORICAL and integer_coded(f.sql_type)]
     if not attributes:
-        return []
+        return {}
     ranges = warehouse.fetch(
         "select_value_ranges",
         categorical=parameter_table(model_id, "categorical"),
         attributes=templates.values([(a,) for a in attributes], "a", ("attribute",)),
     )
-    contiguous = {
+    found = {
         r["attribute"]: (r["low"], r["high"])
         for r in ranges.to_pylist()
         if r["n_values"] == r["high"] - r["low"] + 1
     }
+    return {a: found[a] for a in attributes if a in found}
+
+
+def layout(warehouse: Warehouse, model_id: str, features: Sequence[Feature]) -> list[Block]:
+    """Group the integer-coded features whose seen values are contiguous
+    (:func:`contiguous_ranges`), in feature order, into blocks at most MAX_BLOCK_CODES codes
+    wide."""
     blocks: list[Block] = []
     first_code = 0
     current: list[list[Any]] = []
@@ -103,8 +124,7 @@ def layout(warehouse: Warehouse, model_id: str, features: Sequence[Feature]) -> 
             first_code += block_width(block)
             current = []
 
-    for attribute in (a for a in attributes if a in contiguous):
-        low, high = contiguous[attribute]
+    for attribute, (low, high) in contiguous_ranges(warehouse, model_id, features).items():
         combined = _slot_count(low, high) * math.prod(_slot_count(lo, hi) for _, lo, hi in current)
         if combined > MAX_BLOCK_CODES:
             close()
@@ -209,14 +229,7 @@ def lookup_term(
     code: exp.Expression = literal(block["first_code"])
     radix = 1
     for attribute, low, high in reversed(block["attributes"]):
-        slot = templates.expression(
-            "lookup_slot",
-            value=column(attribute, "s"),
-            low=low,
-            high=high,
-            unseen_slot=high - low + 1,
-            null_slot=high - low + 2,
-        )
+        slot = _slot(column(attribute, "s"), low, high, high - low + 2)
         if radix > 1:
             slot = exp.Mul(this=slot, expression=literal(radix))
         code = exp.Add(this=code, expression=slot)
@@ -231,6 +244,153 @@ def lookup_term(
         record.table("lookup").to_table(),
         name,
         on=exp.EQ(this=column("code", name), expression=exp.cast(code, exp.DataType.Type.BIGINT)),
+        inner=True,
+    )
+    return Term([column(f"lp_{c}", name) for c in range(k)], [join])
+
+
+# -- TAN: codes for (value, parent value) ----------------------------------------------------
+TAN_LAYOUT_COLUMNS = (
+    "wml_part", "attribute", "parent", "low", "high", "parent_low", "parent_high", "first_code",
+    "stride",
+)  # fmt: skip
+"""Columns of the ``$layout`` relation of sql/create_tan_lookup.sql."""
+
+
+def tan_layout(
+    contiguous: dict[str, tuple[int, int]], parents: Sequence[Mapping[str, str | None]]
+) -> TanLayout:
+    """``{attribute: [first_code, low, high, stride]}`` of a TAN model with one tree per part
+    (``parents[p]``: each attribute's parent in part p, None at the root).
+
+    An attribute is placed when its values are contiguous (``contiguous``, as
+    :func:`contiguous_ranges`) and so are those of its parent in every part, which is placed
+    too; the others keep the text join. Its block holds ``high - low + 3`` value slots of
+    ``stride`` parent slots each: one per seen value of the widest parent, plus one for a NULL
+    or unseen parent value (stride 1 when it is the root in every part).
+    """
+    placed = dict(contiguous)
+    while True:
+        kept = {
+            a: span
+            for a, span in placed.items()
+            if all(p[a] is None or p[a] in placed for p in parents)
+        }
+        if len(kept) == len(placed):
+            break
+        placed = kept
+    result: TanLayout = {}
+    first_code = 0
+    for attribute, (low, high) in placed.items():
+        chosen = {p[attribute] for p in parents} - {None}
+        stride = 1 + max((placed[q][1] - placed[q][0] + 1 for q in chosen), default=0)
+        result[attribute] = [first_code, low, high, stride]
+        first_code += (high - low + 3) * stride
+    return result
+
+
+def tan_width(placed: TanLayout) -> int:
+    """Codes used by one part of a TAN lookup table (:func:`tan_layout`)."""
+    return sum((high - low + 3) * stride for _, low, high, stride in placed.values())
+
+
+def learn_tan(
+    warehouse: Warehouse,
+    model_id: str,
+    features: Sequence[Feature],
+    n_classes: int,
+    parents: Sequence[Mapping[str, str | None]],
+    parts: list[str],
+    partitioned: bool = False,
+) -> dict[str, TanLayout]:
+    """Lay out the integer-coded attributes of TAN model ``model_id`` (one tree per part,
+    ``parents``; the tables have a wml_part column when ``partitioned``) and write its lookup
+    table (sql/create_tan_lookup.sql) when any is placed, appending part ``lookup`` to
+    ``parts`` first. Returns the catalog details ``{"lookup": layout}``."""
+    placed = tan_layout(contiguous_ranges(warehouse, model_id, features), parents)
+    if not placed:
+        return {"lookup": placed}
+    rows = []
+    for index, tree in enumerate(parents):
+        for attribute, (first_code, low, high, stride) in placed.items():
+            parent = tree[attribute]
+            parent_low, parent_high = (None, None) if parent is None else placed[parent][1:3]
+            rows.append(
+                (index, attribute, parent, low, high, parent_low, parent_high, first_code, stride)
+            )
+    parts.append("lookup")
+    warehouse.run(
+        "create_tan_lookup",
+        table=parameter_table(model_id, "lookup"),
+        categorical=parameter_table(model_id, "categorical"),
+        unseen=parameter_table(model_id, "unseen"),
+        cpt=parameter_table(model_id, "cpt"),
+        classes=parameter_table(model_id, "classes"),
+        layout=templates.values(rows, "l", TAN_LAYOUT_COLUMNS),
+        width=tan_width(placed),
+        categorical_part=partition_or_zero(partitioned, "k"),
+        unseen_part=partition_or_zero(partitioned, "u"),
+        cpt_part=partition_or_zero(partitioned, "t"),
+        classes_part=partition_or_zero(partitioned, "c"),
+        class_columns=pivot_columns("log_prob", n_classes, "lp"),
+    )
+    return {"lookup": placed}
+
+
+def _slot(value: exp.Expression, low: int, high: int, null_slot: int) -> exp.Expression:
+    """value - low within low..high, high - low + 1 for any other value, ``null_slot`` for NULL
+    (sql/lookup_slot.sql)."""
+    return templates.expression(
+        "lookup_slot",
+        value=value,
+        low=low,
+        high=high,
+        unseen_slot=high - low + 1,
+        null_slot=null_slot,
+    )
+
+
+def tan_term(
+    record: ModelRecord,
+    attribute: str,
+    name: str,
+    k: int,
+    parents: Sequence[str | None],
+    partition: str | None = None,
+) -> Term:
+    """TAN's term of ``attribute`` (log P(value | c, parent value), its fallbacks included) from
+    the model's lookup table: one INNER join on the code of the scored row's value and its
+    parent's value (``parents[p]``: the parent in part p, the row's own part when the scored
+    rows carry a ``partition`` column; see :func:`tan_layout`)."""
+    placed = record.details["lookup"]
+    first_code, low, high, stride = placed[attribute]
+    code: exp.Expression = exp.Add(
+        this=literal(first_code),
+        expression=exp.Mul(
+            this=_slot(column(attribute, "s"), low, high, high - low + 2),
+            expression=literal(stride),
+        ),
+    )
+
+    def parent_slot(parent: str | None) -> exp.Expression | None:
+        if parent is None:
+            return None
+        _, parent_low, parent_high, _ = placed[parent]
+        return _slot(column(parent, "s"), parent_low, parent_high, parent_high - parent_low + 1)
+
+    if any(parent is not None for parent in parents):
+        chosen = per_partition(partition, [parent_slot(p) for p in parents], default=literal(0))
+        code = exp.Add(this=code, expression=exp.paren(chosen, copy=False))
+    if partition is not None:
+        shift = exp.Mul(
+            this=exp.cast(column(partition, "s"), exp.DataType.Type.BIGINT),
+            expression=literal(tan_width(placed)),
+        )
+        code = exp.Add(this=shift, expression=code)
+    join = Join(
+        record.table("lookup").to_table(),
+        name,
+        on=exp.EQ(this=column("code", name), expression=code),
         inner=True,
     )
     return Term([column(f"lp_{c}", name) for c in range(k)], [join])

@@ -43,11 +43,6 @@ class Classifier(abc.ABC):
     """Base of the warehouse classifiers. Fitted attributes end in ``_``."""
 
     kind: ClassVar[str]
-    partitioned_scoring: ClassVar[bool] = False
-    """Whether :meth:`_terms` can score with tables holding one model per partition (the
-    record's details name the rows' partition column): cross-validation then scores every fold
-    in one query instead of one query per fold."""
-
     record_: ModelRecord | None
 
     def __init__(self) -> None:
@@ -76,6 +71,13 @@ class Classifier(abc.ABC):
         created, so that a failure drops it. Returns kind-specific details for the catalog.
         """
 
+    def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
+        """Whether :meth:`_terms` can score with tables holding one model per partition (the
+        record's details name the rows' partition column) for these features: cross-validation
+        then learns them with :meth:`_learn_partitioned` and scores every fold in one query
+        instead of one query per fold (default: no)."""
+        return False
+
     def _learn_partitioned(
         self,
         warehouse: Warehouse,
@@ -85,13 +87,14 @@ class Classifier(abc.ABC):
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
         model_id: str,
-        parts: list[str],
+        created: list[TableName],
     ) -> dict[str, Any]:
-        """Learn every fold's model at once (cross-validation of a kind with
-        ``partitioned_scoring``) from the fold assignment ``split``: fold f trains on the rows
-        whose ``fold`` column differs from f, with class counts ``fold_classes[f]``. The tables
-        are written under ``model_id``, each holding all folds (column wml_part = f), each part
-        appended to ``parts`` before it is created. Returns the catalog details."""
+        """Learn every fold's model at once (cross-validation, when
+        :meth:`_partitioned_scoring`) from the fold assignment ``split``: fold f trains on the
+        rows whose ``fold`` column differs from f, with class counts ``fold_classes[f]``. The
+        scoring tables are written under ``model_id``, each holding all folds (column
+        wml_part = f); every table created is appended to ``created`` before it is created.
+        Returns the catalog details, with ``tables``: the parts written under ``model_id``."""
         raise NotImplementedError(f"{type(self).__name__} does not learn partitioned models")
 
     @abc.abstractmethod

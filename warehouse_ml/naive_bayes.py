@@ -24,12 +24,13 @@ Smoothing conventions reproduced exactly:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlglot import exp
 
 from warehouse_ml import counting, lookup, templates
-from warehouse_ml.catalog import ModelRecord, part_namer
+from warehouse_ml.catalog import ModelRecord, parameter_table, part_namer
 from warehouse_ml.counting import PARTITION
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, NUMERIC, Feature
@@ -122,11 +123,12 @@ def create_categorical_tables(
 
 
 def outside_partitions(table: TableName, template: str, partitions: range) -> exp.Query:
-    """Training counts or moments of cross-validation folds from per-fold ones (``template``:
-    select_counts_outside_partitions or select_moments_outside_partitions), for each held-out
-    partition in ``partitions`` (output column wml_part)."""
+    """Training counts, pair counts or moments of cross-validation folds from per-fold ones
+    (``template``: select_counts_outside_partitions, select_pair_counts_outside_partitions or
+    select_moments_outside_partitions), for each held-out partition in ``partitions`` (output
+    column wml_part)."""
     held_out = templates.values([(p,) for p in partitions], "p", (PARTITION,))
-    key = "counts" if template == "select_counts_outside_partitions" else "moments"
+    key = "moments" if template == "select_moments_outside_partitions" else "counts"
     return templates.build(template, partitions=held_out, **{key: table})
 
 
@@ -168,7 +170,6 @@ class NaiveBayes(Classifier):
     """
 
     kind = "naive_bayes"
-    partitioned_scoring = True
 
     def __init__(
         self,
@@ -263,6 +264,10 @@ class NaiveBayes(Classifier):
                 var_smoothing=self.var_smoothing,
             )
 
+    def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
+        """Every kind of attribute scores with one model per partition."""
+        return True
+
     def _learn_partitioned(
         self,
         warehouse: Warehouse,
@@ -272,7 +277,7 @@ class NaiveBayes(Classifier):
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
         model_id: str,
-        parts: list[str],
+        created: list[TableName],
     ) -> dict[str, Any]:
         """Every fold's model at once, from ONE count scan of the split grouped by fold: fold
         f's training counts are the sums over the other folds (total minus fold f) and its
@@ -280,34 +285,39 @@ class NaiveBayes(Classifier):
         holds all folds (column wml_part = f), so a handful of statements learn all of them."""
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
-        table = part_namer(model_id, parts)
         folds = range(len(fold_classes))
-        counts = moments = None
-        if categorical:
-            per_fold = table("fold_counts")
-            warehouse.run_tree(
-                templates.create_table_as(
-                    per_fold,
-                    counting.categorical_counts(
-                        split.relation, target, categorical, self.block_size, partition=fold
-                    ),
+        parts: list[str] = []
+        table = part_namer(model_id, parts)
+        try:
+            counts = moments = None
+            if categorical:
+                per_fold = table("fold_counts")
+                warehouse.run_tree(
+                    templates.create_table_as(
+                        per_fold,
+                        counting.categorical_counts(
+                            split.relation, target, categorical, self.block_size, partition=fold
+                        ),
+                    )
                 )
-            )
-            counts = outside_partitions(per_fold, "select_counts_outside_partitions", folds)
-        if numeric:
-            per_fold = table("fold_moments")
-            warehouse.run_tree(
-                templates.create_table_as(
-                    per_fold, numeric_moments(split.relation, target, numeric, partition=fold)
+                counts = outside_partitions(per_fold, "select_counts_outside_partitions", folds)
+            if numeric:
+                per_fold = table("fold_moments")
+                warehouse.run_tree(
+                    templates.create_table_as(
+                        per_fold, numeric_moments(split.relation, target, numeric, partition=fold)
+                    )
                 )
+                moments = outside_partitions(per_fold, "select_moments_outside_partitions", folds)
+            self._learn_from_counts(
+                warehouse, counts, moments, fold_classes[0], model_id, parts, fold_classes
             )
-            moments = outside_partitions(per_fold, "select_moments_outside_partitions", folds)
-        self._learn_from_counts(
-            warehouse, counts, moments, fold_classes[0], model_id, parts, fold_classes
-        )
-        return lookup.learn(
-            warehouse, model_id, features, len(fold_classes[0]), parts, partitioned=True
-        )
+            looked_up = lookup.learn(
+                warehouse, model_id, features, len(fold_classes[0]), parts, partitioned=True
+            )
+        finally:
+            created.extend(parameter_table(model_id, p) for p in parts)
+        return {**looked_up, "tables": parts}
 
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         k = len(record.classes)

@@ -178,18 +178,25 @@ def pair_counts_query(
     return templates.union_all(selects)
 
 
-def information_query(pair_counts: TableName | exp.Query) -> exp.Query:
+def information_query(pair_counts: TableName | exp.Query, partitioned: bool = False) -> exp.Query:
     """CMI(Ai; Aj | C) and MI(Ai; Aj) in bits of every pair with counted rows.
 
     Args:
         pair_counts: a pair-count table or query (attribute_i, attribute_j, value_i, value_j,
             class_index, n).
+        partitioned: the counts hold one model per partition (column wml_part); each
+            partition's information is computed from its own counts.
 
     Returns:
-        query with columns attribute_i, attribute_j, n (BIGINT rows of the pair), cmi (DOUBLE
-        bits), mi (DOUBLE bits).
+        query with columns [wml_part,] attribute_i, attribute_j, n (BIGINT rows of the pair),
+        cmi (DOUBLE bits), mi (DOUBLE bits).
     """
-    return templates.build("select_pair_information", pair_counts=pair_counts)
+    return templates.build(
+        "select_pair_information",
+        pair_counts=pair_counts,
+        pair_part=counting.partition_or_zero(partitioned, "p"),
+        partition_columns=counting.partition_columns(partitioned, "t"),
+    )
 
 
 def information_matrix(

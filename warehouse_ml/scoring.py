@@ -340,6 +340,25 @@ def partition_condition(name: str, partition: str) -> exp.Expression:
     )
 
 
+def per_partition(
+    partition: str | None,
+    choices: Sequence[exp.Expression | None],
+    default: exp.Expression | None = None,
+) -> exp.Expression | None:
+    """The scored row's own choice among expressions that differ per partition (e.g. a TAN
+    attribute's parent in each cross-validation fold's tree): ``choices[0]`` when the model has
+    one partition (``partition`` None), else ``CASE s.<partition> WHEN 0 THEN choices[0] ...
+    ELSE default END``. A None choice stands for ``default`` (NULL when None). When every
+    partition has the same choice (a tree that no fold changes), that choice itself."""
+    if partition is None or all(choice == choices[0] for choice in choices):
+        return choices[0] if choices[0] is not None else default
+    case = exp.case(column(partition, "s"))
+    for index, choice in enumerate(choices):
+        if choice is not None:
+            case = case.when(literal(index), choice)
+    return case if default is None else case.else_(default)
+
+
 def pivot_one_row(
     table: TableName,
     value_column: str,

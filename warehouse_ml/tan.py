@@ -20,7 +20,10 @@ Parameter tables of a model (``wml.<model_id>_<part>``):
 * ``pair_counts``: attribute_i, attribute_j, value_i, value_j, class_index, n (attribute_i
   before attribute_j in feature order; rows where either is NULL are not counted);
 * ``information``: attribute_i, attribute_j, n, cmi, mi (bits);
-* ``cpt``: attribute, parent, value, parent_value, class_index, n, n_parent, n_values, log_prob.
+* ``cpt``: attribute, parent, value, parent_value, class_index, n, n_parent, n_values, log_prob;
+* ``lookup``: code, lp_0 .. lp_{K-1}: the terms of the integer-coded attributes with contiguous
+  values (whose parents are such attributes too), one row per (value | unseen | NULL, parent
+  value | other) code (lookup.py); the layout is stored in the catalog details (``lookup``).
 
 Smoothing (Weka ``SimpleEstimator -A alpha``): P(x | c, pa) = (N(x,pa,c) + alpha) /
 (N(pa,c) + alpha*|X|), P(x | c) = (N(x,c) + alpha) / (N(c) + alpha*|X|) for the root,
@@ -33,11 +36,14 @@ row (the parent value, or the value, was not seen in training), the attribute fa
 class-only term P(a_i | c), which treats a value unseen in training exactly as Naive Bayes
 does (its smoothed zero-count probability, or nothing when alpha = 0).
 
-Cross-validation (:meth:`TAN._learn_folds`): with categorical attributes only, the split is
-counted once per fold (categorical counts and pair counts, grouped by fold, stored as
+Cross-validation (:meth:`TAN._learn_partitioned`): with categorical attributes only, the split
+is counted once per fold (categorical counts and pair counts, grouped by fold, stored as
 ``fold_counts`` and ``fold_pair_counts``); each fold's training counts and pair counts are the
-sums over the other folds, and steps 3-7 run on them, so each fold gets its own CMI, tree and
-CPTs, identical to a fit on that fold's training rows. Numeric attributes make it fit fold by
+sums over the other folds, and steps 3-7 run on them for every fold in the same statements
+(each table with column wml_part = fold), so each fold gets its own CMI, tree and CPTs,
+identical to a fit on that fold's training rows, and ONE query scores every row with its own
+fold's tree: the parent's value (or, in the lookup table, its code) is chosen per row by a
+CASE over the fold (:meth:`TAN._terms`). Numeric attributes make it fit and score fold by
 fold: their bin edges are quantiles of each fold's training rows.
 
 Structure: ``root=None`` roots the tree at the first feature; ties in CMI are broken by
@@ -54,8 +60,9 @@ from typing import Any
 import pyarrow as pa
 from sqlglot import exp
 
-from warehouse_ml import binning, counting, pairs, spanning_tree, templates
+from warehouse_ml import binning, counting, lookup, pairs, spanning_tree, templates
 from warehouse_ml.catalog import ModelRecord, parameter_table, part_namer
+from warehouse_ml.counting import PARTITION, partition_columns, partition_or_zero
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.features import (
     CATEGORICAL,
@@ -73,7 +80,7 @@ from warehouse_ml.naive_bayes import (
     outside_partitions,
     prior_term,
 )
-from warehouse_ml.scoring import Join, Term, pivot_columns
+from warehouse_ml.scoring import Join, Term, partition_condition, per_partition, pivot_columns
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName, alias, column, literal
 from warehouse_ml.warehouse import Connectable, Warehouse, connect
@@ -174,6 +181,12 @@ class TAN(Classifier):
             warehouse, table, names, classes_table,
             counting.categorical_counts(relation, target, names), pair_counts,
         )  # fmt: skip
+        if "cpt" in parts:
+            learned.update(
+                lookup.learn_tan(
+                    warehouse, model_id, features, len(classes), [learned["parents"]], parts
+                )
+            )
         return {**learned, "bins": edges}
 
     def _checked_names(self, features: Sequence[Feature]) -> list[str]:
@@ -191,6 +204,7 @@ class TAN(Classifier):
         classes_table: TableName,
         counts: exp.Query,
         pair_counts: Callable[[TableName], tuple[exp.Query, list[list[int]]]],
+        partitions: int | None = None,
     ) -> dict[str, Any]:
         """Every parameter table but ``classes`` and ``bins`` (steps 3-7 of the module
         docstring) from count relations, without reading the source itself.
@@ -205,59 +219,92 @@ class TAN(Classifier):
                 cardinalities), the training rows' pair-count query (attribute_i, attribute_j,
                 value_i, value_j, class_label, n; as pairs.pair_counts_query, only non-zero
                 cells) and the attribute blocks it counts.
+            partitions: None for one model; else the number of models learned at once (one
+                per cross-validation fold): the count relations, the class table and every
+                table written carry wml_part, and each partition gets its own tree.
 
         Returns:
             the catalog details root, parents, information (rows attribute_i, attribute_j,
-            cmi, mi in feature order; bits) and pair_blocks.
+            cmi, mi in feature order; bits) and pair_blocks; with ``partitions``, the trees
+            as ``partition_parents`` (one ``parents`` per partition) and pair_blocks.
         """
+        partitioned = partitions is not None
         categorical_table, unseen_table = table("categorical"), table("unseen")
         create_categorical_tables(
-            warehouse, (categorical_table, unseen_table), counts, classes_table, self.alpha, 0.0
-        )
-
-        information: list[list[Any]] = []
-        parents: dict[str, str | None] = {n: None for n in names}
+            warehouse, (categorical_table, unseen_table), counts, classes_table, self.alpha, 0.0,
+            partitioned,
+        )  # fmt: skip
+        order = {n: i for i, n in enumerate(names)}
+        trees: list[dict[str, str | None]] = [{n: None for n in names}] * (partitions or 1)
+        information: list[list[list[Any]]] = [[] for _ in trees]
         blocks: list[list[int]] = []
         if len(names) >= 2:
             query, blocks = pair_counts(unseen_table)
             pair_table = table("pair_counts")
             warehouse.run(
-                "create_pair_counts", table=pair_table, counts=query, classes=classes_table
-            )
+                "create_pair_counts", table=pair_table, counts=query, classes=classes_table,
+                classes_part=partition_or_zero(partitioned, "c"),
+                counts_part=partition_or_zero(partitioned, "k"),
+                partition_columns=partition_columns(partitioned, "k"),
+            )  # fmt: skip
             information_table = table("information")
             warehouse.run_tree(
-                templates.create_table_as(information_table, pairs.information_query(pair_table))
+                templates.create_table_as(
+                    information_table, pairs.information_query(pair_table, partitioned)
+                )
             )
-            rows = warehouse.fetch(
+            found = warehouse.fetch(
                 "select_table",
                 table=information_table,
                 order_columns=[column("attribute_i", "t"), column("attribute_j", "t")],
-            )
-            order = {n: i for i, n in enumerate(names)}
-            information = sorted(
-                ([r["attribute_i"], r["attribute_j"], r["cmi"], r["mi"]] for r in rows.to_pylist()),
-                key=lambda r: (order[r[0]], order[r[1]]),
-            )
-            weights = pairs.information_matrix(rows, names, "cmi")
-            parents = _parents_from_weights(names, weights, self.root)
-            tree_edges = [(a, p) for a, p in parents.items() if p is not None]
+            ).to_pylist()
+            for part in range(len(trees)):
+                rows = [r for r in found if r.get(PARTITION, 0) == part]
+                information[part] = sorted(
+                    ([r["attribute_i"], r["attribute_j"], r["cmi"], r["mi"]] for r in rows),
+                    key=lambda r: (order[r[0]], order[r[1]]),
+                )
+                weights = pairs.information_matrix(rows, names, "cmi")
+                trees[part] = _parents_from_weights(names, weights, self.root)
+            edges = [
+                (*([part] if partitioned else []), a, p)
+                for part, parents in enumerate(trees)
+                for a, p in parents.items()
+                if p is not None
+            ]
             warehouse.run(
                 "create_tan_cpt",
                 table=table("cpt"),
                 pair_counts=pair_table,
-                edges=templates.values(tree_edges, "e", ("attribute", "parent")),
+                edges=templates.values(
+                    edges, "e", (*([PARTITION] if partitioned else []), "attribute", "parent")
+                ),
                 categorical=categorical_table,
                 classes=classes_table,
+                pair_part=partition_or_zero(partitioned, "k"),
+                edges_part=partition_or_zero(partitioned, "e"),
+                categorical_part=partition_or_zero(partitioned, "g"),
+                classes_part=partition_or_zero(partitioned, "c"),
+                partition_columns=partition_columns(partitioned, "f"),
                 alpha=self.alpha,
             )
+        if partitioned:
+            return {"partition_parents": trees, "pair_blocks": blocks}
         return {
-            "root": next(n for n in names if parents[n] is None),
-            "parents": parents,
-            "information": information,
+            "root": next(n for n in names if trees[0][n] is None),
+            "parents": trees[0],
+            "information": information[0],
             "pair_blocks": blocks,
         }
 
-    def _learn_folds(
+    # -- scoring --------------------------------------------------------------------------
+    def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
+        """Categorical models score every cross-validation fold in one query, each row with its
+        own fold's tree; numeric bin edges differ per fold, so those models score fold by
+        fold."""
+        return not any(f.kind == NUMERIC for f in features)
+
+    def _learn_partitioned(
         self,
         warehouse: Warehouse,
         split: Source,
@@ -265,114 +312,121 @@ class TAN(Classifier):
         features: list[Feature],
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
-        model_ids: list[str],
+        model_id: str,
         created: list[TableName],
-    ) -> list[dict[str, Any]]:
-        """All folds' models from ONE categorical count scan and ONE pair count scan of the
-        split, each grouped by fold and stored once (``fold_counts``, ``fold_pair_counts``):
-        fold f's training counts, and training pair counts, are the sums over the other folds
-        (total minus fold f), from which its CMI, its own tree and its CPTs follow exactly as
-        in :meth:`_learn` (same tables, same details; ``pair_blocks`` are the blocks of the
-        per-fold scan). A value or pair cell seen only in fold f has no count in the other
+    ) -> dict[str, Any]:
+        """All folds' models (categorical attributes) from ONE categorical count scan and ONE
+        pair count scan of the split, each grouped by fold (``fold_counts``,
+        ``fold_pair_counts``): fold f's training counts and pair counts are the sums over the
+        other folds (total minus fold f), from which its CMI, its own tree and its CPTs follow
+        exactly as in :meth:`_learn`, every fold in the same statements (tables with
+        wml_part = f). A value or pair cell seen only in fold f has no count in the other
         folds, so it is absent from fold f's training counts, as in a fit on the other folds'
         rows; a class absent from the training folds keeps its zero-count row, as
-        ``fold_classes`` says.
-
-        Models with a numeric attribute fall back to one fit per fold (the inherited method):
-        their bin edges are equal-frequency quantiles of each fold's training rows, which no
-        sum of per-fold counts reproduces.
-        """
-        if any(f.kind == NUMERIC for f in features):
-            return super()._learn_folds(
-                warehouse, split, target, features, fold, fold_classes, model_ids, created
-            )
+        ``fold_classes`` says. The trees are returned as ``partition_parents``; the lookup
+        table covers every fold (codes shifted by fold, parents chosen per fold)."""
         names = self._checked_names(features)
-        fold_counts = parameter_table(model_ids[0], "fold_counts")
-        created.append(fold_counts)
-        warehouse.run_tree(
-            templates.create_table_as(
-                fold_counts,
-                counting.categorical_counts(split.relation, target, names, partition=fold),
-            )
-        )
-        fold_pairs = parameter_table(model_ids[0], "fold_pair_counts")
-        blocks: list[list[int]] = []
-        if len(names) >= 2:
-            found = warehouse.fetch("select_attribute_cardinalities", counts=fold_counts)
-            cardinality = {r["attribute"]: int(r["n_values"]) for r in found.to_pylist()}
-            blocks = pairs.plan_pair_blocks(  # a block's joint table holds every fold's cells
-                [cardinality.get(n, 0) for n in names],
-                n_classes=len(fold_classes[0]) * len(fold_classes),
-            )
-            created.append(fold_pairs)
+        folds = range(len(fold_classes))
+        parts: list[str] = []
+        table = part_namer(model_id, parts)
+        try:
+            fold_counts = table("fold_counts")
             warehouse.run_tree(
                 templates.create_table_as(
-                    fold_pairs,
-                    pairs.pair_counts_query(split.relation, target, names, blocks, partition=fold),
+                    fold_counts,
+                    counting.categorical_counts(split.relation, target, names, partition=fold),
                 )
             )
-        details = []
-        for index, (classes, model_id) in enumerate(zip(fold_classes, model_ids, strict=True)):
-            parts: list[str] = []
-            table = part_namer(model_id, parts)
-            try:
-                classes_table = table("classes")
-                create_classes_table(warehouse, classes_table, classes, self.prior_alpha)
-                counts = outside_partitions(
-                    fold_counts, "select_counts_outside_partitions", range(index, index + 1)
+            blocks: list[list[int]] = []
+            fold_pairs = None
+            if len(names) >= 2:
+                found = warehouse.fetch("select_attribute_cardinalities", counts=fold_counts)
+                cardinality = {r["attribute"]: int(r["n_values"]) for r in found.to_pylist()}
+                blocks = pairs.plan_pair_blocks(  # a block's joint table holds every fold
+                    [cardinality.get(n, 0) for n in names],
+                    n_classes=len(fold_classes[0]) * len(fold_classes),
                 )
-                learned = self._learn_from_counts(
-                    warehouse, table, names, classes_table, counts,
-                    lambda _unseen, index=index: (
-                        templates.build(
-                            "select_pair_counts_outside_partition",
-                            counts=fold_pairs,
-                            partition=index,
+                fold_pairs = table("fold_pair_counts")
+                warehouse.run_tree(
+                    templates.create_table_as(
+                        fold_pairs,
+                        pairs.pair_counts_query(
+                            split.relation, target, names, blocks, partition=fold
                         ),
-                        blocks,
+                    )
+                )
+            classes_table = table("classes")
+            create_classes_table(
+                warehouse, classes_table, fold_classes[0], self.prior_alpha, fold_classes
+            )
+            learned = self._learn_from_counts(
+                warehouse, table, names, classes_table,
+                outside_partitions(fold_counts, "select_counts_outside_partitions", folds),
+                lambda _unseen: (
+                    outside_partitions(
+                        fold_pairs, "select_pair_counts_outside_partitions", folds
                     ),
+                    blocks,
+                ),
+                partitions=len(fold_classes),
+            )  # fmt: skip
+            if "cpt" in parts:
+                learned.update(
+                    lookup.learn_tan(
+                        warehouse, model_id, features, len(fold_classes[0]),
+                        learned["partition_parents"], parts, partitioned=True,
+                    )
                 )  # fmt: skip
-            finally:
-                created.extend(parameter_table(model_id, p) for p in parts)
-            details.append({**learned, "bins": {}, "tables": parts})
-        return details
+        finally:
+            created.extend(parameter_table(model_id, p) for p in parts)
+        return {**learned, "tables": parts}
 
-    # -- scoring --------------------------------------------------------------------------
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         k = len(record.classes)
         features = {
             f: Feature(f, t["kind"], t["sql_type"]) for f, t in record.feature_types.items()
         }
         edges = record.details.get("bins", {})
-        parents = record.details.get("parents", {})
+        partition = record.details.get("partition_column")
+        trees = record.details["partition_parents"] if partition else [record.details["parents"]]
+        placed = record.details.get("lookup", {})
 
         def value_of(name: str) -> exp.Expression:
             return binning.value_expression(features[name], column(name, "s"), edges)
 
         terms = [prior_term(record, k)]
         for i, name in enumerate(record.features):
+            parents = [tree.get(name) for tree in trees]
+            if name in placed:
+                terms.append(lookup.tan_term(record, name, f"wml_a{i}", k, parents, partition))
+                continue
             value = value_of(name)
             fallback = categorical_term(record, name, f"wml_a{i}", k, value=value)
-            parent = parents.get(name)
-            if parent is None:
+            parent_value = per_partition(  # as text: parents of several types share a CASE
+                partition,
+                [
+                    None if p is None else templates.expression("cast_to_text", value=value_of(p))
+                    for p in parents
+                ],
+            )
+            if parent_value is None:
                 terms.append(fallback)
                 continue
             cpt_name = f"wml_t{i}"
-            cpt = Join(
-                templates.build(
-                    "pivot_cpt_by_class",
-                    table=record.table("cpt"),
-                    attribute=name,
-                    class_columns=pivot_columns("log_prob", k, "lp"),
-                ),
-                cpt_name,
-                on=templates.expression(
-                    "equals_both",
-                    left_1=column("value", cpt_name),
-                    right_1=templates.expression("cast_to_text", value=value),
-                    left_2=column("parent_value", cpt_name),
-                    right_2=templates.expression("cast_to_text", value=value_of(parent)),
-                ),
+            condition = templates.expression(
+                "equals_both",
+                left_1=column("value", cpt_name),
+                right_1=templates.expression("cast_to_text", value=value),
+                left_2=column("parent_value", cpt_name),
+                right_2=parent_value,
+            )
+            if partition is not None:
+                condition = exp.and_(condition, partition_condition(cpt_name, partition))
+            pivot = templates.build(
+                "pivot_cpt_by_class" if partition is None else "pivot_partitioned_cpt_by_class",
+                table=record.table("cpt"),
+                attribute=name,
+                class_columns=pivot_columns("log_prob", k, "lp"),
             )
             per_class = [
                 templates.expression(
@@ -384,7 +438,7 @@ class TAN(Classifier):
                 )
                 for c in range(k)
             ]
-            terms.append(Term(per_class, [*fallback.joins, cpt]))
+            terms.append(Term(per_class, [*fallback.joins, Join(pivot, cpt_name, on=condition)]))
         return terms
 
     # -- fitted structure -----------------------------------------------------------------
