@@ -41,20 +41,13 @@ slots AS (
     SELECT
         g.part AS part,
         g.attribute AS attribute,
-        CAST(g.high - g.low + 1 AS BIGINT) AS slot,
+        CAST(g.high - g.low + e.slot_offset AS BIGINT) AS slot,
         g.class_index AS class_index,
-        u.log_prob AS log_prob
+        CASE WHEN e.is_null THEN CAST(0 AS DOUBLE) ELSE u.log_prob END AS log_prob
     FROM cells AS g
+    CROSS JOIN (VALUES (1, FALSE), (2, TRUE)) AS e(slot_offset, is_null)
     LEFT JOIN $unseen AS u
         ON u.attribute = g.attribute AND u.class_index = g.class_index AND $unseen_part = g.part
-    UNION ALL
-    SELECT
-        g.part AS part,
-        g.attribute AS attribute,
-        CAST(g.high - g.low + 2 AS BIGINT) AS slot,
-        g.class_index AS class_index,
-        CAST(0 AS DOUBLE) AS log_prob
-    FROM cells AS g
 )
 SELECT
     CAST(p.part AS INTEGER) AS wml_part,
