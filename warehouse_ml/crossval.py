@@ -2,10 +2,13 @@
 
 :func:`cross_validate` assigns folds (splits.py), learns every fold's model, scores each fold's
 rows with the model that did not see them, and writes the pooled out-of-fold predictions to one
-table. Naive Bayes learns all folds from ONE count scan: each fold's training counts are the
-per-fold counts of the other folds summed (total minus that fold), so 10-fold CV costs about
-one fit plus one scoring pass, not ten fits. Model kinds without that shortcut fall back to one
-fit per fold.
+table. Naive Bayes, and TAN over categorical attributes, learn all folds from ONE count scan
+grouped by fold: each fold's training counts are the per-fold counts of the other folds summed
+(total minus that fold), every fold's parameters are written by the same statements into
+tables with a wml_part column, and ONE query scores every row with its own fold's model, so
+10-fold CV costs the fold assignment plus about one fit and one scoring pass, not ten fits.
+Model kinds or attributes without that shortcut (TAN with numeric attributes) fall back to one
+fit and one scoring statement per fold.
 
 The predictions table (``wml.<cv_id>_predictions``) has the columns: the key, ``fold``
 (INTEGER), the target column, ``p_<label>`` per class (DOUBLE) and ``prediction``; it is the

@@ -117,9 +117,10 @@ class Classifier(abc.ABC):
 
         Fold f trains on the rows whose ``fold`` column differs from f, with class counts
         ``fold_classes[f]``, under ``model_ids[f]``; every table created is appended to
-        ``created``. Returns each fold's catalog details. This default fits each fold from its
-        rows (one scan per fold); model kinds whose parameters are counts override it to learn
-        every fold from one scan.
+        ``created``. Returns each fold's catalog details. It fits each fold from its rows (one
+        scan per fold); cross-validation uses it when :meth:`_partitioned_scoring` says no (TAN
+        with numeric attributes, whose bins differ per fold), the folds then being scored one
+        statement each.
         """
         details = []
         for index, (classes, model_id) in enumerate(zip(fold_classes, model_ids, strict=True)):
