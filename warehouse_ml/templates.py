@@ -155,17 +155,19 @@ def values(rows: Sequence[Sequence[Any]], name: str, columns: Sequence[str]) -> 
 
 
 def union_all(selects: Iterable[exp.Query]) -> exp.Query:
-    """Chain queries with UNION ALL, left to right (the one helper for variable-length unions)."""
+    """Chain queries with UNION ALL, left to right (the one helper for variable-length unions).
+
+    The queries become parts of the result, not copies (deep-copying large generated queries
+    cost more than building them): pass queries built for this union only."""
     selects = [
         exp.select(exp.Star()).from_(q.subquery(f"wml_union_{i}")) if q.args.get("with_") else q
         for i, q in enumerate(selects)
     ]  # a query with its own WITH clause is wrapped: UNION ALL takes plain SELECTs
     if not selects:
         raise TemplateError("UNION ALL of no queries")
-    result = selects[0].copy()
+    result = selects[0]
     for query in selects[1:]:
-        # copy each input once, never the growing chain: linear in the number of queries
-        result = exp.union(result, query.copy(), distinct=False, copy=False)
+        result = exp.union(result, query, distinct=False, copy=False)
     return result
 
 
