@@ -166,3 +166,41 @@ def test_hostile_table_and_column_names_end_to_end(con):
     assert con.sql('SELECT count(*) FROM "view""; DROP"').fetchall() == [(4,)]
     assert con.sql("SELECT count(*) FROM t").fetchall() == [(0,)]  # untouched
     assert wml.load(con, 'model "; --').classes_ == ["n", "y"]
+
+
+def test_generation_leaves_every_statement_tree_unchanged(con, monkeypatch):
+    """templates.generate does not copy trees for the dialects in GENERATED_WITHOUT_CHANGES:
+    every statement of a workload (fits with numeric attributes and integer codes, scoring,
+    cross-validation, measures) must come out of DuckDB generation as it went in."""
+    generate = templates.generate
+    checked: list[str] = []
+
+    def checking(tree: exp.Expression, dialect: str = "duckdb") -> str:
+        before = tree.copy()
+        text = generate(tree, dialect)
+        assert tree == before, text
+        checked.append(text)
+        return text
+
+    monkeypatch.setattr(templates, "generate", checking)
+    rows = 120
+    table = pa.table(
+        {
+            "id": list(range(rows)),
+            "a": [i % 3 for i in range(rows)],
+            "b": [f"v{i % 4}" for i in range(rows)],
+            "x": [float(i % 7) + 0.5 * (i % 2) for i in range(rows)],
+            "y": ["p" if i % 3 else "q" for i in range(rows)],
+        }
+    )
+    con.register("data", table)
+    con.execute("CREATE TABLE t AS SELECT * FROM data")
+    for model in (wml.NaiveBayes(), wml.TAN(bins=3)):
+        fitted = model.fit(con, "t", "y", keys=["id"], name=f"m_{model.kind}")
+        fitted.predict_proba(con, "t")
+        fitted.create_view(con, f"v_{model.kind}", "t", keys=["id"])
+    for model in (wml.NaiveBayes(), wml.TAN(), wml.TAN(bins=3)):
+        ev = wml.cross_validate(con, "t", "y", model, folds=3, key="id")
+        ev.auc("p")
+        ev.lift_table("p")
+    assert len(checked) > 50

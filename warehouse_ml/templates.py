@@ -171,6 +171,10 @@ def union_all(selects: Iterable[exp.Query]) -> exp.Query:
     return result
 
 
+GENERATED_WITHOUT_CHANGES = ("duckdb",)
+"""Dialects whose sqlglot generator does not modify the tree it generates."""
+
+
 def generate(tree: exp.Expression, dialect: str = "duckdb") -> str:
     """SQL text for a sqlglot tree; raises instead of silently dropping a construct.
 
@@ -179,9 +183,16 @@ def generate(tree: exp.Expression, dialect: str = "duckdb") -> str:
     """
     from warehouse_ml import dialects  # imported here: dialects is a leaf, templates is not
 
-    tree = dialects.rewrite(tree, dialect)
+    rewritten = dialects.rewrite(tree, dialect)
+    # sqlglot deep-copies a tree before generating it, which costs more than the generation of
+    # a large query; a rewritten tree is already a private copy, and DuckDB generation leaves a
+    # tree as it was (tests/test_templates.py checks it on every statement of a workload), so
+    # neither is copied again (PostgreSQL generation does change some trees)
+    copy = rewritten is tree and dialect not in GENERATED_WITHOUT_CHANGES
     try:
-        return tree.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE, comments=False)
+        return rewritten.sql(
+            dialect=dialect, copy=copy, unsupported_level=ErrorLevel.RAISE, comments=False
+        )
     except SqlglotError as error:
         raise TemplateError(f"cannot generate {dialect} SQL: {error}") from error
 
