@@ -2,13 +2,13 @@
 -- count, mean and population variance of every other partition (Chan et al.:
 -- M2 = sum M2_q + n_q (mean_q - mean)^2), read from the per-partition moments (no scan of the
 -- source).
--- Placeholders: $moments (table with wml_part, attribute, class_label, n, mean, variance),
---   $partitions (VALUES relation p(wml_part): the held-out partitions wanted).
+-- Placeholders: $per_partition (table with wml_part, attribute, class_label, n, mean,
+--   variance), $partitions (VALUES relation p(wml_part): the held-out partitions wanted).
 -- Output columns: wml_part (the held-out partition), attribute (VARCHAR), class_label
 --   (VARCHAR), n (BIGINT non-NULL rows), mean (DOUBLE), variance (DOUBLE, population).
 WITH kept AS (
     SELECT p.wml_part AS held_out, m.attribute, m.class_label, m.n, m.mean, m.variance
-    FROM $moments AS m
+    FROM $per_partition AS m
     JOIN $partitions ON m.wml_part <> p.wml_part
     WHERE m.n > 0
 ),

@@ -346,7 +346,7 @@ def _scoring_query(
         moments = materialise("moments", numeric_moments(relation, target, numeric))
     parts: list[str] = []
     try:
-        nb._learn_from_counts(warehouse, counts, moments, classes, loo_id, parts)
+        nb._learn_from_counts(warehouse, counts, moments, [classes], loo_id, parts)
     finally:
         created.extend(catalog.parameter_table(loo_id, p) for p in parts)
 

@@ -62,16 +62,14 @@ def _non_negative(name: str, value: float) -> float:
 def create_classes_table(
     warehouse: Warehouse,
     table: TableName,
-    classes: list[dict[str, Any]],
+    models: Sequence[list[dict[str, Any]]],
     prior_alpha: float,
-    fold_classes: list[list[dict[str, Any]]] | None = None,
+    partitioned: bool = False,
 ) -> None:
-    """Write a model's class table (class_index, class_label, n, log_prior) from the class
-    counts, P(c) smoothed by ``prior_alpha`` (shared by Naive Bayes and TAN). With
-    ``fold_classes`` (one class list per partition, e.g. cross-validation fold), the table holds
-    one model per partition instead, with a leading wml_part column; ``classes`` is ignored."""
-    partitioned = fold_classes is not None
-    models = fold_classes if fold_classes is not None else [classes]
+    """Write a class table (class_index, class_label, n, log_prior) from each model's class
+    counts, P(c) smoothed by ``prior_alpha`` (shared by Naive Bayes and TAN): ``models`` holds
+    one class list, or with ``partitioned`` one per partition (e.g. cross-validation fold),
+    the table then carrying a leading wml_part column."""
     rows = [
         (*([part] if partitioned else []), c["class_index"], c["class_label"], c["n"], total)
         for part, model in enumerate(models)
@@ -128,8 +126,7 @@ def outside_partitions(table: TableName, template: str, partitions: range) -> ex
     select_moments_outside_partitions), for each held-out partition in ``partitions`` (output
     column wml_part)."""
     held_out = templates.values([(p,) for p in partitions], "p", (PARTITION,))
-    key = "moments" if template == "select_moments_outside_partitions" else "counts"
-    return templates.build(template, partitions=held_out, **{key: table})
+    return templates.build(template, per_partition=table, partitions=held_out)
 
 
 def categorical_log_prob(alpha: float, m: float) -> exp.Expression:
@@ -222,7 +219,7 @@ class NaiveBayes(Classifier):
                 warehouse.run("insert_rows", table=staged, rows=chunk)
             counts = exp.select(exp.Star()).from_(staged.to_table())
         moments = numeric_moments(source.relation, target, numeric) if numeric else None
-        self._learn_from_counts(warehouse, counts, moments, classes, model_id, parts)
+        self._learn_from_counts(warehouse, counts, moments, [classes], model_id, parts)
         if staged is not None:
             warehouse.run("drop_table", table=staged)
             parts.remove("counts")
@@ -233,20 +230,19 @@ class NaiveBayes(Classifier):
         warehouse: Warehouse,
         counts: exp.Query | None,
         moments: exp.Query | None,
-        classes: list[dict[str, Any]],
+        models: Sequence[list[dict[str, Any]]],
         model_id: str,
         parts: list[str],
-        fold_classes: list[list[dict[str, Any]]] | None = None,
+        partitioned: bool = False,
     ) -> None:
         """Parameter tables from count relations: ``counts`` as categorical_counts outputs
         (attribute, value, class_label, n), ``moments`` as numeric_moments (attribute,
-        class_label, n, mean, variance); None where the model has no such attribute. With
-        ``fold_classes``, one model per partition: both relations carry wml_part, and so do
-        the tables written."""
-        partitioned = fold_classes is not None
+        class_label, n, mean, variance); None where the model has no such attribute.
+        ``models`` holds the model's class counts, or with ``partitioned`` one model's per
+        partition: both relations then carry wml_part, and so do the tables written."""
         table = part_namer(model_id, parts)
         classes_table = table("classes")
-        create_classes_table(warehouse, classes_table, classes, self.prior_alpha, fold_classes)
+        create_classes_table(warehouse, classes_table, models, self.prior_alpha, partitioned)
         if counts is not None:
             create_categorical_tables(
                 warehouse, (table("categorical"), table("unseen")), counts, classes_table,
@@ -310,7 +306,7 @@ class NaiveBayes(Classifier):
                 )
                 moments = outside_partitions(per_fold, "select_moments_outside_partitions", folds)
             self._learn_from_counts(
-                warehouse, counts, moments, fold_classes[0], model_id, parts, fold_classes
+                warehouse, counts, moments, fold_classes, model_id, parts, partitioned=True
             )
             looked_up = lookup.learn(
                 warehouse, model_id, features, len(fold_classes[0]), parts, partitioned=True

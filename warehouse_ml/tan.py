@@ -161,7 +161,7 @@ class TAN(Classifier):
         table = part_namer(model_id, parts)
         names = self._checked_names(features)
         classes_table = table("classes")
-        create_classes_table(warehouse, classes_table, classes, self.prior_alpha)
+        create_classes_table(warehouse, classes_table, [classes], self.prior_alpha)
         numeric = [f.name for f in features if f.kind == NUMERIC]
         edges: dict[str, list[float]] = {}
         if numeric:
@@ -357,7 +357,7 @@ class TAN(Classifier):
                 )
             classes_table = table("classes")
             create_classes_table(
-                warehouse, classes_table, fold_classes[0], self.prior_alpha, fold_classes
+                warehouse, classes_table, fold_classes, self.prior_alpha, partitioned=True
             )
             learned = self._learn_from_counts(
                 warehouse, table, names, classes_table,
