@@ -235,7 +235,7 @@ class TAN(Classifier):
             partitioned,
         )  # fmt: skip
         order = {n: i for i, n in enumerate(names)}
-        trees: list[dict[str, str | None]] = [{n: None for n in names}] * (partitions or 1)
+        trees: list[dict[str, str | None]] = [dict.fromkeys(names) for _ in range(partitions or 1)]
         information: list[list[list[Any]]] = [[] for _ in trees]
         blocks: list[list[int]] = []
         if len(names) >= 2:
