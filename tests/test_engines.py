@@ -238,14 +238,23 @@ def tan(engine: Engine) -> dict[str, Any]:
 
 @case
 def folds(engine: Engine) -> dict[str, Any]:
-    """MD5 fold ids: plain and stratified k-fold, identical on every engine."""
+    """MD5 fold ids: plain and stratified k-fold and repeated stratified hold-out, identical on
+    every engine."""
     table = engine.load(TABLE, DATA)
     w = engine.warehouse
     plain = wml.assign_folds(w, table, folds=5, seed=7, key="id", table="engine_folds")
     strat = wml.assign_folds(
         w, table, folds=4, seed=3, key="id", stratify="label", table="engine_strat"
     )
-    return {"plain": plain.to_arrow(w), "stratified": strat.to_arrow(w)}
+    holdout = wml.holdout_split(
+        w, table, test_fraction=0.3, seed=5, key="id", target="label", repeats=3,
+        table="engine_holdout",
+    )  # fmt: skip
+    return {
+        "plain": plain.to_arrow(w),
+        "stratified": strat.to_arrow(w),
+        "holdout": holdout.to_arrow(w),
+    }
 
 
 @case

@@ -122,17 +122,16 @@ def _check_seed(seed: int) -> int:
     return seed
 
 
-def _digest_order(dialect: str, seed: int) -> dict[str, object]:
+def _digest_order(dialect: str, seed: int, repeat: exp.Expression) -> dict[str, object]:
     """The digest of each row (split_digest.sql) and the keys its rows are sorted by: the hex
     digest itself, or on DuckDB the same order from two integers (sorting them costs far less
     than sorting text): the digest's bytes 0-7 and 8-15, each read big-endian."""
-    text = {"seed": seed, "repeat": column("wml_repeat", "r"), "key": column("wml_key", "k")}
+    text = {"seed": seed, "repeat": repeat, "key": column("wml_key", "k")}
     digest = column("wml_digest", "d")
     if dialect != "duckdb":
-        keys = [alias(digest, "wml_sort_0")]
         return {
             "digest": templates.expression("split_digest", **text),
-            "sort_keys": keys,
+            "sort_keys": [alias(digest, "wml_sort_0")],
             "sort_order": [column("wml_sort_0", "h")],
         }
     keys = [
@@ -172,16 +171,30 @@ def _positions(
         carried = [
             alias(column(c, "src"), c) for c in dict.fromkeys(c for c in (key, stratify) if c)
         ]
-    stratum = column(stratify, "src") if stratify is not None else exp.null()
-    positions = templates.build(
-        "select_split_positions",
+    stratum = column(stratify, "src") if stratify is not None else exp.cast(exp.null(), "VARCHAR")
+    # one repeat: the literal 0 (no join); several: each row once per VALUES r(wml_repeat) row
+    repeat = templates.literal(0) if repeats == 1 else column("wml_repeat", "r")
+    order = _digest_order(warehouse.dialect, seed, repeat)
+    digests = templates.build(
+        "select_split_digests",
         source=source.relation,
         carried=carried,
         row_key=row_key,
         stratum=stratum,
-        repeats=templates.values([[r] for r in range(repeats)], "r", ["wml_repeat"]),
+        repeat=repeat,
+        digest=order.pop("digest"),
+    )
+    if repeats > 1:
+        digests = digests.join(
+            templates.values([[r] for r in range(repeats)], "r", ["wml_repeat"]), join_type="CROSS"
+        )
+    positions = templates.build(
+        "select_split_positions",
+        source=source.relation,
+        stratum=stratum,
+        digests=digests,
         partition_keys=[column(c, "h") for c in ("wml_repeat", "wml_stratum")[repeats == 1 :]],
-        **_digest_order(warehouse.dialect, seed),
+        **order,
     )
     if key is None or not keep_columns:
         return positions

@@ -1,0 +1,18 @@
+-- Rows of a source with the digest a split ranks them by (DESIGN.md section 3 rule 5), once
+-- per repeat: splits.py cross-joins the repeats (VALUES r(wml_repeat)) when there are several,
+-- and binds the literal 0 as $repeat when there is one (no join, and the hashed prefix
+-- '<seed>:0:' is a constant).
+-- Placeholders: $source (relation), $carried (list of src columns to carry: src.* when the
+--   rows themselves are kept and have no key to join back on, else just the key and stratum
+--   columns, so the ranking moves narrow rows), $row_key (expression over src: the key
+--   column, or ROW_NUMBER() OVER () when there is no key), $stratum (expression over src: the
+--   stratification column, or a VARCHAR NULL), $repeat (the literal 0, or r.wml_repeat),
+--   $digest (the digest of CAST(seed AS VARCHAR) || ':' || CAST($repeat AS VARCHAR) || ':' ||
+--   CAST(k.wml_key AS VARCHAR): split_digest.sql, or split_digest_number.sql on DuckDB).
+-- Output columns: the $carried columns, wml_key, wml_stratum, wml_repeat (INTEGER),
+--   wml_digest.
+SELECT k.*, $repeat AS wml_repeat, $digest AS wml_digest
+FROM (
+    SELECT $carried, $row_key AS wml_key, $stratum AS wml_stratum
+    FROM $source AS src
+) AS k
