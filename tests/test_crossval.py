@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -139,9 +141,17 @@ def test_select_model_picks_the_best_cross_validated_setting_and_refits(con):
         wml.TAN(alpha=1.0),
         crossval.Candidate(wml.NaiveBayes(), features=["a0"]),
     ]
+    warehouse = wml.connect(con)
     selection = crossval.select_model(
-        con, data, "class", candidates, measure="log_score", folds=4, key="id", name="chosen"
+        warehouse, data, "class", candidates, measure="log_score", folds=4, key="id", name="chosen"
     )
+    fold_tables = [s for s in warehouse.log if re.match(r'CREATE TABLE "wml"\."\w+_folds" AS', s)]
+    assert len(fold_tables) == 1  # one fold assignment serves every candidate
+    left = con.sql(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'wml' "
+        "AND (table_name LIKE 'cv%' OR table_name LIKE 'wml_folds%')"
+    ).fetchall()
+    assert left == []  # neither the shared fold table nor any candidate's tables stay
     values = selection.comparison["value"].to_pylist()
     assert selection.comparison["chosen"].to_pylist() == [v == min(values) for v in values]
     scores = {

@@ -181,59 +181,96 @@ def cross_validate(
     with warehouse.operation("cross_validate", progress):
         if isinstance(source, pa.RecordBatchReader):
             source = source.read_all()
-        cv_id = f"cv{uuid.uuid4().hex[:12]}"
-        catalog.ensure(warehouse)
-        with open_source(warehouse, source) as src:
-            check_target(src, target)
-            chosen = select_features(
-                src, target, features, categorical=categorical, numeric=numeric,
-                keys=[key] if key else None,
-            )  # fmt: skip
-            classes, n_null = model._classes(warehouse, src, target)
-        if folds == sum(c["n"] for c in classes) + n_null and model.kind == "naive_bayes":
+        plan = _plan(warehouse, source, target, model, key, features, categorical, numeric)
+        if folds == plan.n_rows and model.kind == "naive_bayes":
             # k = n is leave-one-out: Naive Bayes has an exact closed form (loo.py), one query
             return leave_one_out(
                 warehouse, source, target, model, key=key, features=features,
                 categorical=categorical, numeric=numeric,
             )  # fmt: skip
-        split = splits.assign_folds(
-            warehouse, source, folds=folds, seed=seed, key=key,
-            stratify=target if stratified else None,
-            table=catalog.parameter_table(cv_id, "folds"), keep_columns=True,
-        )  # fmt: skip
-        table = split.table
-        k = split.folds or folds
-        created: list[TableName] = []
-        predictions = catalog.parameter_table(cv_id, "predictions")
+        split = _assign(warehouse, source, target, folds, stratified, seed, key, plan.cv_id)
         try:
-            split_source = Source(
-                table.to_table(), warehouse.schema_of(table), str(table), durable=True
-            )
-            fold_classes = _fold_classes(warehouse, split_source, target, classes, k)
-            if model._partitioned_scoring(chosen):
-                query = _score_folds_together(
-                    warehouse, model, split, split_source, target, chosen, classes, fold_classes,
-                    f"{cv_id}_all", created,
-                )  # fmt: skip
-                warehouse.run_tree(templates.create_table_as(predictions, query))
-            else:
-                model_ids = [f"{cv_id}_f{f}" for f in range(k)]
-                details = model._learn_folds(
-                    warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids,
-                    created,
-                )  # fmt: skip
-                _score_folds_apart(
-                    warehouse, model, split, split_source, target, chosen, fold_classes, model_ids,
-                    details, predictions,
-                )  # fmt: skip
-        except BaseException:  # failed or interrupted: no result table stays behind either
-            _drop(warehouse, [predictions, table])
+            return _cross_validate(warehouse, split, target, model, plan)
+        except BaseException:  # failed or interrupted: the fold table goes too
+            _drop(warehouse, [split.table])
             raise
-        finally:
-            _drop(warehouse, created)
-        return Evaluation(
-            warehouse, predictions, target, tuple(c["value"] for c in classes), split.key, k, table
-        )
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What one cross-validation needs besides its folds: an id for its tables, the chosen
+    features, the class counts and the number of source rows (NULL targets included)."""
+
+    cv_id: str
+    features: list
+    classes: list[dict[str, Any]]
+    n_rows: int
+
+
+def _plan(
+    warehouse: Warehouse, source, target, model: Classifier, key, features, categorical, numeric
+) -> _Plan:
+    catalog.ensure(warehouse)
+    with open_source(warehouse, source) as src:
+        check_target(src, target)
+        chosen = select_features(
+            src, target, features, categorical=categorical, numeric=numeric,
+            keys=[key] if key else None,
+        )  # fmt: skip
+        classes, n_null = model._classes(warehouse, src, target)
+    n_rows = sum(c["n"] for c in classes) + n_null
+    return _Plan(f"cv{uuid.uuid4().hex[:12]}", chosen, classes, n_rows)
+
+
+def _assign(
+    warehouse: Warehouse, source, target, folds, stratified, seed, key, cv_id: str
+) -> splits.Split:
+    """The fold assignment of a cross-validation, every source column kept
+    (``wml.<cv_id>_folds``)."""
+    return splits.assign_folds(
+        warehouse, source, folds=folds, seed=seed, key=key,
+        stratify=target if stratified else None,
+        table=catalog.parameter_table(cv_id, "folds"), keep_columns=True,
+    )  # fmt: skip
+
+
+def _cross_validate(
+    warehouse: Warehouse, split: splits.Split, target: str, model: Classifier, plan: _Plan
+) -> Evaluation:
+    """Learn every fold's model from the rows of ``split`` (a fold table holding every source
+    column) and write the pooled out-of-fold predictions (``wml.<cv_id>_predictions``)."""
+    table = split.table
+    assert split.folds is not None, "a k-fold assignment"
+    k = split.folds
+    created: list[TableName] = []
+    predictions = catalog.parameter_table(plan.cv_id, "predictions")
+    chosen, classes = plan.features, plan.classes
+    try:
+        split_source = Source(table.to_table(), warehouse.schema_of(table), str(table), True)
+        fold_classes = _fold_classes(warehouse, split_source, target, classes, k)
+        if model._partitioned_scoring(chosen):
+            query = _score_folds_together(
+                warehouse, model, split, split_source, target, chosen, classes, fold_classes,
+                f"{plan.cv_id}_all", created,
+            )  # fmt: skip
+            warehouse.run_tree(templates.create_table_as(predictions, query))
+        else:
+            model_ids = [f"{plan.cv_id}_f{f}" for f in range(k)]
+            details = model._learn_folds(
+                warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids, created
+            )
+            _score_folds_apart(
+                warehouse, model, split, split_source, target, chosen, fold_classes, model_ids,
+                details, predictions,
+            )  # fmt: skip
+    except BaseException:  # failed or interrupted: no result table stays behind either
+        _drop(warehouse, [predictions])
+        raise
+    finally:
+        _drop(warehouse, created)
+    return Evaluation(
+        warehouse, predictions, target, tuple(c["value"] for c in classes), split.key, k, table
+    )
 
 
 def evaluate(
@@ -298,6 +335,35 @@ MEASURES = {
 """Selection measures: name -> (function of an Evaluation, larger is better)."""
 
 
+def _candidate_evaluation(
+    warehouse: Warehouse,
+    source: SourceLike,
+    target: str,
+    candidate: Candidate,
+    folds: int,
+    stratified: bool,
+    seed: int,
+    key: str | None,
+    shared: splits.Split | None,
+) -> tuple[Evaluation, splits.Split | None]:
+    """Cross-validate one candidate on the fold assignment ``shared`` (made on first use and
+    returned for the next candidates); leave-one-out of Naive Bayes needs no fold table."""
+    model = candidate.model
+    plan = _plan(
+        warehouse, source, target, model, key, candidate.features, candidate.categorical,
+        candidate.numeric,
+    )  # fmt: skip
+    if folds == plan.n_rows and model.kind == "naive_bayes":
+        ev = leave_one_out(
+            warehouse, source, target, model, key=key, features=candidate.features,
+            categorical=candidate.categorical, numeric=candidate.numeric,
+        )  # fmt: skip
+        return ev, shared
+    if shared is None:
+        shared = _assign(warehouse, source, target, folds, stratified, seed, key, plan.cv_id)
+    return _cross_validate(warehouse, shared, target, model, plan), shared
+
+
 @dataclass(frozen=True)
 class Selection:
     """Outcome of :func:`select_model`: the refitted best model and the comparison.
@@ -344,28 +410,34 @@ def select_model(
         raise ParameterError("select_model needs at least one candidate")
     warehouse = connect(con)
     with warehouse.operation("select_model", progress):
+        if isinstance(source, pa.RecordBatchReader):  # read by every candidate and the refit
+            source = source.read_all()
         score, larger_is_better = MEASURES[measure]
         argument = loss if measure == "expected_loss" else positive
         chosen = [c if isinstance(c, Candidate) else Candidate(c) for c in candidates]
+        shared: splits.Split | None = None  # one fold assignment serves every candidate
         rows = []
-        for index, candidate in enumerate(chosen):
-            ev = cross_validate(
-                warehouse, source, target, candidate.model, folds=folds, stratified=stratified,
-                seed=seed, key=key, features=candidate.features, categorical=candidate.categorical,
-                numeric=candidate.numeric,
-            )  # fmt: skip
-            value = float(score(ev, argument))
-            rows.append(
-                [
-                    index,
-                    candidate.describe(),
-                    candidate.model.kind,
-                    measure,
-                    value,
-                    ev.accuracy().accuracy,
-                ]
-            )
-            _drop(warehouse, [ev.predictions, ev.split] if ev.split else [ev.predictions])
+        try:
+            for index, candidate in enumerate(chosen):
+                ev, shared = _candidate_evaluation(
+                    warehouse, source, target, candidate, folds, stratified, seed, key, shared
+                )
+                value = float(score(ev, argument))
+                rows.append(
+                    [
+                        index,
+                        candidate.describe(),
+                        candidate.model.kind,
+                        measure,
+                        value,
+                        ev.accuracy().accuracy,
+                    ]
+                )
+                kept = shared.table if shared is not None else None
+                _drop(warehouse, [t for t in (ev.predictions, ev.split) if t and t != kept])
+        finally:
+            if shared is not None:
+                _drop(warehouse, [shared.table])
         values = [r[4] for r in rows]
         best = values.index(max(values) if larger_is_better else min(values))
         for r in rows:
