@@ -78,6 +78,18 @@ def main() -> None:
             f"{kind.__name__:10s} one fit {fit:7.3f} s   {args.folds}-fold CV {seconds:7.3f} s   "
             f"CV / fit = {seconds / fit:5.2f}x   (CV accuracy {accuracy:.4f})"
         )
+    # the part of each CV that is not learning: MD5-ranked stratified fold table, every column
+    assignment = best_of(
+        args.repeat,
+        lambda: wml.assign_folds(
+            con, "t", folds=args.folds, key="id", stratify="class", keep_columns=True,
+            table="bench_folds",
+        ),
+    )  # fmt: skip
+    print(
+        f"fold assignment alone (stratified, all columns kept) {assignment:7.3f} s = "
+        + "   ".join(f"{assignment / fit:5.2f}x {k.__name__} fit" for k, fit in fits.items())
+    )
     if wml.NaiveBayes not in fits:
         return
     loo = []  # exact leave-one-out of Naive Bayes: one count scan + one scoring query
