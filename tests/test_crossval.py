@@ -173,3 +173,20 @@ def test_select_model_picks_the_best_cross_validated_setting_and_refits(con):
     assert loaded.kind == selection.model.kind
     assert loaded.record.details["selection"] == list(selection.table.parts)
     assert con.sql(f"SELECT count(*) FROM {selection.table}").fetchall() == [(3,)]
+
+
+def test_classes_differing_only_by_case_get_distinct_probability_columns(con):
+    """DuckDB compares column names without case: classes 'NULL' and 'null' must not both be
+    named p_null, or the engine renames one behind the measures' back."""
+    from warehouse_ml.model import probability_columns
+
+    assert probability_columns(["NULL", "null", "Null"]) == ["p_NULL", "p_null_1", "p_Null_2"]
+    assert probability_columns(["a", "A_1", "A"]) == ["p_a", "p_A_1", "p_A_2"]
+    data = pa.table({"f": ["x", "y", "x", "y"] * 6, "cls": ["null", "NULL", "null", "null"] * 6})
+    ev = crossval.cross_validate(con, data, "cls", wml.NaiveBayes(), folds=3, seed=1)
+    columns = con.sql(f"SELECT * FROM {ev.predictions}").columns
+    assert columns[-3:] == ["p_NULL", "p_null_1", "prediction"]
+    truth = data["cls"].to_pylist()
+    assert ev.accuracy().n == len(truth)
+    probabilities = con.sql(f'SELECT "p_NULL" + "p_null_1" FROM {ev.predictions}').fetchall()
+    assert all(abs(p - 1.0) < 1e-12 for (p,) in probabilities)

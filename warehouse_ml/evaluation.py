@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow as pa
 
 from warehouse_ml import metrics
-from warehouse_ml.model import PREDICTION, PROBABILITY_PREFIX
+from warehouse_ml.model import PREDICTION, probability_columns
 from warehouse_ml.templates import TableName, column
 from warehouse_ml.warehouse import Warehouse
 
@@ -45,7 +45,9 @@ class Evaluation:
         """Arguments naming the predictions table's columns for the metrics functions."""
         names = {
             "target": self.target,
-            "probabilities": {c: f"{PROBABILITY_PREFIX}{c}" for c in self.classes},
+            "probabilities": dict(
+                zip(self.classes, probability_columns([str(c) for c in self.classes]), strict=True)
+            ),
         }
         return {**names, "prediction": PREDICTION} if prediction else names
 

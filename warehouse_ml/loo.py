@@ -52,7 +52,7 @@ from warehouse_ml import catalog, counting, splits, templates
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.evaluation import FOLD, Evaluation
 from warehouse_ml.features import CATEGORICAL, NUMERIC, check_target, select_features
-from warehouse_ml.model import PREDICTION, PROBABILITY_PREFIX, Classifier
+from warehouse_ml.model import PREDICTION, Classifier, probability_columns
 from warehouse_ml.moments import numeric_moments
 from warehouse_ml.naive_bayes import NaiveBayes
 from warehouse_ml.scoring import Join, Term, pivot_columns, score_query
@@ -381,6 +381,6 @@ def _scoring_query(
         terms,
         [c["value"] for c in classes],
         passthrough=[key or splits.ROW_KEY, FOLD, target],
-        probability_names=[f"{PROBABILITY_PREFIX}{label}" for label in labels],
+        probability_names=probability_columns(labels),
         prediction_name=PREDICTION,
     )

@@ -32,6 +32,22 @@ PREDICTION = "prediction"
 PROBABILITY_PREFIX = "p_"
 
 
+def probability_columns(labels: Sequence[Any]) -> list[str]:
+    """Column names of the class probabilities in prediction views and tables: ``p_<label>``
+    per class, in class order. Engines may compare names without case (DuckDB, Spark), so a
+    name equal to an earlier one but for case gets the class's 0-based index appended
+    (classes 'NULL' and 'null' give ``p_NULL`` and ``p_null_1``)."""
+    names: list[str] = []
+    taken: set[str] = set()
+    for index, label in enumerate(labels):
+        name = f"{PROBABILITY_PREFIX}{label}"
+        while name.casefold() in taken:
+            name = f"{name}_{index}"
+        names.append(name)
+        taken.add(name.casefold())
+    return names
+
+
 def _python_label(value: Any) -> Any:
     """A class label as stored in the catalog (JSON): str, int, bool, or text for other types."""
     if isinstance(value, (str, bool, int)):
@@ -436,7 +452,7 @@ class Classifier(abc.ABC):
             warehouse,
             source,
             passthrough=list(source.columns if keys is None else keys),
-            probability_names=[f"{PROBABILITY_PREFIX}{c}" for c in self._class_names()],
+            probability_names=probability_columns(self._class_names()),
             prediction_name=PREDICTION,
             decision=decision,
             keep_order=keep_order,
