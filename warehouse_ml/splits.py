@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.types as pt
@@ -158,11 +159,10 @@ def _positions(
     stratify: str | None,
     seed: int,
     repeats: int,
-    keep_columns: bool,
 ) -> exp.Query:
     """Ranked rows (select_split_positions.sql). Without a key every source column rides
     through the ranking (the row numbers exist only there); with one, only the key and stratum
-    do, and kept columns are joined back by key (select_positioned_rows.sql)."""
+    do."""
     if key is None:
         row_key: exp.Expression = exp.Window(this=exp.RowNumber())  # ROW_NUMBER() OVER ()
         carried = [exp.Column(this=exp.Star(), table=exp.to_identifier("src"))]
@@ -196,18 +196,48 @@ def _positions(
         partition_keys=[column(c, "h") for c in ("wml_repeat", "wml_stratum")[repeats == 1 :]],
         **order,
     )
+    return positions
+
+
+def _split_rows(
+    warehouse: Warehouse,
+    source: Source,
+    key: str | None,
+    stratify: str | None,
+    seed: int,
+    repeats: int,
+    keep_columns: bool,
+    template: str,
+    assigned: Sequence[str],
+    **bindings: Any,
+) -> exp.Query:
+    """The split's rows: ``template`` (select_fold_assignment.sql or select_holdout_split.sql,
+    whose own columns are ``assigned``) over the ranked rows. Source columns kept next to a key
+    are joined back by key after the assignment (select_positioned_rows.sql), so the ranking
+    and the assignment move narrow rows only."""
+    positions = _positions(warehouse, source, key, stratify, seed, repeats)
     if key is None or not keep_columns:
-        return positions
+        columns = _output_columns(source, key, stratify, keep_columns)
+        return templates.build(template, positions=positions, columns=columns, **bindings)
+    narrow = templates.build(
+        template,
+        positions=positions,
+        columns=[alias(column("wml_key", _POSITIONS_ALIAS), "wml_key")],
+        **bindings,
+    )
     return templates.build(
-        "select_positioned_rows", positions=positions, source=source.relation, key=key
+        "select_positioned_rows",
+        assigned=narrow,
+        assigned_columns=[column(c, "a") for c in assigned],
+        source=source.relation,
+        key=key,
     )
 
 
 def _output_columns(
     source: Source, key: str | None, stratify: str | None, keep_columns: bool
-) -> tuple[list[exp.Expression], str]:
+) -> list[exp.Expression]:
     p = _POSITIONS_ALIAS
-    key_name = key if key is not None else ROW_KEY
     items: list[exp.Expression] = []
     names: list[str] = []
     if key is None:
@@ -218,7 +248,7 @@ def _output_columns(
         if name not in names:
             items.append(alias(column(name, p), name))
             names.append(name)
-    return items, key_name
+    return items
 
 
 def _write(
@@ -341,15 +371,12 @@ def _folds(
                 f"folds={folds} exceeds the {n_rows} rows of {src.description}; expected at "
                 "most one fold per row"
             )
-        columns, key_name = _output_columns(src, key, stratify, keep_columns)
-        query = templates.build(
-            "select_fold_assignment",
-            positions=_positions(warehouse, src, key, stratify, seed, 1, keep_columns),
-            columns=columns,
-            folds=folds,
-        )
+        query = _split_rows(
+            warehouse, src, key, stratify, seed, 1, keep_columns,
+            "select_fold_assignment", ["fold"], folds=folds,
+        )  # fmt: skip
         name = _write(warehouse, src, query, table, stem, view)
-    return Split(name, key_name, "folds", n_rows, folds, 1, seed, stratify)
+    return Split(name, key or ROW_KEY, "folds", n_rows, folds, 1, seed, stratify)
 
 
 def holdout_split(
@@ -391,12 +418,9 @@ def holdout_split(
     with open_source(warehouse, source) as src:
         keep_columns = _prepare(src, key, target, view, keep_columns)
         n_rows = _profile(warehouse, src, key)
-        columns, key_name = _output_columns(src, key, target, keep_columns)
-        query = templates.build(
-            "select_holdout_split",
-            positions=_positions(warehouse, src, key, target, seed, repeats, keep_columns),
-            columns=columns,
-            test_fraction=fraction,
-        )
+        query = _split_rows(
+            warehouse, src, key, target, seed, repeats, keep_columns,
+            "select_holdout_split", ["repeat", "is_test"], test_fraction=fraction,
+        )  # fmt: skip
         name = _write(warehouse, src, query, table, "holdout", view)
-    return Split(name, key_name, "holdout", n_rows, None, repeats, seed, target)
+    return Split(name, key or ROW_KEY, "holdout", n_rows, None, repeats, seed, target)
