@@ -29,7 +29,7 @@ from warehouse_ml import catalog, splits, templates
 from warehouse_ml.catalog import ModelRecord
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import FOLD, Evaluation
-from warehouse_ml.features import check_target, select_features
+from warehouse_ml.features import select_features
 from warehouse_ml.loo import leave_one_out
 from warehouse_ml.model import Classifier
 from warehouse_ml.progress import ProgressCallback
@@ -212,7 +212,6 @@ def _plan(
 ) -> _Plan:
     catalog.ensure(warehouse)
     with open_source(warehouse, source) as src:
-        check_target(src, target)
         chosen = select_features(
             src, target, features, categorical=categorical, numeric=numeric,
             keys=[key] if key else None,

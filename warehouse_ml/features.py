@@ -99,9 +99,10 @@ def select_features(
 ) -> list[Feature]:
     """The model's features, in source column order when ``features`` is None.
 
-    ``features=None`` means every column but the target and the declared ``keys``.
+    ``features=None`` means every column but the target and the declared ``keys``. The target
+    is checked to hold class labels first (:func:`check_target`).
     """
-    source.field(target)
+    check_target(source, target)
     keys, categorical, numeric = _names(keys), _names(categorical), _names(numeric)
     for name in (*keys, *categorical, *numeric):
         source.field(name)

@@ -51,7 +51,7 @@ from sqlglot import exp
 from warehouse_ml import catalog, counting, splits, templates
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.evaluation import FOLD, Evaluation
-from warehouse_ml.features import CATEGORICAL, NUMERIC, check_target, select_features
+from warehouse_ml.features import CATEGORICAL, NUMERIC, select_features
 from warehouse_ml.model import PREDICTION, Classifier, probability_columns
 from warehouse_ml.moments import numeric_moments
 from warehouse_ml.naive_bayes import NaiveBayes
@@ -287,7 +287,6 @@ def leave_one_out(
     predictions = catalog.parameter_table(loo_id, "predictions")
     created: list[TableName] = []
     with open_source(warehouse, source) as src:
-        check_target(src, target)
         chosen = select_features(
             src, target, features, categorical=categorical, numeric=numeric,
             keys=[key] if key else None,

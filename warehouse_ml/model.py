@@ -21,7 +21,7 @@ import warehouse_ml
 from warehouse_ml import catalog, templates, validation
 from warehouse_ml.catalog import ModelRecord
 from warehouse_ml.errors import ColumnError, DataError, NotFittedError, ParameterError
-from warehouse_ml.features import Feature, check_target, select_features
+from warehouse_ml.features import Feature, select_features
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.scoring import Decision, Term, score_query
 from warehouse_ml.sources import Source, SourceLike, is_path, open_source
@@ -260,10 +260,10 @@ class Classifier(abc.ABC):
         warehouse = connect(con)
         name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
         with warehouse.operation("fit", progress), open_source(warehouse, source) as src:
-            target_type = check_target(src, target)
             chosen = select_features(
                 src, target, features, categorical=categorical, numeric=numeric, keys=keys
-            )
+            )  # checks the target too
+            target_type = src.field(target).type
             classes, n_null = self._classes(warehouse, src, target)
             catalog.ensure(warehouse)
             model_id = catalog.new_model_id()
