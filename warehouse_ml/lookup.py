@@ -379,7 +379,8 @@ def tan_term(
         return _slot(column(parent, "s"), parent_low, parent_high, parent_high - parent_low + 1)
 
     if any(parent is not None for parent in parents):
-        chosen = per_partition(partition, [parent_slot(p) for p in parents], default=literal(0))
+        slots = {p: parent_slot(p) for p in dict.fromkeys(parents)}  # CASE branches copy them
+        chosen = per_partition(partition, [slots[p] for p in parents], default=literal(0))
         code = exp.Add(this=code, expression=exp.paren(chosen, copy=False))
     if partition is not None:
         shift = exp.Mul(

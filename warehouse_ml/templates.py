@@ -218,9 +218,10 @@ def _parsed(name: str) -> exp.Expression:
     return statements[0]
 
 
-def placeholders(name: str) -> set[str]:
+@functools.cache
+def placeholders(name: str) -> frozenset[str]:
     """The placeholder names a template uses."""
-    return {p.name for p in _parsed(name).find_all(exp.Placeholder)}
+    return frozenset(p.name for p in _parsed(name).find_all(exp.Placeholder))
 
 
 def build(name: str, /, **bindings: Any) -> exp.Expression:
