@@ -190,3 +190,58 @@ def test_classes_differing_only_by_case_get_distinct_probability_columns(con):
     assert ev.accuracy().n == len(truth)
     probabilities = con.sql(f'SELECT "p_NULL" + "p_null_1" FROM {ev.predictions}').fetchall()
     assert all(abs(p - 1.0) < 1e-12 for (p,) in probabilities)
+
+
+def _sorted_predictions(con, ev) -> pa.Table:
+    return con.sql(f"SELECT * FROM {ev.predictions} ORDER BY id").to_arrow_table()
+
+
+@pytest.mark.parametrize("model", [wml.NaiveBayes, wml.TAN])
+def test_a_fold_assignment_is_reused_as_it_is(con, model):
+    data = wml.synthetic.tan_data(1500, 5, seed=4).append_column("id", pa.array(range(1500)))
+    con.register("reuse_data", data)
+    con.execute("CREATE TABLE reuse AS SELECT * FROM reuse_data")
+    split = splits.assign_folds(
+        con, "reuse", folds=4, seed=3, key="id", stratify="class", keep_columns=True
+    )
+    warehouse = wml.connect(con)
+    reused = crossval.cross_validate(warehouse, "reuse", "class", model(), folds=split)
+    assert not any(
+        s.startswith("CREATE TABLE") and "_folds" in s.split(" AS ")[0] for s in warehouse.log
+    )
+    fresh = crossval.cross_validate(con, "reuse", "class", model(), folds=4, seed=3, key="id")
+    got, want = _sorted_predictions(con, reused), _sorted_predictions(con, fresh)
+    assert got.column_names == want.column_names
+    probabilities = [c for c in got.column_names if c.startswith("p_")]
+    assert len(probabilities) >= 2
+    assert got.drop_columns(probabilities) == want.drop_columns(probabilities)
+    for name in probabilities:
+        np.testing.assert_allclose(got[name].to_numpy(), want[name].to_numpy(), rtol=0, atol=1e-12)
+    assert reused.split == split.table and reused.folds == 4
+    assert con.sql(f"SELECT count(*) FROM {split.table}").fetchall() == [(1500,)]  # still there
+
+
+def test_a_reused_fold_assignment_stays_when_the_run_is_cancelled(con):
+    data = wml.synthetic.tan_data(300, 3, seed=5).append_column("id", pa.array(range(300)))
+    split = splits.assign_folds(con, data, folds=3, key="id", keep_columns=True)
+
+    def cancel(progress):
+        if progress.statement >= 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        crossval.cross_validate(con, data, "class", wml.NaiveBayes(), folds=split, progress=cancel)
+    assert con.sql(f"SELECT count(*) FROM {split.table}").fetchall() == [(300,)]
+
+
+def test_a_fold_assignment_that_cannot_be_reused_is_refused(con):
+    data = wml.synthetic.tan_data(200, 3, seed=6).append_column("id", pa.array(range(200)))
+    narrow = splits.assign_folds(con, data, folds=3, key="id")  # key and fold only
+    with pytest.raises(wml.errors.ColumnError, match=r"no columns \['class', 'a0'"):
+        crossval.cross_validate(con, data, "class", wml.NaiveBayes(), folds=narrow)
+    holdout = splits.holdout_split(con, data, test_fraction=0.3, key="id", keep_columns=True)
+    with pytest.raises(wml.errors.ParameterError, match="holdout split"):
+        crossval.cross_validate(con, data, "class", wml.NaiveBayes(), folds=holdout)
+    kept = splits.assign_folds(con, data, folds=3, key="id", keep_columns=True)
+    with pytest.raises(wml.errors.ParameterError, match="differs from the key 'id'"):
+        crossval.cross_validate(con, data, "class", wml.NaiveBayes(), folds=kept, key="a0")

@@ -27,7 +27,7 @@ from sqlglot import exp
 
 from warehouse_ml import catalog, splits, templates
 from warehouse_ml.catalog import ModelRecord
-from warehouse_ml.errors import ParameterError
+from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.evaluation import FOLD, Evaluation
 from warehouse_ml.features import select_features
 from warehouse_ml.loo import leave_one_out
@@ -146,7 +146,7 @@ def cross_validate(
     target: str,
     model: Classifier,
     *,
-    folds: int = 10,
+    folds: int | splits.Split = 10,
     stratified: bool = True,
     seed: int = 0,
     key: str | None = None,
@@ -164,7 +164,12 @@ def cross_validate(
         model: a model object with its settings, e.g. ``NaiveBayes(alpha=1)``; it is not fitted.
         folds: k >= 2. k = the number of source rows is leave-one-out: for NaiveBayes it is
             computed by :func:`leave_one_out` (exact, one scoring query; ``stratified`` and
-            ``seed`` do not change its predictions), for other kinds by k fits.
+            ``seed`` do not change its predictions), for other kinds by k fits. Or a fold
+            assignment to reuse (:func:`warehouse_ml.assign_folds` with ``keep_columns=True``
+            on this source): its rows, folds, seed, key and stratification are used, so
+            several cross-validations share one assignment (the most expensive step of a
+            Naive Bayes CV); ``stratified`` and ``seed`` do not apply, and the assignment is
+            left in place.
         stratified: keep each class's proportion in every fold (within one row).
         seed: fold assignment seed (same seed and keys, same folds, on every engine).
         key: a unique integer or string column; None numbers the rows in scan order.
@@ -175,12 +180,16 @@ def cross_validate(
     Returns:
         An :class:`Evaluation` over the pooled predictions table ``wml.<cv_id>_predictions``
         (columns: key, fold, target, p_<label> per class, prediction); the fold assignment stays
-        in ``wml.<cv_id>_folds``.
+        in ``wml.<cv_id>_folds`` (or the given one).
     """
     warehouse = connect(con)
     with warehouse.operation("cross_validate", progress):
         if isinstance(source, pa.RecordBatchReader):
             source = source.read_all()
+        if isinstance(folds, splits.Split):
+            return _cross_validate_on(
+                warehouse, source, target, model, folds, key, features, categorical, numeric
+            )
         plan = _plan(warehouse, source, target, model, key, features, categorical, numeric)
         if folds == plan.n_rows and model.kind == "naive_bayes":
             # k = n is leave-one-out: Naive Bayes has an exact closed form (loo.py), one query
@@ -194,6 +203,42 @@ def cross_validate(
         except BaseException:  # failed or interrupted: the fold table goes too
             _drop(warehouse, [split.table])
             raise
+
+
+def _cross_validate_on(
+    warehouse: Warehouse,
+    source: SourceLike,
+    target: str,
+    model: Classifier,
+    split: splits.Split,
+    key: str | None,
+    features: Sequence[str] | None,
+    categorical: Iterable[str] | None,
+    numeric: Iterable[str] | None,
+) -> Evaluation:
+    """Cross-validation on a fold assignment made earlier (its table holds every column)."""
+    if split.kind != "folds" or split.folds is None:
+        raise ParameterError(
+            f"folds={split.table} is a {split.kind} split; expected a k-fold assignment "
+            "(assign_folds)"
+        )
+    if key is not None and key != split.key:
+        raise ParameterError(
+            f"key={key!r} differs from the key {split.key!r} of the fold assignment "
+            f"{split.table}; leave key out to use the assignment's"
+        )
+    with open_source(warehouse, source) as src:
+        own_key = split.key if split.key in src.columns else None
+    plan = _plan(warehouse, source, target, model, own_key, features, categorical, numeric)
+    needed = [split.key, FOLD, target, *(f.name for f in plan.features)]
+    held = set(warehouse.schema_of(split.table).names)
+    missing = [c for c in needed if c not in held]
+    if missing:
+        raise ColumnError(
+            f"fold assignment {split.table} has no columns {missing}; expected the source's "
+            "columns next to the folds (assign_folds(..., keep_columns=True))"
+        )
+    return _cross_validate(warehouse, split, target, model, plan)
 
 
 @dataclass(frozen=True)
