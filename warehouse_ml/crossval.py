@@ -186,38 +186,23 @@ def cross_validate(
     with warehouse.operation("cross_validate", progress):
         if isinstance(source, pa.RecordBatchReader):
             source = source.read_all()
-        if isinstance(folds, splits.Split):
-            return _cross_validate_on(
-                warehouse, source, target, model, folds, key, features, categorical, numeric
-            )
-        plan = _plan(warehouse, source, target, model, key, features, categorical, numeric)
-        if folds == plan.n_rows and model.kind == "naive_bayes":
-            # k = n is leave-one-out: Naive Bayes has an exact closed form (loo.py), one query
-            return leave_one_out(
-                warehouse, source, target, model, key=key, features=features,
-                categorical=categorical, numeric=numeric,
-            )  # fmt: skip
-        split = _assign(warehouse, source, target, folds, stratified, seed, key, plan.cv_id)
-        try:
-            return _cross_validate(warehouse, split, target, model, plan)
-        except BaseException:  # failed or interrupted: the fold table goes too
-            _drop(warehouse, [split.table])
-            raise
+        reused = folds if isinstance(folds, splits.Split) else None
+        if reused is not None:
+            key = _reused_key(warehouse, source, reused, key)
+        selection = {"features": features, "categorical": categorical, "numeric": numeric}
+        plan = _plan(warehouse, source, target, model, key, selection)
+        if reused is not None:
+            _check_reusable(warehouse, reused, target, plan)
+        evaluation, _ = _run(warehouse, source, target, model, plan, folds, stratified, seed, key)
+        return evaluation
 
 
-def _cross_validate_on(
-    warehouse: Warehouse,
-    source: SourceLike,
-    target: str,
-    model: Classifier,
-    split: splits.Split,
-    key: str | None,
-    features: Sequence[str] | None,
-    categorical: Iterable[str] | None,
-    numeric: Iterable[str] | None,
-) -> Evaluation:
-    """Cross-validation on a fold assignment made earlier (its table holds every column)."""
-    if split.kind != "folds" or split.folds is None:
+def _reused_key(
+    warehouse: Warehouse, source: SourceLike, split: splits.Split, key: str | None
+) -> str | None:
+    """The source's key column for a cross-validation on ``split`` (None when the assignment
+    numbered the rows itself); refuses a hold-out split and a key other than the split's."""
+    if split.kind != "folds":
         raise ParameterError(
             f"folds={split.table} is a {split.kind} split; expected a k-fold assignment "
             "(assign_folds)"
@@ -228,8 +213,11 @@ def _cross_validate_on(
             f"{split.table}; leave key out to use the assignment's"
         )
     with open_source(warehouse, source) as src:
-        own_key = split.key if split.key in src.columns else None
-    plan = _plan(warehouse, source, target, model, own_key, features, categorical, numeric)
+        return split.key if split.key in src.columns else None
+
+
+def _check_reusable(warehouse: Warehouse, split: splits.Split, target: str, plan: _Plan) -> None:
+    """The fold table must hold the key, the folds, the target and every chosen feature."""
     needed = [split.key, FOLD, target, *(f.name for f in plan.features)]
     held = set(warehouse.schema_of(split.table).names)
     missing = [c for c in needed if c not in held]
@@ -238,32 +226,63 @@ def _cross_validate_on(
             f"fold assignment {split.table} has no columns {missing}; expected the source's "
             "columns next to the folds (assign_folds(..., keep_columns=True))"
         )
-    return _cross_validate(warehouse, split, target, model, plan)
+
+
+def _run(
+    warehouse: Warehouse,
+    source: SourceLike,
+    target: str,
+    model: Classifier,
+    plan: _Plan,
+    folds: int | splits.Split,
+    stratified: bool,
+    seed: int,
+    key: str | None,
+) -> tuple[Evaluation, splits.Split | None]:
+    """Cross-validate on the fold assignment ``folds``, or on k folds assigned here (dropped
+    again if the run fails); k = n for Naive Bayes is the exact leave-one-out of loo.py, with
+    no fold table. Returns the evaluation and the fold assignment it used."""
+    k = folds.folds if isinstance(folds, splits.Split) else folds
+    if k == plan.n_rows and model.kind == "naive_bayes":
+        # k = n is leave-one-out: Naive Bayes has an exact closed form (loo.py), one query
+        return leave_one_out(warehouse, source, target, model, key=key, **plan.selection), None
+    if isinstance(folds, splits.Split):
+        return _cross_validate(warehouse, folds, target, model, plan), folds
+    split = _assign(warehouse, source, target, folds, stratified, seed, key, plan.cv_id)
+    try:
+        return _cross_validate(warehouse, split, target, model, plan), split
+    except BaseException:  # failed or interrupted: the fold table goes too
+        _drop(warehouse, [split.table])
+        raise
 
 
 @dataclass(frozen=True)
 class _Plan:
-    """What one cross-validation needs besides its folds: an id for its tables, the chosen
-    features, the class counts and the number of source rows (NULL targets included)."""
+    """What one cross-validation needs besides its folds: an id for its tables, the feature
+    arguments as given (``selection``: features, categorical, numeric), the features chosen
+    from them, the class counts and the number of source rows (NULL targets included)."""
 
     cv_id: str
+    selection: dict[str, Any]
     features: list
     classes: list[dict[str, Any]]
     n_rows: int
 
 
 def _plan(
-    warehouse: Warehouse, source, target, model: Classifier, key, features, categorical, numeric
+    warehouse: Warehouse,
+    source: SourceLike,
+    target: str,
+    model: Classifier,
+    key: str | None,
+    selection: dict[str, Any],
 ) -> _Plan:
     catalog.ensure(warehouse)
     with open_source(warehouse, source) as src:
-        chosen = select_features(
-            src, target, features, categorical=categorical, numeric=numeric,
-            keys=[key] if key else None,
-        )  # fmt: skip
+        chosen = select_features(src, target, keys=[key] if key else None, **selection)
         classes, n_null = model._classes(warehouse, src, target)
     n_rows = sum(c["n"] for c in classes) + n_null
-    return _Plan(f"cv{uuid.uuid4().hex[:12]}", chosen, classes, n_rows)
+    return _Plan(f"cv{uuid.uuid4().hex[:12]}", selection, chosen, classes, n_rows)
 
 
 def _assign(
@@ -379,35 +398,6 @@ MEASURES = {
 """Selection measures: name -> (function of an Evaluation, larger is better)."""
 
 
-def _candidate_evaluation(
-    warehouse: Warehouse,
-    source: SourceLike,
-    target: str,
-    candidate: Candidate,
-    folds: int,
-    stratified: bool,
-    seed: int,
-    key: str | None,
-    shared: splits.Split | None,
-) -> tuple[Evaluation, splits.Split | None]:
-    """Cross-validate one candidate on the fold assignment ``shared`` (made on first use and
-    returned for the next candidates); leave-one-out of Naive Bayes needs no fold table."""
-    model = candidate.model
-    plan = _plan(
-        warehouse, source, target, model, key, candidate.features, candidate.categorical,
-        candidate.numeric,
-    )  # fmt: skip
-    if folds == plan.n_rows and model.kind == "naive_bayes":
-        ev = leave_one_out(
-            warehouse, source, target, model, key=key, features=candidate.features,
-            categorical=candidate.categorical, numeric=candidate.numeric,
-        )  # fmt: skip
-        return ev, shared
-    if shared is None:
-        shared = _assign(warehouse, source, target, folds, stratified, seed, key, plan.cv_id)
-    return _cross_validate(warehouse, shared, target, model, plan), shared
-
-
 @dataclass(frozen=True)
 class Selection:
     """Outcome of :func:`select_model`: the refitted best model and the comparison.
@@ -463,9 +453,17 @@ def select_model(
         rows = []
         try:
             for index, candidate in enumerate(chosen):
-                ev, shared = _candidate_evaluation(
-                    warehouse, source, target, candidate, folds, stratified, seed, key, shared
-                )
+                selection = {
+                    "features": candidate.features,
+                    "categorical": candidate.categorical,
+                    "numeric": candidate.numeric,
+                }
+                plan = _plan(warehouse, source, target, candidate.model, key, selection)
+                ev, used = _run(
+                    warehouse, source, target, candidate.model, plan, shared or folds,
+                    stratified, seed, key,
+                )  # fmt: skip
+                shared = shared or used
                 value = float(score(ev, argument))
                 rows.append(
                     [
@@ -477,8 +475,7 @@ def select_model(
                         ev.accuracy().accuracy,
                     ]
                 )
-                kept = shared.table if shared is not None else None
-                _drop(warehouse, [t for t in (ev.predictions, ev.split) if t and t != kept])
+                _drop(warehouse, [ev.predictions])  # ev.split is the shared table or None
         finally:
             if shared is not None:
                 _drop(warehouse, [shared.table])

@@ -188,7 +188,7 @@ def _positions(
         digests = digests.join(
             templates.values([[r] for r in range(repeats)], "r", ["wml_repeat"]), join_type="CROSS"
         )
-    positions = templates.build(
+    return templates.build(
         "select_split_positions",
         source=source.relation,
         stratum=stratum,
@@ -196,7 +196,6 @@ def _positions(
         partition_keys=[column(c, "h") for c in ("wml_repeat", "wml_stratum")[repeats == 1 :]],
         **order,
     )
-    return positions
 
 
 def _split_rows(
