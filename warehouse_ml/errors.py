@@ -48,6 +48,36 @@ class NotFittedError(WarehouseMLError):
     """A method that needs a fitted model was called before `fit` or `load`."""
 
 
+class NameConflictError(WarehouseMLError):
+    """An object the call would create or replace resolves to an object warehouse-ml does not
+    own (a user's table or view), to one of the call's own sources, or to an object of another
+    kind; nothing was run."""
+
+
+class ColumnConflictError(ColumnError):
+    """A key or passed-through column has the name of an output column of the call (the two
+    would be indistinguishable in its result)."""
+
+
+class ConnectionStateError(WarehouseMLError):
+    """The user's connection is in a state warehouse-ml must not work in (an open transaction of
+    the user's, or a failed one); nothing was run."""
+
+
+class CorruptModelError(WarehouseMLError):
+    """A stored model's parameter tables or catalog row differ from what its fit recorded
+    (rows edited, deleted or added; malformed catalog values)."""
+
+
+class StaleModelError(WarehouseMLError):
+    """A model object refers to a version of its model that a later fit of the same name (or a
+    drop) has replaced; load the current one with ``warehouse_ml.load``."""
+
+
+class ViewRebuildError(WarehouseMLError):
+    """A registered view of a model cannot be rebuilt over its source (its source changed)."""
+
+
 class HighCardinalityWarning(UserWarning):
     """A categorical attribute has many distinct values (see :mod:`warehouse_ml.validation`)."""
 

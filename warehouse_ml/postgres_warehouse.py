@@ -28,10 +28,11 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
+from sqlglot import exp
 
-from warehouse_ml.errors import SourceError
+from warehouse_ml.errors import ConnectionStateError, SourceError
 from warehouse_ml.templates import TableName
-from warehouse_ml.warehouse import SqlCallback, Warehouse
+from warehouse_ml.warehouse import Located, ObjectName, SqlCallback, Warehouse
 
 try:  # optional dependency: pip install "warehouse-ml[postgres]"
     import psycopg
@@ -103,13 +104,83 @@ def _numeric_array(values: list[Any]) -> pa.Array:
 
 
 class PostgresWarehouse(Warehouse):
-    """PostgreSQL 15+ through a user's ``psycopg.Connection`` (dialect ``postgres``)."""
+    """PostgreSQL 15+ through a user's ``psycopg.Connection`` (dialect ``postgres``).
+
+    Names are compared exactly (the library always quotes them) after PostgreSQL's truncation
+    to 63 bytes (NAMEDATALEN - 1, cut at a character boundary)."""
 
     dialect = "postgres"
+    IDENTIFIER_BYTES = 63
+    TEMPORARY_SCHEMA = ("pg_temp",)
 
     def __init__(self, connection: psycopg.Connection, on_sql: SqlCallback | None = None) -> None:
         super().__init__(on_sql)
         self.connection = connection
+        self._facts: dict[str, Any] | None = None
+
+    # -- identity -------------------------------------------------------------------------
+    def fold(self, part: str) -> str:
+        encoded = part.encode("utf-8")
+        if len(encoded) <= self.IDENTIFIER_BYTES:
+            return part
+        return encoded[: self.IDENTIFIER_BYTES].decode("utf-8", errors="ignore")
+
+    def _session_facts(self) -> dict[str, Any]:
+        if self._facts is None:
+            self._facts = self.fetch("engine_postgres_session").to_pylist()[0]
+        return self._facts
+
+    def _forget_facts(self) -> None:
+        self._facts = None
+
+    def _object(self, schema: str, name: str) -> ObjectName:
+        return ObjectName(TableName((schema, name)), ("", self.fold(schema), self.fold(name)))
+
+    def resolve_target(self, name: TableName) -> ObjectName:
+        parts = name.parts[-2:]
+        schema = parts[0] if len(parts) == 2 else self._session_facts()["schema_name"]
+        return self._object(schema, parts[-1])
+
+    def resolve_existing(self, name: TableName) -> Located | None:
+        text = exp.Table(
+            this=exp.to_identifier(name.parts[-1], quoted=True),
+            db=exp.to_identifier(name.parts[-2], quoted=True) if len(name.parts) > 1 else None,
+        ).sql(dialect="postgres")
+        rows = self.fetch("engine_postgres_relation", name=text).to_pylist()
+        if not rows:
+            return None
+        row = rows[0]
+        located = self._object(row["schema_name"], row["object_name"])
+        return Located(located, row["object_kind"], bool(row["is_temporary"]))
+
+    def schema_objects(self, schema: str) -> list[tuple[str, str]]:
+        rows = self.fetch("engine_postgres_schema_objects", schema=schema).to_pylist()
+        return [(r["object_name"], r["object_kind"]) for r in rows]
+
+    # -- the user's connection ------------------------------------------------------------
+    def _usable(self) -> Warehouse:
+        status = self.connection.info.transaction_status
+        if status != psycopg.pq.TransactionStatus.IDLE:
+            raise ConnectionStateError(
+                f"the PostgreSQL connection is not idle (transaction status {status.name}): "
+                "warehouse-ml runs its own transactions and does not write inside yours; "
+                "commit or roll back first (con.commit() / con.rollback()), or connect with "
+                "autocommit=True"
+            )
+        return self
+
+    def session_token(self) -> str:
+        return f"postgres:{self._session_facts()['backend']}"
+
+    def live_sessions(self, tokens: set[str]) -> set[str]:
+        alive = {
+            f"postgres:{r['backend']}"
+            for r in self.fetch("engine_postgres_live_backends").to_pylist()
+        }
+        return tokens & alive
+
+    def temporary_table(self, stem: str) -> TableName:
+        return TableName((*self.TEMPORARY_SCHEMA, self.temporary_name(stem).name))
 
     def _execute(self, sql: str) -> None:
         try:

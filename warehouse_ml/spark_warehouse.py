@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from warehouse_ml.errors import SourceError
 from warehouse_ml.templates import TableName
-from warehouse_ml.warehouse import SqlCallback, Warehouse
+from warehouse_ml.warehouse import Located, ObjectName, SqlCallback, Warehouse
 
 try:  # optional dependency: pip install "warehouse-ml[spark]"
     from pyspark.errors import AnalysisException
@@ -64,10 +64,63 @@ class SparkWarehouse(Warehouse):
     """Spark 4 through a user's ``SparkSession`` (dialect ``spark``)."""
 
     dialect = "spark"
+    TEMPORARY_TABLES = False
+    KNOWS_SESSIONS = False
 
     def __init__(self, session: Any, on_sql: SqlCallback | None = None) -> None:
         super().__init__(on_sql)
         self.session = session
+
+    # -- identity -------------------------------------------------------------------------
+    def fold(self, part: str) -> str:
+        """Spark's session catalog resolves names ignoring case and stores them in lower case."""
+        return part.lower()
+
+    def _object(self, catalog: str | None, schema: str, name: str) -> ObjectName:
+        current = self.fold(self.session.catalog.currentCatalog())
+        if catalog is not None and self.fold(catalog) == current:
+            catalog = None
+        parts = (schema, name) if catalog is None else (catalog, schema, name)
+        key = ("" if catalog is None else self.fold(catalog), self.fold(schema), self.fold(name))
+        return ObjectName(TableName(parts), key)
+
+    def resolve_target(self, name: TableName) -> ObjectName:
+        parts = name.parts
+        catalog = parts[0] if len(parts) == 3 else None
+        schema = parts[-2] if len(parts) >= 2 else self.session.catalog.currentDatabase()
+        return self._object(catalog, schema, parts[-1])
+
+    def resolve_existing(self, name: TableName) -> Located | None:
+        quoted = ".".join("`" + p.replace("`", "``") + "`" for p in name.parts)
+        if not self.session.catalog.tableExists(quoted):
+            return None
+        table = self.session.catalog.getTable(quoted)
+        kind = "view" if table.tableType in ("VIEW", "TEMPORARY") else "table"
+        if table.isTemporary:
+            located = ObjectName(TableName((table.name,)), ("", "", self.fold(table.name)))
+            return Located(located, kind, True)
+        namespace = list(table.namespace or [self.session.catalog.currentDatabase()])
+        located = self._object(table.catalog, namespace[-1], table.name)
+        return Located(located, kind, False)
+
+    def schema_objects(self, schema: str) -> list[tuple[str, str]]:
+        quoted = "`" + schema.replace("`", "``") + "`"
+        if not self.session.catalog.databaseExists(quoted):
+            return []
+        return [
+            (t.name, "view" if t.tableType == "VIEW" else "table")
+            for t in self.session.catalog.listTables(quoted)
+            if not t.isTemporary
+        ]
+
+    def session_token(self) -> str:
+        return f"spark:{self.session.sparkContext.applicationId}"
+
+    def live_sessions(self, tokens: set[str]) -> set[str]:
+        """Other Spark applications may share the catalog and nothing tells whether they still
+        run: every session counts as alive (vacuum then removes another session's objects only
+        once they are old enough, see ownership.vacuum)."""
+        return set(tokens)
 
     def _execute(self, sql: str) -> None:
         try:

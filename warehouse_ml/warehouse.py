@@ -7,6 +7,24 @@ by :mod:`warehouse_ml.templates` helpers). Each executed statement is appended t
 ran in their warehouse. Inside :meth:`Warehouse.operation`, each statement is also reported to a
 progress callback before it runs (see :mod:`warehouse_ml.progress`).
 
+Engine facts live here, as attributes and methods of the adapters, not as comparisons of
+dialect names elsewhere:
+
+* **identity**: how the engine resolves a name to an object (:meth:`Warehouse.fold`: DuckDB
+  ignores ASCII case, Spark all case, PostgreSQL keeps case and truncates names to 63 bytes;
+  :meth:`Warehouse.resolve_target` / :meth:`Warehouse.resolve_existing` add the schema a name
+  lands in or comes from), so the guest contract (:mod:`warehouse_ml.ownership`) compares
+  objects as the engine does;
+* **the user's connection** (:meth:`Warehouse.session`): every public call runs in a session
+  that first reads the connection's state. An open user transaction (or a failed one) is a
+  :class:`~warehouse_ml.errors.ConnectionStateError` before anything runs: the library's writes
+  would otherwise commit or roll back with the user's. A DuckDB connection holding an unfinished
+  result of the user's (``con.execute(...)`` not fetched to its end) is left alone: the call runs
+  on a cursor of the same database (``connection.cursor()``), which sees committed tables but not
+  the connection's TEMP tables or registered Arrow objects (a source that is then invisible is a
+  typed error that says so). The library fetches every result it starts, so it never leaves an
+  unfinished result or a transaction of its own behind.
+
 Interrupts: Ctrl-C (SIGINT) while DuckDB runs a statement surfaces from DuckDB's Python client
 as ``RuntimeError("Query interrupted")``; the adapter re-raises it as ``KeyboardInterrupt``, as
 Python code expects. ``connection.interrupt()`` from another thread raises DuckDB's own
@@ -18,9 +36,11 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import os
 import sys
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -28,22 +48,71 @@ import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml import dialects, templates
-from warehouse_ml.errors import SourceError
+from warehouse_ml.errors import ConnectionStateError, SourceError
 from warehouse_ml.progress import ProgressCallback, Reporter, describe
 from warehouse_ml.templates import TableName
 
 SqlCallback = Callable[[str], None]
 
+PROCESS = uuid.uuid4().hex[:12]
+"""This Python process's token: objects a process stages carry it (see :meth:`session_token`)."""
+
+LIBRARY_SCHEMA = "wml"
+
+
+@dataclass(frozen=True)
+class ObjectName:
+    """A table or view name as the engine resolves it.
+
+    Attributes:
+        parts: the name to write in SQL: (schema, name), or (catalog, schema, name) when the
+            object lives in another database than the current one.
+        key: the engine's identity of the object, (catalog or '', schema, name) with each part
+            folded as the engine compares names: two names with one key are one object.
+    """
+
+    parts: TableName
+    key: tuple[str, str, str]
+
+    def __str__(self) -> str:
+        return str(self.parts)
+
+
+@dataclass(frozen=True)
+class Located:
+    """An existing relation: its resolved name, ``kind`` ('table' or 'view') and whether it is a
+    temporary object of this connection."""
+
+    name: ObjectName
+    kind: str
+    temporary: bool
+
 
 class Warehouse(abc.ABC):
-    """An engine connection plus its SQL dialect. Subclasses implement the five primitives."""
+    """An engine connection plus its SQL dialect and facts. Subclasses implement the primitives.
+
+    Class attributes state what differs between engines:
+
+    * ``dialect``: the sqlglot dialect of the engine;
+    * ``IDENTIFIER_BYTES``: the longest name the engine keeps (longer ones are truncated), or
+      None;
+    * ``TEMPORARY_TABLES``: whether ``CREATE TEMPORARY TABLE`` makes a table that disappears
+      with the session (DuckDB, PostgreSQL; Spark has temporary views only);
+    * ``KNOWS_SESSIONS``: whether :meth:`live_sessions` knows which other sessions are alive
+      (DuckDB: none can be while this one writes; PostgreSQL: its backends), or cannot tell
+      (Spark: other applications may share the catalog).
+    """
 
     dialect: str = "duckdb"
+    IDENTIFIER_BYTES: int | None = None
+    TEMPORARY_TABLES: bool = True
+    KNOWS_SESSIONS: bool = True
 
     def __init__(self, on_sql: SqlCallback | None = None) -> None:
         self.log: list[str] = []
         self.on_sql = on_sql
         self._reporter: Reporter | None = None
+        self._depth = 0
 
     # -- primitives every engine implements ---------------------------------------------
     @abc.abstractmethod
@@ -66,6 +135,76 @@ class Warehouse(abc.ABC):
     def transaction(self) -> contextlib.AbstractContextManager[None]:
         """Run the enclosed statements atomically: all of them become visible, or none."""
 
+    @abc.abstractmethod
+    def fold(self, part: str) -> str:
+        """One name part as the engine compares names (its identity)."""
+
+    @abc.abstractmethod
+    def resolve_target(self, name: TableName) -> ObjectName:
+        """Where a new table or view of this name would be created."""
+
+    @abc.abstractmethod
+    def resolve_existing(self, name: TableName) -> Located | None:
+        """The relation this name reads (through the engine's search path), or None."""
+
+    @abc.abstractmethod
+    def session_token(self) -> str:
+        """The engine's identity of this connection's session (stored with the objects a call
+        creates, see :mod:`warehouse_ml.ownership`)."""
+
+    @abc.abstractmethod
+    def live_sessions(self, tokens: set[str]) -> set[str]:
+        """Those of ``tokens`` (:meth:`session_token` values of OTHER processes) whose session
+        may still be running: the objects they staged are then left alone by
+        :func:`warehouse_ml.ownership.vacuum`."""
+
+    @abc.abstractmethod
+    def schema_objects(self, schema: str) -> list[tuple[str, str]]:
+        """(name, 'table' or 'view') of every object in ``schema`` of the current database."""
+
+    def _usable(self) -> Warehouse:
+        """The adapter a new session runs on: this one, or (DuckDB) a cursor when the user's
+        connection holds an unfinished result. Raises ConnectionStateError on an open or failed
+        user transaction."""
+        return self
+
+    def after_drop(self) -> None:  # noqa: B027 - most engines need nothing
+        """Give the space of dropped tables back where the engine needs to be told (DuckDB
+        files: CHECKPOINT). Best effort."""
+
+    @property
+    def sees_user_objects(self) -> bool:
+        """Whether this adapter sees the user connection's temporary objects (False for a
+        DuckDB cursor opened because the connection was busy)."""
+        return True
+
+    def views_read_library(self) -> str | None:
+        """None when a view can read the library's tables in ``wml``; else why not."""
+        return None
+
+    # -- sessions ---------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Warehouse]:
+        """The adapter one public call runs on (see the module docstring); nested calls of the
+        library (a select_model fitting a model) share the outermost session."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+            return
+        self._forget_facts()
+        usable = self._usable()
+        usable._depth += 1
+        try:
+            yield usable
+        finally:
+            usable._depth -= 1
+
+    def _forget_facts(self) -> None:  # noqa: B027 - engines that cache facts override it
+        """Facts read from the connection (current schema...) may have changed between calls."""
+
     # -- the choke point -----------------------------------------------------------------
     def _record(self, sql: str) -> str:
         self.log.append(sql)
@@ -78,14 +217,34 @@ class Warehouse(abc.ABC):
         if self._reporter is not None:
             self._reporter.statement(describe(tree, template))
 
+    TEMPORARY_SCHEMA: tuple[str, ...] = ()
+    """The leading name parts of the engine's temporary tables (see :meth:`temporary_table`)."""
+
+    def _prepare(self, tree: exp.Expression) -> exp.Expression:
+        """A statement as the engine needs it: a table created under a temporary name
+        (:meth:`temporary_table`) is created TEMPORARY."""
+        if (
+            self.TEMPORARY_SCHEMA
+            and isinstance(tree, exp.Create)
+            and tree.kind == "TABLE"
+            and isinstance(tree.this, exp.Table)
+            and tuple(p.name for p in tree.this.parts[:-1]) == self.TEMPORARY_SCHEMA
+        ):
+            tree.set("properties", exp.Properties(expressions=[exp.TemporaryProperty()]))
+        return tree
+
+    def generate(self, tree: exp.Expression) -> str:
+        """SQL text of a statement for this engine."""
+        return templates.generate(self._prepare(tree), self.dialect)
+
     def _run(self, tree: exp.Expression, template: str | None) -> None:
         for statement in dialects.statements(tree, self.dialect):
             self._announce(statement, template)
-            self._execute(self._record(templates.generate(statement, self.dialect)))
+            self._execute(self._record(self.generate(statement)))
 
     def _fetch(self, tree: exp.Expression, template: str | None) -> pa.Table:
         self._announce(tree, template)
-        return self._query(self._record(templates.generate(tree, self.dialect)))
+        return self._query(self._record(self.generate(tree)))
 
     def run_tree(self, tree: exp.Expression) -> None:
         """Execute a statement built as a sqlglot tree (as several engine statements where the
@@ -130,17 +289,24 @@ class Warehouse(abc.ABC):
         """Column names and Arrow types of a table, view or table function, without reading rows."""
         return self.fetch("select_no_rows", source=relation).schema
 
-    def exists(self, relation: TableName) -> bool:
-        """Whether a table or view of that name can be queried."""
-        try:
-            self.schema_of(relation)
-        except SourceError:
-            return False
-        return True
+    def relation_kind(self, name: ObjectName) -> str | None:
+        """'table' or 'view' when an object of that identity exists, else None."""
+        located = self.resolve_existing(name.parts)
+        return located.kind if located is not None and located.name.key == name.key else None
+
+    def library_table(self, name: str) -> TableName:
+        """A name in the library's schema ``wml``."""
+        return TableName((LIBRARY_SCHEMA, name))
 
     def temporary_name(self, stem: str) -> TableName:
         """A fresh name for a temporary object, unlikely to meet a user's."""
         return TableName((f"wml_{stem}_{uuid.uuid4().hex[:12]}",))
+
+    def temporary_table(self, stem: str) -> TableName:
+        """A fresh name for a table that lives only as long as this session: a TEMPORARY table
+        where the engine has them, else a table in ``wml`` (dropped by its owner, or by
+        :func:`warehouse_ml.ownership.vacuum` once its session has ended)."""
+        return self.library_table(f"{stem}_{uuid.uuid4().hex[:12]}")
 
 
 class DuckDBWarehouse(Warehouse):
@@ -152,9 +318,15 @@ class DuckDBWarehouse(Warehouse):
         self,
         connection: duckdb.DuckDBPyConnection,
         on_sql: SqlCallback | None = None,
+        *,
+        cursor_of: DuckDBWarehouse | None = None,
     ) -> None:
         super().__init__(on_sql)
         self.connection = connection
+        self._facts: dict[str, Any] | None = None
+        self._cursor_of = cursor_of
+        if cursor_of is not None:
+            self.log = cursor_of.log
 
     def _execute(self, sql: str) -> None:
         with _duckdb_errors():
@@ -182,6 +354,176 @@ class DuckDBWarehouse(Warehouse):
             raise
         self.connection.commit()
 
+    # -- identity -------------------------------------------------------------------------
+    def fold(self, part: str) -> str:
+        """DuckDB compares identifiers ignoring ASCII case only ('A' = 'a', 'É' <> 'é')."""
+        return part.translate(_ASCII_LOWER)
+
+    def _session_facts(self) -> dict[str, Any]:
+        if self._facts is None:
+            self._facts = self.fetch("engine_duckdb_session").to_pylist()[0]
+        return self._facts
+
+    def _forget_facts(self) -> None:
+        self._facts = None
+
+    def _key(self, catalog: str | None, schema: str, name: str) -> tuple[str, str, str]:
+        current = self.fold(self._session_facts()["database_name"])
+        folded = "" if catalog is None or self.fold(catalog) == current else self.fold(catalog)
+        return (folded, self.fold(schema), self.fold(name))
+
+    def _object(self, catalog: str | None, schema: str, name: str) -> ObjectName:
+        current = self.fold(self._session_facts()["database_name"])
+        if catalog is not None and self.fold(catalog) == current:
+            catalog = None
+        parts = (schema, name) if catalog is None else (catalog, schema, name)
+        return ObjectName(TableName(parts), self._key(catalog, schema, name))
+
+    def _split(self, name: TableName) -> tuple[str | None, str | None, str]:
+        """(catalog, schema, name) of a name as written; a two-part name's first part is a
+        schema of the current database if there is one of that name, else a database."""
+        parts = name.parts
+        if len(parts) == 3:
+            return parts[0], parts[1], parts[2]
+        if len(parts) == 1:
+            return None, None, parts[0]
+        facts = self._session_facts()
+        schemas = self.fetch("engine_duckdb_schemas").to_pylist()
+        current = self.fold(facts["database_name"])
+        first = self.fold(parts[0])
+        if any(
+            self.fold(s["database_name"]) == current and self.fold(s["schema_name"]) == first
+            for s in schemas
+        ):
+            return None, parts[0], parts[1]
+        if any(self.fold(s["database_name"]) == first for s in schemas):
+            return parts[0], "main", parts[1]
+        return None, parts[0], parts[1]
+
+    def resolve_target(self, name: TableName) -> ObjectName:
+        catalog, schema, table = self._split(name)
+        return self._object(catalog, schema or self._session_facts()["schema_name"], table)
+
+    def relation_kind(self, name: ObjectName) -> str | None:
+        """Looked up by identity (no search path: the name is already resolved)."""
+        catalog, schema, table = name.key
+        database = catalog or self.fold(self._session_facts()["database_name"])
+        for row in self.fetch("engine_duckdb_relations", name=name.parts.name).to_pylist():
+            if (
+                self.fold(row["database_name"]) == database
+                and self.fold(row["schema_name"]) == schema
+                and self.fold(row["object_name"]) == table
+            ):
+                return str(row["object_kind"])
+        return None
+
+    def resolve_existing(self, name: TableName) -> Located | None:
+        catalog, schema, table = self._split(name)
+        facts = self._session_facts()
+        found = [
+            r
+            for r in self.fetch("engine_duckdb_relations", name=table).to_pylist()
+            if self.fold(r["object_name"]) == self.fold(table)
+        ]
+        current = facts["database_name"]
+        if schema is not None:
+            order = [(catalog or current, schema)]
+        else:  # DuckDB's search path: temporary objects, the search path, the current schema
+            path = [p.strip() for p in (facts["search_path"] or "").split(",") if p.strip()]
+            order = [
+                ("temp", "main"),
+                *((p.split(".", 1) if "." in p else (current, p)) for p in path),
+                (current, facts["schema_name"]),
+                (current, "main"),
+            ]
+        for database, schema_name in order:
+            for row in found:
+                if self.fold(row["database_name"]) == self.fold(database) and self.fold(
+                    row["schema_name"]
+                ) == self.fold(schema_name):
+                    located = self._object(
+                        row["database_name"], row["schema_name"], row["object_name"]
+                    )
+                    if row["is_temporary"]:
+                        located = ObjectName(
+                            TableName(("temp", "main", row["object_name"])), located.key
+                        )
+                    return Located(located, row["object_kind"], bool(row["is_temporary"]))
+        return None
+
+    def schema_objects(self, schema: str) -> list[tuple[str, str]]:
+        rows = self.fetch("engine_duckdb_schema_objects", schema=schema).to_pylist()
+        return [(r["object_name"], r["object_kind"]) for r in rows]
+
+    # -- the user's connection ------------------------------------------------------------
+    def _usable(self) -> Warehouse:
+        if self._cursor_of is not None:
+            return self
+        try:
+            first = self._session_facts()["transaction_id"]
+        except duckdb.ResourceInUseException:
+            self._facts = None
+            return DuckDBWarehouse(self.connection.cursor(), self.on_sql, cursor_of=self)
+        self._facts = None
+        if self._session_facts()["transaction_id"] == first:
+            raise ConnectionStateError(
+                "the DuckDB connection has an open transaction (BEGIN without COMMIT or "
+                "ROLLBACK); warehouse-ml runs its own transactions and does not write inside "
+                "yours: commit or roll back first (con.commit() / con.rollback())"
+            )
+        return self
+
+    @property
+    def sees_user_objects(self) -> bool:
+        return self._cursor_of is None
+
+    def views_read_library(self) -> str | None:
+        """DuckDB stores a view's references to its own database without the database's
+        name, so with an attached database named ``wml`` a view reading ``wml.x`` is
+        ambiguous whatever the library writes."""
+        if self._session_facts()["wml_catalog"]:
+            return (
+                "a database named 'wml' is attached, and DuckDB stores a view's references to "
+                'schema wml of its own database as "wml.<table>", which that name makes '
+                "ambiguous; detach it or attach it under another name (ATTACH ... AS other) "
+                "to create prediction views (every other call works as it is)"
+            )
+        return None
+
+    def session_token(self) -> str:
+        return "duckdb"
+
+    def live_sessions(self, tokens: set[str]) -> set[str]:
+        """A DuckDB file is locked by the one process writing to it, so while this process
+        writes, no other process's session is running."""
+        return set()
+
+    TEMPORARY_SCHEMA = ("temp", "main")
+
+    def _prepare(self, tree: exp.Expression) -> exp.Expression:
+        """With an attached database named ``wml``, "wml.x" is ambiguous in DuckDB: the
+        library's own objects are then named with the current database too."""
+        tree = super()._prepare(tree)
+        if not (self._facts or {}).get("wml_catalog"):
+            return tree
+        database = exp.to_identifier(self._session_facts()["database_name"], quoted=True)
+        tree = tree.copy()
+        if isinstance(tree, exp.Create) and tree.kind == "SCHEMA" and not tree.this.args.get("db"):
+            tree.this.set("db", database)  # CREATE SCHEMA <database>.wml
+        for table in tree.find_all(exp.Table):
+            if table.args.get("catalog") is None and table.db == LIBRARY_SCHEMA:
+                table.set("catalog", database.copy())
+        return tree
+
+    def after_drop(self) -> None:
+        with contextlib.suppress(duckdb.Error):
+            self.run("engine_duckdb_checkpoint")
+
+    def temporary_table(self, stem: str) -> TableName:
+        return TableName((*self.TEMPORARY_SCHEMA, f"wml_{stem}_{uuid.uuid4().hex[:12]}"))
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 SIGINT_MESSAGE = "Query interrupted"
 """The text of the ``RuntimeError`` DuckDB's Python client raises when SIGINT (Ctrl-C) arrives
@@ -203,7 +545,7 @@ def _duckdb_errors() -> Iterator[None]:
 
 
 # Also accepted: a ``psycopg.Connection`` and a ``pyspark.sql.SparkSession`` (optional extras).
-Connectable = Warehouse | duckdb.DuckDBPyConnection | str | Any | None
+Connectable = Warehouse | duckdb.DuckDBPyConnection | str | os.PathLike | Any | None
 
 
 def connect(con: Connectable = None, *, on_sql: SqlCallback | None = None) -> Warehouse:
@@ -218,8 +560,8 @@ def connect(con: Connectable = None, *, on_sql: SqlCallback | None = None) -> Wa
         if on_sql is not None:
             con.on_sql = on_sql
         return con
-    if con is None or isinstance(con, str):
-        return DuckDBWarehouse(duckdb.connect(con or ":memory:"), on_sql)
+    if con is None or isinstance(con, (str, os.PathLike)):
+        return DuckDBWarehouse(duckdb.connect(str(con) if con else ":memory:"), on_sql)
     if isinstance(con, duckdb.DuckDBPyConnection):
         return DuckDBWarehouse(con, on_sql)
     # Optional engines, imported only when their driver is already loaded by the caller.
@@ -244,3 +586,18 @@ def connect(con: Connectable = None, *, on_sql: SqlCallback | None = None) -> Wa
         "expected a duckdb connection, a psycopg Connection, a pyspark SparkSession, a DuckDB "
         f"database path, a Warehouse or None; got {type(con).__name__}"
     )
+
+
+@contextlib.contextmanager
+def session(
+    con: Connectable, operation: str | None = None, progress: ProgressCallback | None = None
+) -> Iterator[Warehouse]:
+    """The adapter one public call runs on: :func:`connect`, then :meth:`Warehouse.session`
+    (the connection's state checked once per outermost call), reporting statements to
+    ``progress`` as ``operation``."""
+    with connect(con).session() as warehouse:
+        if operation is None:
+            yield warehouse
+            return
+        with warehouse.operation(operation, progress):
+            yield warehouse
