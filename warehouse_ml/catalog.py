@@ -1,49 +1,64 @@
 """The model catalog: parameter tables and one metadata row per model, in schema ``wml``.
 
-A model's parameters live in ordinary tables named ``wml.<model_id>_<part>``; the catalog table
+A model's parameters live in ordinary tables named ``wml.<model_id>_<part>``, each registered
+in the object registry (:mod:`warehouse_ml.ownership`) before it is created; the catalog table
 ``wml.models`` maps the model's name to its current ``model_id``. A (re-)fit writes a complete
-new set of tables under a fresh id, then, in one transaction, swaps the catalog row, rebuilds the
-model's registered prediction views and drops the old tables. Readers therefore see the old model
-or the new one, never a mix, and a fit that fails leaves the old model untouched.
+new set of tables under a fresh id, then, in one transaction, swaps the catalog row, rebuilds
+the model's registered views and drops the old version's tables. Readers therefore see the old
+model or the new one, never a mix, and a fit that fails leaves the old model untouched.
+
+Catalog format 2 (this version) keeps the model's views in the object registry (format 1 had a
+table ``wml.views``, migrated on the first write) and records each parameter table's row count
+and checksum (``details["checksums"]``, see :mod:`warehouse_ml.integrity`). Models of format 1
+load and score; they have no checksums ("unverified").
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+from sqlglot import exp
 
-from warehouse_ml import templates
+from warehouse_ml import ownership, templates
 from warehouse_ml.errors import (
     ConcurrentFitError,
+    CorruptModelError,
     IncompatibleModelError,
     ModelNotFoundError,
     ParameterError,
 )
-from warehouse_ml.templates import TableName
-from warehouse_ml.warehouse import Warehouse
+from warehouse_ml.ownership import Owned
+from warehouse_ml.templates import TableName, column, literal
+from warehouse_ml.warehouse import LIBRARY_SCHEMA, Warehouse
 
-SCHEMA = "wml"
-CATALOG = TableName((SCHEMA, "models"))
-VIEW_REGISTRY = TableName((SCHEMA, "views"))
-FORMAT_VERSION = 1
+SCHEMA = LIBRARY_SCHEMA
+CATALOG_NAME = "models"
+LEGACY_VIEWS = "views"
+FORMAT_VERSION = 2
 CATALOG_COLUMNS = (
     "name", "model_id", "kind", "target", "target_type", "features", "feature_types",
     "smoothing", "source", "n_rows", "n_null_target", "classes", "details", "created_at",
     "library_version", "format_version",
 )  # fmt: skip
 JSON_COLUMNS = ("features", "feature_types", "smoothing", "classes", "details")
+PREDICTION_VIEW = "prediction_view"
+"""Registry role of a model's prediction views (rebuilt with each fit of the model)."""
 
 
 @dataclass(frozen=True)
 class ModelRecord:
-    """One catalog row, decoded. JSON columns are Python objects here."""
+    """One catalog row, decoded. JSON columns are Python objects here.
+
+    ``locations`` (not stored) names the parameter tables of a model that is not in the
+    catalog (a cross-validation fold's, in temporary tables); catalogued models' tables are
+    ``wml.<model_id>_<part>``.
+    """
 
     name: str
     model_id: str
@@ -61,10 +76,18 @@ class ModelRecord:
     created_at: dt.datetime | None = None
     library_version: str = ""
     format_version: int = FORMAT_VERSION
+    locations: Mapping[str, TableName] | None = field(default=None, compare=False, repr=False)
 
     def table(self, part: str) -> TableName:
         """The name of one of this model's parameter tables."""
+        if self.locations is not None:
+            return self.locations[part]
         return parameter_table(self.model_id, part)
+
+    @property
+    def parts(self) -> list[str]:
+        """The model's parameter tables, by part name."""
+        return list(self.details.get("tables", []))
 
 
 def parameter_table(model_id: str, part: str) -> TableName:
@@ -72,15 +95,9 @@ def parameter_table(model_id: str, part: str) -> TableName:
     return TableName((SCHEMA, f"{model_id}_{part}"))
 
 
-def part_namer(model_id: str, parts: list[str]) -> Callable[[str], TableName]:
-    """The table of a new part of model ``model_id``; the part is appended to ``parts`` first,
-    so that a failure while creating it drops it (:func:`staging`)."""
-
-    def table(part: str) -> TableName:
-        parts.append(part)
-        return parameter_table(model_id, part)
-
-    return table
+def catalog_table(warehouse: Warehouse) -> TableName:
+    """``wml.models``."""
+    return warehouse.library_table(CATALOG_NAME)
 
 
 def read_part(warehouse: Warehouse, record: ModelRecord, part: str) -> pa.Table:
@@ -104,102 +121,200 @@ def validate_name(name: str) -> str:
     return name
 
 
+def _exists(warehouse: Warehouse, name: str) -> bool:
+    table = ownership.library_object(warehouse, warehouse.library_table(name))
+    return warehouse.relation_kind(table) is not None
+
+
 def ensure(warehouse: Warehouse) -> None:
-    """Create schema ``wml``, the catalog and the view registry if they do not exist."""
-    warehouse.run("create_schema", schema=SCHEMA)
-    warehouse.run("create_catalog", table=CATALOG)
-    warehouse.run("create_view_registry", table=VIEW_REGISTRY)
+    """Create schema ``wml``, the catalog and the object registry if they do not exist, and
+    move the views a format-1 catalog registered (``wml.views``) into the registry."""
+    ownership.ensure(warehouse)
+    warehouse.run("create_catalog", table=catalog_table(warehouse))
+    if _exists(warehouse, LEGACY_VIEWS):
+        _migrate_views(warehouse)
+
+
+def _migrate_views(warehouse: Warehouse) -> None:
+    legacy = warehouse.library_table(LEGACY_VIEWS)
+    rows = warehouse.fetch(
+        "select_rows_where", table=legacy, condition=exp.true(),
+        order_columns=[column("view_name", "t")],
+    ).to_pylist()  # fmt: skip
+    with warehouse.transaction():
+        for row in rows:
+            view = TableName(tuple(json.loads(row["view_name"])))
+            located = warehouse.resolve_existing(view)
+            if located is None or located.kind != "view":
+                continue  # dropped by hand since: nothing to own
+            claimed = ownership.Claim(located.name, "view", None)
+            ownership.take(
+                warehouse, claimed, owner_kind="model", owner=row["model"], role=PREDICTION_VIEW,
+                created_by="create_view", lifetime=ownership.MODEL,
+                details={
+                    "source": json.loads(row["source"]), "options": json.loads(row["options"])
+                },
+            )  # fmt: skip
+        warehouse.run("drop_table", table=legacy)
 
 
 def _decode(row: dict[str, Any]) -> ModelRecord:
-    if row["format_version"] > FORMAT_VERSION:
-        raise IncompatibleModelError(
-            f"model {row['name']!r} was written in catalog format {row['format_version']} by "
-            f"warehouse-ml {row['library_version']}; this version reads format {FORMAT_VERSION} "
-            "or older: upgrade warehouse-ml or re-fit the model"
-        )
-    values = {k: (json.loads(row[k]) if k in JSON_COLUMNS else row[k]) for k in CATALOG_COLUMNS}
-    return ModelRecord(**values)
+    name = row.get("name")
+    try:
+        if row["format_version"] > FORMAT_VERSION:
+            raise IncompatibleModelError(
+                f"model {name!r} was written in catalog format {row['format_version']} by "
+                f"warehouse-ml {row['library_version']}; this version reads format "
+                f"{FORMAT_VERSION} or older: upgrade warehouse-ml or re-fit the model"
+            )
+        values = {k: (json.loads(row[k]) if k in JSON_COLUMNS else row[k]) for k in CATALOG_COLUMNS}
+        record = ModelRecord(**values)
+        _check_record(record)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise CorruptModelError(
+            f"the catalog row of model {name!r} in {SCHEMA}.{CATALOG_NAME} is malformed "
+            f"({type(error).__name__}: {error}); expected the row a fit writes: re-fit the "
+            "model or drop it"
+        ) from error
+    return record
+
+
+def _check_record(record: ModelRecord) -> None:
+    """The shape a fit writes (JSON columns of the right types, every feature typed)."""
+    problems = []
+    if not isinstance(record.features, list) or not all(
+        isinstance(f, str) for f in record.features
+    ):
+        problems.append("features is not a list of column names")
+    elif not isinstance(record.feature_types, dict) or any(
+        not isinstance(record.feature_types.get(f), dict)
+        or not {"kind", "sql_type"} <= set(record.feature_types[f])
+        for f in record.features
+    ):
+        problems.append("feature_types does not give every feature's kind and type")
+    if not isinstance(record.classes, list) or len(record.classes) < 2:
+        problems.append("classes is not a list of at least two labels")
+    if not isinstance(record.smoothing, dict) or not isinstance(record.details, dict):
+        problems.append("smoothing or details is not a JSON object")
+    if problems:
+        raise ValueError("; ".join(problems))
 
 
 def read(warehouse: Warehouse, name: str) -> ModelRecord:
     """The catalog row of model ``name``; ModelNotFoundError if there is none."""
-    if not warehouse.exists(CATALOG):
+    if not _exists(warehouse, CATALOG_NAME):
         raise ModelNotFoundError(f"no model {name!r}: this database has no model catalog yet")
     rows = _rows(warehouse, name)
     if not rows:
         known = [r["name"] for r in list_models(warehouse)]
-        raise ModelNotFoundError(f"no model {name!r} in {CATALOG}; models here: {known}")
+        raise ModelNotFoundError(
+            f"no model {name!r} in {SCHEMA}.{CATALOG_NAME}; models here: {known}"
+        )
     return rows[0]
+
+
+def current_version(warehouse: Warehouse, name: str) -> str | None:
+    """The model id the catalog holds for ``name`` now, or None."""
+    if not _exists(warehouse, CATALOG_NAME):
+        return None
+    rows = _raw_rows(warehouse, name)
+    return rows[0]["model_id"] if rows else None
+
+
+def _raw_rows(warehouse: Warehouse, name: str) -> list[dict[str, Any]]:
+    return warehouse.fetch(
+        "select_rows_where",
+        table=catalog_table(warehouse),
+        condition=exp.EQ(this=column("name", "t"), expression=literal(name)),
+        order_columns=[column("model_id", "t")],
+    ).to_pylist()
 
 
 def _rows(warehouse: Warehouse, name: str) -> list[ModelRecord]:
     """Every catalog row of ``name`` (one, except after two concurrent FIRST fits of a name,
     see :func:`publish`)."""
-    rows = warehouse.fetch("select_model_row", table=CATALOG, name=name).to_pylist()
-    return [_decode(row) for row in rows]
-
-
-def _drop_tables(warehouse: Warehouse, records: list[ModelRecord]) -> None:
-    for record in records:
-        for part in record.details.get("tables", []):
-            warehouse.run("drop_table", table=record.table(part))
+    return [_decode(row) for row in _raw_rows(warehouse, name)]
 
 
 def list_models(warehouse: Warehouse) -> list[dict[str, Any]]:
     """Every catalog row as a dict (JSON columns decoded), by name."""
-    if not warehouse.exists(CATALOG):
+    if not _exists(warehouse, CATALOG_NAME):
         return []
-    rows = warehouse.fetch("select_catalog", table=CATALOG).to_pylist()
-    return [{k: (json.loads(v) if k in JSON_COLUMNS else v) for k, v in r.items()} for r in rows]
+    rows = warehouse.fetch(
+        "select_rows_where", table=catalog_table(warehouse), condition=exp.true(),
+        order_columns=[column("name", "t"), column("model_id", "t")],
+    ).to_pylist()  # fmt: skip
+    decoded = []
+    for row in rows:
+        try:
+            decoded.append({k: (json.loads(v) if k in JSON_COLUMNS else v) for k, v in row.items()})
+        except ValueError as error:
+            raise CorruptModelError(
+                f"the catalog row of model {row.get('name')!r} has malformed JSON ({error})"
+            ) from error
+    return decoded
 
 
-def _row_values(record: ModelRecord) -> templates.exp.Values:
+def current_versions(warehouse: Warehouse) -> tuple[dict[str, str], set[str]]:
+    """(model name -> current model id, and the parameter table names that format-1 catalog
+    rows name): what :func:`warehouse_ml.ownership.vacuum` must keep."""
+    versions: dict[str, str] = {}
+    legacy: set[str] = set()
+    for row in list_models(warehouse):
+        versions[row["name"]] = row["model_id"]
+        if row["format_version"] < FORMAT_VERSION:
+            legacy |= {f"{row['model_id']}_{part}" for part in row["details"].get("tables", [])}
+        if row["details"].get("selection"):
+            legacy.add(row["details"]["selection"][-1])
+    return versions, legacy
+
+
+def _row_values(record: ModelRecord) -> exp.Values:
     values = []
-    for column in CATALOG_COLUMNS:
-        value = getattr(record, column)
-        if column in JSON_COLUMNS:
+    for name in CATALOG_COLUMNS:
+        value = getattr(record, name)
+        if name in JSON_COLUMNS:
             value = json.dumps(value, sort_keys=True, default=str)
-        elif column == "created_at":  # typed: PostgreSQL will not insert text as TIMESTAMP
-            value = templates.exp.cast(
-                templates.literal(value.isoformat(sep=" ")), templates.exp.DataType.Type.TIMESTAMP
-            )
+        elif name == "created_at":  # typed: PostgreSQL will not insert text as TIMESTAMP
+            value = exp.cast(literal(value.isoformat(sep=" ")), exp.DataType.Type.TIMESTAMP)
         values.append(value)
     return templates.values([values], "r", CATALOG_COLUMNS)
 
 
-@contextlib.contextmanager
-def staging(warehouse: Warehouse, model_id: str, parts: list[str]) -> Iterator[None]:
-    """Drop every table of ``model_id`` named in ``parts`` if the enclosed block fails or is
-    interrupted (any BaseException: KeyboardInterrupt included), then re-raise.
+def _condition(**equal: str) -> exp.Expression:
+    return exp.and_(*(exp.EQ(this=column(k), expression=literal(v)) for k, v in equal.items()))
 
-    The clean-up goes on past a failing drop, and a drop interrupted by a second Ctrl-C is tried
-    once more, so that a user pressing Ctrl-C twice still leaves no partial table.
-    """
-    try:
-        yield
-    except BaseException:
-        for part in parts:
-            for _attempt in range(2):
-                try:
-                    warehouse.run("drop_table", table=parameter_table(model_id, part))
-                    break
-                except (Exception, KeyboardInterrupt):
-                    continue
-        raise
+
+def _version_objects(warehouse: Warehouse, record: ModelRecord) -> list[Owned]:
+    """The registered objects of ``record``'s model that belong to one version of it (every
+    object of the model but its views)."""
+    return [
+        o for o in ownership.owned_by(warehouse, "model", record.name) if o.role != PREDICTION_VIEW
+    ]
+
+
+def _drop_version(warehouse: Warehouse, old: ModelRecord, keep: set[tuple[str, ...]]) -> None:
+    """Drop an old version's parameter tables (registered, or named in a format-1 row)."""
+    registered = [
+        o
+        for o in _version_objects(warehouse, old)
+        if o.version == old.model_id or (not o.version and o.key not in keep)
+    ]
+    ownership.release(warehouse, registered)
+    if old.format_version < FORMAT_VERSION:
+        for part in old.parts:
+            warehouse.run("drop_table", table=old.table(part))
 
 
 def publish(
-    warehouse: Warehouse,
-    record: ModelRecord,
-    parts: list[str],
-    rebuild_views: Callable[[ModelRecord], None],
+    warehouse: Warehouse, record: ModelRecord, rebuild_views: Callable[[ModelRecord], None]
 ) -> None:
-    """Make ``record`` (whose tables exist) the model of its name, atomically.
+    """Make ``record`` (whose tables exist, registered) the model of its name, atomically.
 
     In one transaction: the old catalog row is read and replaced, the model's registered views
-    are rebuilt by ``rebuild_views``, and the old model's parameter tables are dropped. If
-    anything fails, the transaction rolls back and the new tables are dropped instead.
+    are rebuilt by ``rebuild_views``, and the old version's parameter tables are dropped (with
+    the model's other objects of no current use: an earlier model selection's comparison). If
+    anything fails, the transaction rolls back; the caller's staging drops the new tables.
 
     Concurrent fits of one name: the old row is deleted by name AND model id, and the name must
     then have exactly one row, this one. A fit whose old row another connection replaced
@@ -211,13 +326,16 @@ def publish(
     Raises:
         ConcurrentFitError: another connection published a model of this name meanwhile.
     """
-    with staging(warehouse, record.model_id, parts), warehouse.transaction():
+    table = catalog_table(warehouse)
+    with warehouse.transaction():
         replaced = _rows(warehouse, record.name)
         for old in replaced:
             warehouse.run(
-                "delete_catalog_version", table=CATALOG, name=record.name, model_id=old.model_id
+                "delete_rows_where",
+                table=table,
+                condition=_condition(name=record.name, model_id=old.model_id),
             )
-        warehouse.run("insert_catalog_row", table=CATALOG, row=_row_values(record))
+        warehouse.run("insert_rows_from", table=table, rows=_row_values(record))
         now_there = [r.model_id for r in _rows(warehouse, record.name)]
         if now_there != [record.model_id]:
             raise ConcurrentFitError(
@@ -226,27 +344,18 @@ def publish(
                 "this fit was rolled back: run it again"
             )
         rebuild_views(record)
-        _drop_tables(warehouse, replaced)
+        keep = {
+            o.key
+            for o in _version_objects(warehouse, record)
+            if o.name.parts == tuple(record.details.get("selection") or ())
+        }
+        for old in replaced:
+            _drop_version(warehouse, old, keep)
 
 
-def registered_views(warehouse: Warehouse, model: str) -> list[dict[str, Any]]:
-    """The registry rows of ``model``'s prediction views (JSON columns decoded)."""
-    rows = warehouse.fetch("select_model_views", table=VIEW_REGISTRY, model=model).to_pylist()
-    return [{k: json.loads(v) if k != "model" else v for k, v in r.items()} for r in rows]
-
-
-def register_view(
-    warehouse: Warehouse, view: TableName, model: str, source: Any, options: dict[str, Any]
-) -> None:
-    """Record a prediction view (replacing any earlier record of the same view name)."""
-    key = json.dumps(list(view.parts))
-    warehouse.run("delete_view_row", table=VIEW_REGISTRY, view_name=key)
-    row = templates.values(
-        [(key, model, json.dumps(source), json.dumps(options, sort_keys=True))],
-        "r",
-        ("view_name", "model", "source", "options"),
-    )
-    warehouse.run("insert_view_row", table=VIEW_REGISTRY, row=row)
+def registered_views(warehouse: Warehouse, model: str) -> list[Owned]:
+    """The registry rows of ``model``'s prediction views."""
+    return [o for o in ownership.owned_by(warehouse, "model", model) if o.role == PREDICTION_VIEW]
 
 
 def drop(warehouse: Warehouse, name: str) -> None:
@@ -254,15 +363,12 @@ def drop(warehouse: Warehouse, name: str) -> None:
     read(warehouse, name)  # ModelNotFoundError when there is none
     with warehouse.transaction():
         records = _rows(warehouse, name)
-        for view in registered_views(warehouse, name):
-            warehouse.run("drop_view", view=TableName(tuple(view["view_name"])))
-            warehouse.run(
-                "delete_view_row", table=VIEW_REGISTRY, view_name=json.dumps(view["view_name"])
-            )
-        warehouse.run("delete_catalog_row", table=CATALOG, name=name)
-        _drop_tables(warehouse, records)
-
-
-def now() -> dt.datetime:
-    """Current UTC time without tzinfo (stored as TIMESTAMP)."""
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
+        ownership.release(warehouse, ownership.owned_by(warehouse, "model", name))
+        warehouse.run(
+            "delete_rows_where", table=catalog_table(warehouse), condition=_condition(name=name)
+        )
+        for record in records:
+            if record.format_version < FORMAT_VERSION:
+                for part in record.parts:
+                    warehouse.run("drop_table", table=record.table(part))
+    warehouse.after_drop()

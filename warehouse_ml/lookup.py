@@ -36,9 +36,10 @@ from typing import Any
 from sqlglot import exp
 
 from warehouse_ml import templates
-from warehouse_ml.catalog import ModelRecord, parameter_table
+from warehouse_ml.catalog import ModelRecord
 from warehouse_ml.counting import partition_or_zero
 from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, Feature
+from warehouse_ml.ownership import Staging
 from warehouse_ml.scoring import Join, Term, per_partition, pivot_columns
 from warehouse_ml.templates import TableName, alias, column, literal
 from warehouse_ml.warehouse import Warehouse
@@ -87,17 +88,17 @@ def blocks_of(record: ModelRecord) -> list[Block]:
 
 
 def contiguous_ranges(
-    warehouse: Warehouse, model_id: str, features: Sequence[Feature]
+    warehouse: Warehouse, categorical: TableName, features: Sequence[Feature]
 ) -> dict[str, tuple[int, int]]:
     """``{attribute: (low, high)}`` of each integer-coded categorical feature whose seen values
-    (in the categorical table of ``model_id``, across its partitions if it has several) are
-    the contiguous low..high, in feature order."""
+    (in the ``categorical`` table, across its partitions if it has several) are the contiguous
+    low..high, in feature order."""
     attributes = [f.name for f in features if f.kind == CATEGORICAL and integer_coded(f.sql_type)]
     if not attributes:
         return {}
     ranges = warehouse.fetch(
         "select_value_ranges",
-        categorical=parameter_table(model_id, "categorical"),
+        categorical=categorical,
         attributes=templates.values([(a,) for a in attributes], "a", ("attribute",)),
     )
     found = {
@@ -108,7 +109,9 @@ def contiguous_ranges(
     return {a: found[a] for a in attributes if a in found}
 
 
-def layout(warehouse: Warehouse, model_id: str, features: Sequence[Feature]) -> list[Block]:
+def layout(
+    warehouse: Warehouse, categorical: TableName, features: Sequence[Feature]
+) -> list[Block]:
     """Group the integer-coded features whose seen values are contiguous
     (:func:`contiguous_ranges`), in feature order, into blocks at most MAX_BLOCK_CODES codes
     wide."""
@@ -124,7 +127,7 @@ def layout(warehouse: Warehouse, model_id: str, features: Sequence[Feature]) -> 
             first_code += block_width(block)
             current = []
 
-    for attribute, (low, high) in contiguous_ranges(warehouse, model_id, features).items():
+    for attribute, (low, high) in contiguous_ranges(warehouse, categorical, features).items():
         combined = _slot_count(low, high) * math.prod(_slot_count(lo, hi) for _, lo, hi in current)
         if combined > MAX_BLOCK_CODES:
             close()
@@ -135,19 +138,19 @@ def layout(warehouse: Warehouse, model_id: str, features: Sequence[Feature]) -> 
 
 def learn(
     warehouse: Warehouse,
-    model_id: str,
+    tables: Staging,
     features: Sequence[Feature],
     n_classes: int,
-    parts: list[str],
     partitioned: bool = False,
 ) -> dict[str, list[Block]]:
-    """Lay out the integer-coded features of model ``model_id`` and write its lookup table
-    when any qualifies (appending part ``lookup`` to ``parts`` first). Returns the catalog
-    details ``{"lookup": blocks}`` (no blocks when none qualifies)."""
-    blocks = layout(warehouse, model_id, features)
+    """Lay out the integer-coded features of the model being learned in ``tables`` and write
+    its lookup table (part ``lookup``) when any qualifies. Returns the catalog details
+    ``{"lookup": blocks}`` (no blocks when none qualifies)."""
+    if "categorical" not in tables.roles:
+        return {"lookup": []}
+    blocks = layout(warehouse, tables.named("categorical"), features)
     if blocks:
-        parts.append("lookup")
-        create_table(warehouse, model_id, blocks, n_classes, partitioned)
+        create_table(warehouse, tables, blocks, n_classes, partitioned)
     return {"lookup": blocks}
 
 
@@ -191,18 +194,18 @@ def _block_query(block: Block, n_classes: int, model_width: int) -> exp.Query:
 
 def create_table(
     warehouse: Warehouse,
-    model_id: str,
+    tables: Staging,
     blocks: Sequence[Block],
     n_classes: int,
     partitioned: bool = False,
 ) -> None:
-    """Write ``wml.<model_id>_lookup`` (code BIGINT, lp_0 .. lp_{K-1} DOUBLE) from the model's
+    """Write the model's ``lookup`` table (code BIGINT, lp_0 .. lp_{K-1} DOUBLE) from its
     categorical, unseen and classes tables (``partitioned``: tables with a wml_part column)."""
     slots = templates.build(
         "select_lookup_slots",
-        categorical=parameter_table(model_id, "categorical"),
-        unseen=parameter_table(model_id, "unseen"),
-        classes=parameter_table(model_id, "classes"),
+        categorical=tables.named("categorical"),
+        unseen=tables.named("unseen"),
+        classes=tables.named("classes"),
         layout=templates.values(
             [(name, low, high) for b in blocks for name, low, high in b["attributes"]],
             "l",
@@ -217,7 +220,7 @@ def create_table(
     rows = templates.union_all(_block_query(b, n_classes, model_width) for b in blocks)
     query = exp.select(exp.Star()).from_(rows.subquery("wml_blocks"))
     query = query.with_(_SLOTS.to_table().name, as_=slots)
-    warehouse.run_tree(templates.create_table_as(parameter_table(model_id, "lookup"), query))
+    warehouse.run_tree(templates.create_table_as(tables.table("lookup"), query))
 
 
 def lookup_term(
@@ -296,18 +299,19 @@ def tan_width(placed: TanLayout) -> int:
 
 def learn_tan(
     warehouse: Warehouse,
-    model_id: str,
+    tables: Staging,
     features: Sequence[Feature],
     n_classes: int,
     parents: Sequence[Mapping[str, str | None]],
-    parts: list[str],
     partitioned: bool = False,
 ) -> dict[str, TanLayout]:
-    """Lay out the integer-coded attributes of TAN model ``model_id`` (one tree per part,
-    ``parents``; the tables have a wml_part column when ``partitioned``) and write its lookup
-    table (sql/create_tan_lookup.sql) when any is placed, appending part ``lookup`` to
-    ``parts`` first. Returns the catalog details ``{"lookup": layout}``."""
-    placed = tan_layout(contiguous_ranges(warehouse, model_id, features), parents)
+    """Lay out the integer-coded attributes of the TAN model being learned in ``tables`` (one
+    tree per part, ``parents``; the tables have a wml_part column when ``partitioned``) and
+    write its lookup table (sql/create_tan_lookup.sql, part ``lookup``) when any is placed.
+    Returns the catalog details ``{"lookup": layout}``."""
+    placed = tan_layout(
+        contiguous_ranges(warehouse, tables.named("categorical"), features), parents
+    )
     if not placed:
         return {"lookup": placed}
     rows = []
@@ -318,14 +322,13 @@ def learn_tan(
             rows.append(
                 (index, attribute, parent, low, high, parent_low, parent_high, first_code, stride)
             )
-    parts.append("lookup")
     warehouse.run(
         "create_tan_lookup",
-        table=parameter_table(model_id, "lookup"),
-        categorical=parameter_table(model_id, "categorical"),
-        unseen=parameter_table(model_id, "unseen"),
-        cpt=parameter_table(model_id, "cpt"),
-        classes=parameter_table(model_id, "classes"),
+        table=tables.table("lookup"),
+        categorical=tables.named("categorical"),
+        unseen=tables.named("unseen"),
+        cpt=tables.named("cpt"),
+        classes=tables.named("classes"),
         layout=templates.values(rows, "l", TAN_LAYOUT_COLUMNS),
         width=tan_width(placed),
         categorical_part=partition_or_zero(partitioned, "k"),

@@ -3,49 +3,47 @@
 A subclass (Naive Bayes, TAN) implements two methods: :meth:`Classifier._learn`, which writes
 its parameter tables from a source, and :meth:`Classifier._terms`, which says how those tables
 score a row. Everything else (the fit protocol, predictions, views, SQL export) is here, so all
-models keep one contract.
+models keep one contract, including the guest contract (docs/RELIABILITY.md): every call runs
+in a session of the user's connection (warehouse.session), every object it creates is owned
+(ownership.py), output columns are named by names.py, and a model version's tables are
+verified against the checksums its fit recorded before they score (integrity.py).
 """
 
 from __future__ import annotations
 
 import abc
-import os
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+import contextlib
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
 import pyarrow as pa
 from sqlglot import exp
 
 import warehouse_ml
-from warehouse_ml import catalog, templates, validation
-from warehouse_ml.catalog import ModelRecord
-from warehouse_ml.errors import ColumnError, DataError, NotFittedError, ParameterError
+from warehouse_ml import catalog, integrity, names, ownership, templates, validation
+from warehouse_ml.catalog import PREDICTION_VIEW, ModelRecord
+from warehouse_ml.errors import (
+    ColumnError,
+    DataError,
+    NameConflictError,
+    NotFittedError,
+    SourceError,
+    StaleModelError,
+    ViewRebuildError,
+    WarehouseMLError,
+)
 from warehouse_ml.features import Feature, select_features
+from warehouse_ml.names import PREDICTION, probability_columns
+from warehouse_ml.ownership import Staging
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.scoring import Decision, Term, score_query
-from warehouse_ml.sources import Source, SourceLike, is_path, open_source
+from warehouse_ml.sources import Source, SourceLike, open_source, source_from_spec
 from warehouse_ml.templates import TableName
-from warehouse_ml.warehouse import Connectable, Warehouse, connect
+from warehouse_ml.warehouse import Connectable, Warehouse, session
 
-PREDICTION = "prediction"
-PROBABILITY_PREFIX = "p_"
-
-
-def probability_columns(labels: Sequence[Any]) -> list[str]:
-    """Column names of the class probabilities in prediction views and tables: ``p_<label>``
-    per class, in class order. Engines may compare names without case (DuckDB, Spark), so a
-    name equal to an earlier one but for case gets the class's 0-based index appended
-    (classes 'NULL' and 'null' give ``p_NULL`` and ``p_null_1``)."""
-    names: list[str] = []
-    taken: set[str] = set()
-    for index, label in enumerate(labels):
-        name = f"{PROBABILITY_PREFIX}{label}"
-        while name.casefold() in taken:
-            name = f"{name}_{index}"
-        names.append(name)
-        taken.add(name.casefold())
-    return names
+MAX_CLASSES = 256
+"""Most classes a model may have: each class is a column of every scoring step, and past a few
+hundred classes the scoring SQL grows too wide for engines to plan in reasonable time."""
 
 
 def _python_label(value: Any) -> Any:
@@ -56,7 +54,18 @@ def _python_label(value: Any) -> Any:
 
 
 class Classifier(abc.ABC):
-    """Base of the warehouse classifiers. Fitted attributes end in ``_``."""
+    """Base of the warehouse classifiers. Fitted attributes end in ``_``.
+
+    A model kind provides:
+
+    * ``kind`` (its catalog name) and :meth:`_smoothing` (its constructor's keyword arguments);
+    * :meth:`_learn`: write the parameter tables of one model, naming each new table with
+      ``tables.table(part)`` (a :class:`warehouse_ml.ownership.Staging`: registered before it
+      is created, dropped if the fit fails);
+    * :meth:`_terms`: the log-space terms that score a row with those tables;
+    * optionally :meth:`_partitioned_scoring` / :meth:`_learn_partitioned`: every
+      cross-validation fold's model in one set of tables, scored in one query.
+    """
 
     kind: ClassVar[str]
     record_: ModelRecord | None
@@ -77,14 +86,12 @@ class Classifier(abc.ABC):
         target: str,
         features: list[Feature],
         classes: list[dict[str, Any]],
-        model_id: str,
-        parts: list[str],
+        tables: Staging,
     ) -> dict[str, Any]:
-        """Write the parameter tables of a new model under ``model_id``.
+        """Write the parameter tables of a new model, each named by ``tables.table(part)``.
 
         ``classes`` holds one dict per class (class_index, class_label, value, n) in
-        ``classes_`` order. Each table part created must be appended to ``parts`` *before* it is
-        created, so that a failure drops it. Returns kind-specific details for the catalog.
+        ``classes_`` order. Returns kind-specific details for the catalog.
         """
 
     def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
@@ -102,15 +109,13 @@ class Classifier(abc.ABC):
         features: list[Feature],
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
-        model_id: str,
-        created: list[TableName],
+        tables: Staging,
     ) -> dict[str, Any]:
         """Learn every fold's model at once (cross-validation, when
         :meth:`_partitioned_scoring`) from the fold assignment ``split``: fold f trains on the
         rows whose ``fold`` column differs from f, with class counts ``fold_classes[f]``. The
-        scoring tables are written under ``model_id``, each holding all folds (column
-        wml_part = f); every table created is appended to ``created`` before it is created.
-        Returns the catalog details, with ``tables``: the parts written under ``model_id``."""
+        scoring tables are named by ``tables``, each holding all folds (column wml_part = f).
+        Returns the catalog details."""
         raise NotImplementedError(f"{type(self).__name__} does not learn partitioned models")
 
     @abc.abstractmethod
@@ -126,33 +131,57 @@ class Classifier(abc.ABC):
         features: list[Feature],
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
-        model_ids: list[str],
-        created: list[TableName],
-    ) -> list[dict[str, Any]]:
+        tables: Staging,
+    ) -> list[ModelRecord]:
         """Learn one model per fold (for cross-validation) from the fold assignment ``split``.
 
         Fold f trains on the rows whose ``fold`` column differs from f, with class counts
-        ``fold_classes[f]``, under ``model_ids[f]``; every table created is appended to
-        ``created``. Returns each fold's catalog details. It fits each fold from its rows (one
-        scan per fold); cross-validation uses it when :meth:`_partitioned_scoring` says no (TAN
-        with numeric attributes, whose bins differ per fold), the folds then being scored one
-        statement each.
+        ``fold_classes[f]``, in tables named by ``tables.part(f"f{f}")``. Returns each fold's
+        (uncatalogued) record. It fits each fold from its rows (one scan per fold);
+        cross-validation uses it when :meth:`_partitioned_scoring` says no (TAN with numeric
+        attributes, whose bins differ per fold), the folds then being scored one statement
+        each.
         """
-        details = []
-        for index, (classes, model_id) in enumerate(zip(fold_classes, model_ids, strict=True)):
+        records = []
+        for index, classes in enumerate(fold_classes):
             rows = templates.build(
                 "select_rows_outside_fold", split=split.relation, fold=fold, index=index
             )
             training = Source(rows.subquery("wml_training"), split.schema, split.description, True)
-            parts: list[str] = []
-            try:
-                detail = self._learn(
-                    warehouse, training, target, features, classes, model_id, parts
-                )
-            finally:
-                created.extend(catalog.parameter_table(model_id, p) for p in parts)
-            details.append({**detail, "tables": parts})
-        return details
+            fold_tables = tables.part(f"f{index}")
+            detail = self._learn(warehouse, training, target, features, classes, fold_tables)
+            records.append(
+                self._uncatalogued(fold_tables, target, split, features, classes, detail)
+            )
+        return records
+
+    def _uncatalogued(
+        self,
+        tables: Staging,
+        target: str,
+        source: Source,
+        features: Sequence[Feature],
+        classes: Sequence[dict[str, Any]],
+        details: dict[str, Any],
+    ) -> ModelRecord:
+        """A record of a model learned in ``tables`` that is not in the catalog (a
+        cross-validation fold's)."""
+        return ModelRecord(
+            name=tables.version,
+            model_id=tables.version,
+            kind=self.kind,
+            target=target,
+            target_type=str(source.field(target).type),
+            features=[f.name for f in features],
+            feature_types={f.name: f.to_json() for f in features},
+            smoothing=self._smoothing(),
+            source=source.description,
+            n_rows=sum(c["n"] for c in classes),
+            n_null_target=0,
+            classes=[c["value"] for c in classes],
+            details={**details, "tables": tables.roles},
+            locations={role: tables.named(role) for role in tables.roles},
+        )
 
     @classmethod
     def from_record(cls, record: ModelRecord) -> Classifier:
@@ -204,14 +233,46 @@ class Classifier(abc.ABC):
         """Rows left out of training because their target was NULL."""
         return self.record.n_null_target
 
+    @property
+    def verified_(self) -> bool:
+        """Whether the model's parameter tables have checksums to verify (catalog format 2);
+        models stored by earlier versions score unverified."""
+        return "checksums" in self.record.details
+
     def parameters(self, con: Connectable) -> dict[str, pa.Table]:
         """Every parameter table of the fitted model, by part name (e.g. ``classes``,
         ``categorical``), rows sorted by all columns. Columns are documented by each model."""
-        warehouse = connect(con)
-        return {
-            part: catalog.read_part(warehouse, self.record, part)
-            for part in self.record.details.get("tables", [])
-        }
+        with session(con) as warehouse, self._current(warehouse) as record:
+            return {part: catalog.read_part(warehouse, record, part) for part in record.parts}
+
+    @contextlib.contextmanager
+    def _current(self, warehouse: Warehouse) -> Iterator[ModelRecord]:
+        """The model's record, its tables verified against its fit's checksums (once per
+        process and version). A missing table of a model that has been re-fitted or dropped
+        since this object was made is a StaleModelError that says how to get the current one."""
+        record = self.record
+        try:
+            if record.locations is None:
+                integrity.verify(
+                    warehouse, record.name, record.model_id, record.details.get("checksums"),
+                    {part: record.table(part) for part in record.parts},
+                )  # fmt: skip
+            yield record
+        except SourceError as error:
+            if record.locations is None:
+                now = catalog.current_version(warehouse, record.name)
+                if now != record.model_id:
+                    how = (
+                        "has been dropped"
+                        if now is None
+                        else f"has been re-fitted since (version {record.model_id} -> {now})"
+                    )
+                    raise StaleModelError(
+                        f"model {record.name!r} {how}; this object refers to the old version, "
+                        f"whose tables are gone: load the current one with "
+                        f"warehouse_ml.load(con, {record.name!r})"
+                    ) from error
+            raise
 
     # -- fit --------------------------------------------------------------------------------
     def fit(
@@ -257,41 +318,51 @@ class Classifier(abc.ABC):
             SourceError, ColumnError, DataError, HighCardinalityError: bad input (see
             docs/RELIABILITY.md); the catalog and any old model of that name are unchanged.
         """
-        warehouse = connect(con)
         name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
-        with warehouse.operation("fit", progress), open_source(warehouse, source) as src:
+        with session(con, "fit", progress) as warehouse, open_source(warehouse, source) as src:
             chosen = select_features(
                 src, target, features, categorical=categorical, numeric=numeric, keys=keys
             )  # checks the target too
             target_type = src.field(target).type
             classes, n_null = self._classes(warehouse, src, target)
             catalog.ensure(warehouse)
+            ownership.vacuum(warehouse, *catalog.current_versions(warehouse), owner=name)
             model_id = catalog.new_model_id()
-            parts: list[str] = []
-            with catalog.staging(warehouse, model_id, parts):
-                learned = self._learn(warehouse, src, target, chosen, classes, model_id, parts)
+            with Staging(
+                warehouse, owner_kind="model", owner=name, created_by="fit", version=model_id,
+                lifetime=ownership.MODEL,
+            ) as tables:  # fmt: skip
+                learned = self._learn(warehouse, src, target, chosen, classes, tables)
                 validation.check_learned(
-                    warehouse, src.description, model_id, parts, chosen, classes,
+                    warehouse, src.description, tables, chosen, classes,
                     allow_high_cardinality=allow_high_cardinality,
                 )  # fmt: skip
-            record = ModelRecord(
-                name=name,
-                model_id=model_id,
-                kind=self.kind,
-                target=target,
-                target_type=str(target_type),
-                features=[f.name for f in chosen],
-                feature_types={f.name: f.to_json() for f in chosen},
-                smoothing=self._smoothing(),
-                source=src.description,
-                n_rows=sum(c["n"] for c in classes),
-                n_null_target=n_null,
-                classes=[c["value"] for c in classes],
-                details={**(details or {}), **learned, "tables": list(parts)},
-                created_at=catalog.now(),
-                library_version=warehouse_ml.__version__,
-            )
-            catalog.publish(warehouse, record, parts, lambda r: self._rebuild_views(warehouse, r))
+                record = ModelRecord(
+                    name=name,
+                    model_id=model_id,
+                    kind=self.kind,
+                    target=target,
+                    target_type=str(target_type),
+                    features=[f.name for f in chosen],
+                    feature_types={f.name: f.to_json() for f in chosen},
+                    smoothing=self._smoothing(),
+                    source=src.description,
+                    n_rows=sum(c["n"] for c in classes),
+                    n_null_target=n_null,
+                    classes=[c["value"] for c in classes],
+                    details={
+                        **(details or {}),
+                        **learned,
+                        "tables": tables.roles,
+                        "checksums": integrity.checksums(
+                            warehouse, {role: tables.named(role) for role in tables.roles}
+                        ),
+                    },
+                    created_at=ownership.now(),
+                    library_version=warehouse_ml.__version__,
+                )
+                catalog.publish(warehouse, record, lambda r: self._rebuild_views(warehouse, r))
+        integrity.mark_verified(record.model_id)
         self.record_ = record
         return self
 
@@ -318,6 +389,12 @@ class Classifier(abc.ABC):
                 f"target column {target!r} of {source.description} has a single class "
                 f"{present[0]['class_value']!r}; expected at least two classes"
             )
+        if len(present) > MAX_CLASSES:
+            raise DataError(
+                f"target column {target!r} of {source.description} has {len(present)} "
+                f"classes; expected at most {MAX_CLASSES} (each class is a column of the "
+                "scoring SQL): group rare classes in a view, or choose another target"
+            )
         nul = [r["class_label"] for r in present if "\x00" in r["class_label"]]
         if nul:
             raise DataError(
@@ -337,76 +414,84 @@ class Classifier(abc.ABC):
         return classes, n_null
 
     # -- scoring ------------------------------------------------------------------------
-    def _check_source(self, source: Source) -> None:
-        for feature in self.features_:
-            if source.schema.get_field_index(feature.name) < 0:
+    @staticmethod
+    def _check_source(record: ModelRecord, source: Source) -> None:
+        """The source holds every feature of ``record``, of the fitted type's family."""
+        for name in record.features:
+            fitted = record.feature_types[name]
+            feature = Feature(name, fitted["kind"], fitted["sql_type"])
+            if source.schema.get_field_index(name) < 0:
                 raise ColumnError(
-                    f"source {source.description} has no column {feature.name!r}, a feature of "
-                    f"model {self.name_!r}; expected the features {self.feature_names_in_}, "
+                    f"source {source.description} has no column {name!r}, a feature of "
+                    f"model {record.name!r}; expected the features {record.features}, "
                     f"found the columns {source.columns}"
                 )
-            field = source.field(feature.name)
+            field = source.field(name)
             if str(field.type) != feature.sql_type and not _compatible(feature, field.type):
                 raise ColumnError(
-                    f"column {feature.name!r} of {source.description} has type {field.type}; "
-                    f"model {self.name_!r} was fitted on type {feature.sql_type}"
+                    f"column {name!r} of {source.description} has type {field.type}; "
+                    f"model {record.name!r} was fitted on type {feature.sql_type}"
                 )
 
-    def _score(
+    def scoring_query(
         self,
         warehouse: Warehouse,
+        record: ModelRecord,
         source: Source,
         *,
-        passthrough: Sequence[str] = (),
+        passthrough: Sequence[tuple[str, str]] = (),
         probability_names: Sequence[str] | None = None,
         log_probability_names: Sequence[str] | None = None,
         prediction_name: str | None = None,
         decision: Decision | None = None,
-        keep_order: bool,
+        keep_order: bool = False,
     ) -> exp.Query:
-        self._check_source(source)
+        """The query scoring ``source`` with ``record``'s tables. ``passthrough``: (source
+        column, output name) pairs; an output name that equals (ignoring case) one of the
+        probability, log-probability or prediction names is refused (names.check_outputs)."""
+        self._check_source(record, source)
         outputs = [*(probability_names or []), *(log_probability_names or [])]
         if prediction_name:
             outputs.append(prediction_name)
-        clash = sorted(set(passthrough) & set(outputs))
-        if clash:
-            raise ColumnError(
-                f"columns {clash} of {source.description} collide with the output columns of "
-                f"the scoring query ({outputs}); choose key columns with keys=[...]"
-            )
+        for column_name, _ in passthrough:
+            source.field(column_name)
+        names.check_outputs([o for _, o in passthrough], outputs, source.description)
         return score_query(
             source.relation,
-            self._terms(warehouse, self.record, source),
-            self.classes_,
+            self._terms(warehouse, record, source),
+            record.classes,
             passthrough=passthrough,
             probability_names=probability_names,
             log_probability_names=log_probability_names,
             prediction_name=prediction_name,
             decision=decision,
-            keep_order=keep_order,
+            row=names.fresh("wml_row", source.columns) if keep_order else None,
         )
 
-    def _class_names(self) -> list[str]:
-        return [str(c) for c in self.classes_]
+    def _fetch_classes(self, con: Connectable, source: SourceLike, *, log: bool) -> pa.Table:
+        """One float64 column per class, named ``str(label)`` (renamed in Arrow, which allows
+        any name: the engine sees only the library's own)."""
+        internal = [f"wml_c_{i}" for i in range(len(self.classes_))]
+        with (
+            session(con) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            query = self.scoring_query(
+                warehouse, record, src, keep_order=True,
+                **{"log_probability_names" if log else "probability_names": internal},
+            )  # fmt: skip
+            table = warehouse.fetch_tree(query)
+        return table.rename_columns([str(c) for c in self.classes_])
 
     def predict_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
         """Class probabilities: one float64 column per class, in ``classes_`` order, named
         ``str(label)``, one row per source row, in source order."""
-        warehouse = connect(con)
-        with open_source(warehouse, source) as src:
-            query = self._score(
-                warehouse, src, probability_names=self._class_names(), keep_order=True
-            )
-            return warehouse.fetch_tree(query)
+        return self._fetch_classes(con, source, log=False)
 
     def predict_log_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
         """Natural-log class probabilities, laid out as :meth:`predict_proba`."""
-        warehouse = connect(con)
-        with open_source(warehouse, source) as src:
-            query = self._score(
-                warehouse, src, log_probability_names=self._class_names(), keep_order=True
-            )
-            return warehouse.fetch_tree(query)
+        return self._fetch_classes(con, source, log=True)
 
     def predict(
         self,
@@ -425,21 +510,21 @@ class Classifier(abc.ABC):
         matrix L[true][predicted] whose expected loss is minimised.
         """
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        warehouse = connect(con)
-        with open_source(warehouse, source) as src:
-            query = self._score(
-                warehouse,
-                src,
-                passthrough=list(keys),
-                prediction_name=PREDICTION,
-                decision=decision,
-                keep_order=True,
-            )
+        with (
+            session(con) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            query = self.scoring_query(
+                warehouse, record, src, passthrough=[(k, k) for k in keys],
+                prediction_name=PREDICTION, decision=decision, keep_order=True,
+            )  # fmt: skip
             return warehouse.fetch_tree(query)
 
     def view_query(
         self,
         warehouse: Warehouse,
+        record: ModelRecord,
         source: Source,
         *,
         keys: Sequence[str] | None = None,
@@ -447,16 +532,26 @@ class Classifier(abc.ABC):
         keep_order: bool = False,
     ) -> exp.Query:
         """The query behind a prediction view: key columns (default: every source column),
-        ``p_<label>`` per class (DOUBLE), ``prediction``."""
-        return self._score(
+        ``p_<label>`` per class (DOUBLE; names.probability_columns), ``prediction``."""
+        chosen = source.columns if keys is None else keys
+        return self.scoring_query(
             warehouse,
+            record,
             source,
-            passthrough=list(source.columns if keys is None else keys),
-            probability_names=probability_columns(self._class_names()),
+            passthrough=[(k, k) for k in chosen],
+            probability_names=self.probability_names(warehouse),
             prediction_name=PREDICTION,
             decision=decision,
             keep_order=keep_order,
         )
+
+    def probability_names(self, warehouse: Warehouse) -> list[str]:
+        """The ``p_<label>`` columns of this model's views and tables on ``warehouse``'s engine
+        (names.probability_columns)."""
+        return probability_columns(self._class_names(), warehouse.IDENTIFIER_BYTES)
+
+    def _class_names(self) -> list[str]:
+        return [str(c) for c in self.classes_]
 
     def score(
         self,
@@ -470,10 +565,15 @@ class Classifier(abc.ABC):
     ) -> pa.Table:
         """What a prediction view shows, fetched in source order: the ``keys`` columns (default
         all source columns), ``p_<label>`` per class and ``prediction``."""
-        warehouse = connect(con)
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        with open_source(warehouse, source) as src:
-            query = self.view_query(warehouse, src, keys=keys, decision=decision, keep_order=True)
+        with (
+            session(con) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            query = self.view_query(
+                warehouse, record, src, keys=keys, decision=decision, keep_order=True
+            )
             return warehouse.fetch_tree(query)
 
     def create_table(
@@ -488,17 +588,31 @@ class Classifier(abc.ABC):
         loss: Sequence[Sequence[float]] | None = None,
         progress: ProgressCallback | None = None,
     ) -> TableName:
-        """Materialise the predictions of :meth:`score` as a new table (it must not exist).
+        """Materialise the predictions of :meth:`score` as a new table.
 
-        ``progress`` is called with a :class:`warehouse_ml.progress.Progress` (operation
-        ``"create_table"``) before each statement; it may raise to cancel (no table is left).
+        The name must be new, or a prediction table warehouse-ml made earlier (replaced); a
+        user's table or view of that name, or the source itself, is a NameConflictError before
+        anything runs. ``progress`` is called with a :class:`warehouse_ml.progress.Progress`
+        (operation ``"create_table"``) before each statement; it may raise to cancel (no table
+        is left).
         """
-        warehouse = connect(con)
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        name = TableName.parse(table)
-        with warehouse.operation("create_table", progress), open_source(warehouse, source) as src:
-            query = self.view_query(warehouse, src, keys=keys, decision=decision)
-            warehouse.run_tree(templates.create_table_as(name, query))
+        with (
+            session(con, "create_table", progress) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
+            claimed = ownership.claim(
+                warehouse, TableName.parse(table), "table", sources=_objects(src)
+            )
+            catalog.ensure(warehouse)
+            with warehouse.transaction():
+                name = ownership.take(
+                    warehouse, claimed, owner_kind="prediction_table", owner=record.name,
+                    role="predictions", created_by="create_table", lifetime=ownership.KEPT,
+                )  # fmt: skip
+                warehouse.run_tree(templates.create_table_as(name, query))
         return name
 
     def sql(
@@ -514,11 +628,11 @@ class Classifier(abc.ABC):
     ) -> str:
         """The SQL text of the prediction query for ``source``, in ``dialect`` (default: the
         connection's own)."""
-        warehouse = connect(con)
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        with open_source(warehouse, source) as src:
-            query = self.view_query(warehouse, src, keys=keys, decision=decision)
-        return templates.generate(query, dialect or warehouse.dialect)
+        with session(con) as warehouse, open_source(warehouse, source) as src:
+            with self._current(warehouse) as record:
+                query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
+            return templates.generate(query, dialect or warehouse.dialect)
 
     def create_view(
         self,
@@ -534,51 +648,84 @@ class Classifier(abc.ABC):
         """Create (or replace) a plain-SQL prediction view over a table, view or file.
 
         The view outputs the ``keys`` columns (default: all source columns), one probability
-        column ``p_<label>`` per class and ``prediction``. It is registered in the catalog so a
-        re-fit of the model rebuilds it in the same transaction.
+        column ``p_<label>`` per class and ``prediction``. It is registered as the model's, so
+        a re-fit rebuilds it in the same transaction; its name must be new or a view
+        warehouse-ml made (a user's table or view of that name, or the source itself, is a
+        NameConflictError before anything runs). Returns the view's schema-qualified name.
         """
-        warehouse = connect(con)
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        view_name = TableName.parse(view)
-        source_spec = _durable_source_spec(source)
         options = {"keys": None if keys is None else list(keys), "decision": decision.to_json()}
-        with warehouse.transaction():
-            self._write_view(warehouse, self.record, view_name, source_spec, options)
-            catalog.register_view(warehouse, view_name, self.name_, source_spec, options)
-        return view_name
+        with session(con) as warehouse, open_source(warehouse, source) as src:
+            spec = src.durable_spec("a prediction view")
+            unreadable = warehouse.views_read_library()
+            if unreadable is not None:
+                raise NameConflictError(f"cannot create view {str(view)!r}: {unreadable}")
+            with self._current(warehouse) as record:
+                query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
+            claimed = ownership.claim(
+                warehouse, TableName.parse(view), "view", sources=_objects(src)
+            )
+            catalog.ensure(warehouse)
+            with warehouse.transaction():
+                name = ownership.take(
+                    warehouse, claimed, owner_kind="model", owner=record.name,
+                    role=PREDICTION_VIEW, created_by="create_view", lifetime=ownership.MODEL,
+                    details={"source": spec, "options": options},
+                )  # fmt: skip
+                warehouse.run_tree(exp.Create(kind="VIEW", this=name.to_table(), expression=query))
+        return name
 
-    def _write_view(
-        self,
-        warehouse: Warehouse,
-        record: ModelRecord,
-        view_name: TableName,
-        source_spec: dict[str, Any],
-        options: dict[str, Any],
-    ) -> None:
-        model = type(self).from_record(record)
-        decision_json = options["decision"]
+    def _view_query_from(
+        self, warehouse: Warehouse, record: ModelRecord, source: Source, options: dict[str, Any]
+    ) -> exp.Query:
+        stored = options["decision"]
         decision = Decision(
-            threshold=decision_json["threshold"],
-            positive=decision_json["positive"],
-            loss=None
-            if decision_json["loss"] is None
-            else tuple(map(tuple, decision_json["loss"])),
+            threshold=stored["threshold"],
+            positive=stored["positive"],
+            loss=None if stored["loss"] is None else tuple(map(tuple, stored["loss"])),
         )
-        with open_source(warehouse, _source_from_spec(source_spec)) as src:
-            query = model.view_query(warehouse, src, keys=options["keys"], decision=decision)
-        warehouse.run("drop_view", view=view_name)
-        warehouse.run_tree(exp.Create(kind="VIEW", this=view_name.to_table(), expression=query))
+        model = type(self).from_record(record)
+        return model.view_query(warehouse, record, source, keys=options["keys"], decision=decision)
 
     def _rebuild_views(self, warehouse: Warehouse, record: ModelRecord) -> None:
+        """Rebuild every registered view of the model over ``record``'s tables (inside the
+        publishing transaction)."""
         for row in catalog.registered_views(warehouse, record.name):
-            self._write_view(
-                warehouse, record, TableName(tuple(row["view_name"])), row["source"], row["options"]
-            )
+            self._rebuild_view(warehouse, record, row)
+
+    def _rebuild_view(
+        self, warehouse: Warehouse, record: ModelRecord, row: ownership.Owned
+    ) -> None:
+        """Replace one registered view by the same view over ``record``'s tables; a source that
+        no longer fits is a ViewRebuildError naming the view and the way out."""
+        spec = row.details["source"]
+        unreadable = warehouse.views_read_library()
+        if unreadable is not None:
+            raise ViewRebuildError(f"view {row.name} of model {record.name!r}: {unreadable}")
+        try:
+            with open_source(warehouse, source_from_spec(spec)) as src:
+                query = self._view_query_from(warehouse, record, src, row.details["options"])
+        except WarehouseMLError as error:
+            raise ViewRebuildError(
+                f"view {row.name} of model {record.name!r} cannot be rebuilt over its source "
+                f"{source_from_spec(spec)!s}: {error}. Nothing was changed. Recreate the view "
+                "over a source with the model's columns, or remove it with "
+                f"warehouse_ml.drop_view(con, {str(row.name)!r}) (or warehouse_ml.rebuild_views"
+                f"(con, {record.name!r}, on_broken='drop')), then fit again"
+            ) from error
+        warehouse.run("drop_view", view=row.name)
+        warehouse.run_tree(exp.Create(kind="VIEW", this=row.name.to_table(), expression=query))
 
     def __repr__(self) -> str:
         state = f"name={self.record_.name!r}" if self.record_ is not None else "unfitted"
         params = ", ".join(f"{k}={v!r}" for k, v in self._smoothing().items())
         return f"{type(self).__name__}({params}) [{state}]"
+
+
+def _objects(source: Source) -> list:
+    """The identity of a source that is a table or view (for ownership.claim's check that an
+    output does not replace the call's own input)."""
+    return [] if source.object is None else [source.object]
 
 
 def _compatible(feature: Feature, arrow_type: pa.DataType) -> bool:
@@ -597,18 +744,3 @@ def _compatible(feature: Feature, arrow_type: pa.DataType) -> bool:
         any(fitted.startswith(p) for p in family) and any(now.startswith(p) for p in family)
         for family in families
     )
-
-
-def _durable_source_spec(source: Any) -> dict[str, Any]:
-    if isinstance(source, (str, os.PathLike)) and is_path(source):
-        return {"file": str(Path(source).expanduser().resolve())}
-    if isinstance(source, (str, tuple, list, TableName)):
-        return {"table": list(TableName.parse(source).parts)}
-    raise ParameterError(
-        "a view needs a durable source (a table or view name, or a Parquet/CSV path) so that "
-        f"SQL clients can query it later; got {type(source).__name__}"
-    )
-
-
-def _source_from_spec(spec: dict[str, Any]) -> Any:
-    return spec["file"] if "file" in spec else TableName(tuple(spec["table"]))

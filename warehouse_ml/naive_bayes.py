@@ -30,13 +30,14 @@ from typing import Any
 from sqlglot import exp
 
 from warehouse_ml import counting, lookup, templates
-from warehouse_ml.catalog import ModelRecord, parameter_table, part_namer
+from warehouse_ml.catalog import ModelRecord
 from warehouse_ml.counting import PARTITION
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, NUMERIC, Feature
 from warehouse_ml.literal_terms import MAX_JOINED_ATTRIBUTES, literal_terms
 from warehouse_ml.model import Classifier
 from warehouse_ml.moments import numeric_moments
+from warehouse_ml.ownership import Staging
 from warehouse_ml.scoring import (
     Join,
     Term,
@@ -202,8 +203,7 @@ class NaiveBayes(Classifier):
         target: str,
         features: list[Feature],
         classes: list[dict[str, Any]],
-        model_id: str,
-        parts: list[str],
+        tables: Staging,
     ) -> dict[str, Any]:
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
@@ -212,18 +212,17 @@ class NaiveBayes(Classifier):
             for chunk in counting.blocks(categorical, counting.MAX_COUNTED_ATTRIBUTES)
         ]
         counts = chunks[0] if len(chunks) == 1 else None
-        staged = part_namer(model_id, parts)("counts") if len(chunks) > 1 else None
+        staged = tables.table("counts") if len(chunks) > 1 else None
         if staged is not None:  # a wide model: count chunk by chunk into a staging table
             warehouse.run_tree(templates.create_table_as(staged, chunks[0]))
             for chunk in chunks[1:]:
                 warehouse.run("insert_rows", table=staged, rows=chunk)
             counts = exp.select(exp.Star()).from_(staged.to_table())
         moments = numeric_moments(source.relation, target, numeric) if numeric else None
-        self._learn_from_counts(warehouse, counts, moments, [classes], model_id, parts)
+        self._learn_from_counts(warehouse, counts, moments, [classes], tables)
         if staged is not None:
-            warehouse.run("drop_table", table=staged)
-            parts.remove("counts")
-        return lookup.learn(warehouse, model_id, features, len(classes), parts)
+            tables.drop(["counts"])
+        return lookup.learn(warehouse, tables, features, len(classes))
 
     def _learn_from_counts(
         self,
@@ -231,8 +230,7 @@ class NaiveBayes(Classifier):
         counts: exp.Query | None,
         moments: exp.Query | None,
         models: Sequence[list[dict[str, Any]]],
-        model_id: str,
-        parts: list[str],
+        tables: Staging,
         partitioned: bool = False,
     ) -> None:
         """Parameter tables from count relations: ``counts`` as categorical_counts outputs
@@ -240,7 +238,7 @@ class NaiveBayes(Classifier):
         class_label, n, mean, variance); None where the model has no such attribute.
         ``models`` holds the model's class counts, or with ``partitioned`` one model's per
         partition: both relations then carry wml_part, and so do the tables written."""
-        table = part_namer(model_id, parts)
+        table = tables.table
         classes_table = table("classes")
         create_classes_table(warehouse, classes_table, models, self.prior_alpha, partitioned)
         if counts is not None:
@@ -272,8 +270,7 @@ class NaiveBayes(Classifier):
         features: list[Feature],
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
-        model_id: str,
-        created: list[TableName],
+        tables: Staging,
     ) -> dict[str, Any]:
         """Every fold's model at once, from ONE count scan of the split grouped by fold: fold
         f's training counts are the sums over the other folds (total minus fold f) and its
@@ -282,38 +279,28 @@ class NaiveBayes(Classifier):
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
         folds = range(len(fold_classes))
-        parts: list[str] = []
-        table = part_namer(model_id, parts)
-        try:
-            counts = moments = None
-            if categorical:
-                per_fold = table("fold_counts")
-                warehouse.run_tree(
-                    templates.create_table_as(
-                        per_fold,
-                        counting.categorical_counts(
-                            split.relation, target, categorical, self.block_size, partition=fold
-                        ),
-                    )
+        counts = moments = None
+        if categorical:
+            per_fold = tables.table("fold_counts")
+            warehouse.run_tree(
+                templates.create_table_as(
+                    per_fold,
+                    counting.categorical_counts(
+                        split.relation, target, categorical, self.block_size, partition=fold
+                    ),
                 )
-                counts = outside_partitions(per_fold, "select_counts_outside_partitions", folds)
-            if numeric:
-                per_fold = table("fold_moments")
-                warehouse.run_tree(
-                    templates.create_table_as(
-                        per_fold, numeric_moments(split.relation, target, numeric, partition=fold)
-                    )
+            )
+            counts = outside_partitions(per_fold, "select_counts_outside_partitions", folds)
+        if numeric:
+            per_fold = tables.table("fold_moments")
+            warehouse.run_tree(
+                templates.create_table_as(
+                    per_fold, numeric_moments(split.relation, target, numeric, partition=fold)
                 )
-                moments = outside_partitions(per_fold, "select_moments_outside_partitions", folds)
-            self._learn_from_counts(
-                warehouse, counts, moments, fold_classes, model_id, parts, partitioned=True
             )
-            looked_up = lookup.learn(
-                warehouse, model_id, features, len(fold_classes[0]), parts, partitioned=True
-            )
-        finally:
-            created.extend(parameter_table(model_id, p) for p in parts)
-        return {**looked_up, "tables": parts}
+            moments = outside_partitions(per_fold, "select_moments_outside_partitions", folds)
+        self._learn_from_counts(warehouse, counts, moments, fold_classes, tables, partitioned=True)
+        return lookup.learn(warehouse, tables, features, len(fold_classes[0]), partitioned=True)
 
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         k = len(record.classes)

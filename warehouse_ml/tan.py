@@ -61,7 +61,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml import binning, counting, lookup, pairs, spanning_tree, templates
-from warehouse_ml.catalog import ModelRecord, parameter_table, part_namer
+from warehouse_ml.catalog import ModelRecord
 from warehouse_ml.counting import PARTITION, partition_columns, partition_or_zero
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.features import (
@@ -80,6 +80,7 @@ from warehouse_ml.naive_bayes import (
     outside_partitions,
     prior_term,
 )
+from warehouse_ml.ownership import Staging
 from warehouse_ml.scoring import Join, Term, partition_condition, per_partition, pivot_columns
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName, alias, column, literal
@@ -155,10 +156,9 @@ class TAN(Classifier):
         target: str,
         features: list[Feature],
         classes: list[dict[str, Any]],
-        model_id: str,
-        parts: list[str],
+        tables: Staging,
     ) -> dict[str, Any]:
-        table = part_namer(model_id, parts)
+        table = tables.table
         names = self._checked_names(features)
         classes_table = table("classes")
         create_classes_table(warehouse, classes_table, [classes], self.prior_alpha)
@@ -181,11 +181,9 @@ class TAN(Classifier):
             warehouse, table, names, classes_table,
             counting.categorical_counts(relation, target, names), pair_counts,
         )  # fmt: skip
-        if "cpt" in parts:
+        if "cpt" in tables.roles:
             learned.update(
-                lookup.learn_tan(
-                    warehouse, model_id, features, len(classes), [learned["parents"]], parts
-                )
+                lookup.learn_tan(warehouse, tables, features, len(classes), [learned["parents"]])
             )
         return {**learned, "bins": edges}
 
@@ -312,8 +310,7 @@ class TAN(Classifier):
         features: list[Feature],
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
-        model_id: str,
-        created: list[TableName],
+        tables: Staging,
     ) -> dict[str, Any]:
         """All folds' models (categorical attributes) from ONE categorical count scan and ONE
         pair count scan of the split, each grouped by fold (``fold_counts``,
@@ -327,59 +324,51 @@ class TAN(Classifier):
         table covers every fold (codes shifted by fold, parents chosen per fold)."""
         names = self._checked_names(features)
         folds = range(len(fold_classes))
-        parts: list[str] = []
-        table = part_namer(model_id, parts)
-        try:
-            fold_counts = table("fold_counts")
+        table = tables.table
+        fold_counts = table("fold_counts")
+        warehouse.run_tree(
+            templates.create_table_as(
+                fold_counts,
+                counting.categorical_counts(split.relation, target, names, partition=fold),
+            )
+        )
+        blocks: list[list[int]] = []
+        fold_pairs = None
+        if len(names) >= 2:
+            found = warehouse.fetch("select_attribute_cardinalities", counts=fold_counts)
+            cardinality = {r["attribute"]: int(r["n_values"]) for r in found.to_pylist()}
+            blocks = pairs.plan_pair_blocks(  # a block's joint table holds every fold
+                [cardinality.get(n, 0) for n in names],
+                n_classes=len(fold_classes[0]) * len(fold_classes),
+            )
+            fold_pairs = table("fold_pair_counts")
             warehouse.run_tree(
                 templates.create_table_as(
-                    fold_counts,
-                    counting.categorical_counts(split.relation, target, names, partition=fold),
+                    fold_pairs,
+                    pairs.pair_counts_query(split.relation, target, names, blocks, partition=fold),
                 )
             )
-            blocks: list[list[int]] = []
-            fold_pairs = None
-            if len(names) >= 2:
-                found = warehouse.fetch("select_attribute_cardinalities", counts=fold_counts)
-                cardinality = {r["attribute"]: int(r["n_values"]) for r in found.to_pylist()}
-                blocks = pairs.plan_pair_blocks(  # a block's joint table holds every fold
-                    [cardinality.get(n, 0) for n in names],
-                    n_classes=len(fold_classes[0]) * len(fold_classes),
+        classes_table = table("classes")
+        create_classes_table(
+            warehouse, classes_table, fold_classes, self.prior_alpha, partitioned=True
+        )
+        learned = self._learn_from_counts(
+            warehouse, table, names, classes_table,
+            outside_partitions(fold_counts, "select_counts_outside_partitions", folds),
+            lambda _unseen: (
+                outside_partitions(fold_pairs, "select_pair_counts_outside_partitions", folds),
+                blocks,
+            ),
+            partitions=len(fold_classes),
+        )  # fmt: skip
+        if "cpt" in tables.roles:
+            learned.update(
+                lookup.learn_tan(
+                    warehouse, tables, features, len(fold_classes[0]),
+                    learned["partition_parents"], partitioned=True,
                 )
-                fold_pairs = table("fold_pair_counts")
-                warehouse.run_tree(
-                    templates.create_table_as(
-                        fold_pairs,
-                        pairs.pair_counts_query(
-                            split.relation, target, names, blocks, partition=fold
-                        ),
-                    )
-                )
-            classes_table = table("classes")
-            create_classes_table(
-                warehouse, classes_table, fold_classes, self.prior_alpha, partitioned=True
-            )
-            learned = self._learn_from_counts(
-                warehouse, table, names, classes_table,
-                outside_partitions(fold_counts, "select_counts_outside_partitions", folds),
-                lambda _unseen: (
-                    outside_partitions(
-                        fold_pairs, "select_pair_counts_outside_partitions", folds
-                    ),
-                    blocks,
-                ),
-                partitions=len(fold_classes),
             )  # fmt: skip
-            if "cpt" in parts:
-                learned.update(
-                    lookup.learn_tan(
-                        warehouse, model_id, features, len(fold_classes[0]),
-                        learned["partition_parents"], parts, partitioned=True,
-                    )
-                )  # fmt: skip
-        finally:
-            created.extend(parameter_table(model_id, p) for p in parts)
-        return {**learned, "tables": parts}
+        return learned
 
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         k = len(record.classes)

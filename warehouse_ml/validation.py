@@ -30,9 +30,9 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from warehouse_ml.catalog import parameter_table
 from warehouse_ml.errors import DataError, HighCardinalityError, HighCardinalityWarning
 from warehouse_ml.features import CATEGORICAL, Feature
+from warehouse_ml.ownership import Staging
 from warehouse_ml.templates import column
 from warehouse_ml.warehouse import Warehouse
 
@@ -46,18 +46,16 @@ IDENTIFIER_FRACTION = 0.5
 """Above WARN_CATEGORIES, distinct values above this fraction of the rows are refused."""
 
 
-def _rows(warehouse: Warehouse, model_id: str, part: str, order: Sequence[str]) -> list[dict]:
+def _rows(warehouse: Warehouse, tables: Staging, part: str, order: Sequence[str]) -> list[dict]:
     return warehouse.fetch(
-        "select_table",
-        table=parameter_table(model_id, part),
-        order_columns=[column(c, "t") for c in order],
+        "select_table", table=tables.named(part), order_columns=[column(c, "t") for c in order]
     ).to_pylist()
 
 
 def check_cardinality(
     warehouse: Warehouse,
     description: str,
-    model_id: str,
+    tables: Staging,
     features: Sequence[Feature],
     n_rows: int,
     *,
@@ -68,7 +66,7 @@ def check_cardinality(
     Returns:
         attribute -> distinct non-NULL training values, for categorical attributes.
     """
-    rows = _rows(warehouse, model_id, "unseen", ("attribute", "class_index"))
+    rows = _rows(warehouse, tables, "unseen", ("attribute", "class_index"))
     found = {r["attribute"]: int(r["n_values"]) for r in rows}
     counts = {f.name: found.get(f.name, 0) for f in features if f.kind == CATEGORICAL}
     for name, n_values in counts.items():
@@ -105,12 +103,12 @@ def _finite(value: Any) -> bool:
 
 
 def check_gaussian(
-    warehouse: Warehouse, description: str, model_id: str, classes: Sequence[Any]
+    warehouse: Warehouse, description: str, tables: Staging, classes: Sequence[Any]
 ) -> None:
     """Refuse non-finite or zero Gaussian parameters (see the module doc)."""
     rows = [
         r  # a class with no non-NULL value of the attribute: the attribute contributes nothing
-        for r in _rows(warehouse, model_id, "gaussian", ("attribute", "class_index"))
+        for r in _rows(warehouse, tables, "gaussian", ("attribute", "class_index"))
         if r["n"]
     ]
     # a non-finite mean first: it names the class holding the value (a NaN overall variance
@@ -136,19 +134,18 @@ def check_gaussian(
 def check_learned(
     warehouse: Warehouse,
     description: str,
-    model_id: str,
-    parts: Sequence[str],
+    tables: Staging,
     features: Sequence[Feature],
     classes: Sequence[dict[str, Any]],
     *,
     allow_high_cardinality: bool = False,
 ) -> None:
-    """Every check that applies to the parameter tables in ``parts``."""
+    """Every check that applies to the parameter tables in ``tables``."""
     n_rows = sum(c["n"] for c in classes)
-    if "unseen" in parts:
+    if "unseen" in tables.roles:
         check_cardinality(
-            warehouse, description, model_id, features, n_rows,
+            warehouse, description, tables, features, n_rows,
             allow_high_cardinality=allow_high_cardinality,
         )  # fmt: skip
-    if "gaussian" in parts:
-        check_gaussian(warehouse, description, model_id, [c["value"] for c in classes])
+    if "gaussian" in tables.roles:
+        check_gaussian(warehouse, description, tables, [c["value"] for c in classes])

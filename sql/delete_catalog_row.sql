@@ -1,3 +1,0 @@
--- Removes one model's catalog row.
--- Placeholders: $table (catalog), $name (model name, a string value).
-DELETE FROM $table WHERE name = $name
