@@ -41,6 +41,7 @@ Only Naive Bayes has this closed form: other kinds (TAN, whose tree would change
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -48,17 +49,19 @@ from typing import Any
 import pyarrow as pa
 from sqlglot import exp
 
-from warehouse_ml import catalog, counting, splits, templates
-from warehouse_ml.errors import ColumnError, ParameterError
-from warehouse_ml.evaluation import FOLD, Evaluation
+from warehouse_ml import catalog, counting, names, ownership, splits, templates
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.evaluation import PREDICTIONS, UNWRITTEN, Evaluation
 from warehouse_ml.features import CATEGORICAL, NUMERIC, select_features
-from warehouse_ml.model import PREDICTION, Classifier, probability_columns
+from warehouse_ml.model import Classifier
 from warehouse_ml.moments import numeric_moments
 from warehouse_ml.naive_bayes import NaiveBayes
+from warehouse_ml.names import FOLD, PREDICTION
+from warehouse_ml.ownership import Staging
 from warehouse_ml.scoring import Join, Term, pivot_columns, score_query
-from warehouse_ml.sources import SourceLike, open_source
+from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName, alias, column, literal
-from warehouse_ml.warehouse import Connectable, Warehouse, connect
+from warehouse_ml.warehouse import Connectable, Warehouse, session
 
 
 def _paren(expression: exp.Expression) -> exp.Expression:
@@ -81,34 +84,46 @@ def _pivot(table: TableName, attribute: str | None, items: list[exp.Expression])
     )
 
 
-OWN = "wml_own"
-"""Prefix of the scored rows' per-class 0/1 columns: is the row of class i (``wml_own_<i>``)."""
-
-
 def scored_rows(
-    source: exp.Table, target: str, classes: list[dict[str, Any]], key: str | None
+    source: exp.Expression,
+    target: str,
+    classes: list[dict[str, Any]],
+    key: str | None,
+    internal: dict[str, str],
 ) -> exp.Query:
-    """The rows leave-one-out scores (non-NULL target), with ``wml_row`` (1-based ordinal among
-    all source rows, in key order or else scan order), ``fold`` (= wml_row - 1) and
-    ``wml_own_<i>`` per class."""
+    """The rows leave-one-out scores (non-NULL target): the source's columns and, under the
+    names of ``internal`` (fresh with respect to them, see :func:`_internal_names`): ``row``
+    (1-based ordinal among all source rows, in key order or else scan order), ``fold``
+    (= row - 1) and ``own_<i>`` per class (is the row of class i, 0 or 1)."""
     order = exp.Order(expressions=[exp.Ordered(this=column(key, "src"))]) if key else None
     ordinal = exp.Window(this=exp.RowNumber(), order=order)
     label = templates.expression("cast_to_text", value=column(target, "src"))
     own = [
         alias(
             templates.expression("loo_own", label=label, class_label=c["class_label"]),
-            f"{OWN}_{i}",
+            internal[f"own_{i}"],
         )
         for i, c in enumerate(classes)
     ]
     return templates.build(
-        "select_loo_rows", source=source, target=target, ordinal=ordinal, own_columns=own
-    )
+        "select_loo_rows", source=source, target=target, ordinal=ordinal, own_columns=own,
+        row=internal["row"], fold=internal["fold"],
+    )  # fmt: skip
 
 
-def own_columns(n_classes: int) -> list[exp.Expression]:
-    """References to the scored row's (alias ``s``) ``wml_own_<i>`` columns."""
-    return [column(f"{OWN}_{i}", "s") for i in range(n_classes)]
+def _internal_names(columns: Sequence[str], n_classes: int) -> dict[str, str]:
+    """The names leave-one-out adds to the source's rows, none equal to a source column."""
+    taken = list(columns)
+    chosen: dict[str, str] = {}
+    for name in ["row", "fold", *(f"own_{i}" for i in range(n_classes))]:
+        chosen[name] = names.fresh(f"wml_{name}", taken)
+        taken.append(chosen[name])
+    return chosen
+
+
+def own_columns(internal: dict[str, str], n_classes: int) -> list[exp.Expression]:
+    """References to the scored row's (alias ``s``) per-class 0/1 columns."""
+    return [column(internal[f"own_{i}"], "s") for i in range(n_classes)]
 
 
 def prior_term(
@@ -256,6 +271,7 @@ def leave_one_out(
     features: Sequence[str] | None = None,
     categorical: Iterable[str] | None = None,
     numeric: Iterable[str] | None = None,
+    keep: bool = False,
 ) -> Evaluation:
     """Exact leave-one-out cross-validation of an (unfitted) NaiveBayes model.
 
@@ -271,67 +287,108 @@ def leave_one_out(
             fitted. Other model kinds raise ParameterError (use k-fold cross_validate).
         key: a unique integer or string column; None numbers the rows in scan order.
         features, categorical, numeric: as for ``fit``.
+        keep: keep the predictions in schema ``wml`` (by default they are temporary, see
+            evaluation.py).
 
     Returns:
-        An :class:`~warehouse_ml.evaluation.Evaluation` over ``wml.<loo_id>_predictions``
-        (columns: key (``wml_row`` BIGINT, 1-based scan ordinal, when None), ``fold`` (INTEGER,
-        the row's 0-based ordinal, see the module docstring), the target, ``p_<label>`` per
-        class (DOUBLE), ``prediction``), with ``folds`` = number of scored rows.
+        An :class:`~warehouse_ml.evaluation.Evaluation` over the predictions (columns: key
+        (``wml_row`` BIGINT, 1-based scan ordinal, when None), ``fold`` (INTEGER, the row's
+        0-based ordinal, see the module docstring), the target, ``p_<label>`` per class
+        (DOUBLE), ``prediction``), with ``folds`` = number of scored rows.
     """
+    with session(con, "leave_one_out") as warehouse:
+        if isinstance(source, pa.RecordBatchReader):
+            source = source.read_all()
+        with open_source(warehouse, source) as src:
+            return leave_one_out_open(
+                warehouse, src, target, model, key=key, keep=keep, created_by="leave_one_out",
+                features=features, categorical=categorical, numeric=numeric,
+            )  # fmt: skip
+
+
+def leave_one_out_open(
+    warehouse: Warehouse,
+    src: Source,
+    target: str,
+    model: Classifier,
+    *,
+    key: str | None,
+    keep: bool,
+    created_by: str,
+    features: Sequence[str] | None = None,
+    categorical: Iterable[str] | None = None,
+    numeric: Iterable[str] | None = None,
+) -> Evaluation:
+    """:func:`leave_one_out` of an open source, for a call already in a session (``created_by``
+    names it in the object registry)."""
     nb = _check_model(model)
-    warehouse = connect(con)
-    if isinstance(source, pa.RecordBatchReader):
-        source = source.read_all()
-    loo_id = f"loo{uuid.uuid4().hex[:12]}"
+    chosen = select_features(
+        src, target, features, categorical=categorical, numeric=numeric,
+        keys=[key] if key else None,
+    )  # fmt: skip
+    key_column = key or splits.ROW_KEY
+    splits._check_key(src, key)
+    if key is None and splits.ROW_KEY.casefold() in {c.casefold() for c in src.columns}:
+        raise ParameterError(
+            f"source {src.description} has a column {splits.ROW_KEY!r}, the name leave-one-out "
+            "gives its row numbers: pass it as key=..."
+        )
+    splits.profile(warehouse, src, key)  # a key must be unique and non-NULL
+    classes, _ = nb._classes(warehouse, src, target)
+    labels = tuple(c["value"] for c in classes)
+    probability_names = names.probability_columns(
+        [str(c) for c in labels], warehouse.IDENTIFIER_BYTES
+    )
+    names.check_outputs(
+        [key_column, target], [FOLD, *probability_names, PREDICTION], src.description
+    )
     catalog.ensure(warehouse)
-    predictions = catalog.parameter_table(loo_id, "predictions")
-    created: list[TableName] = []
-    with open_source(warehouse, source) as src:
-        chosen = select_features(
-            src, target, features, categorical=categorical, numeric=numeric,
-            keys=[key] if key else None,
-        )  # fmt: skip
-        reserved = sorted({splits.ROW_KEY, FOLD} & set(src.columns) - {key})
-        if reserved:
-            raise ColumnError(
-                f"source {src.description} has columns {reserved}, which leave-one-out output "
-                f"adds; rename them in a view (a key column may be named {splits.ROW_KEY!r})"
-            )
-        splits._check_key(src, key)
-        splits._profile(warehouse, src, key)  # a key must be unique and non-NULL
-        classes, _ = nb._classes(warehouse, src, target)
+    loo_id = f"loo{uuid.uuid4().hex[:12]}"
+    lifetime = ownership.KEPT if keep else ownership.SESSION
+    results = Staging(
+        warehouse, owner_kind="evaluation", owner=loo_id, created_by=created_by, version=loo_id,
+        lifetime=lifetime, temporary=not keep,
+    )  # fmt: skip
+    work = Staging(
+        warehouse, owner_kind="evaluation", owner=loo_id, created_by=created_by,
+        version=f"{loo_id}_work", lifetime=ownership.SESSION, temporary=True,
+    )  # fmt: skip
+    n_scored = sum(c["n"] for c in classes)
+    draft = Evaluation(
+        warehouse, UNWRITTEN, target, labels, key_column, n_scored, None, loo_id,
+        tuple(probability_names), keep,
+    )  # fmt: skip
+    with results, work:
         try:
             query = _scoring_query(
-                warehouse, nb, src.relation, key, target, chosen, classes, loo_id, created
+                warehouse, nb, src, key, target, chosen, classes, work, probability_names
             )
+            predictions = results.table(PREDICTIONS, details=draft.facts())
             warehouse.run_tree(templates.create_table_as(predictions, query))
         finally:
-            for table in created:
-                warehouse.run("drop_table", table=table)
-    n_scored = sum(c["n"] for c in classes)
-    labels = tuple(c["value"] for c in classes)
-    return Evaluation(warehouse, predictions, target, labels, key or splits.ROW_KEY, n_scored, None)
+            work.drop()
+    return dataclasses.replace(draft, predictions=predictions)
 
 
 def _scoring_query(
     warehouse: Warehouse,
     nb: NaiveBayes,
-    relation: exp.Table,
+    src: Source,
     key: str | None,
     target: str,
     chosen: list[Any],
     classes: list[dict[str, Any]],
-    loo_id: str,
-    created: list[TableName],
+    tables: Staging,
+    probability_names: Sequence[str],
 ) -> exp.Query:
-    """Fit the full-data parameter tables from one count scan of ``relation`` (appending every
-    table made to ``created``) and return the leave-one-out scoring query."""
+    """Fit the full-data parameter tables from one count scan of ``src`` (in ``tables``) and
+    return the leave-one-out scoring query."""
+    relation = src.relation
     categorical = [f.name for f in chosen if f.kind == CATEGORICAL]
     numeric = [f.name for f in chosen if f.kind == NUMERIC]
 
     def materialise(part: str, query: exp.Query) -> exp.Query:
-        table = catalog.parameter_table(loo_id, part)
-        created.append(table)
+        table = tables.table(part)
         warehouse.run_tree(templates.create_table_as(table, query))
         return exp.select(exp.Star()).from_(table.to_table())
 
@@ -343,43 +400,38 @@ def _scoring_query(
         )
     if numeric:
         moments = materialise("moments", numeric_moments(relation, target, numeric))
-    parts: list[str] = []
-    try:
-        nb._learn_from_counts(warehouse, counts, moments, [classes], loo_id, parts)
-    finally:
-        created.extend(catalog.parameter_table(loo_id, p) for p in parts)
-
-    def table(part: str) -> TableName:
-        return catalog.parameter_table(loo_id, part)
-
+    nb._learn_from_counts(warehouse, counts, moments, [classes], tables)
+    table = tables.named
     if categorical:
-        created.append(table("loo_categorical"))
         create_categorical_table(
-            warehouse, nb, table("loo_categorical"), table("categorical"), table("unseen")
+            warehouse, nb, tables.table("loo_categorical"), table("categorical"), table("unseen")
         )
     if numeric:
-        created.append(table("loo_gaussian"))
         warehouse.run(
             "create_loo_gaussian",
-            table=table("loo_gaussian"),
+            table=tables.table("loo_gaussian"),
             gaussian=table("gaussian"),
             moments=table("moments"),
             classes=table("classes"),
         )
-    own = own_columns(len(classes))
+    internal = _internal_names(src.columns, len(classes))
+    own = own_columns(internal, len(classes))
     terms = [prior_term(table("classes"), own, sum(c["n"] for c in classes), nb.prior_alpha)]
     for i, feature in enumerate(chosen):
         if feature.kind == CATEGORICAL:
             terms.append(categorical_term(table("loo_categorical"), feature.name, f"wml_a{i}", own))
         else:
             terms.append(gaussian_term(table("loo_gaussian"), feature.name, f"wml_g{i}", own))
-    rows = scored_rows(relation, target, classes, key)
-    labels = [str(c["value"]) for c in classes]
+    rows = scored_rows(relation, target, classes, key, internal)
     return score_query(
         rows.subquery("wml_scored_rows"),
         terms,
         [c["value"] for c in classes],
-        passthrough=[key or splits.ROW_KEY, FOLD, target],
-        probability_names=probability_columns(labels),
+        passthrough=[
+            (key or internal["row"], key or splits.ROW_KEY),
+            (internal["fold"], FOLD),
+            (target, target),
+        ],
+        probability_names=probability_names,
         prediction_name=PREDICTION,
     )

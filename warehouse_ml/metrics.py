@@ -35,13 +35,13 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
-from warehouse_ml import templates
+from warehouse_ml import catalog, names, ownership, templates
 from warehouse_ml.errors import ColumnError, DataError, ParameterError
+from warehouse_ml.names import PROBABILITY_PREFIX
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName, alias, column, literal
-from warehouse_ml.warehouse import Connectable, connect
+from warehouse_ml.warehouse import Connectable, session
 
-PROBABILITY_PREFIX = "p_"
 DEFAULT_FLOOR = float(np.finfo(np.float64).eps)
 """Default probability floor of :func:`log_score`: p is clipped to [eps, 1 - eps] with the
 float64 machine epsilon (2.22e-16), as scikit-learn's ``log_loss`` does."""
@@ -214,11 +214,17 @@ def _prepared(spec: _Spec, src: Source, keys: Sequence[str] = ()) -> exp.Query:
     return templates.build(
         "select_prepared_predictions",
         source=src.relation,
-        keys=[alias(column(k, "src"), k) for k in keys],
+        keys=[alias(column(k, "src"), _key(i)) for i, k in enumerate(keys)],
         truth=_label_index(spec, column(spec.target, "src")),
         predicted=predicted,
         probabilities=[alias(p, f"wml_p_{i}") for i, p in enumerate(probability)],
     )
+
+
+def _key(index: int) -> str:
+    """The prepared predictions' name of the key column at ``index`` (the prepared relation
+    carries only the library's names; keys get theirs back in the measure's output)."""
+    return f"wml_k_{index}"
 
 
 def _positive(spec: _Spec, positive: Any) -> int:
@@ -465,16 +471,28 @@ def _decisions_query(
         decision = decision.when(
             exp.EQ(this=item, expression=column("wml_minimum", "d")), literal(j)
         )
+    names.check_outputs(keys, DECISION_COLUMNS, src.description)
     return templates.build(
         "select_loss_decisions",
         predictions=_prepared(spec, src, keys),
-        keys=[alias(column(k, "c"), k) for k in keys],
+        keys=[alias(column(_key(i), "c"), k) for i, k in enumerate(keys)],
         expected_losses=[alias(e, f"wml_loss_{j}") for j, e in enumerate(expected)],
         minimum=minimum,
         decision=decision,
         classes=spec.classes("k"),
         true_classes=spec.classes("t"),
     )
+
+
+DECISION_COLUMNS = (
+    "true_class",
+    "decision",
+    "expected_loss",
+    "true_index",
+    "decision_index",
+    "predicted_index",
+)
+"""The columns select_loss_decisions.sql adds after the keys."""
 
 
 def _loss_summary_query(
@@ -535,8 +553,7 @@ def _fetch(
     build: Callable[..., exp.Query],
     **options: Any,
 ) -> tuple[pa.Table, _Spec]:
-    warehouse = connect(con)
-    with open_source(warehouse, predictions) as src:
+    with session(con) as warehouse, open_source(warehouse, predictions) as src:
         spec = _resolve(src, target, probabilities, prediction)
         return warehouse.fetch_tree(build(spec, src, **options)), spec
 
@@ -877,9 +894,8 @@ def measure_sql(
     """The SQL text of one measure's query (a name in :data:`MEASURES`) in ``dialect``
     (default: the connection's). ``options`` are the measure's own keyword arguments
     (level, beta, positive, quantiles, recall_levels, floor, loss, keys)."""
-    warehouse = connect(con)
     build = _measure(measure)
-    with open_source(warehouse, predictions) as src:
+    with session(con) as warehouse, open_source(warehouse, predictions) as src:
         spec = _resolve(src, target, probabilities, prediction)
         return templates.generate(build(spec, src, **options), dialect or warehouse.dialect)
 
@@ -898,20 +914,23 @@ def create_measure_view(
     """Create (or replace) a plain-SQL view computing ``measure`` over a durable predictions
     relation (a table or view name, or a Parquet/CSV path). The view's columns are those of the
     measure's template (see the ``sql/select_*.sql`` headers; ranking views keep class_index
-    and have no class_label column)."""
-    warehouse = connect(con)
+    and have no class_label column). The view is warehouse-ml's own (ownership.py): its name
+    must be new or a measure view made earlier (replaced); a user's object of that name, or the
+    predictions relation itself, is a NameConflictError before anything runs."""
     build = _measure(measure)
-    name = TableName.parse(view)
-    with open_source(warehouse, predictions) as src:
-        if not src.durable:
-            raise ParameterError(
-                "a measure view needs a durable predictions relation (a table or view name, or "
-                "a Parquet/CSV path) so that SQL clients can query it later"
-            )
+    with session(con) as warehouse, open_source(warehouse, predictions) as src:
+        src.durable_spec("a measure view")
         spec = _resolve(src, target, probabilities, prediction)
         query = build(spec, src, **options)
-        warehouse.run("drop_view", view=name)
-        warehouse.run_tree(exp.Create(kind="VIEW", this=name.to_table(), expression=query))
+        sources = [] if src.object is None else [src.object]
+        claimed = ownership.claim(warehouse, TableName.parse(view), "view", sources=sources)
+        catalog.ensure(warehouse)
+        with warehouse.transaction():
+            name = ownership.take(
+                warehouse, claimed, owner_kind="measure", owner=str(claimed.target),
+                role=measure, created_by="create_measure_view", lifetime=ownership.KEPT,
+            )  # fmt: skip
+            warehouse.run_tree(exp.Create(kind="VIEW", this=name.to_table(), expression=query))
     return name
 
 

@@ -6,7 +6,8 @@ expression per class and the joins its parameters need. The query then
 1. adds the terms of each class in a fixed order, pairwise:
    ``joint_c = (term_1c + term_2c) + (term_3c + term_4c) ...``;
 2. takes ``max = GREATEST(joint_0, ..., joint_{K-1})`` and ``total = sum_c exp(joint_c - max)``
-   (the max-shift log-sum-exp, added in class order, so results are identical on every run);
+   (the max-shift log-sum-exp, added pairwise in class order, so results are identical on
+   every run);
 3. outputs ``p_c = exp(joint_c - max) / total`` and the decision.
 
 An impossible class (a zero-probability term, only with ``alpha = 0``) has a NULL joint and
@@ -16,7 +17,6 @@ prediction. Only standard SQL is used, so a view over this query runs in any SQL
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -145,10 +145,6 @@ def class_literal(label: Any) -> exp.Expression:
     return literal(label)
 
 
-def _chain(items: Sequence[exp.Expression], op: type[exp.Binary]) -> exp.Expression:
-    return functools.reduce(lambda left, right: op(this=left, expression=right), items)
-
-
 def _balanced_sum(items: Sequence[exp.Expression]) -> exp.Expression:
     """``items`` added pairwise, ``(t1 + t2) + (t3 + t4) ...``: a fixed order (so results are
     identical on every run and engine) whose nesting depth grows as log2 of the number of terms
@@ -187,12 +183,11 @@ def _prediction(classes: Sequence[Any], decision: Decision) -> exp.Expression:
         )
     if decision.loss is not None:
         scores = [
-            _chain(
+            _balanced_sum(
                 [
                     exp.Mul(this=literal(decision.loss[i][j]), expression=probability[i].copy())
                     for i in range(k)
-                ],
-                exp.Add,
+                ]
             )
             for j in range(k)
         ]
@@ -234,29 +229,40 @@ def _layer(previous: str, columns: Sequence[exp.Expression]) -> exp.Select:
 
 
 def score_query(
-    source: exp.Table,
+    source: exp.Expression,
     terms: Sequence[Term],
     classes: Sequence[Any],
     *,
-    passthrough: Sequence[str],
+    passthrough: Sequence[tuple[str, str]],
     probability_names: Sequence[str] | None,
     log_probability_names: Sequence[str] | None = None,
     prediction_name: str | None = "prediction",
     decision: Decision | None = None,
-    keep_order: bool = False,
+    row: str | None = None,
 ) -> exp.Query:
     """The full scoring query.
 
-    Output columns, in order: ``passthrough`` columns of the source; one probability column per
-    class named by ``probability_names`` (DOUBLE in [0, 1], classes in ``classes`` order);
-    optional natural-log probabilities; optional prediction (the class label). With
-    ``keep_order`` the rows come in the source's scan order (for results fetched to Python).
+    Output columns, in order: the ``passthrough`` columns, (source column, output name) pairs;
+    one probability column per class named by ``probability_names`` (DOUBLE in [0, 1],
+    classes in ``classes`` order); optional natural-log probabilities; optional prediction
+    (the class label). With ``row`` (a name no source column has, see names.fresh) the rows
+    come in the source's scan order (for results fetched to Python).
+
+    Names: the source is read in the first step only (its columns as they are, plus ``row``);
+    every later step carries the library's names alone (passed-through columns travel as
+    ``wml_k_<i>``), so no source column can stand in for one of them; the output names are
+    given in the last step.
     """
     k = len(classes)
-    numbered = templates.build("select_numbered", source=source)
-    joint = exp.select(*[column(c, "s") for c in passthrough]).from_(exp.to_table(INPUT).as_("s"))
-    if keep_order:
-        joint = joint.select(column(ROW, "s"), copy=False)
+    if row is None:
+        numbered: exp.Expression = exp.select(exp.Star()).from_(source.copy())
+    else:
+        numbered = templates.build("select_numbered", source=source, row=row)
+    joint = exp.select(
+        *[alias(column(c, "s"), _internal("k", i)) for i, (c, _) in enumerate(passthrough)]
+    ).from_(exp.to_table(INPUT).as_("s"))
+    if row is not None:
+        joint = joint.select(alias(column(row, "s"), ROW), copy=False)
     for term in terms:
         for join in term.joins:
             if join.on is None:
@@ -279,7 +285,7 @@ def score_query(
             for i in range(k)
         ],
     )
-    with_total = _layer(SHIFTED, [alias(_chain(shifted, exp.Add), TOTAL)])
+    with_total = _layer(SHIFTED, [alias(_balanced_sum(shifted), TOTAL)])
     posterior = _layer(
         TOTALLED,
         [
@@ -298,7 +304,9 @@ def score_query(
         ],
     )
 
-    final = exp.select(*[column(c) for c in passthrough]).from_(exp.to_table(POSTERIOR))
+    final = exp.select(
+        *[alias(column(_internal("k", i)), name) for i, (_, name) in enumerate(passthrough)]
+    ).from_(exp.to_table(POSTERIOR))
     for i, name in enumerate(probability_names or []):
         final = final.select(alias(column(_internal("p", i)), name), copy=False)
     for i, name in enumerate(log_probability_names or []):
@@ -307,10 +315,10 @@ def score_query(
         final = final.select(
             alias(_prediction(classes, decision or Decision()), prediction_name), copy=False
         )
-    if keep_order:
-        final = final.order_by(column(ROW), copy=False)
+    if row is not None:  # qualified: an output column (a key) may be named like it
+        final = final.order_by(column(ROW, POSTERIOR), copy=False)
     steps = [
-        (INPUT, numbered if keep_order else exp.select(exp.Star()).from_(source.copy())),
+        (INPUT, numbered),
         (JOINT, joint),
         (MAXED, with_max),
         (SHIFTED, with_shift),

@@ -24,11 +24,18 @@ engine when cast to text, so its hash would differ. Without a key, rows are numb
 not promised by SQL): the numbered rows are materialised in the split table, so the split is
 inspectable and reusable, but give a key for splits that must agree across engines.
 
-The result is an ordinary table (or view) users can query; :class:`Split` describes it.
+The result is an ordinary table (or view) users can query; :class:`Split` describes it. It is
+warehouse-ml's own object (ownership.py): by default a new table in schema ``wml``; under a
+name the user gives, only when that name is free or already a split of warehouse-ml's (a user's
+table, or the source itself, is a NameConflictError before anything runs); ``Split.drop``
+removes it. Names: the ranking carries only the library's names (a source column can never
+stand in for one), and an added output column (``fold``, ``repeat``, ``is_test``) that a kept
+source column already has is refused.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,14 +44,16 @@ import pyarrow as pa
 import pyarrow.types as pt
 from sqlglot import exp
 
-from warehouse_ml import templates
+from warehouse_ml import catalog, names, ownership, templates
 from warehouse_ml.errors import ColumnError, DataError, ParameterError
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName, alias, column
-from warehouse_ml.warehouse import Connectable, Warehouse, connect
+from warehouse_ml.warehouse import Connectable, Warehouse, session
 
 ROW_KEY = "wml_row"
 """Name of the materialised row-number key when no key column is given."""
+FOLD = names.FOLD
+HOLDOUT_COLUMNS = ("repeat", "is_test")
 
 _POSITIONS_ALIAS = "p"
 
@@ -63,6 +72,9 @@ class Split:
         repeats: hold-out repeats (1 for folds).
         seed: the seed hashed with each key.
         stratify: the stratification column, if any.
+        fold_column: the name of the fold column (``fold``; a fresh name inside a
+            cross-validation, whose source may have a column ``fold``).
+        id: the split's id in the object registry (its owner name).
     """
 
     table: TableName
@@ -73,16 +85,24 @@ class Split:
     repeats: int
     seed: int
     stratify: str | None
+    fold_column: str = FOLD
+    id: str = ""
 
     def to_arrow(self, con: Connectable) -> pa.Table:
         """Every row of the assignment, ordered by (repeat,) fold or is_test, then key."""
-        warehouse = connect(con)
-        order = ["fold"] if self.kind == "folds" else ["repeat", "is_test"]
-        return warehouse.fetch(
-            "select_table",
-            table=self.table,
-            order_columns=[column(c, "t") for c in [*order, self.key]],
-        )
+        order = [self.fold_column] if self.kind == "folds" else list(HOLDOUT_COLUMNS)
+        with session(con) as warehouse:
+            return warehouse.fetch(
+                "select_table",
+                table=self.table,
+                order_columns=[column(c, "t") for c in [*order, self.key]],
+            )
+
+    def drop(self, con: Connectable) -> None:
+        """Remove the split's table or view (warehouse-ml's own, see ownership.py)."""
+        with session(con) as warehouse:
+            ownership.release(warehouse, ownership.owned_by(warehouse, "split", self.id))
+            warehouse.after_drop()
 
 
 def _check_key(source: Source, key: str | None) -> None:
@@ -98,7 +118,8 @@ def _check_key(source: Source, key: str | None) -> None:
         )
 
 
-def _profile(warehouse: Warehouse, source: Source, key: str | None) -> int:
+def profile(warehouse: Warehouse, source: Source, key: str | None) -> int:
+    """The source's row count, checking that ``key`` (if any) is non-NULL and unique."""
     value = column(key, "src") if key is not None else templates.literal(1)
     row = warehouse.fetch("select_key_profile", source=source.relation, key_value=value)
     n_rows, n_keys, n_distinct = (row.column(c)[0].as_py() for c in row.column_names)
@@ -115,6 +136,13 @@ def _profile(warehouse: Warehouse, source: Source, key: str | None) -> int:
             f"{n_distinct} distinct keys; expected one row per key"
         )
     return n_rows
+
+
+def check_folds(folds: Any) -> int:
+    """A fold count: an integer >= 2."""
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        raise ParameterError(f"folds must be an integer >= 2, got {folds!r}")
+    return folds
 
 
 def _check_seed(seed: int) -> int:
@@ -152,6 +180,11 @@ def _digest_order(dialect: str, seed: int, repeat: exp.Expression) -> dict[str, 
     }
 
 
+def _carried(index: int) -> str:
+    """The ranking's name of the source column at ``index`` (rows without a key ride along)."""
+    return f"wml_c_{index}"
+
+
 def _positions(
     warehouse: Warehouse,
     source: Source,
@@ -160,17 +193,15 @@ def _positions(
     seed: int,
     repeats: int,
 ) -> exp.Query:
-    """Ranked rows (select_split_positions.sql). Without a key every source column rides
-    through the ranking (the row numbers exist only there); with one, only the key and stratum
-    do."""
+    """Ranked rows (select_split_positions.sql), carrying only the library's names. Without a
+    key every source column rides through the ranking (the row numbers exist only there), as
+    ``wml_c_<i>``; with one, only the key and stratum do."""
     if key is None:
         row_key: exp.Expression = exp.Window(this=exp.RowNumber())  # ROW_NUMBER() OVER ()
-        carried = [exp.Column(this=exp.Star(), table=exp.to_identifier("src"))]
+        carried = [alias(column(c, "src"), _carried(i)) for i, c in enumerate(source.columns)]
     else:
         row_key = column(key, "src")
-        carried = [
-            alias(column(c, "src"), c) for c in dict.fromkeys(c for c in (key, stratify) if c)
-        ]
+        carried = []
     stratum = column(stratify, "src") if stratify is not None else exp.cast(exp.null(), "VARCHAR")
     # one repeat: the literal 0 (no join); several: each row once per VALUES r(wml_repeat) row
     repeat = templates.literal(0) if repeats == 1 else column("wml_repeat", "r")
@@ -198,6 +229,16 @@ def _positions(
     )
 
 
+@dataclass(frozen=True)
+class _Assignment:
+    """What a split adds to each row: its template (select_fold_assignment.sql or
+    select_holdout_split.sql), the names of its output columns, and their bindings."""
+
+    template: str
+    columns: tuple[str, ...]
+    bindings: dict[str, Any]
+
+
 def _split_rows(
     warehouse: Warehouse,
     source: Source,
@@ -206,28 +247,27 @@ def _split_rows(
     seed: int,
     repeats: int,
     keep_columns: bool,
-    template: str,
-    assigned: Sequence[str],
-    **bindings: Any,
+    assignment: _Assignment,
 ) -> exp.Query:
-    """The split's rows: ``template`` (select_fold_assignment.sql or select_holdout_split.sql,
-    whose own columns are ``assigned``) over the ranked rows. Source columns kept next to a key
+    """The split's rows: the assignment over the ranked rows. Source columns kept next to a key
     are joined back by key after the assignment (select_positioned_rows.sql), so the ranking
     and the assignment move narrow rows only."""
     positions = _positions(warehouse, source, key, stratify, seed, repeats)
     if key is None or not keep_columns:
         columns = _output_columns(source, key, stratify, keep_columns)
-        return templates.build(template, positions=positions, columns=columns, **bindings)
+        return templates.build(
+            assignment.template, positions=positions, columns=columns, **assignment.bindings
+        )
     narrow = templates.build(
-        template,
+        assignment.template,
         positions=positions,
         columns=[alias(column("wml_key", _POSITIONS_ALIAS), "wml_key")],
-        **bindings,
+        **assignment.bindings,
     )
     return templates.build(
         "select_positioned_rows",
         assigned=narrow,
-        assigned_columns=[column(c, "a") for c in assigned],
+        assigned_columns=[column(c, "a") for c in assignment.columns],
         source=source.relation,
         key=key,
     )
@@ -236,46 +276,26 @@ def _split_rows(
 def _output_columns(
     source: Source, key: str | None, stratify: str | None, keep_columns: bool
 ) -> list[exp.Expression]:
+    """The ranked rows' columns under their output names: the key (``wml_row``, the row
+    number, when there is none), the stratum and, when kept, every source column."""
     p = _POSITIONS_ALIAS
-    items: list[exp.Expression] = []
-    names: list[str] = []
+    items: list[exp.Expression] = [alias(column("wml_key", p), key or ROW_KEY)]
     if key is None:
-        items.append(alias(column("wml_key", p), ROW_KEY))
-        names.append(ROW_KEY)
-    wanted = list(source.columns) if keep_columns else [c for c in (key, stratify) if c]
-    for name in wanted:
-        if name not in names:
-            items.append(alias(column(name, p), name))
-            names.append(name)
+        return items + [alias(column(_carried(i), p), c) for i, c in enumerate(source.columns)]
+    if stratify is not None and stratify != key:
+        items.append(alias(column("wml_stratum", p), stratify))
     return items
 
 
-def _write(
-    warehouse: Warehouse,
-    source: Source,
-    query: exp.Query,
-    table: str | Sequence[str] | TableName | None,
-    stem: str,
-    view: bool,
-) -> TableName:
-    name = TableName.parse(table) if table is not None else warehouse.temporary_name(stem)
-    if view:
-        if not source.durable:
-            raise ParameterError(
-                "a split view needs a durable source (a table or view name, or a Parquet/CSV "
-                "path); registered Arrow data disappears with this process: use view=False"
-            )
-        warehouse.run("drop_view", view=name)
-        warehouse.run_tree(exp.Create(kind="VIEW", this=name.to_table(), expression=query))
-    else:
-        warehouse.run("drop_table", table=name)
-        warehouse.run_tree(templates.create_table_as(name, query))
-    return name
-
-
 def _prepare(
-    source: Source, key: str | None, stratify: str | None, view: bool, keep_columns: bool
+    source: Source,
+    key: str | None,
+    stratify: str | None,
+    view: bool,
+    keep_columns: bool,
+    added: Sequence[str],
 ) -> bool:
+    """Check a split's arguments and output names; returns whether source columns are kept."""
     _check_key(source, key)
     if stratify is not None:
         source.field(stratify)
@@ -286,11 +306,72 @@ def _prepare(
                 "order, which only a materialised table keeps (use view=False or key=...)"
             )
         keep_columns = True  # the row number is only useful next to the rows it numbers
-    if ROW_KEY in source.columns and key is None:
+    if key is None and ROW_KEY.casefold() in {c.casefold() for c in source.columns}:
         raise ColumnError(
             f"source {source.description} already has a column {ROW_KEY!r}; pass it as key="
         )
+    kept = list(source.columns) if keep_columns else [c for c in (key, stratify) if c]
+    names.check_outputs(kept, added, source.description, "source")
     return keep_columns
+
+
+def write(
+    warehouse: Warehouse,
+    source: Source,
+    query: exp.Query,
+    table: str | Sequence[str] | TableName | None,
+    view: bool,
+    split_id: str,
+    created_by: str,
+) -> TableName:
+    """Create the split as warehouse-ml's own table or view (``wml.<split_id>`` by default)."""
+    if view:
+        source.durable_spec("a split view")
+    name = TableName.parse(table) if table is not None else warehouse.library_table(split_id)
+    sources = [] if source.object is None else [source.object]
+    claimed = ownership.claim(warehouse, name, "view" if view else "table", sources=sources)
+    catalog.ensure(warehouse)
+    with warehouse.transaction():
+        target = ownership.take(
+            warehouse, claimed, owner_kind="split", owner=split_id, role="split",
+            created_by=created_by, lifetime=ownership.KEPT,
+        )  # fmt: skip
+        if view:
+            warehouse.run_tree(exp.Create(kind="VIEW", this=target.to_table(), expression=query))
+        else:
+            warehouse.run_tree(templates.create_table_as(target, query))
+    return target
+
+
+def fold_rows(
+    warehouse: Warehouse,
+    source: Source,
+    folds: int | None,
+    *,
+    seed: int,
+    key: str | None,
+    stratify: str | None,
+    keep_columns: bool,
+    view: bool = False,
+    fold_column: str = FOLD,
+) -> tuple[exp.Query, int]:
+    """The query of a k-fold assignment (``folds`` None: leave-one-out) and the row count.
+    ``fold_column`` names the fold (a fresh name when the caller needs one no source column
+    has: cross-validation)."""
+    keep_columns = _prepare(source, key, stratify, view, keep_columns, [fold_column])
+    n_rows = profile(warehouse, source, key)
+    if folds is None:
+        folds = n_rows
+    elif folds > n_rows:
+        raise ParameterError(
+            f"folds={folds} exceeds the {n_rows} rows of {source.description}; expected at "
+            "most one fold per row"
+        )
+    assignment = _Assignment(
+        "select_fold_assignment", (fold_column,), {"folds": folds, "fold": fold_column}
+    )
+    query = _split_rows(warehouse, source, key, stratify, seed, 1, keep_columns, assignment)
+    return query, n_rows
 
 
 def assign_folds(
@@ -316,9 +397,12 @@ def assign_folds(
             and the numbered rows are materialised (``keep_columns`` is then implied).
         stratify: a class column for stratified k-fold (each class's count in each fold is
             floor or ceil of ``n_class / k``).
-        table: output name (replaced if it exists); default a fresh ``wml_folds_...`` name.
+        table: output name: new, or a split warehouse-ml made earlier (replaced); default a
+            new table ``wml.split<id>``. A user's table of that name, or the source, is a
+            NameConflictError.
         view: create a view instead of a table (needs a durable source and a key).
-        keep_columns: also copy every source column into the output.
+        keep_columns: also copy every source column into the output (a source column named
+            ``fold`` is then refused).
 
     Returns:
         A :class:`Split`. Output columns: the key (``wml_row`` BIGINT when no key), the
@@ -327,7 +411,9 @@ def assign_folds(
     """
     if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
         raise ParameterError(f"folds must be an integer >= 2, got {folds!r}")
-    return _folds(con, source, folds, seed, key, stratify, table, view, keep_columns, "folds")
+    return _folds(
+        con, source, folds, seed, key, stratify, table, view, keep_columns, "assign_folds"
+    )
 
 
 def leave_one_out(
@@ -343,7 +429,12 @@ def leave_one_out(
 
     Arguments and output columns as :func:`assign_folds`; ``Split.folds`` is the row count.
     """
-    return _folds(con, source, None, 0, key, None, table, view, keep_columns, "loo")
+    return _folds(con, source, None, 0, key, None, table, view, keep_columns, "leave_one_out")
+
+
+def new_id() -> str:
+    """A fresh split id (also its default table name in ``wml``)."""
+    return f"split{uuid.uuid4().hex[:12]}"
 
 
 def _folds(
@@ -356,26 +447,18 @@ def _folds(
     table: str | Sequence[str] | TableName | None,
     view: bool,
     keep_columns: bool,
-    stem: str,
+    created_by: str,
 ) -> Split:
     seed = _check_seed(seed)
-    warehouse = connect(con)
-    with open_source(warehouse, source) as src:
-        keep_columns = _prepare(src, key, stratify, view, keep_columns)
-        n_rows = _profile(warehouse, src, key)
-        if folds is None:
-            folds = n_rows
-        elif folds > n_rows:
-            raise ParameterError(
-                f"folds={folds} exceeds the {n_rows} rows of {src.description}; expected at "
-                "most one fold per row"
-            )
-        query = _split_rows(
-            warehouse, src, key, stratify, seed, 1, keep_columns,
-            "select_fold_assignment", ["fold"], folds=folds,
+    split_id = new_id()
+    with session(con) as warehouse, open_source(warehouse, source) as src:
+        query, n_rows = fold_rows(
+            warehouse, src, folds, seed=seed, key=key, stratify=stratify,
+            keep_columns=keep_columns, view=view,
         )  # fmt: skip
-        name = _write(warehouse, src, query, table, stem, view)
-    return Split(name, key or ROW_KEY, "folds", n_rows, folds, 1, seed, stratify)
+        name = write(warehouse, src, query, table, view, split_id, created_by)
+    k = n_rows if folds is None else folds
+    return Split(name, key or ROW_KEY, "folds", n_rows, k, 1, seed, stratify, FOLD, split_id)
 
 
 def holdout_split(
@@ -400,7 +483,8 @@ def holdout_split(
         target: stratify on this class column: each class has within one row of
             ``n_class f`` test rows.
         repeats: number of independent hold-out splits (>= 1).
-        table, view, keep_columns: as :func:`assign_folds`.
+        table, view, keep_columns: as :func:`assign_folds` (kept source columns named
+            ``repeat`` or ``is_test`` are refused).
 
     Returns:
         A :class:`Split`. Output columns: the key (``wml_row`` when none), the target when
@@ -413,13 +497,15 @@ def holdout_split(
         raise ParameterError(f"test_fraction must be within (0, 1), got {test_fraction!r}")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ParameterError(f"repeats must be an integer >= 1, got {repeats!r}")
-    warehouse = connect(con)
-    with open_source(warehouse, source) as src:
-        keep_columns = _prepare(src, key, target, view, keep_columns)
-        n_rows = _profile(warehouse, src, key)
-        query = _split_rows(
-            warehouse, src, key, target, seed, repeats, keep_columns,
-            "select_holdout_split", ["repeat", "is_test"], test_fraction=fraction,
-        )  # fmt: skip
-        name = _write(warehouse, src, query, table, "holdout", view)
-    return Split(name, key or ROW_KEY, "holdout", n_rows, None, repeats, seed, target)
+    split_id = new_id()
+    with session(con) as warehouse, open_source(warehouse, source) as src:
+        keep_columns = _prepare(src, key, target, view, keep_columns, HOLDOUT_COLUMNS)
+        n_rows = profile(warehouse, src, key)
+        assignment = _Assignment(
+            "select_holdout_split", HOLDOUT_COLUMNS, {"test_fraction": fraction}
+        )
+        query = _split_rows(warehouse, src, key, target, seed, repeats, keep_columns, assignment)
+        name = write(warehouse, src, query, table, view, split_id, "holdout_split")
+    return Split(
+        name, key or ROW_KEY, "holdout", n_rows, None, repeats, seed, target, FOLD, split_id
+    )

@@ -1,10 +1,10 @@
 WITH wml_input AS (
   SELECT
     *
-  FROM `t`
+  FROM `main`.`t`
 ), wml_joint AS (
   SELECT
-    `s`.`id`,
+    `s`.`id` AS `wml_k_0`,
     (
       (
         `wml_prior`.`lp_0` + CASE
@@ -170,7 +170,7 @@ WITH wml_input AS (
   FROM wml_totalled
 )
 SELECT
-  `id`,
+  `wml_k_0` AS `id`,
   `wml_p_0` AS `p_p`,
   `wml_p_1` AS `p_q`,
   CASE WHEN `wml_j_0` = `wml_max` THEN 'p' WHEN `wml_j_1` = `wml_max` THEN 'q' END AS `prediction`
