@@ -28,9 +28,9 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 import warehouse_ml as wml
-from warehouse_ml import crossval, synthetic, templates
+from warehouse_ml import catalog, crossval, ownership, synthetic, templates
 from warehouse_ml.api import MODEL_KINDS
-from warehouse_ml.errors import ParameterError, WarehouseMLError
+from warehouse_ml.errors import NameConflictError, ParameterError, WarehouseMLError
 from warehouse_ml.model import Classifier
 from warehouse_ml.progress import Progress
 from warehouse_ml.templates import TableName
@@ -249,7 +249,9 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     and print the report; optionally write every table."""
     if args.model:
         model = wml.load(con, args.model)
-        evaluation = crossval.evaluate(con, model, args.source, keys=_names(args.keys) or ())
+        evaluation = crossval.evaluate(
+            con, model, args.source, keys=_names(args.keys) or (), keep=args.keep
+        )
         how = f"model {args.model!r} on hold-out {args.source}"
     else:
         if not args.target:
@@ -257,7 +259,7 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         key = args.key
         evaluation = crossval.cross_validate(
             con, args.source, args.target, _model(args.kind, args), folds=args.folds,
-            stratified=not args.no_stratify, seed=args.seed, key=key,
+            stratified=not args.no_stratify, seed=args.seed, key=key, keep=args.keep,
         )  # fmt: skip
         how = f"{args.folds}-fold cross-validation of {args.kind} on {args.source}"
     classes = list(evaluation.classes)
@@ -273,7 +275,8 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         "roc": evaluation.roc_curve(positive),
         "lift": evaluation.lift_table(positive),
     }
-    print(f"{how}: {accuracy.n} rows, classes {classes}, predictions in {evaluation.predictions}")
+    kept = f", kept as evaluation {evaluation.id!r}" if args.keep else ""
+    print(f"{how}: {accuracy.n} rows, classes {classes}{kept}")
     _section("confusion matrix (rows: true class, columns: predicted)")
     confusion = tables["confusion"].to_pylist()
     width = max(len(str(c)) for c in classes) + 2
@@ -315,53 +318,110 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         print(f"\nwrote {', '.join(tables)} as .{args.format} to {folder}")
 
 
+DEMO_TABLES = ("customers", "new_customers")
+
+
+def _demo_names(con: DuckDBWarehouse) -> tuple[list[ownership.Claim], list[str]]:
+    """Check, before anything runs, that the demo's tables and views may be (re)created: new
+    names, or the demo's own from an earlier run; and that no model of a demo model's name
+    exists that the demo did not make."""
+    claims = [ownership.claim(con, TableName((name,)), "table") for name in DEMO_TABLES]
+    models = [f"demo_{kind}" for kind in sorted(MODEL_KINDS)]
+    known = {row["name"]: row for row in catalog.list_models(con)}
+    for model in models:
+        ownership.claim(con, TableName((f"{model}_scores",)), "view")
+        if model in known and not known[model]["details"].get("demo"):
+            raise NameConflictError(
+                f"a model named {model!r} exists and was not made by the demo; it is left "
+                "alone: run the demo on another database (--db)"
+            )
+    catalog.ensure(con)
+    return claims, models
+
+
 def cmd_demo(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
-    """Generate demo data into a DuckDB file, train, score into a view, print a summary."""
+    """Generate demo data into a DuckDB file, train, score into views, print a summary. The
+    tables, views and models it makes are warehouse-ml's own (a re-run replaces them); it
+    refuses to run where a user's object has one of their names."""
     started = time.perf_counter()
-    data = synthetic.tan_data(
-        args.rows, 8, n_classes=2, tree="chain", concentration=3.0, strings=True, seed=11
-    )
-    data = data.rename_columns([*(f"attribute_{i}" for i in range(8)), "label"])
-    data = data.append_column("customer_id", pa.array(range(1, data.num_rows + 1)))
-    n_train = int(data.num_rows * 0.8)
-    for name, part in (
-        ("customers", data.slice(0, n_train)),
-        ("new_customers", data.slice(n_train)),
-    ):
-        con.run("drop_table", table=TableName((name,)))
-        con.run("create_table_copy", table=TableName((name,)), source=con.register_arrow(part))
-    print(
-        f"wrote tables customers ({n_train} rows) and new_customers "
-        f"({data.num_rows - n_train} rows) to {args.db}"
-    )
-    for kind in sorted(MODEL_KINDS):
-        model = MODEL_KINDS[kind]().fit(
-            con, "customers", "label", keys=["customer_id"], name=f"demo_{kind}"
+    with con.session() as warehouse:
+        claims, models = _demo_names(warehouse)
+        data = synthetic.tan_data(
+            args.rows, 8, n_classes=2, tree="chain", concentration=3.0, strings=True, seed=11
         )
-        view = model.create_view(
-            con, f"demo_{kind}_scores", "new_customers", keys=["customer_id", "label"]
-        )
-        hits = con.fetch(
-            "select_view_accuracy",
-            view=view,
-            truth=templates.column("label"),
-            prediction=templates.column("prediction"),
-        ).to_pylist()[0]
+        data = data.rename_columns([*(f"attribute_{i}" for i in range(8)), "label"])
+        data = data.append_column("customer_id", pa.array(range(1, data.num_rows + 1)))
+        n_train = int(data.num_rows * 0.8)
+        parts = (data.slice(0, n_train), data.slice(n_train))
+        for claimed, part in zip(claims, parts, strict=True):
+            arrow = warehouse.register_arrow(part)
+            try:
+                with warehouse.transaction():
+                    table = ownership.take(
+                        warehouse, claimed, owner_kind="demo", owner="demo", role="data",
+                        created_by="demo", lifetime=ownership.KEPT,
+                    )  # fmt: skip
+                    warehouse.run("create_table_copy", table=table, source=arrow)
+            finally:
+                warehouse.unregister(arrow)
         print(
-            f"{kind:12s} trained in the warehouse; view {view}: accuracy on new_customers "
-            f"{hits['accuracy']:.4f} ({hits['n']} rows)"
+            f"wrote tables customers ({n_train} rows) and new_customers "
+            f"({data.num_rows - n_train} rows) to {args.db}"
         )
-    print("\nfirst rows of demo_naive_bayes_scores:")
-    _print_table(
-        con.connection.sql(
-            "SELECT * FROM demo_naive_bayes_scores ORDER BY customer_id LIMIT 5"
-        ).to_arrow_table()
-    )
+        for model_name, kind in zip(models, sorted(MODEL_KINDS), strict=True):
+            model = MODEL_KINDS[kind]().fit(
+                warehouse, "customers", "label", keys=["customer_id"], name=model_name,
+                details={"demo": True},
+            )  # fmt: skip
+            view = model.create_view(
+                warehouse, f"{model_name}_scores", "new_customers", keys=["customer_id", "label"]
+            )
+            hits = warehouse.fetch(
+                "select_view_accuracy",
+                view=view,
+                truth=templates.column("label"),
+                prediction=templates.column("prediction"),
+            ).to_pylist()[0]
+            print(
+                f"{kind:12s} trained in the warehouse; view {view}: accuracy on new_customers "
+                f"{hits['accuracy']:.4f} ({hits['n']} rows)"
+            )
+        print("\nfirst rows of demo_naive_bayes_scores:")
+        _print_table(
+            warehouse.fetch(
+                "select_table",
+                table=TableName(("demo_naive_bayes_scores",)),
+                order_columns=[templates.column("customer_id", "t")],
+            ).slice(0, 5)
+        )
     print(f"\ndone in {time.perf_counter() - started:.1f} s. Query it from any DuckDB client:")
     print(
         f"  duckdb {args.db} "
         '"SELECT prediction, count(*) FROM demo_naive_bayes_scores GROUP BY ALL"'
     )
+
+
+def cmd_vacuum(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    """Remove what crashed or abandoned runs left in the database, and list it."""
+    removed = wml.vacuum(con)
+    if removed.num_rows == 0:
+        print("nothing to remove: every object of warehouse-ml here is in use")
+        return
+    print(f"removed {removed.num_rows} objects left by crashed or abandoned runs:")
+    _print_table(removed.select(["object_name", "object_kind", "owner_kind", "owner", "role"]))
+
+
+def cmd_evaluations(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    """List the kept evaluations, or drop one."""
+    if args.drop:
+        wml.drop_evaluation(con, args.drop)
+        print(f"dropped evaluation {args.drop!r}")
+        return
+    evaluations = wml.list_evaluations(con)
+    if evaluations.num_rows == 0:
+        print(f"no kept evaluations in {args.db}")
+        return
+    _print_table(evaluations)
 
 
 # -- argument parsing -----------------------------------------------------------------------
@@ -482,7 +542,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--output-dir", help="write each table (predictions, confusion, ...) here"
     )
     evaluate.add_argument("--format", choices=["csv", "parquet"], default="csv")
+    evaluate.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the predictions in the database (schema wml; see 'evaluations'); by default "
+        "nothing is kept",
+    )
     evaluate.set_defaults(run=cmd_evaluate)
+
+    vacuum = command(
+        "vacuum", "remove what crashed or abandoned runs left in schema wml, and list it"
+    )
+    vacuum.set_defaults(run=cmd_vacuum)
+
+    evaluations = command("evaluations", "list the kept evaluations (evaluate --keep)")
+    evaluations.add_argument("--drop", metavar="ID", help="drop this evaluation's tables")
+    evaluations.set_defaults(run=cmd_evaluations)
 
     drop = command("drop", "remove a model, its parameter tables and its views")
     drop.add_argument("model")

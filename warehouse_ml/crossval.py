@@ -10,134 +10,153 @@ tables with a wml_part column, and ONE query scores every row with its own fold'
 Model kinds or attributes without that shortcut (TAN with numeric attributes) fall back to one
 fit and one scoring statement per fold.
 
-The predictions table (``wml.<cv_id>_predictions``) has the columns: the key, ``fold``
-(INTEGER), the target column, ``p_<label>`` per class (DOUBLE) and ``prediction``; it is the
-input of every measure in metrics.py, which :class:`Evaluation` exposes as methods.
+The predictions table has the columns: the key, ``fold`` (INTEGER), the target column,
+``p_<label>`` per class (DOUBLE) and ``prediction``; it is the input of every measure in
+metrics.py, which :class:`Evaluation` exposes as methods. It belongs to the evaluation
+(evaluation.py): temporary unless ``keep=True``. The fold assignment and every fold's model
+are temporary tables of the call, dropped before it returns. The fold column of the
+assignment is the library's own (a name no source column has), so a source column named
+``fold`` is just another column.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 from sqlglot import exp
 
-from warehouse_ml import catalog, splits, templates
-from warehouse_ml.catalog import ModelRecord
+from warehouse_ml import catalog, names, ownership, splits, templates
 from warehouse_ml.errors import ColumnError, ParameterError
-from warehouse_ml.evaluation import FOLD, Evaluation
+from warehouse_ml.evaluation import PREDICTIONS, UNWRITTEN, Evaluation
 from warehouse_ml.features import select_features
-from warehouse_ml.loo import leave_one_out
+from warehouse_ml.loo import leave_one_out_open
 from warehouse_ml.model import Classifier
+from warehouse_ml.names import FOLD, PREDICTION, probability_columns
+from warehouse_ml.ownership import Staging
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName
-from warehouse_ml.warehouse import Connectable, Warehouse, connect
+from warehouse_ml.warehouse import Connectable, Warehouse, session
 
 
 def _fold_classes(
-    warehouse: Warehouse, split: Source, target: str, classes: list[dict[str, Any]], folds: int
+    warehouse: Warehouse, split: splits.Split, target: str, classes: list[dict[str, Any]]
 ) -> list[list[dict[str, Any]]]:
     """Each fold's training class counts: the class totals minus that fold's rows."""
-    rows = warehouse.fetch("select_fold_classes", source=split.relation, target=target, fold=FOLD)
+    rows = warehouse.fetch(
+        "select_fold_classes", source=split.table, target=target, fold=split.fold_column
+    )
     held_out = {(r["fold"], r["class_label"]): r["n"] for r in rows.to_pylist()}
+    assert split.folds is not None, "a k-fold assignment"
     return [
         [{**c, "n": c["n"] - held_out.get((f, c["class_label"]), 0)} for c in classes]
-        for f in range(folds)
+        for f in range(split.folds)
     ]
 
 
-def _record(
-    model: Classifier, model_id: str, target: str, src: Source, features, classes, details
-) -> ModelRecord:
-    """An uncatalogued record describing one fold's model (its tables exist under model_id)."""
-    return ModelRecord(
-        name=model_id,
-        model_id=model_id,
-        kind=model.kind,
-        target=target,
-        target_type=str(src.field(target).type),
-        features=[f.name for f in features],
-        feature_types={f.name: f.to_json() for f in features},
-        smoothing=model._smoothing(),
-        source=src.description,
-        n_rows=sum(c["n"] for c in classes),
-        n_null_target=0,
-        classes=[c["value"] for c in classes],
-        details=details,
-    )
+@dataclass(frozen=True)
+class _Plan:
+    """What one cross-validation needs besides its folds: an id for its tables, the feature
+    arguments as given (``selection``: features, categorical, numeric), the features chosen
+    from them, the class counts, the number of source rows (NULL targets included) and
+    whether its results are kept."""
+
+    cv_id: str
+    selection: dict[str, Any]
+    features: list
+    classes: list[dict[str, Any]]
+    n_rows: int
+    keep: bool
+
+    @property
+    def labels(self) -> tuple[Any, ...]:
+        return tuple(c["value"] for c in self.classes)
 
 
-def _score_folds_together(
+def _plan(
     warehouse: Warehouse,
-    model: Classifier,
-    split: splits.Split,
-    split_source: Source,
+    src: Source,
     target: str,
-    features: list,
-    classes: list[dict[str, Any]],
-    fold_classes: list[list[dict[str, Any]]],
-    model_id: str,
-    created: list[TableName],
-) -> exp.Query:
-    """One query scoring every fold: the model learns all folds' parameters into one set of
-    tables (column wml_part = fold), and each row joins the parameters of its own fold."""
-    details = model._learn_partitioned(
-        warehouse, split_source, target, features, FOLD, fold_classes, model_id, created
-    )
-    record = _record(
-        model, model_id, target, split_source, features, classes,
-        {**details, "partition_column": FOLD},
+    model: Classifier,
+    key: str | None,
+    selection: dict[str, Any],
+    keep: bool,
+) -> _Plan:
+    catalog.ensure(warehouse)
+    chosen = select_features(src, target, keys=[key] if key else None, **selection)
+    classes, n_null = model._classes(warehouse, src, target)
+    n_rows = sum(c["n"] for c in classes) + n_null
+    return _Plan(f"cv{uuid.uuid4().hex[:12]}", selection, chosen, classes, n_rows, keep)
+
+
+def _results(
+    warehouse: Warehouse, evaluation_id: str, keep: bool, created_by: str
+) -> ownership.Staging:
+    """The staging of an evaluation's own tables: temporary, or kept in ``wml``."""
+    return Staging(
+        warehouse, owner_kind="evaluation", owner=evaluation_id, created_by=created_by,
+        version=evaluation_id, lifetime=ownership.KEPT if keep else ownership.SESSION,
+        temporary=not keep,
     )  # fmt: skip
-    rows = templates.build("select_rows_with_target", source=split.table, target=target)
-    labelled = Source(rows.subquery("wml_labelled"), split_source.schema, str(split.table), True)
-    return (
-        type(model)
-        .from_record(record)
-        .view_query(warehouse, labelled, keys=[split.key, FOLD, target])
-    )
 
 
-def _score_folds_apart(
+def _work(warehouse: Warehouse, evaluation_id: str, created_by: str) -> ownership.Staging:
+    """The staging of a call's intermediate tables (temporary, dropped before it returns)."""
+    return Staging(
+        warehouse, owner_kind="evaluation", owner=evaluation_id, created_by=created_by,
+        version=f"{evaluation_id}_work", lifetime=ownership.SESSION, temporary=True,
+    )  # fmt: skip
+
+
+def _evaluation(
     warehouse: Warehouse,
-    model: Classifier,
-    split: splits.Split,
-    split_source: Source,
+    results: Staging,
+    write: Callable[[TableName], None],
+    draft: Evaluation,
+) -> Evaluation:
+    """Register the predictions table of ``draft`` (an Evaluation whose table is still to be
+    made) with its facts, write it with ``write`` and return the evaluation over it."""
+    table = results.table(PREDICTIONS, details=draft.facts())
+    write(table)
+    return dataclasses.replace(draft, predictions=table)
+
+
+def _draft(
+    warehouse: Warehouse,
+    results: Staging,
     target: str,
-    features: list,
-    fold_classes: list[list[dict[str, Any]]],
-    model_ids: list[str],
-    details: list[dict[str, Any]],
-    predictions: TableName,
-) -> None:
-    """One statement per fold, each scoring its held-out rows with its own model."""
-    for index, model_id in enumerate(model_ids):
-        record = _record(
-            model, model_id, target, split_source, features, fold_classes[index], details[index]
-        )
-        rows = templates.build(
-            "select_rows_of_fold", split=split.table, fold=FOLD, index=index, target=target
-        )
-        held_out = Source(
-            rows.subquery("wml_fold_rows"), split_source.schema, str(split.table), True
-        )
-        query = (
-            type(model)
-            .from_record(record)
-            .view_query(warehouse, held_out, keys=[split.key, FOLD, target])
-        )
-        if index == 0:
-            warehouse.run_tree(templates.create_table_as(predictions, query))
-        else:
-            warehouse.run("insert_rows", table=predictions, rows=query)
+    labels: tuple[Any, ...],
+    key: str | None,
+    folds: int,
+    split: TableName | None,
+    probability_names: Sequence[str],
+    keep: bool,
+) -> Evaluation:
+    """An evaluation whose predictions table is not written yet (see :func:`_evaluation`)."""
+    return Evaluation(
+        warehouse, UNWRITTEN, target, labels, key, folds, split, results.version,
+        tuple(probability_names), keep,
+    )  # fmt: skip
 
 
-def _drop(warehouse: Warehouse, tables: Iterable[TableName]) -> None:
-    for table in tables:
-        warehouse.run("drop_table", table=table)
+def _writer(warehouse: Warehouse, query: exp.Query) -> Callable[[TableName], None]:
+    """Write ``query``'s rows as a new table."""
+    return lambda table: warehouse.run_tree(templates.create_table_as(table, query))
+
+
+def _check_outputs(
+    src: Source, key: str, target: str, labels: Sequence[Any], warehouse: Warehouse
+) -> list[str]:
+    """The p_<label> names of the predictions, after checking that the key and the target do
+    not clash with the columns the predictions add."""
+    probability_names = probability_columns([str(c) for c in labels], warehouse.IDENTIFIER_BYTES)
+    names.check_outputs([key, target], [FOLD, *probability_names, PREDICTION], src.description)
+    return probability_names
 
 
 def cross_validate(
@@ -153,6 +172,7 @@ def cross_validate(
     features: Sequence[str] | None = None,
     categorical: Iterable[str] | None = None,
     numeric: Iterable[str] | None = None,
+    keep: bool = False,
     progress: ProgressCallback | None = None,
 ) -> Evaluation:
     """k-fold cross-validation of an (unfitted) model, pooled out-of-fold predictions in SQL.
@@ -174,32 +194,55 @@ def cross_validate(
         seed: fold assignment seed (same seed and keys, same folds, on every engine).
         key: a unique integer or string column; None numbers the rows in scan order.
         features, categorical, numeric: as for ``fit``.
+        keep: keep the predictions in schema ``wml`` after the connection closes (see
+            :func:`warehouse_ml.list_evaluations`); by default they are temporary.
         progress: called with a :class:`warehouse_ml.progress.Progress` (operation
             ``"cross_validate"``) before each statement; it may raise to cancel.
 
     Returns:
-        An :class:`Evaluation` over the pooled predictions table ``wml.<cv_id>_predictions``
-        (columns: key, fold, target, p_<label> per class, prediction); the fold assignment stays
-        in ``wml.<cv_id>_folds`` (or the given one).
+        An :class:`Evaluation` over the pooled predictions (columns: key, fold, target,
+        p_<label> per class, prediction). Drop it (``Evaluation.drop`` or a ``with`` block)
+        to remove its tables at once.
     """
-    warehouse = connect(con)
-    with warehouse.operation("cross_validate", progress):
+    with session(con, "cross_validate", progress) as warehouse:
         if isinstance(source, pa.RecordBatchReader):
             source = source.read_all()
         reused = folds if isinstance(folds, splits.Split) else None
-        if reused is not None:
-            key = _reused_key(warehouse, source, reused, key)
-        selection = {"features": features, "categorical": categorical, "numeric": numeric}
-        plan = _plan(warehouse, source, target, model, key, selection)
-        if reused is not None:
-            _check_reusable(warehouse, reused, target, plan)
-        evaluation, _ = _run(warehouse, source, target, model, plan, folds, stratified, seed, key)
-        return evaluation
+        if reused is None:
+            folds = splits.check_folds(folds)
+        with open_source(warehouse, source) as src:
+            if reused is not None:
+                key = _reused_key(src, reused, key)
+            selection = {"features": features, "categorical": categorical, "numeric": numeric}
+            plan = _plan(warehouse, src, target, model, key, selection, keep)
+            if reused is not None:
+                _check_reusable(warehouse, reused, target, plan)
+            k = reused.folds if reused is not None else folds
+            if _exact_leave_one_out(model, k, plan):
+                return leave_one_out_open(
+                    warehouse, src, target, model, key=key, keep=keep, created_by="cross_validate",
+                    **plan.selection,
+                )  # fmt: skip
+            if reused is not None:
+                return _cross_validate(
+                    warehouse, src, reused, target, model, plan, "cross_validate"
+                )
+            with _work(warehouse, plan.cv_id, "cross_validate") as work:
+                try:
+                    split = _assign(warehouse, src, target, folds, stratified, seed, key, work)
+                    return _cross_validate(
+                        warehouse, src, split, target, model, plan, "cross_validate", reused=False
+                    )
+                finally:
+                    work.drop()
 
 
-def _reused_key(
-    warehouse: Warehouse, source: SourceLike, split: splits.Split, key: str | None
-) -> str | None:
+def _exact_leave_one_out(model: Classifier, k: Any, plan: _Plan) -> bool:
+    """k = n for Naive Bayes is the exact leave-one-out of loo.py, with no fold table."""
+    return k == plan.n_rows and model.kind == "naive_bayes"
+
+
+def _reused_key(src: Source, split: splits.Split, key: str | None) -> str | None:
     """The source's key column for a cross-validation on ``split`` (None when the assignment
     numbered the rows itself); refuses a hold-out split and a key other than the split's."""
     if split.kind != "folds":
@@ -212,13 +255,12 @@ def _reused_key(
             f"key={key!r} differs from the key {split.key!r} of the fold assignment "
             f"{split.table}; leave key out to use the assignment's"
         )
-    with open_source(warehouse, source) as src:
-        return split.key if split.key in src.columns else None
+    return split.key if split.key in src.columns else None
 
 
 def _check_reusable(warehouse: Warehouse, split: splits.Split, target: str, plan: _Plan) -> None:
     """The fold table must hold the key, the folds, the target and every chosen feature."""
-    needed = [split.key, FOLD, target, *(f.name for f in plan.features)]
+    needed = [split.key, split.fold_column, target, *(f.name for f in plan.features)]
     held = set(warehouse.schema_of(split.table).names)
     missing = [c for c in needed if c not in held]
     if missing:
@@ -228,112 +270,104 @@ def _check_reusable(warehouse: Warehouse, split: splits.Split, target: str, plan
         )
 
 
-def _run(
+def _assign(
     warehouse: Warehouse,
-    source: SourceLike,
+    src: Source,
     target: str,
-    model: Classifier,
-    plan: _Plan,
-    folds: int | splits.Split,
+    folds: int,
     stratified: bool,
     seed: int,
     key: str | None,
-) -> tuple[Evaluation, splits.Split | None]:
-    """Cross-validate on the fold assignment ``folds``, or on k folds assigned here (dropped
-    again if the run fails); k = n for Naive Bayes is the exact leave-one-out of loo.py, with
-    no fold table. Returns the evaluation and the fold assignment it used."""
-    k = folds.folds if isinstance(folds, splits.Split) else folds
-    if k == plan.n_rows and model.kind == "naive_bayes":
-        # k = n is leave-one-out: Naive Bayes has an exact closed form (loo.py), one query
-        return leave_one_out(warehouse, source, target, model, key=key, **plan.selection), None
-    if isinstance(folds, splits.Split):
-        return _cross_validate(warehouse, folds, target, model, plan), folds
-    split = _assign(warehouse, source, target, folds, stratified, seed, key, plan.cv_id)
-    try:
-        return _cross_validate(warehouse, split, target, model, plan), split
-    except BaseException:  # failed or interrupted: the fold table goes too
-        _drop(warehouse, [split.table])
-        raise
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """What one cross-validation needs besides its folds: an id for its tables, the feature
-    arguments as given (``selection``: features, categorical, numeric), the features chosen
-    from them, the class counts and the number of source rows (NULL targets included)."""
-
-    cv_id: str
-    selection: dict[str, Any]
-    features: list
-    classes: list[dict[str, Any]]
-    n_rows: int
-
-
-def _plan(
-    warehouse: Warehouse,
-    source: SourceLike,
-    target: str,
-    model: Classifier,
-    key: str | None,
-    selection: dict[str, Any],
-) -> _Plan:
-    catalog.ensure(warehouse)
-    with open_source(warehouse, source) as src:
-        chosen = select_features(src, target, keys=[key] if key else None, **selection)
-        classes, n_null = model._classes(warehouse, src, target)
-    n_rows = sum(c["n"] for c in classes) + n_null
-    return _Plan(f"cv{uuid.uuid4().hex[:12]}", selection, chosen, classes, n_rows)
-
-
-def _assign(
-    warehouse: Warehouse, source, target, folds, stratified, seed, key, cv_id: str
+    work: Staging,
 ) -> splits.Split:
-    """The fold assignment of a cross-validation, every source column kept
-    (``wml.<cv_id>_folds``)."""
-    return splits.assign_folds(
-        warehouse, source, folds=folds, seed=seed, key=key,
-        stratify=target if stratified else None,
-        table=catalog.parameter_table(cv_id, "folds"), keep_columns=True,
+    """A fold assignment of the call (a temporary table of ``work``) holding every source
+    column and a fold column of the library's own (a name no source column has)."""
+    fold_column = names.fresh("wml_fold", src.columns)
+    stratify = target if stratified else None
+    query, n_rows = splits.fold_rows(
+        warehouse, src, folds, seed=seed, key=key, stratify=stratify, keep_columns=True,
+        fold_column=fold_column,
+    )  # fmt: skip
+    table = work.table("folds")
+    warehouse.run_tree(templates.create_table_as(table, query))
+    return splits.Split(
+        table, key or splits.ROW_KEY, "folds", n_rows, folds, 1, seed, stratify, fold_column,
+        work.version,
     )  # fmt: skip
 
 
 def _cross_validate(
-    warehouse: Warehouse, split: splits.Split, target: str, model: Classifier, plan: _Plan
+    warehouse: Warehouse,
+    src: Source,
+    split: splits.Split,
+    target: str,
+    model: Classifier,
+    plan: _Plan,
+    created_by: str,
+    reused: bool = True,
 ) -> Evaluation:
     """Learn every fold's model from the rows of ``split`` (a fold table holding every source
-    column) and write the pooled out-of-fold predictions (``wml.<cv_id>_predictions``)."""
-    table = split.table
+    column) and write the pooled out-of-fold predictions, owned by the new evaluation."""
     assert split.folds is not None, "a k-fold assignment"
-    k = split.folds
-    created: list[TableName] = []
-    predictions = catalog.parameter_table(plan.cv_id, "predictions")
-    chosen, classes = plan.features, plan.classes
-    try:
-        split_source = Source(table.to_table(), warehouse.schema_of(table), str(table), True)
-        fold_classes = _fold_classes(warehouse, split_source, target, classes, k)
-        if model._partitioned_scoring(chosen):
-            query = _score_folds_together(
-                warehouse, model, split, split_source, target, chosen, classes, fold_classes,
-                f"{plan.cv_id}_all", created,
-            )  # fmt: skip
-            warehouse.run_tree(templates.create_table_as(predictions, query))
-        else:
-            model_ids = [f"{plan.cv_id}_f{f}" for f in range(k)]
-            details = model._learn_folds(
-                warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids, created
-            )
-            _score_folds_apart(
-                warehouse, model, split, split_source, target, chosen, fold_classes, model_ids,
-                details, predictions,
-            )  # fmt: skip
-    except BaseException:  # failed or interrupted: no result table stays behind either
-        _drop(warehouse, [predictions])
-        raise
-    finally:
-        _drop(warehouse, created)
-    return Evaluation(
-        warehouse, predictions, target, tuple(c["value"] for c in classes), split.key, k, table
+    probability_names = _check_outputs(src, split.key, target, plan.labels, warehouse)
+    split_source = Source(
+        split.table.to_table(), warehouse.schema_of(split.table), str(split.table), True
     )
+    fold_classes = _fold_classes(warehouse, split, target, plan.classes)
+    passthrough = [(split.key, split.key), (split.fold_column, FOLD), (target, target)]
+    chosen = plan.features
+    with (
+        _results(warehouse, plan.cv_id, plan.keep, created_by) as results,
+        _work(warehouse, plan.cv_id, created_by) as learned,
+    ):
+        try:
+
+            def scored(record: Any, rows: exp.Query) -> exp.Query:
+                held_out = Source(
+                    rows.subquery("wml_rows"), split_source.schema, src.description, True
+                )
+                return model.scoring_query(
+                    warehouse, record, held_out, passthrough=passthrough,
+                    probability_names=probability_names, prediction_name=PREDICTION,
+                )  # fmt: skip
+
+            if model._partitioned_scoring(chosen):
+                tables = learned.part("all")
+                details = model._learn_partitioned(
+                    warehouse, split_source, target, chosen, split.fold_column, fold_classes,
+                    tables,
+                )  # fmt: skip
+                record = model._uncatalogued(
+                    tables, target, split_source, chosen, plan.classes,
+                    {**details, "partition_column": split.fold_column},
+                )  # fmt: skip
+                rows = templates.build("select_rows_with_target", source=split.table, target=target)
+                write = _writer(warehouse, scored(record, rows))
+            else:
+                records = model._learn_folds(
+                    warehouse, split_source, target, chosen, split.fold_column, fold_classes,
+                    learned,
+                )  # fmt: skip
+
+                def write(table: TableName) -> None:
+                    for index, record in enumerate(records):
+                        rows = templates.build(
+                            "select_rows_of_fold", split=split.table, fold=split.fold_column,
+                            index=index, target=target,
+                        )  # fmt: skip
+                        query = scored(record, rows)
+                        if index == 0:
+                            warehouse.run_tree(templates.create_table_as(table, query))
+                        else:
+                            warehouse.run("insert_rows", table=table, rows=query)
+
+            draft = _draft(
+                warehouse, results, target, plan.labels, split.key, split.folds,
+                split.table if reused else None, probability_names, plan.keep,
+            )  # fmt: skip
+            return _evaluation(warehouse, results, write, draft)
+        finally:
+            learned.drop()
 
 
 def evaluate(
@@ -342,29 +376,38 @@ def evaluate(
     source: SourceLike,
     *,
     keys: Sequence[str] = (),
+    keep: bool = False,
     progress: ProgressCallback | None = None,
 ) -> Evaluation:
     """Hold-out evaluation of a fitted model on ``source`` (which holds the target column).
 
     The predictions (``keys`` columns, the target, p_<label> per class, prediction) are written
-    to ``wml.<ev_id>_predictions``; rows with a NULL target are left out. ``progress`` is
-    called before each statement (operation ``"evaluate"``) and may raise to cancel.
+    to a table of the returned evaluation (temporary unless ``keep=True``); rows with a NULL
+    target are left out. ``progress`` is called before each statement (operation
+    ``"evaluate"``) and may raise to cancel.
     """
-    warehouse = connect(con)
-    with warehouse.operation("evaluate", progress):
+    keys = list(keys)
+    with session(con, "evaluate", progress) as warehouse:
         target = model.record.target
-        predictions = catalog.parameter_table(f"ev{uuid.uuid4().hex[:12]}", "predictions")
-        with open_source(warehouse, source) as src:
+        with open_source(warehouse, source) as src, model._current(warehouse) as record:
             src.field(target)
+            probability_names = model.probability_names(warehouse)
+            names.check_outputs([*keys, target], [*probability_names, PREDICTION], src.description)
             rows = templates.build("select_rows_with_target", source=src.relation, target=target)
-            labelled = Source(
-                rows.subquery("wml_labelled"), src.schema, src.description, src.durable
-            )
-            query = model.view_query(warehouse, labelled, keys=[*keys, target])
-            warehouse.run_tree(templates.create_table_as(predictions, query))
-        return Evaluation(
-            warehouse, predictions, target, tuple(model.classes_), keys[0] if keys else None, 1
-        )
+            labelled = Source(rows.subquery("wml_labelled"), src.schema, src.description, False)
+            query = model.scoring_query(
+                warehouse, record, labelled,
+                passthrough=[(c, c) for c in [*keys, target]],
+                probability_names=probability_names, prediction_name=PREDICTION,
+            )  # fmt: skip
+            catalog.ensure(warehouse)
+            evaluation_id = f"ev{uuid.uuid4().hex[:12]}"
+            with _results(warehouse, evaluation_id, keep, "evaluate") as results:
+                draft = _draft(
+                    warehouse, results, target, tuple(model.classes_),
+                    keys[0] if keys else None, 1, None, probability_names, keep,
+                )  # fmt: skip
+                return _evaluation(warehouse, results, _writer(warehouse, query), draft)
 
 
 @dataclass(frozen=True)
@@ -404,7 +447,8 @@ class Selection:
 
     ``comparison`` columns: candidate (INTEGER, input order), description (VARCHAR), kind,
     measure (VARCHAR name), value (DOUBLE), accuracy (DOUBLE), chosen (BOOLEAN). It is also
-    stored as table ``table`` and named in the chosen model's catalog details.
+    stored as table ``table`` (owned by the chosen model, dropped with it) and named in the
+    chosen model's catalog details.
     """
 
     model: Classifier
@@ -433,8 +477,9 @@ def select_model(
 
     ``measure`` is one of error, log_score, brier (smaller is better), auc (binary: of
     ``positive``; multiclass: macro one-vs-rest) or expected_loss (needs ``loss``). Ties go to
-    the earlier candidate. ``progress`` is called before each statement of every step
-    (operation ``"select_model"``) and may raise to cancel.
+    the earlier candidate. The folds are assigned once (a temporary table of the call) and
+    every candidate is cross-validated on them. ``progress`` is called before each statement
+    of every step (operation ``"select_model"``) and may raise to cancel.
     """
     if measure not in MEASURES:
         raise ParameterError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
@@ -442,59 +487,71 @@ def select_model(
         raise ParameterError("measure='expected_loss' needs a loss matrix: loss=[[...], ...]")
     if not candidates:
         raise ParameterError("select_model needs at least one candidate")
-    warehouse = connect(con)
-    with warehouse.operation("select_model", progress):
+    splits.check_folds(folds)
+    score, larger_is_better = MEASURES[measure]
+    argument = loss if measure == "expected_loss" else positive
+    chosen = [c if isinstance(c, Candidate) else Candidate(c) for c in candidates]
+    with session(con, "select_model", progress) as warehouse:
         if isinstance(source, pa.RecordBatchReader):  # read by every candidate and the refit
             source = source.read_all()
-        score, larger_is_better = MEASURES[measure]
-        argument = loss if measure == "expected_loss" else positive
-        chosen = [c if isinstance(c, Candidate) else Candidate(c) for c in candidates]
-        shared: splits.Split | None = None  # one fold assignment serves every candidate
         rows = []
-        try:
-            for index, candidate in enumerate(chosen):
-                selection = {
-                    "features": candidate.features,
-                    "categorical": candidate.categorical,
-                    "numeric": candidate.numeric,
-                }
-                plan = _plan(warehouse, source, target, candidate.model, key, selection)
-                ev, used = _run(
-                    warehouse, source, target, candidate.model, plan, shared or folds,
-                    stratified, seed, key,
-                )  # fmt: skip
-                shared = shared or used
-                value = float(score(ev, argument))
-                rows.append(
-                    [
-                        index,
-                        candidate.describe(),
-                        candidate.model.kind,
-                        measure,
-                        value,
-                        ev.accuracy().accuracy,
-                    ]
-                )
-                _drop(warehouse, [ev.predictions])  # ev.split is the shared table or None
-        finally:
-            if shared is not None:
-                _drop(warehouse, [shared.table])
+        with open_source(warehouse, source) as src:
+            catalog.ensure(warehouse)
+            selection_id = f"sel{uuid.uuid4().hex[:12]}"
+            with _work(warehouse, selection_id, "select_model") as work:
+                try:
+                    shared: splits.Split | None = None  # one fold assignment for every candidate
+                    for index, candidate in enumerate(chosen):
+                        selection = {
+                            "features": candidate.features,
+                            "categorical": candidate.categorical,
+                            "numeric": candidate.numeric,
+                        }
+                        plan = _plan(warehouse, src, target, candidate.model, key, selection, False)
+                        if _exact_leave_one_out(candidate.model, folds, plan):
+                            ev = leave_one_out_open(
+                                warehouse, src, target, candidate.model, key=key, keep=False,
+                                created_by="select_model", **selection,
+                            )  # fmt: skip
+                        else:
+                            shared = shared or _assign(
+                                warehouse, src, target, folds, stratified, seed, key, work
+                            )
+                            ev = _cross_validate(
+                                warehouse, src, shared, target, candidate.model, plan,
+                                "select_model",
+                            )  # fmt: skip
+                        with ev:
+                            value = float(score(ev, argument))
+                            accuracy = ev.accuracy().accuracy
+                        rows.append(
+                            [index, candidate.describe(), candidate.model.kind, measure, value,
+                             accuracy]
+                        )  # fmt: skip
+                finally:
+                    work.drop()
         values = [r[4] for r in rows]
         best = values.index(max(values) if larger_is_better else min(values))
         for r in rows:
             r.append(r[0] == best)
         columns = ("candidate", "description", "kind", "measure", "value", "accuracy", "chosen")
-        table = catalog.parameter_table(f"sel{uuid.uuid4().hex[:12]}", "comparison")
-        warehouse.run_tree(
-            templates.create_table_as(
-                table, exp.select(exp.Star()).from_(templates.values(rows, "r", columns))
-            )
-        )
         winner = chosen[best]
-        model = type(winner.model)(**winner.model._smoothing()).fit(
-            warehouse, source, target, features=winner.features, categorical=winner.categorical,
-            numeric=winner.numeric, keys=[key] if key else None, name=name,
-            details={"selection": list(table.parts)},
-        )  # fmt: skip
+        model_name = name if name is not None else f"{winner.model.kind}_{target}"
+        with Staging(
+            warehouse, owner_kind="model", owner=model_name, created_by="select_model",
+            version=selection_id, lifetime=ownership.MODEL, registry_version="",
+        ) as kept:  # fmt: skip
+            table = kept.table("comparison")
+            warehouse.run_tree(
+                templates.create_table_as(
+                    table, exp.select(exp.Star()).from_(templates.values(rows, "r", columns))
+                )
+            )
+            model = type(winner.model)(**winner.model._smoothing()).fit(
+                warehouse, source, target, features=winner.features,
+                categorical=winner.categorical, numeric=winner.numeric,
+                keys=[key] if key else None, name=model_name,
+                details={"selection": list(table.parts)},
+            )  # fmt: skip
         comparison = pa.Table.from_pylist([dict(zip(columns, r, strict=True)) for r in rows])
         return Selection(model, comparison, table)

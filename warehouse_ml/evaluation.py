@@ -2,22 +2,35 @@
 
 :class:`Evaluation` is returned by cross-validation (crossval.py), exact leave-one-out (loo.py)
 and hold-out evaluation; each measure is computed in SQL by metrics.py.
+
+Lifetime (the guest contract, docs/RELIABILITY.md): an evaluation's tables belong to it. By
+default they are temporary: the engine's temporary tables of the connection, gone when it
+closes (on Spark, which has none, tables in ``wml`` registered with lifetime ``session``, which
+:func:`warehouse_ml.vacuum` removes once their session has ended), and :meth:`Evaluation.drop`
+(or leaving a ``with`` block) removes them at once. With ``keep=True`` they are tables in
+schema ``wml`` that stay until :func:`drop_evaluation`; :func:`list_evaluations` lists them
+and :func:`load_evaluation` opens one again in another process.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
-from warehouse_ml import metrics
-from warehouse_ml.model import PREDICTION, probability_columns
+from warehouse_ml import metrics, ownership
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.names import FOLD, PREDICTION
 from warehouse_ml.templates import TableName, column
-from warehouse_ml.warehouse import Warehouse
+from warehouse_ml.warehouse import Connectable, Warehouse, session
 
-FOLD = "fold"
+PREDICTIONS = "predictions"
+"""Registry role of an evaluation's predictions table (its row holds the evaluation's facts)."""
+UNWRITTEN = TableName(("unwritten",))
+"""The predictions name of an evaluation being made (crossval.py), before its table exists."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +43,10 @@ class Evaluation:
         classes: class labels in probability-column order.
         key: the key column.
         folds: number of folds (1 for a hold-out evaluation).
-        split: the fold assignment table, if any.
+        split: the fold assignment the evaluation used when the caller supplied one.
+        id: the evaluation's id (its owner name in the object registry).
+        probability_columns: the ``p_<label>`` columns of ``predictions``, in class order.
+        kept: whether its tables persist in ``wml`` (``keep=True``).
     """
 
     warehouse: Warehouse = field(repr=False)
@@ -40,14 +56,40 @@ class Evaluation:
     key: str | None
     folds: int
     split: TableName | None = None
+    id: str = ""
+    probability_columns: tuple[str, ...] = ()
+    kept: bool = False
+
+    def facts(self) -> dict[str, Any]:
+        """What the registry records to open the evaluation again (:func:`load_evaluation`)."""
+        return {
+            "target": self.target,
+            "classes": list(self.classes),
+            "key": self.key,
+            "folds": self.folds,
+            "split": None if self.split is None else list(self.split.parts),
+            "probability_columns": list(self.probability_columns),
+        }
+
+    def drop(self) -> None:
+        """Remove the evaluation's tables (and their registry rows) now."""
+        with session(self.warehouse) as warehouse:
+            warehouse.run("drop_table", table=self.predictions)
+            ownership.release(warehouse, ownership.owned_by(warehouse, "evaluation", self.id))
+            if self.kept:
+                warehouse.after_drop()
+
+    def __enter__(self) -> Evaluation:
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.drop()
 
     def _kwargs(self, prediction: bool = False) -> dict[str, Any]:
         """Arguments naming the predictions table's columns for the metrics functions."""
         names = {
             "target": self.target,
-            "probabilities": dict(
-                zip(self.classes, probability_columns([str(c) for c in self.classes]), strict=True)
-            ),
+            "probabilities": dict(zip(self.classes, self.probability_columns, strict=True)),
         }
         return {**names, "prediction": PREDICTION} if prediction else names
 
@@ -56,7 +98,8 @@ class Evaluation:
         order = [column(FOLD, "t")] if self.folds > 1 else []
         if self.key is not None:
             order.append(column(self.key, "t"))
-        return self.warehouse.fetch("select_table", table=self.predictions, order_columns=order)
+        with session(self.warehouse) as warehouse:
+            return warehouse.fetch("select_table", table=self.predictions, order_columns=order)
 
     def accuracy(self, level: float = 0.95) -> metrics.Accuracy:
         """Accuracy, error, kappa and the Wilson interval at ``level``."""
@@ -127,3 +170,79 @@ class Evaluation:
         return metrics.expected_loss(
             self.warehouse, self.predictions, loss=loss, **self._kwargs(prediction=True)
         )
+
+
+def _predictions_rows(warehouse: Warehouse) -> list[ownership.Owned]:
+    rows = [
+        o
+        for o in ownership.owned(warehouse)
+        if o.owner_kind == "evaluation" and o.role == PREDICTIONS
+    ]
+    return [o for o in rows if warehouse.relation_kind(ownership.library_object(warehouse, o.name))]
+
+
+def list_evaluations(con: Connectable) -> pa.Table:
+    """The evaluations whose tables exist, one row each: id (VARCHAR), created_by (the call),
+    created_at (TIMESTAMP, UTC), lifetime ('kept', or 'session': temporary tables of a session
+    that is still open), predictions (VARCHAR, the table), target, folds (INTEGER), classes
+    (VARCHAR, JSON)."""
+    with session(con) as warehouse:
+        rows = _predictions_rows(warehouse)
+    return pa.Table.from_pylist(
+        [
+            {
+                "id": o.owner,
+                "created_by": o.created_by,
+                "created_at": o.created_at,
+                "lifetime": o.lifetime,
+                "predictions": str(o.name),
+                "target": o.details.get("target"),
+                "folds": o.details.get("folds"),
+                "classes": json.dumps(o.details.get("classes")),
+            }
+            for o in rows
+        ],
+        schema=pa.schema(
+            [
+                ("id", pa.string()),
+                ("created_by", pa.string()),
+                ("created_at", pa.timestamp("us")),
+                ("lifetime", pa.string()),
+                ("predictions", pa.string()),
+                ("target", pa.string()),
+                ("folds", pa.int64()),
+                ("classes", pa.string()),
+            ]
+        ),
+    )
+
+
+def load_evaluation(con: Connectable, evaluation_id: str) -> Evaluation:
+    """A kept evaluation (``keep=True``), opened again from the registry."""
+    with session(con) as warehouse:
+        rows = [o for o in _predictions_rows(warehouse) if o.owner == evaluation_id]
+        if not rows:
+            known = sorted({o.owner for o in _predictions_rows(warehouse)})
+            raise ParameterError(
+                f"no evaluation {evaluation_id!r} with tables in this database; evaluations "
+                f"here: {known}"
+            )
+    row = rows[0]
+    facts = row.details
+    return Evaluation(
+        warehouse,
+        row.name,
+        facts["target"],
+        tuple(facts["classes"]),
+        facts["key"],
+        facts["folds"],
+        None if facts["split"] is None else TableName(tuple(facts["split"])),
+        evaluation_id,
+        tuple(facts["probability_columns"]),
+        row.lifetime == ownership.KEPT,
+    )
+
+
+def drop_evaluation(con: Connectable, evaluation_id: str) -> None:
+    """Remove an evaluation's tables (kept or temporary) and their registry rows."""
+    load_evaluation(con, evaluation_id).drop()
