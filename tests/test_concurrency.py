@@ -37,7 +37,7 @@ import pyarrow as pa
 import pytest
 
 import warehouse_ml as wml
-from warehouse_ml import templates
+from warehouse_ml import catalog, templates
 from warehouse_ml.templates import TableName
 from warehouse_ml.warehouse import Warehouse, connect
 
@@ -308,10 +308,10 @@ def test_concurrent_refits_of_one_model_leave_one_consistent_model(engine_name, 
         thread.join(HANG_GUARD)
     assert len(outcomes) == 8 and "published" in outcomes, outcomes
     warehouse = connect(engine.writer)
-    rows = warehouse.fetch("select_catalog", table=TableName(("wml", "models"))).to_pylist()
+    rows = catalog.list_models(warehouse)
     assert [r["name"] for r in rows] == ["m"]
     model = wml.load(engine.writer, "m")
-    expected = {"models", "views"} | {
+    expected = {"models", "objects"} | {
         model.record.table(p).name for p in model.record.details["tables"]
     }
     schema = TableName(("information_schema", "tables"))

@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import sqlglot
+from sqlglot import exp
 
 import warehouse_ml as wml
 from warehouse_ml import dialects, templates
@@ -62,17 +63,18 @@ def test_portable_query_passes():
 @pytest.mark.parametrize(
     ("dialect", "expected"),
     [
-        ("duckdb", 'SELECT ROW_NUMBER() OVER () AS wml_row, src.* FROM "t" AS src'),
-        ("postgres", 'SELECT ROW_NUMBER() OVER () AS wml_row, src.* FROM "t" AS src'),
+        ("duckdb", 'SELECT ROW_NUMBER() OVER () AS "wml_row", src.* FROM "t" AS src'),
+        ("postgres", 'SELECT ROW_NUMBER() OVER () AS "wml_row", src.* FROM "t" AS src'),
         (
             "spark",
             "SELECT ROW_NUMBER() OVER (ORDER BY MONOTONICALLY_INCREASING_ID() NULLS LAST) "
-            "AS wml_row, src.* FROM `t` AS src",
+            "AS `wml_row`, src.* FROM `t` AS src",
         ),
     ],
 )
 def test_row_number_in_scan_order(dialect, expected):
-    assert templates.render("select_numbered", dialect, source=TableName(("t",))) == expected
+    rendered = templates.render("select_numbered", dialect, source=TableName(("t",)), row="wml_row")
+    assert rendered == expected
 
 
 @pytest.mark.parametrize(
@@ -89,12 +91,15 @@ def test_text_cast(dialect, expected):
 
 
 def test_spark_catalog_table_uses_string_columns():
-    sql = templates.render("create_view_registry", "spark", table=TableName(("wml", "views")))
-    assert "VARCHAR" not in sql and "view_name STRING NOT NULL" in sql
+    sql = templates.render("create_object_registry", "spark", table=TableName(("wml", "objects")))
+    assert "VARCHAR" not in sql and "object_key STRING NOT NULL" in sql
 
 
 def test_delete_is_one_statement_except_on_spark():
-    tree = templates.build("delete_catalog_row", table=TableName(("wml", "models")), name="m")
+    condition = exp.EQ(this=templates.column("name"), expression=templates.literal("m"))
+    tree = templates.build(
+        "delete_rows_where", table=TableName(("wml", "models")), condition=condition
+    )
     assert dialects.statements(tree, "duckdb") == [tree]
     assert dialects.statements(tree, "postgres") == [tree]
     spark = [templates.generate(s, "spark") for s in dialects.statements(tree, "spark")]
@@ -102,14 +107,14 @@ def test_delete_is_one_statement_except_on_spark():
     assert stage.startswith("`wml`.`wml_stage_")
     assert spark == [
         f"DROP TABLE IF EXISTS {stage}",
-        f"CREATE TABLE {stage} AS SELECT * FROM `wml`.`models` WHERE NOT (COALESCE(name = 'm', FALSE))",
+        f"CREATE TABLE {stage} AS SELECT * FROM `wml`.`models` WHERE NOT (COALESCE(`name` = 'm', FALSE))",
         f"INSERT OVERWRITE TABLE `wml`.`models` SELECT * FROM {stage}",
         f"DROP TABLE IF EXISTS {stage}",
     ]
 
 
 def test_rewrite_is_idempotent_and_leaves_the_input_alone():
-    tree = templates.build("select_numbered", source=TableName(("t",)))
+    tree = templates.build("select_numbered", source=TableName(("t",)), row="wml_row")
     before = tree.sql("duckdb")
     once = dialects.rewrite(tree, "spark")
     assert tree.sql("duckdb") == before

@@ -163,8 +163,9 @@ def test_hostile_names_work_or_are_refused_and_touch_nothing_else(data, kind, vi
 @settings(SETTINGS, max_examples=25)
 @given(first=names, second=names)
 def test_names_differing_only_by_case_are_refused(first, second):
-    """DuckDB resolves even quoted names case-insensitively: two columns that differ only by
-    case (possible in Arrow data and files) would silently read one for the other."""
+    """DuckDB resolves even quoted names ignoring ASCII case: two columns that differ only by
+    such case (possible in Arrow data and files) would silently read one for the other, so they
+    are refused; names DuckDB tells apart ('É' and 'é') are two columns."""
     upper, lower = first.upper(), first.lower()
     assume(
         upper != lower
@@ -175,8 +176,15 @@ def test_names_differing_only_by_case_are_refused(first, second):
         {upper: ["a", "b"] * 4, lower: ["x", "x", "y", "y"] * 2, second: ["p", "q"] * 4}
     )
     con = duckdb.connect()
-    with pytest.raises(ColumnError, match="differ only by case"):
-        wml.NaiveBayes().fit(con, data, second)
+    if any("\x00" in name for name in (upper, lower, second)):
+        with pytest.raises(ColumnError, match="NUL character"):
+            wml.NaiveBayes().fit(con, data, second)
+    elif wml.connect(con).fold(upper) == wml.connect(con).fold(lower):  # ASCII case only
+        with pytest.raises(ColumnError, match="differ only by case"):
+            wml.NaiveBayes().fit(con, data, second)
+    else:  # DuckDB tells them apart ('É', 'é'): two columns like any others
+        model = wml.NaiveBayes().fit(con, data, second)
+        assert model.feature_names_in_ == [upper, lower]
     con.close()
 
 

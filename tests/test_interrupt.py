@@ -24,7 +24,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from test_nothing_lost import make_data, objects, user_checksums
+from test_nothing_lost import make_data, objects, temporary_tables, user_checksums
 
 import warehouse_ml as wml
 from warehouse_ml.cli import ProgressDisplay
@@ -74,17 +74,21 @@ def test_fit_announces_every_statement_once_before_it_runs(con):
     old_model(con, wml.TAN)
     reports: list[Progress] = []
     executed: list[str] = []
+    start: list[int] = []  # statements before the operation began: the connection's checks
 
     def progress(report: Progress) -> None:
         reports.append(report)
-        assert len(executed) == report.statement - 1  # announced before it runs
+        if report.statement == 1:
+            start.append(len(executed))
+        assert len(executed) == start[0] + report.statement - 1  # announced before it runs
 
     warehouse = DuckDBWarehouse(con, on_sql=executed.append)
     model = wml.TAN(alpha=2.0).fit(
         warehouse, "sales.customers", "cls", keys=["id"], name="m", progress=progress
     )
     model.create_view(con, "other_scores", "sales.customers", keys=["id"])
-    assert len(reports) == len(executed) > 20  # one report per engine statement of the fit
+    assert start == [2]  # the connection's state, read before anything runs
+    assert len(reports) == len(executed) - start[0] > 20  # one report per engine statement
     assert [r.statement for r in reports] == list(range(1, len(reports) + 1))
     assert {r.operation for r in reports} == {"fit"}
     assert all(a.elapsed <= b.elapsed for a, b in itertools.pairwise(reports))
@@ -95,7 +99,7 @@ def test_fit_announces_every_statement_once_before_it_runs(con):
     tables = {str(model.record.table(part)) for part in model.record.details["tables"]}
     assert {t for t in created if t.startswith(prefix)} == tables
     # ... and the publishing transaction rebuilt the view and dropped the old tables
-    assert "drop_view scores" in phases and "delete_catalog_version wml.models" in phases
+    assert "drop_view main.scores" in phases and "delete_rows_where wml.models" in phases
 
 
 def test_nested_operations_report_under_the_outermost(con):
@@ -118,7 +122,7 @@ def test_nested_operations_report_under_the_outermost(con):
     scored: list[Progress] = []
     wml.load(con, "chosen").create_table(con, "out", "sales.customers", progress=scored.append)
     assert [r.operation for r in scored][-1] == "create_table"
-    assert scored[-1].phase == "create table out"
+    assert scored[-1].phase == "create table main.out"
 
 
 def test_progress_display_lines_and_live_line():
@@ -322,7 +326,7 @@ def test_a_second_interrupt_during_the_clean_up_still_drops_every_new_table(con,
         return execute(self, sql)
 
     def progress(report: Progress) -> None:
-        if report.phase.startswith("delete_catalog_version"):  # inside the transaction
+        if report.phase == "delete_rows_where wml.models":  # inside the transaction
             armed["drop"] = True
             raise KeyboardInterrupt("first Ctrl-C")
 
@@ -353,20 +357,16 @@ def test_cancelled_cross_validation_leaves_no_table(con):
             con, "sales.customers", "cls", wml.NaiveBayes(), folds=2, key="id", progress=progress
         )
 
-    reports = statements_of(cross_validate)
-    for table in {r.phase.rsplit(" ", 1)[-1] for r in reports if r.phase.startswith("create")}:
-        if table.endswith(("_folds", "_predictions")):  # the results of the successful run
-            con.execute(f"DROP TABLE {table}")
-    assert objects(con) == before
+    reports: list[Progress] = []
+    cross_validate(reports.append).drop()  # the evaluation's own (temporary) table goes
+    assert objects(con) == before and temporary_tables(con) == set()
     # statements up to the one writing the pooled predictions (the clean-up follows it)
-    last = next(r.statement for r in reports if r.phase.endswith("_predictions"))
+    last = next(r.statement for r in reports if "_predictions_" in r.phase)
     left = {}
     for at in range(1, last + 1):
         with pytest.raises(KeyboardInterrupt):
             cross_validate(Cancel(at))
         added = objects(con) - before
-        if added:
-            left[at] = sorted(name for _, name, *_ in added)
-            for schema, name, *_ in added:
-                con.execute(f'DROP TABLE "{schema}"."{name}"')
+        if added or temporary_tables(con):
+            left[at] = sorted(name for _, name, *_ in added) + sorted(temporary_tables(con))
     assert left == {}

@@ -557,7 +557,7 @@ def test_refit_replaces_atomically_and_failure_keeps_the_old_model(con, tennis, 
     assert len(_wml_tables(con)) == len(tables)  # old tables dropped, new ones in place
 
     wml.drop(con, "m")
-    assert _wml_tables(con) == {"models", "views"}
+    assert _wml_tables(con) == {"models", "objects"}
     with pytest.raises(duckdb.CatalogException):
         con.sql("SELECT * FROM scores")
 

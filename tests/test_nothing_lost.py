@@ -38,13 +38,24 @@ def user_checksums(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tupl
 
 
 def objects(con: duckdb.DuckDBPyConnection) -> set[tuple]:
-    """Every table and view (schema, name, type) with its view definition."""
+    """Every table and view of the database (schema, name, type) with its view definition;
+    the connection's own temporary tables (an evaluation's, gone with the connection) are
+    not the database's and are left out (see :func:`temporary_tables`)."""
     rows = con.sql(
         "SELECT t.table_schema, t.table_name, t.table_type, v.view_definition "
         "FROM information_schema.tables AS t LEFT JOIN information_schema.views AS v "
-        "ON v.table_schema = t.table_schema AND v.table_name = t.table_name"
+        "ON v.table_schema = t.table_schema AND v.table_name = t.table_name "
+        "WHERE t.table_catalog <> 'temp'"
     ).fetchall()
     return set(rows)
+
+
+def temporary_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The connection's temporary tables."""
+    return {
+        name
+        for (name,) in con.sql("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()
+    }
 
 
 def make_data(con: duckdb.DuckDBPyConnection) -> None:

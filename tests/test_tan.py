@@ -396,4 +396,4 @@ def test_refit_replaces_atomically_and_failure_keeps_the_old_model(con, monkeypa
     got = con.sql("SELECT p_pos FROM scores").fetchnumpy()["p_pos"]
     np.testing.assert_allclose(np.sort(got), np.sort(expected), atol=0)
     wml.drop(con, "m")
-    assert _wml_tables(con) == {"models", "views"}
+    assert _wml_tables(con) == {"models", "objects"}

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import warehouse_ml as wml
-from warehouse_ml import catalog, crossval, splits, templates
+from warehouse_ml import crossval, splits, templates
 from warehouse_ml.counting import PARTITION
 
 TOLERANCE = 1e-12
@@ -63,32 +63,25 @@ class FoldSpy:
         learn_partitioned = wml.TAN._learn_partitioned
 
         def spy_learn_folds(model, warehouse, split, target, features, fold, fold_classes,
-                            model_ids, created):  # fmt: skip
-            details = learn_folds(
-                model, warehouse, split, target, features, fold, fold_classes, model_ids, created
+                            tables):  # fmt: skip
+            records = learn_folds(
+                model, warehouse, split, target, features, fold, fold_classes, tables
             )
-            self.parents = [d["parents"] for d in details]
-            self.information = [d["information"] for d in details]
-            self.bins = [d["bins"] for d in details]
+            self.parents = [r.details["parents"] for r in records]
+            self.information = [r.details["information"] for r in records]
+            self.bins = [r.details["bins"] for r in records]
             self.tables = [
-                {
-                    part: _sorted_table(con, catalog.parameter_table(model_id, part))
-                    for part in detail["tables"]
-                }
-                for model_id, detail in zip(model_ids, details, strict=True)
+                {part: _sorted_table(con, r.table(part)) for part in r.parts} for r in records
             ]
-            return details
+            return records
 
         def spy_learn_partitioned(model, warehouse, split, target, features, fold,
-                                  fold_classes, model_id, created):  # fmt: skip
+                                  fold_classes, tables):  # fmt: skip
             details = learn_partitioned(
-                model, warehouse, split, target, features, fold, fold_classes, model_id, created
+                model, warehouse, split, target, features, fold, fold_classes, tables
             )
-            self.stacked = details
-            stacked = {
-                part: _sorted_table(con, catalog.parameter_table(model_id, part))
-                for part in details["tables"]
-            }
+            self.stacked = {**details, "tables": tables.roles}
+            stacked = {part: _sorted_table(con, tables.named(part)) for part in tables.roles}
             self.parents = details["partition_parents"]
             self.tables = [
                 {
@@ -139,8 +132,31 @@ def _without_lookup(details: dict[str, Any]) -> dict[str, Any]:
     return {**found, "tables": [t for t in details["tables"] if t != "lookup"]}
 
 
+def _reference_split(
+    con, ev: crossval.Evaluation, source: Any, target: str, key: str, seed: int
+) -> splits.Split:
+    """The fold assignment a cross-validation with these arguments makes (it drops its own),
+    made again with every source column kept; its folds are checked against the evaluation's."""
+    split = splits.assign_folds(
+        con, source, folds=ev.folds, seed=seed, key=key, stratify=target, keep_columns=True
+    )
+    expected = dict(con.execute(f'SELECT "{key}", fold FROM {split.table}').fetchall())
+    pooled = ev.to_arrow()
+    assert all(
+        expected[k] == f
+        for k, f in zip(pooled[key].to_pylist(), pooled["fold"].to_pylist(), strict=True)
+    )
+    return split
+
+
 def _check_against_scratch_fits(
-    con, ev: crossval.Evaluation, spy: FoldSpy, model: wml.TAN, target: str, key: str
+    con,
+    ev: crossval.Evaluation,
+    spy: FoldSpy,
+    model: wml.TAN,
+    target: str,
+    key: str,
+    split: splits.Split,
 ) -> None:
     """Fit TAN from scratch on each fold's training rows and compare with the CV fold models;
     the pooled out-of-fold probabilities must equal each scratch model's, scored through its
@@ -150,11 +166,11 @@ def _check_against_scratch_fits(
     assert len(spy.parents) == ev.folds
     for f in range(ev.folds):
         con.execute(
-            f"CREATE OR REPLACE VIEW train_f AS SELECT * EXCLUDE (fold) FROM {ev.split} "
+            f"CREATE OR REPLACE VIEW train_f AS SELECT * EXCLUDE (fold) FROM {split.table} "
             f"WHERE fold <> {f}"
         )
         con.execute(
-            f'CREATE OR REPLACE VIEW test_f AS SELECT * FROM {ev.split} WHERE fold = {f} AND "'
+            f'CREATE OR REPLACE VIEW test_f AS SELECT * FROM {split.table} WHERE fold = {f} AND "'
             f'{target}" IS NOT NULL ORDER BY "{key}"'
         )
         scratch = wml.TAN(**model._smoothing()).fit(
@@ -239,11 +255,12 @@ def test_subtraction_equals_fitting_each_fold_from_scratch(con, monkeypatch, mod
     spy = FoldSpy(monkeypatch, con)
     ev = crossval.cross_validate(con, "data_t", "y", model, folds=4, seed=3, key="id")
     assert spy.fits == 0  # no fold was refitted from its rows
-    assigned = dict(con.execute(f"SELECT id, fold FROM {ev.split}").fetchall())
+    split = _reference_split(con, ev, "data_t", "y", "id", 3)
+    assigned = dict(con.execute(f"SELECT id, fold FROM {split.table}").fetchall())
     assert {f for i, f in assigned.items() if data["d"][(i - 1) // 5].is_valid} == {0}
     # fold 0 holds every "d" value: trained without it, no pair with "d" has a counted row
     assert not any("d" in row[:2] for row in spy.information[0])
-    _check_against_scratch_fits(con, ev, spy, model, "y", "id")
+    _check_against_scratch_fits(con, ev, spy, model, "y", "id", split)
 
 
 # -- integer codes: the stacked lookup table ---------------------------------------------------
@@ -301,16 +318,17 @@ def test_integer_codes_score_every_fold_in_one_query(con, monkeypatch, model):
     warehouse = wml.connect(con, on_sql=statements.append)
     ev = crossval.cross_validate(warehouse, "int_t", "y", model, folds=4, seed=1, key="id")
     assert spy.fits == 0
-    assert sum(s.startswith("CREATE TABLE") and "_predictions" in s for s in statements) == 1
+    assert sum(s.startswith("CREATE") and "_predictions" in s for s in statements) == 1
     assert spy.stacked is not None
     placed = set(spy.stacked["lookup"])
     assert placed and "g" not in placed  # g has gaps: text joins
     assert {"p", "r", "w"} <= placed
     assert len({parents["w"] for parents in spy.parents}) > 1  # a parent chosen per fold
-    assigned = dict(con.execute(f"SELECT id, fold FROM {ev.split}").fetchall())
+    split = _reference_split(con, ev, "int_t", "y", "id", 1)
+    assigned = dict(con.execute(f"SELECT id, fold FROM {split.table}").fetchall())
     assert {assigned[i] for i in range(data.num_rows) if data["p"][i].as_py() == 3} == {1}
     assert {assigned[i] for i in range(data.num_rows) if data["r"][i].as_py() == 4} == {2}
-    _check_against_scratch_fits(con, ev, spy, model, "y", "id")
+    _check_against_scratch_fits(con, ev, spy, model, "y", "id", split)
 
 
 # -- hypothesis: random small categorical tables ----------------------------------------------
@@ -342,7 +360,8 @@ def test_subtraction_equals_scratch_fits_on_random_tables(monkeypatch, data, alp
             model = wml.TAN(alpha=alpha, prior_alpha=0.5)
             ev = crossval.cross_validate(con, data, "y", model, folds=3, seed=seed, key="id")
             assert spy.fits == 0
-        _check_against_scratch_fits(con, ev, spy, model, "y", "id")
+        split = _reference_split(con, ev, data, "y", "id", seed)
+        _check_against_scratch_fits(con, ev, spy, model, "y", "id", split)
     finally:
         con.close()
 
@@ -392,7 +411,8 @@ def test_subtraction_equals_scratch_fits_on_real_data(con, monkeypatch, datasets
     model = wml.TAN(alpha=1.0, prior_alpha=1.0)
     ev = crossval.cross_validate(con, "dk", target, model, folds=3, seed=2, key="rid")
     assert spy.fits == 0
-    _check_against_scratch_fits(con, ev, spy, model, target, "rid")
+    split = _reference_split(con, ev, "dk", target, "rid", 2)
+    _check_against_scratch_fits(con, ev, spy, model, target, "rid", split)
 
 
 # -- numeric attributes: per-fold refit ---------------------------------------------------------
@@ -419,4 +439,5 @@ def test_numeric_attributes_are_refitted_per_fold(con, monkeypatch):
     ev = crossval.cross_validate(con, "data_t", "y", model, folds=3, seed=4, key="id")
     assert spy.fits == 3
     assert all(set(bins) == {"x"} for bins in spy.bins)
-    _check_against_scratch_fits(con, ev, spy, model, "y", "id")
+    split = _reference_split(con, ev, "data_t", "y", "id", 4)
+    _check_against_scratch_fits(con, ev, spy, model, "y", "id", split)

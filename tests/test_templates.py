@@ -47,9 +47,10 @@ def test_hostile_names_render_as_one_quoted_identifier(name, quoted):
     ],
 )
 def test_values_render_as_literals(value, rendered):
+    condition = exp.EQ(this=column("name"), expression=templates.literal(value))
     assert templates.render(
-        "delete_catalog_row", table=TableName(("wml", "models")), name=value
-    ) == (f'DELETE FROM "wml"."models" WHERE name = {rendered}')
+        "delete_rows_where", table=TableName(("wml", "models")), condition=condition
+    ) == (f'DELETE FROM "wml"."models" WHERE "name" = {rendered}')
 
 
 def test_golden_nb_classes_sql():

@@ -1,0 +1,140 @@
+"""kill -9 during fits and cross-validations (the guest contract, docs/RELIABILITY.md): at
+least 20 times a worker process re-fitting Naive Bayes and TAN models and cross-validating on
+a DuckDB file is killed at a random moment. After each kill the database opens, every model
+scores exactly as before (a re-fit on the same data gives the same probabilities, so whichever
+version a kill left current must score the same) and its views read the same rows; at the
+end ``vacuum`` leaves no orphan: every table in ``wml`` is the catalog, the registry, a current
+model version's or a kept evaluation's.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+import warehouse_ml as wml
+from warehouse_ml import integrity
+
+KILLS = 20
+MODELS = {"a": "naive_bayes", "b": "tan"}
+
+WORKER = r"""
+import random, sys
+import duckdb
+import warehouse_ml as wml
+
+path, seed = sys.argv[1], int(sys.argv[2])
+con = duckdb.connect(path)
+rng = random.Random(seed)
+kinds = {"a": wml.NaiveBayes, "b": wml.TAN}
+print("ready", flush=True)
+while True:
+    name = rng.choice(sorted(kinds))
+    if rng.random() < 0.6:
+        kinds[name]().fit(con, "data", "y", keys=["id"], name=name)
+    else:
+        keep = rng.random() < 0.3
+        wml.cross_validate(con, "data", "y", kinds[name](), folds=3, key="id", keep=keep)
+"""
+
+
+def _data(n: int = 30_000) -> pa.Table:
+    table = wml.synthetic.tan_data(n, 8, n_classes=3, seed=21, strings=True)
+    return table.rename_columns([*table.column_names[:-1], "y"]).append_column(
+        "id", pa.array(np.arange(n))
+    )
+
+
+def _snapshot(con: duckdb.DuckDBPyConnection) -> dict:
+    integrity._VERIFIED.clear()  # verify the tables again, as a new process does
+    return {
+        name: (
+            wml.load(con, name).predict_proba(con, "probe"),
+            con.sql(f"SELECT * FROM {name}_scores ORDER BY id").fetchall(),
+        )
+        for name in MODELS
+    }
+
+
+def _orphans(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Tables in ``wml`` that are not the catalog's, the registry's, a current model version's
+    or a kept evaluation's."""
+    tables = {
+        n
+        for (n,) in con.sql(
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'wml'"
+        ).fetchall()
+    }
+    current = {row["model_id"] for row in wml.list_models(con).to_pylist()}
+    kept = {
+        o["object_name"].split(".", 1)[1]
+        for o in wml.list_objects(con).to_pylist()
+        if o["lifetime"] == "kept"
+    }
+    return {
+        t
+        for t in tables - {"models", "objects"} - kept
+        if not any(t.startswith(f"{model_id}_") for model_id in current)
+    }
+
+
+def test_kill_9_during_fits_and_cross_validations_leaves_a_consistent_database(tmp_path):
+    path = str(tmp_path / "killed.duckdb")
+    con = duckdb.connect(path)
+    con.register("arrow_data", _data())
+    con.execute("CREATE TABLE data AS SELECT * FROM arrow_data")
+    con.execute("CREATE TABLE probe AS SELECT * FROM data WHERE id % 97 = 0")
+    for name, kind in MODELS.items():
+        model = {"naive_bayes": wml.NaiveBayes, "tan": wml.TAN}[kind]().fit(
+            con, "data", "y", keys=["id"], name=name
+        )
+        model.create_view(con, f"{name}_scores", "probe", keys=["id"])
+    expected = _snapshot(con)
+    con.close()
+    worker = tmp_path / "worker.py"
+    worker.write_text(WORKER)
+    rng = random.Random(12)
+    kills = 0
+    while kills < KILLS:
+        process = subprocess.Popen(
+            [sys.executable, str(worker), path, str(kills)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stdout.readline().strip() == "ready", process.stderr.read()
+        time.sleep(rng.uniform(0.05, 1.5))
+        process.kill()  # SIGKILL: no clean-up of any kind runs
+        process.wait()
+        kills += 1
+        con = duckdb.connect(path)
+        try:
+            assert _snapshot(con) == expected, f"after kill {kills}"
+        finally:
+            con.close()
+    con = duckdb.connect(path)
+    removed = wml.vacuum(con)
+    assert removed.num_rows > 0  # the kills did leave something, and vacuum found it
+    assert _orphans(con) == set()
+    assert wml.vacuum(con).num_rows == 0
+    assert _snapshot(con) == expected
+    registered = wml.list_objects(con).to_pylist()
+    tables = {
+        f"{s}.{n}"
+        for s, n in con.sql("SELECT schema_name, table_name FROM duckdb_tables()").fetchall()
+    } | {
+        f"{s}.{n}"
+        for s, n in con.sql(
+            "SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal"
+        ).fetchall()
+    }
+    assert {o["object_name"] for o in registered} <= tables  # no registry row without its object
+    con.close()
+    assert Path(path).exists()
