@@ -4,15 +4,17 @@ A parallel ``AVG`` or ``VAR_POP`` of DOUBLE values depends on the order in which
 threads add their partial sums, so its last bits change between runs and thread counts. Here
 every sum is exact (sql/select_exact_class_moments.sql):
 
-* the mean: values are scaled by the attribute's largest finite magnitude ``u`` (into [-1, 1])
-  and summed as DECIMAL(38, 26); ``mean = sum(x / u) / n * u``;
+* the mean: values are scaled by the attribute's largest finite magnitude ``u`` in their class
+  (and partition) (into [-1, 1]) and summed as DECIMAL(38, 26); ``mean = sum(x / u) / n * u``;
 * the population variance, in a second pass: deviations from the class mean are scaled by the
   class's range ``v = max - min`` (into [-1, 1]), squared and summed as DECIMAL(38, 26);
   ``variance = sum(((x - mean) / v)^2) / n * v^2`` (0 when every value is equal).
 
 Each term is rounded to 1e-26 of its scale before the exact sum, far below DOUBLE precision of
-the result. MIN, MAX and COUNT are exact in any order. Non-finite values keep the plain
-``AVG``/``VAR_POP`` (non-finite), which the fit refuses by name.
+the result. The scales are each class's own: one scale over all rows of an attribute left a
+class's values one significant digit when another class held a value 1e25 times larger. MIN,
+MAX and COUNT are exact in any order. Non-finite values keep the plain ``AVG``/``VAR_POP``
+(non-finite), which the fit refuses by name.
 """
 
 from __future__ import annotations
@@ -132,8 +134,9 @@ def class_moments(
     (sql/select_exact_class_moments.sql)."""
     parts, groups = partition_items(partition, "src")
     output = partition_columns(partition is not None, "f")
-    same, same_q = exp.true(), exp.true()
+    same_u, same, same_q = exp.true(), exp.true(), exp.true()
     if partition is not None:
+        same_u = exp.EQ(this=column(PARTITION, "u"), expression=column(partition, "src"))
         same = exp.EQ(this=column(PARTITION, "f"), expression=column(partition, "src"))
         same_q = exp.EQ(this=column(PARTITION, "q"), expression=column(PARTITION, "f"))
     return templates.build(
@@ -142,6 +145,7 @@ def class_moments(
         target=target,
         partition_columns=parts,
         partition_group=groups,
+        same_partition_u=same_u,
         same_partition=same,
         same_partition_q=same_q,
         partition_output=output,
@@ -159,7 +163,7 @@ def numeric_moments(
 
     Output columns: [wml_part,] attribute (VARCHAR), class_label (VARCHAR), n (BIGINT non-NULL
     rows), mean (DOUBLE), variance (DOUBLE, population; NULL when n = 0). Two scans of the
-    numeric columns (plus one for their scales); with ``partition``, moments per partition
+    numeric columns (plus one for their per-class scales); with ``partition``, moments per partition
     value (column ``wml_part``). Identical on every run and thread count (module docstring).
     """
     wide = class_moments(source, target, attributes, partition)
