@@ -17,9 +17,11 @@ software is missing is skipped with the reason. Deselect the whole suite with
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import datetime as dt
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,6 +151,32 @@ def codes_table(n: int = 200, seed: int = 4) -> tuple[pa.Table, pa.Table]:
 
 
 CODES, UNSEEN_CODES = codes_table()
+
+
+def zoned_table(n: int = 120, seed: int = 6) -> pa.Table:
+    """An integer key, a timestamp with a time zone (instants around New York's changes of
+    clock, one with a fraction of a second, NULLs), a string attribute and a two-class target."""
+    utc = dt.timezone.utc
+    instants = [
+        dt.datetime(2024, 1, 1, 10, 0, tzinfo=utc),
+        dt.datetime(2024, 3, 10, 7, 30, 0, 500000, tzinfo=utc),
+        dt.datetime(2024, 11, 3, 5, 30, tzinfo=utc),
+        dt.datetime(2024, 11, 3, 6, 30, tzinfo=utc),
+    ]
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    ts = [None if rng.random() < 0.1 else instants[(2 * v + rng.integers(0, 3)) % 4] for v in y]
+    return pa.table(
+        {
+            "id": pa.array(np.arange(n), pa.int64()),
+            "ts": pa.array(ts, pa.timestamp("us", tz="UTC")),
+            "c": pa.array([f"c{(v + rng.integers(0, 2)) % 3}" for v in y]),
+            "label": pa.array([["no", "yes"][v] for v in y]),
+        }
+    )
+
+
+ZONED = zoned_table()
 
 
 # -- comparison ---------------------------------------------------------------------------------
@@ -311,6 +339,49 @@ def tan_integer_codes(engine: Engine) -> dict[str, Any]:
         "unseen": model.predict_proba(w, UNSEEN_CODES),
         "predictions": ev.to_arrow(),
     }
+
+
+@contextlib.contextmanager
+def session_time_zone(engine: Engine, zone: str) -> Iterator[None]:
+    """Run the block with the engine session's time zone set to ``zone`` (UTC again after)."""
+
+    def set_zone(name: str) -> None:
+        if engine.name == "spark":
+            engine.connection.conf.set("spark.sql.session.timeZone", name)
+        elif engine.name == "postgres":
+            engine.connection.execute(f"SET TIME ZONE '{name}'")
+        else:
+            engine.connection.execute(f"SET TimeZone = '{name}'")
+
+    set_zone(zone)
+    try:
+        yield
+    finally:
+        set_zone("UTC")
+
+
+@case
+def zoned_timestamps(engine: Engine) -> dict[str, Any]:
+    """A timestamp with a time zone (DuckDB TIMESTAMPTZ, PostgreSQL timestamptz, Spark
+    TIMESTAMP): NB and TAN fitted in a UTC session, then scored and their prediction views read
+    in a New York session, give identical probabilities (its values are counted and compared
+    as UTC wall-clock times)."""
+    w = engine.warehouse
+    results: dict[str, Any] = {}
+    with session_time_zone(engine, "UTC"):
+        table = engine.load("wml_engine_zoned", ZONED)
+        for kind, model in (("nb", wml.NaiveBayes()), ("tan", wml.TAN())):
+            name = f"engine_zoned_{kind}"
+            model.fit(w, table, "label", keys=["id"], name=name)
+            view = model.create_view(w, TableName((f"{name}_scores",)), table, keys=["id"])
+            utc = model.predict_proba(w, table)
+            with session_time_zone(engine, "America/New_York"):
+                proba = model.predict_proba(w, table)
+                rows = w.fetch("select_table", table=view, order_columns=[templates.column("id")])
+            assert proba == utc, f"{engine.name} {kind}: scores depend on the session time zone"
+            assert max(proba["yes"].to_pylist()) > 0.6
+            results[kind] = {"parameters": model.parameters(w), "proba": proba, "view": rows}
+    return results
 
 
 # -- the test -----------------------------------------------------------------------------------

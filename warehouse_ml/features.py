@@ -9,18 +9,31 @@ The rule, applied at fit and stored with the model:
 * ``categorical=[...]`` and ``numeric=[...]`` override the rule per column (``numeric`` accepts
   integer, floating and decimal columns only);
 * nested, binary and other types are refused with a hint.
+
+A categorical value is counted, stored and compared at scoring through its text
+(``CAST(x AS VARCHAR)``), with two refinements (:func:`value_expression`, used by counting,
+scoring and TAN alike):
+
+* a timestamp with a time zone (DuckDB ``TIMESTAMPTZ``, PostgreSQL ``timestamptz``, Spark
+  ``TIMESTAMP``) is the UTC wall-clock time ``x AT TIME ZONE 'UTC'`` (on Spark, computed from
+  its epoch microseconds, see dialects.py): its own text depends on the session's time zone,
+  so a model fitted in one session would find no stored value in another;
+* integers are compared with the stored values cast back to BIGINT, not through their text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.types as pt
+from sqlglot import exp
 
+from warehouse_ml import templates
 from warehouse_ml.errors import ColumnError
 from warehouse_ml.sources import Source
+from warehouse_ml.templates import alias, column
 
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"
@@ -52,6 +65,45 @@ def _is_categorical_type(t: pa.DataType) -> bool:
         or pt.is_dictionary(t) or pt.is_date(t) or pt.is_time(t) or pt.is_timestamp(t)
         or pt.is_string_view(t)
     )  # fmt: skip
+
+
+def zoned(sql_type: str) -> bool:
+    """Whether a fitted column's type (its Arrow type as text) is a timestamp with a time zone."""
+    return sql_type.startswith("timestamp[") and ", tz=" in sql_type
+
+
+def value_expression(feature: Feature, value: exp.Expression) -> exp.Expression:
+    """A feature's value as counted, stored (as text) and compared when scoring: ``value`` (the
+    feature's column) itself, or for a timestamp with a time zone its UTC wall-clock time
+    (sql/utc_timestamp.sql; see the module docstring)."""
+    if feature.kind == CATEGORICAL and zoned(feature.sql_type):
+        return templates.expression("utc_timestamp", value=value)
+    return value
+
+
+ValueOf = Callable[[Feature, exp.Expression], exp.Expression]
+"""How a feature's value is computed from its column (:func:`value_expression`, or binning's
+bin index for a discretised numeric feature)."""
+
+
+def valued_source(
+    source: exp.Table | exp.Query,
+    passed: Sequence[str],
+    features: Sequence[Feature],
+    value_of: ValueOf = value_expression,
+) -> exp.Table | exp.Query:
+    """The relation counting reads: ``source`` with each feature's column replaced by its value
+    (``value_of``, same column name) and the ``passed`` columns (target, fold) as they are.
+
+    Returns ``source`` itself when every feature's value is its column (the usual case: the
+    counting SQL is then unchanged); otherwise a query of the passed columns and the features.
+    """
+    values = [value_of(f, column(f.name, "src")) for f in features]
+    if all(isinstance(v, exp.Column) for v in values):
+        return source
+    items = [alias(column(name, "src"), name) for name in passed]
+    items += [alias(v, f.name) for f, v in zip(features, values, strict=True)]
+    return exp.select(*items).from_(source.copy().as_("src"))
 
 
 def _hint(field: pa.Field) -> str:

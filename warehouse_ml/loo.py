@@ -51,7 +51,14 @@ from sqlglot import exp
 from warehouse_ml import catalog, counting, splits, templates
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.evaluation import FOLD, Evaluation
-from warehouse_ml.features import CATEGORICAL, NUMERIC, select_features
+from warehouse_ml.features import (
+    CATEGORICAL,
+    NUMERIC,
+    Feature,
+    select_features,
+    value_expression,
+    valued_source,
+)
 from warehouse_ml.model import PREDICTION, Classifier, probability_columns
 from warehouse_ml.moments import numeric_moments
 from warehouse_ml.naive_bayes import NaiveBayes
@@ -167,13 +174,14 @@ def create_categorical_table(
 
 
 def categorical_term(
-    loo_table: TableName, attribute: str, name: str, own: list[exp.Expression]
+    loo_table: TableName, feature: Feature, name: str, own: list[exp.Expression]
 ) -> Term:
     """Leave-one-out log P(value | c) of one categorical attribute: one join of the value's
     row of ``create_categorical_table``'s output, pivoted by class (the ``lpo_<c>`` columns
     for a row of another class, ``lpw_<c>`` for a row of class c)."""
     k = len(own)
-    value = column(attribute, "s")
+    attribute = feature.name
+    value = value_expression(feature, column(attribute, "s"))
     text = templates.expression("cast_to_text", value=value)
     join = Join(
         templates.build(
@@ -337,9 +345,10 @@ def _scoring_query(
 
     counts = moments = None
     if categorical:
+        counted = valued_source(relation, [target], chosen)
         counts = materialise(
             "counts",
-            counting.categorical_counts(relation, target, categorical, nb.block_size),
+            counting.categorical_counts(counted, target, categorical, nb.block_size),
         )
     if numeric:
         moments = materialise("moments", numeric_moments(relation, target, numeric))
@@ -370,7 +379,7 @@ def _scoring_query(
     terms = [prior_term(table("classes"), own, sum(c["n"] for c in classes), nb.prior_alpha)]
     for i, feature in enumerate(chosen):
         if feature.kind == CATEGORICAL:
-            terms.append(categorical_term(table("loo_categorical"), feature.name, f"wml_a{i}", own))
+            terms.append(categorical_term(table("loo_categorical"), feature, f"wml_a{i}", own))
         else:
             terms.append(gaussian_term(table("loo_gaussian"), feature.name, f"wml_g{i}", own))
     rows = scored_rows(relation, target, classes, key)

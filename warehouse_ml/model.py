@@ -583,16 +583,18 @@ class Classifier(abc.ABC):
 
 def _compatible(feature: Feature, arrow_type: pa.DataType) -> bool:
     """Scoring accepts the fitted type, or another type of the same family (e.g. int32 codes
-    for int64, large_string for string)."""
+    for int64, large_string for string, a timestamp in another time zone, as DuckDB shows
+    TIMESTAMPTZ in the session's)."""
     if pa.types.is_null(arrow_type):  # an all-NULL column (e.g. from Python None values)
         return True
     fitted = feature.sql_type
+    now = str(arrow_type)
     families = (
         ("int", "uint"),
         ("string", "large_string", "string_view"),
         ("double", "float", "halffloat", "decimal"),
+        ("timestamp[s, tz=", "timestamp[ms, tz=", "timestamp[us, tz=", "timestamp[ns, tz="),
     )
-    now = str(arrow_type)
     return any(
         any(fitted.startswith(p) for p in family) and any(now.startswith(p) for p in family)
         for family in families

@@ -7,6 +7,8 @@ tables in it (the default ``spark_catalog`` writes Parquet tables under
 
 * Arrow data in: ``spark.createDataFrame(arrow_table)`` registered with
   ``createOrReplaceTempView`` under a fresh name (session-scoped; :meth:`unregister` drops it).
+  A timestamp without a time zone becomes ``TIMESTAMP_NTZ`` (Spark's ``TIMESTAMP`` would read
+  it in ``spark.sql.session.timeZone`` and show it in the session's zone).
 * Arrow data out: ``DataFrame.toArrow()`` (Spark 4).
 * Transactions: Spark SQL has none across statements. :meth:`SparkWarehouse.transaction` is a
   documented best-effort no-op: the statements run one after the other. The catalog stays safe
@@ -30,6 +32,7 @@ from warehouse_ml.warehouse import SqlCallback, Warehouse
 
 try:  # optional dependency: pip install "warehouse-ml[spark]"
     from pyspark.errors import AnalysisException
+    from pyspark.sql.pandas.types import from_arrow_schema
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ImportError('Spark support needs PySpark 4: pip install "warehouse-ml[spark]"') from error
 
@@ -91,7 +94,9 @@ class SparkWarehouse(Warehouse):
         table = data.read_all() if isinstance(data, pa.RecordBatchReader) else data
         table = _arrow_for_spark(table)
         name = self.temporary_name("arrow")
-        frame = self.session.createDataFrame(table)
+        naive = any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types)
+        schema = from_arrow_schema(table.schema, prefer_timestamp_ntz=True) if naive else None
+        frame = self.session.createDataFrame(table, schema=schema)
         frame.createOrReplaceTempView(name.name)
         return name
 
