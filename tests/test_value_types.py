@@ -1,8 +1,9 @@
 """Values whose type needs care when they are counted and compared (features.py): timestamps
-with a time zone, whose text depends on the session's time zone.
+with a time zone, whose text depends on the session's time zone; uint64 values above the
+BIGINT range.
 
-Oracles: the numpy reference of tests/reference.py; for TAN, cross-validation and leave-one-out,
-the same model fitted on the values' text in a view.
+Oracles: the numpy reference of tests/reference.py and scikit-learn's GaussianNB; for TAN,
+cross-validation and leave-one-out, the same model fitted on the values' text in a view.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from reference import naive_bayes_log_joint, softmax
+from sklearn.naive_bayes import GaussianNB
 
 import warehouse_ml as wml
 from warehouse_ml import naive_bayes
@@ -119,3 +121,83 @@ def test_timestamptz_in_cross_validation_leave_one_out_and_wide_models(con, zone
         for source in ("events", "events_text")
     ]
     assert wide[0] == wide[1]
+
+
+# -- uint64 ---------------------------------------------------------------------------------
+TOP = 2**64 - 1
+"""The largest uint64; BIGINT stops at 2**63 - 1."""
+
+
+def unsigned_rows(n: int = 80, seed: int = 9) -> dict[str, list]:
+    """u, v: uint64 codes near 2**64 - 1 (and 2**63, 0), with NULLs; w: uint64 spread over
+    [2**64 - 2**62, 2**64) by class; y: two classes."""
+    rng = np.random.default_rng(seed)
+    codes = [TOP, TOP - 1, 2**63, 0]
+    y = [int(v) for v in rng.integers(0, 2, n)]
+    u = [None if rng.random() < 0.1 else codes[(v + rng.integers(0, 3)) % 4] for v in y]
+    v = [codes[(2 * t + rng.integers(0, 2)) % 4] for t in y]
+    w = [TOP - int(rng.integers(0, 2**60)) - (2**61 if t else 0) for t in y]
+    return {"u": u, "v": v, "w": w, "y": [f"k{t}" for t in y]}
+
+
+def unsigned_table(rows: dict[str, list], text: bool = False) -> pa.Table:
+    kind = pa.string() if text else pa.uint64()
+    return pa.table(
+        {
+            "u": pa.array(
+                [None if x is None else (str(x) if text else x) for x in rows["u"]], kind
+            ),
+            "v": pa.array([str(x) if text else x for x in rows["v"]], kind),
+            "w": pa.array(rows["w"], pa.uint64()),
+            "y": pa.array(rows["y"]),
+        }
+    )
+
+
+UNSEEN_UNSIGNED = pa.table(
+    {
+        "u": pa.array([TOP, TOP - 2, None, 2**63, 0], pa.uint64()),
+        "v": pa.array([TOP - 1, TOP, 0, 2**63 + 1, None], pa.uint64()),
+        "w": pa.array([TOP, 2**63, TOP - 2**61, None, TOP], pa.uint64()),
+    }
+)
+
+
+def test_uint64_above_bigint_is_fitted_and_scored(con, monkeypatch):
+    """Categorical uint64 codes up to 2**64 - 1, at fit and at scoring (seen, unseen, NULL):
+    Naive Bayes equals the numpy reference (joined and join-free scoring); TAN equals the TAN
+    of the codes' text; declared numeric, the Gaussian equals scikit-learn's."""
+    rows = unsigned_rows()
+    table = unsigned_table(rows)
+    nb = wml.NaiveBayes().fit(con, table, "y", features=["u", "v"])
+    test = {name: UNSEEN_UNSIGNED[name].to_pylist() for name in ("u", "v")}
+    _, joint = naive_bayes_log_joint(
+        {"u": rows["u"], "v": rows["v"]}, rows["y"], test, alpha=1.0, prior_alpha=0.0
+    )
+    np.testing.assert_allclose(
+        probabilities(nb.predict_proba(con, UNSEEN_UNSIGNED)), softmax(joint), atol=1e-12
+    )
+    assert nb.predict(con, UNSEEN_UNSIGNED)["prediction"].to_pylist() == [
+        ["k0", "k1"][i] for i in softmax(joint).argmax(axis=1)
+    ]
+    monkeypatch.setattr(naive_bayes, "MAX_JOINED_ATTRIBUTES", 0)
+    np.testing.assert_allclose(
+        probabilities(nb.predict_proba(con, UNSEEN_UNSIGNED)), softmax(joint), atol=1e-12
+    )
+
+    tan = wml.TAN().fit(con, table, "y", features=["u", "v"], name="tan_codes")
+    text_tan = wml.TAN().fit(con, unsigned_table(rows, text=True), "y", features=["u", "v"])
+    text_test = pa.table(
+        {n: pa.array([None if x is None else str(x) for x in test[n]]) for n in ("u", "v")}
+    )
+    assert tan.parents_ == text_tan.parents_
+    assert tan.predict_proba(con, UNSEEN_UNSIGNED) == text_tan.predict_proba(con, text_test)
+
+    gaussian = wml.NaiveBayes().fit(con, table, "y", features=["w"], numeric=["w"])
+    x = np.array(rows["w"], dtype=float)[:, None]
+    oracle = GaussianNB().fit(x, rows["y"])
+    scored = np.array([[float(w)] for w in UNSEEN_UNSIGNED["w"].to_pylist() if w is not None])
+    got = gaussian.predict_proba(con, UNSEEN_UNSIGNED.filter(UNSEEN_UNSIGNED["w"].is_valid()))
+    np.testing.assert_allclose(probabilities(got), oracle.predict_proba(scored), atol=1e-9)
+    means = gaussian.parameters(con)["gaussian"]["mean"].to_numpy()
+    np.testing.assert_allclose(means, oracle.theta_[:, 0], rtol=1e-12)

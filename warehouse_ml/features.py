@@ -18,7 +18,8 @@ scoring and TAN alike):
   ``TIMESTAMP``) is the UTC wall-clock time ``x AT TIME ZONE 'UTC'`` (on Spark, computed from
   its epoch microseconds, see dialects.py): its own text depends on the session's time zone,
   so a model fitted in one session would find no stored value in another;
-* integers are compared with the stored values cast back to BIGINT, not through their text.
+* integers that fit BIGINT (every integer type but uint64) are compared with the stored values
+  cast back to BIGINT (lookup.integer_coded), not through their text.
 """
 
 from __future__ import annotations

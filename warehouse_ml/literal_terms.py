@@ -24,7 +24,8 @@ from sqlglot import exp
 
 from warehouse_ml import catalog, templates
 from warehouse_ml.catalog import ModelRecord
-from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, Feature, value_expression
+from warehouse_ml.features import CATEGORICAL, Feature, value_expression
+from warehouse_ml.lookup import integer_coded
 from warehouse_ml.scoring import Term
 from warehouse_ml.templates import column, literal
 from warehouse_ml.warehouse import Warehouse
@@ -41,9 +42,9 @@ def _rows(warehouse: Warehouse, record: ModelRecord, part: str) -> list[dict[str
 
 def _matches(value: exp.Expression, stored: str, feature: Feature) -> exp.Expression:
     """``value`` (the feature's column) equals the stored text ``stored`` of a seen value (the
-    join form's test: integers natively, every other value through the text of
+    join form's test: integers that fit BIGINT natively, every other value through the text of
     features.value_expression)."""
-    if feature.sql_type.startswith(INTEGER_TYPES):
+    if integer_coded(feature.sql_type):
         return exp.EQ(this=value.copy(), expression=literal(int(stored)))
     text = templates.expression("cast_to_text", value=value_expression(feature, value))
     return exp.EQ(this=text, expression=literal(stored))

@@ -33,14 +33,7 @@ from warehouse_ml import counting, lookup, templates
 from warehouse_ml.catalog import ModelRecord, parameter_table, part_namer
 from warehouse_ml.counting import PARTITION
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.features import (
-    CATEGORICAL,
-    INTEGER_TYPES,
-    NUMERIC,
-    Feature,
-    value_expression,
-    valued_source,
-)
+from warehouse_ml.features import CATEGORICAL, NUMERIC, Feature, value_expression, valued_source
 from warehouse_ml.literal_terms import MAX_JOINED_ATTRIBUTES, literal_terms
 from warehouse_ml.model import Classifier
 from warehouse_ml.moments import numeric_moments
@@ -382,7 +375,7 @@ def categorical_term(
     fitted_type = record.feature_types.get(attribute, {}).get("sql_type", "")
     feature = Feature(attribute, CATEGORICAL, fitted_type)
     raw = value_expression(feature, column(attribute, "s")) if value is None else value
-    if value is None and fitted_type.startswith(INTEGER_TYPES):
+    if value is None and lookup.integer_coded(fitted_type):
         # integer codes: the (few) stored values are cast back, not every scored row to text
         stored = templates.expression("cast_to_bigint", value=column("value", name))
         condition = templates.expression("equals", left=stored, right=raw)

@@ -12,7 +12,8 @@ they may create tables and views in).
   ``COPY ... FROM STDIN (FORMAT csv)`` from Arrow's own CSV writer. NULL is an unquoted empty
   field and strings are always quoted, so NULL and ``''`` stay distinct; doubles are written in
   shortest round-trip form, so every bit is kept. Types: text, bigint, double precision,
-  boolean, date, timestamp, numeric.
+  boolean, date, timestamp, timestamptz, numeric, and ``numeric(20, 0)`` for uint64 (its
+  values pass bigint).
 * Arrow data out: rows fetched by the cursor, built into a ``pyarrow.Table`` with column types
   from the cursor description (``numeric`` results, e.g. ``SUM(bigint)``, become int64 when
   every value is integral, float64 otherwise).
@@ -72,6 +73,8 @@ def _pg_type(field: pa.Field) -> pg_sql.SQL:
         return pg_sql.SQL("text")
     if pa.types.is_dictionary(t) and pa.types.is_string(t.value_type):
         return pg_sql.SQL("text")
+    if pa.types.is_uint64(t):
+        return pg_sql.SQL("numeric(20, 0)")
     if pa.types.is_integer(t):
         return pg_sql.SQL("bigint")
     if pa.types.is_floating(t):

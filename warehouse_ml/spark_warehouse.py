@@ -47,8 +47,9 @@ def _is_missing(error: Exception) -> bool:
 
 
 def _arrow_for_spark(table: pa.Table) -> pa.Table:
-    """Types Spark reads from Arrow: dictionary and view strings become plain strings, unsigned
-    integers become int64, an all-NULL column becomes strings."""
+    """Types Spark reads from Arrow: dictionary and view strings become plain strings, uint64
+    becomes decimal(20, 0) (its values pass int64), other unsigned integers int64, an all-NULL
+    column strings."""
     for i, field in enumerate(table.schema):
         t = field.type
         if (
@@ -58,6 +59,8 @@ def _arrow_for_spark(table: pa.Table) -> pa.Table:
             or pa.types.is_null(t)
         ):
             table = table.set_column(i, field.name, table.column(i).cast(pa.string()))
+        elif pa.types.is_uint64(t):
+            table = table.set_column(i, field.name, table.column(i).cast(pa.decimal128(20, 0)))
         elif pa.types.is_unsigned_integer(t):
             table = table.set_column(i, field.name, table.column(i).cast(pa.int64()))
     return table
