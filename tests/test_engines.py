@@ -23,6 +23,7 @@ import datetime as dt
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import duckdb
@@ -177,6 +178,45 @@ def zoned_table(n: int = 120, seed: int = 6) -> pa.Table:
 
 
 ZONED = zoned_table()
+
+
+def wide_integers_table(n: int = 150, seed: int = 8) -> tuple[pa.Table, pa.Table]:
+    """uint64 codes near 2**64 - 1 (u), uint64 values spread near 2**64 (w, for numeric=[...]),
+    HUGEINT-like decimal128(38, 0) codes (h) and class labels beyond BIGINT (t); and rows to
+    score with unseen values and NULLs."""
+    rng = np.random.default_rng(seed)
+    top = 2**64 - 1
+    labels = [-(10**30), 10**20, 10**30 + 7]
+    y = rng.integers(0, 3, n)
+    u = [None if rng.random() < 0.08 else [top, top - 1, 2**63][(v + rng.integers(0, 2)) % 3]
+         for v in y]  # fmt: skip
+    w = [top - int(rng.integers(0, 2**58)) - int(v) * 2**60 for v in y]
+    h = [[10**35, -(10**35), 7][(v + rng.integers(0, 2)) % 3] for v in y]
+
+    def decimals(values: list) -> pa.Array:
+        return pa.array([None if v is None else Decimal(v) for v in values], pa.decimal128(38, 0))
+
+    table = pa.table(
+        {
+            "id": pa.array(np.arange(n), pa.int64()),
+            "u": pa.array(u, pa.uint64()),
+            "w": pa.array(w, pa.uint64()),
+            "h": decimals(h),
+            "t": decimals([labels[v] for v in y]),
+        }
+    )
+    scored = pa.table(
+        {
+            "id": pa.array([0, 1, 2, 3], pa.int64()),
+            "u": pa.array([top, top - 2, None, 2**63], pa.uint64()),
+            "w": pa.array([top, 2**63, None, top - 2**61], pa.uint64()),
+            "h": decimals([7, 8, None, -(10**35)]),
+        }
+    )
+    return table, scored
+
+
+WIDE_INTEGERS, UNSEEN_WIDE_INTEGERS = wide_integers_table()
 
 
 # -- comparison ---------------------------------------------------------------------------------
@@ -382,6 +422,26 @@ def zoned_timestamps(engine: Engine) -> dict[str, Any]:
             assert max(proba["yes"].to_pylist()) > 0.6
             results[kind] = {"parameters": model.parameters(w), "proba": proba, "view": rows}
     return results
+
+
+@case
+def wide_integers(engine: Engine) -> dict[str, Any]:
+    """uint64 values near 2**64 - 1 (categorical, and declared numeric) and integer-valued
+    decimal128(38, 0) (HUGEINT) codes and class labels beyond BIGINT: NB and TAN, scored on the
+    training table and on Arrow rows with unseen values and NULLs."""
+    table = engine.load("wml_engine_wide_integers", WIDE_INTEGERS)
+    w = engine.warehouse
+    nb = wml.NaiveBayes().fit(w, table, "t", keys=["id"], numeric=["w"], name="engine_wide_nb")
+    tan = wml.TAN().fit(w, table, "t", keys=["id"], features=["u", "h"], name="engine_wide_tan")
+    return {
+        "classes": nb.classes_,
+        "kinds": [f.kind for f in nb.features_],
+        "parameters": nb.parameters(w),
+        "predict_proba": nb.predict_proba(w, table),
+        "predict": nb.predict(w, UNSEEN_WIDE_INTEGERS, keys=["id"]),
+        "tan_parameters": tan.parameters(w),
+        "tan_proba": tan.predict_proba(w, UNSEEN_WIDE_INTEGERS),
+    }
 
 
 # -- the test -----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Values whose type needs care when they are counted and compared (features.py): timestamps
 with a time zone, whose text depends on the session's time zone; uint64 values above the
-BIGINT range.
+BIGINT range; integer-valued decimals such as DuckDB's HUGEINT (Arrow decimal128(38, 0)), as
+target and as feature.
 
 Oracles: the numpy reference of tests/reference.py and scikit-learn's GaussianNB; for TAN,
 cross-validation and leave-one-out, the same model fitted on the values' text in a view.
@@ -9,6 +10,7 @@ cross-validation and leave-one-out, the same model fitted on the values' text in
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 import numpy as np
 import pyarrow as pa
@@ -18,6 +20,7 @@ from sklearn.naive_bayes import GaussianNB
 
 import warehouse_ml as wml
 from warehouse_ml import naive_bayes
+from warehouse_ml.errors import ColumnError
 from warehouse_ml.loo import leave_one_out
 
 UTC = dt.timezone.utc
@@ -201,3 +204,98 @@ def test_uint64_above_bigint_is_fitted_and_scored(con, monkeypatch):
     np.testing.assert_allclose(probabilities(got), oracle.predict_proba(scored), atol=1e-9)
     means = gaussian.parameters(con)["gaussian"]["mean"].to_numpy()
     np.testing.assert_allclose(means, oracle.theta_[:, 0], rtol=1e-12)
+
+
+# -- integer-valued decimals (HUGEINT) ------------------------------------------------------
+LABELS = [-(10**30), 0, 10**30 + 7]
+"""HUGEINT class labels far outside BIGINT."""
+
+
+@pytest.fixture
+def hugeints(con) -> dict[str, list]:
+    """Table ``huge``: id, h (HUGEINT codes), g (HUGEINT spread, for numeric=[...]), t (HUGEINT
+    target); and view ``huge_text`` with h and t as text."""
+    rng = np.random.default_rng(12)
+    n = 90
+    t = [int(v) for v in rng.integers(0, 3, n)]
+    codes = [10**35, -(10**35), 7]
+    rows = {
+        "id": list(range(n)),
+        "h": [None if rng.random() < 0.1 else codes[(v + rng.integers(0, 2)) % 3] for v in t],
+        "g": [v * 10**25 + int(rng.integers(0, 10**15)) for v in t],
+        "t": [LABELS[v] for v in t],
+    }
+    decimals = {
+        name: pa.array(
+            [None if v is None else Decimal(v) for v in rows[name]], pa.decimal128(38, 0)
+        )
+        for name in ("h", "g", "t")
+    }
+    con.register("huge_arrow", pa.table({"id": rows["id"], **decimals}))
+    con.execute(
+        "CREATE TABLE huge AS SELECT id, CAST(h AS HUGEINT) AS h, CAST(g AS HUGEINT) AS g, "
+        "CAST(t AS HUGEINT) AS t FROM huge_arrow"
+    )
+    con.execute(
+        "CREATE VIEW huge_text AS SELECT id, CAST(h AS VARCHAR) AS h, CAST(t AS VARCHAR) AS t "
+        "FROM huge"
+    )
+    return rows
+
+
+def test_hugeint_target_holds_integer_class_labels(con, hugeints):
+    """A HUGEINT target (Arrow decimal128(38, 0)): classes_ are Python ints, in the catalog and
+    after load(), predictions are the labels themselves; a HUGEINT feature is categorical.
+    Probabilities equal the numpy reference; cross-validation and leave-one-out equal the
+    same runs on the text of h and t."""
+    model = wml.NaiveBayes().fit(con, "huge", "t", features=["h"], name="huge_nb")
+    assert model.classes_ == LABELS and all(type(c) is int for c in model.classes_)
+    assert [(f.kind, f.sql_type) for f in model.features_] == [("categorical", "decimal128(38, 0)")]
+    _, joint = naive_bayes_log_joint(
+        {"h": hugeints["h"]}, hugeints["t"], {"h": hugeints["h"]}, alpha=1.0, prior_alpha=0.0
+    )
+    np.testing.assert_allclose(probabilities(model.predict_proba(con, "huge")), softmax(joint))
+    predicted = model.predict(con, "huge")["prediction"]
+    assert predicted.type == pa.decimal128(38, 0)
+    assert predicted.to_pylist() == [LABELS[i] for i in softmax(joint).argmax(axis=1)]
+    assert wml.load(con, "huge_nb").classes_ == LABELS
+
+    tan = wml.TAN().fit(con, "huge", "t", features=["h", "g"], categorical=["g"])
+    assert tan.classes_ == LABELS
+    for model in (wml.NaiveBayes(), wml.TAN()):
+        runs = [
+            wml.cross_validate(con, source, "t", model, folds=3, key="id", features=["h"])
+            for source in ("huge", "huge_text")
+        ]
+        assert runs[0].accuracy() == runs[1].accuracy()
+        ours, text = (probabilities(r.to_arrow().select(["p_0", f"p_{LABELS[2]}"])) for r in runs)
+        np.testing.assert_array_equal(ours, text)
+    loo = [
+        leave_one_out(con, source, "t", wml.NaiveBayes(), key="id", features=["h"])
+        for source in ("huge", "huge_text")
+    ]
+    assert loo[0].accuracy() == loo[1].accuracy()
+
+
+def test_integer_valued_decimals_are_integers_for_the_type_rule(con, hugeints):
+    """HUGEINT and DECIMAL(p, 0) features are categorical unless declared numeric (then a
+    Gaussian equal to scikit-learn's); a decimal with a fractional part stays numeric and is
+    refused as a target with a message naming the column and the way out."""
+    con.execute(
+        "CREATE TABLE mixed AS SELECT id, g, CAST(id % 4 AS DECIMAL(18, 0)) AS d, "
+        "CAST(id / 7 AS DECIMAL(10, 2)) AS amount, t FROM huge"
+    )
+    kinds = wml.NaiveBayes().fit(con, "mixed", "t", keys=["id"]).features_
+    assert [(f.name, f.kind) for f in kinds] == [
+        ("g", "categorical"), ("d", "categorical"), ("amount", "numeric"),
+    ]  # fmt: skip
+    model = wml.NaiveBayes().fit(con, "huge", "t", features=["g"], numeric=["g"])
+    x = np.array(hugeints["g"], dtype=float)[:, None]
+    oracle = GaussianNB().fit(x, np.array(hugeints["t"], dtype=object).astype(str))
+    order = np.argsort([LABELS.index(int(c)) for c in oracle.classes_])
+    np.testing.assert_allclose(
+        probabilities(model.predict_proba(con, "huge")), oracle.predict_proba(x)[:, order],
+        rtol=0, atol=1e-9,
+    )  # fmt: skip
+    with pytest.raises(ColumnError, match=r"target column .amount. .* decimal128\(10, 2\)"):
+        wml.NaiveBayes().fit(con, "mixed", "amount", features=["d"])

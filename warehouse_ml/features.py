@@ -2,13 +2,18 @@
 
 The rule, applied at fit and stored with the model:
 
-* floating-point and decimal columns are **numeric** (a Gaussian per class in Naive Bayes,
-  equal-frequency bins in TAN);
+* floating-point columns and decimals with a fractional part (scale > 0) are **numeric** (a
+  Gaussian per class in Naive Bayes, equal-frequency bins in TAN);
 * strings, integers, booleans, dictionary/ENUM, dates, times and timestamps are **categorical**
   (integer columns are usually codes: declare a count-like integer as ``numeric=[...]``);
+  integer-valued decimals (scale 0: ``DECIMAL(p, 0)``, and DuckDB's ``HUGEINT``/``UHUGEINT``,
+  which Arrow shows as ``decimal128(38, 0)``) are integers here;
 * ``categorical=[...]`` and ``numeric=[...]`` override the rule per column (``numeric`` accepts
   integer, floating and decimal columns only);
 * nested, binary and other types are refused with a hint.
+
+A target holds class labels: a categorical type, integer-valued decimals included (their labels
+are Python ints in ``classes_`` and in the catalog).
 
 A categorical value is counted, stored and compared at scoring through its text
 (``CAST(x AS VARCHAR)``), with two refinements (:func:`value_expression`, used by counting,
@@ -18,12 +23,13 @@ scoring and TAN alike):
   ``TIMESTAMP``) is the UTC wall-clock time ``x AT TIME ZONE 'UTC'`` (on Spark, computed from
   its epoch microseconds, see dialects.py): its own text depends on the session's time zone,
   so a model fitted in one session would find no stored value in another;
-* integers that fit BIGINT (every integer type but uint64) are compared with the stored values
-  cast back to BIGINT (lookup.integer_coded), not through their text.
+* integers that fit BIGINT (every integer type but uint64, decimals excluded) are compared with
+  the stored values cast back to BIGINT (lookup.integer_coded), not through their text.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -56,16 +62,30 @@ class Feature:
         return {"kind": self.kind, "sql_type": self.sql_type}
 
 
+def _is_integer_type(t: pa.DataType) -> bool:
+    """Integers, and decimals without a fractional part (HUGEINT is decimal128(38, 0))."""
+    return pt.is_integer(t) or (pt.is_decimal(t) and t.scale == 0)
+
+
 def _is_numeric_type(t: pa.DataType) -> bool:
-    return pt.is_floating(t) or pt.is_decimal(t)
+    return pt.is_floating(t) or (pt.is_decimal(t) and t.scale != 0)
 
 
 def _is_categorical_type(t: pa.DataType) -> bool:
     return (
-        pt.is_string(t) or pt.is_large_string(t) or pt.is_integer(t) or pt.is_boolean(t)
+        pt.is_string(t) or pt.is_large_string(t) or _is_integer_type(t) or pt.is_boolean(t)
         or pt.is_dictionary(t) or pt.is_date(t) or pt.is_time(t) or pt.is_timestamp(t)
         or pt.is_string_view(t)
     )  # fmt: skip
+
+
+_INTEGER_DECIMAL = re.compile(r"decimal(128|256)\(\d+, 0\)")
+
+
+def integer_valued(sql_type: str) -> bool:
+    """Whether a type, as its Arrow text, holds integers: an integer type or a decimal of scale
+    0 (e.g. HUGEINT's decimal128(38, 0))."""
+    return sql_type.startswith(INTEGER_TYPES) or _INTEGER_DECIMAL.fullmatch(sql_type) is not None
 
 
 def zoned(sql_type: str) -> bool:
@@ -183,7 +203,7 @@ def select_features(
     for name in names:
         t = source.field(name).type
         if name in numeric:
-            if not (_is_numeric_type(t) or pt.is_integer(t)):
+            if not (_is_numeric_type(t) or _is_integer_type(t)):
                 raise ColumnError(
                     f"column {name!r} of {source.description} is declared numeric but has type "
                     f"{t}; expected an integer, floating or decimal column"
@@ -204,11 +224,13 @@ def select_features(
 
 
 def check_target(source: Source, target: str) -> pa.DataType:
-    """The target's Arrow type; it must be categorical-like."""
+    """The target's Arrow type; it must be categorical-like (integer-valued decimals such as
+    HUGEINT included)."""
     t = source.field(target).type
     if not _is_categorical_type(t):
         raise ColumnError(
             f"target column {target!r} of {source.description} has type {t}; expected a "
-            "string, integer, boolean, enum or date column holding class labels"
+            "string, integer (or integer-valued decimal), boolean, enum or date column holding "
+            "class labels"
         )
     return t

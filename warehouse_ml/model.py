@@ -9,6 +9,7 @@ models keep one contract.
 from __future__ import annotations
 
 import abc
+import decimal
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -21,7 +22,7 @@ import warehouse_ml
 from warehouse_ml import catalog, templates, validation
 from warehouse_ml.catalog import ModelRecord
 from warehouse_ml.errors import ColumnError, DataError, NotFittedError, ParameterError
-from warehouse_ml.features import Feature, select_features
+from warehouse_ml.features import Feature, integer_valued, select_features
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.scoring import Decision, Term, score_query
 from warehouse_ml.sources import Source, SourceLike, is_path, open_source
@@ -49,9 +50,12 @@ def probability_columns(labels: Sequence[Any]) -> list[str]:
 
 
 def _python_label(value: Any) -> Any:
-    """A class label as stored in the catalog (JSON): str, int, bool, or text for other types."""
+    """A class label as stored in the catalog (JSON): str, int (an integer-valued decimal such
+    as a HUGEINT too), bool, or text for other types."""
     if isinstance(value, (str, bool, int)):
         return value
+    if isinstance(value, decimal.Decimal) and value == value.to_integral_value():
+        return int(value)
     return str(value)
 
 
@@ -583,12 +587,14 @@ class Classifier(abc.ABC):
 
 def _compatible(feature: Feature, arrow_type: pa.DataType) -> bool:
     """Scoring accepts the fitted type, or another type of the same family (e.g. int32 codes
-    for int64, large_string for string, a timestamp in another time zone, as DuckDB shows
-    TIMESTAMPTZ in the session's)."""
+    for int64, large_string for string, integer-valued decimals for integers, a timestamp in
+    another time zone, as DuckDB shows TIMESTAMPTZ in the session's)."""
     if pa.types.is_null(arrow_type):  # an all-NULL column (e.g. from Python None values)
         return True
     fitted = feature.sql_type
     now = str(arrow_type)
+    if integer_valued(fitted) and integer_valued(now):
+        return True
     families = (
         ("int", "uint"),
         ("string", "large_string", "string_view"),
