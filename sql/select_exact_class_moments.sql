@@ -14,15 +14,17 @@
 -- left out.
 -- Placeholders: $source (relation), $target (column), $scales (list: per attribute i,
 --   "COALESCE(NULLIF(MAX(<finite |x|>), 0), 1) AS wml_u_<i>"), $firsts (list: per attribute,
---   n_<i>, mean_<i>, wml_bad_<i>, wml_vp_<i>, wml_v_<i> over src and the class's scales u),
---   $deviations (list: per attribute wml_q_<i> over src and the first moments f), $moments
---   (list: per attribute n_<i>, mean_<i>, var_<i> over f and q), $partition_columns (list:
+--   n_<i>, mean_<i>, wml_bad_<i>, wml_vp_<i>, wml_v_<i>, wml_hi_<i>, wml_lo_<i> over src and
+--   the class's scales u), $deviations (list: per attribute wml_q_<i> over src and the first
+--   moments f), $moments (list: per attribute n_<i>, mean_<i>, var_<i>, extreme_<i> over f
+--   and q), $partition_columns (list:
 --   "src.<partition> AS wml_part", or empty), $partition_group (the same, unaliased, or
 --   empty), $same_partition_u (u.wml_part = src.<partition>, or TRUE), $same_partition
 --   (f.wml_part = src.<partition>, or TRUE), $same_partition_q (q.wml_part = f.wml_part, or
 --   TRUE), $partition_output (list: f.wml_part, or empty).
 -- Output columns: class_label (VARCHAR), [wml_part,] n_<i> (BIGINT), mean_<i> (DOUBLE),
---   var_<i> (DOUBLE) for each attribute i.
+--   var_<i> (DOUBLE), extreme_<i> (DOUBLE: the finite value farthest from the class mean, the
+--   largest on a tie) for each attribute i.
 WITH scales AS (
     SELECT src.$target AS class_value, $partition_columns, $scales
     FROM $source AS src

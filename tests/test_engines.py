@@ -444,6 +444,29 @@ def wide_integers(engine: Engine) -> dict[str, Any]:
     }
 
 
+OUTLIER = pa.table(
+    {
+        "id": pa.array(np.arange(120), pa.int64()),
+        "x": pa.array(
+            [1e25 if i == 4 else float(np.sin(i) * (1 + i % 3)) for i in range(120)], pa.float64()
+        ),
+        "label": pa.array(["high", "low", "mid"][i % 3] for i in range(120)),
+    }
+)
+"""A numeric attribute with one 1e25 value (row 4, class mid) among values below 3."""
+
+
+@case
+def gaussian_outlier(engine: Engine) -> dict[str, Any]:
+    """Gaussian moments scaled per class with a 1e25 outlier (fit with var_smoothing=0, and
+    leave-one-out: the outlier's own row gets the exact moments of the class's other values)."""
+    table = engine.load("wml_engine_outlier", OUTLIER)
+    w = engine.warehouse
+    model = wml.NaiveBayes(var_smoothing=0).fit(w, table, "label", keys=["id"], name="outlier")
+    loo = wml.leave_one_out_cv(w, table, "label", wml.NaiveBayes(var_smoothing=0), key="id")
+    return {"parameters": model.parameters(w), "loo": loo.to_arrow()}
+
+
 # -- the test -----------------------------------------------------------------------------------
 _REFERENCE: dict[str, dict[str, Any]] = {}
 

@@ -17,6 +17,7 @@ import pytest
 
 import warehouse_ml as wml
 from warehouse_ml.errors import ParameterError
+from warehouse_ml.loo import leave_one_out
 from warehouse_ml.metrics import DEFAULT_FLOOR
 from warehouse_ml.moments import numeric_moments
 from warehouse_ml.naive_bayes import outside_partitions
@@ -194,6 +195,30 @@ def test_cross_validation_with_a_1e25_outlier_equals_refits_of_every_fold(con):
         oracle = GaussianNB(var_smoothing=0).fit(x[fold != f], y[fold != f])
         expected = oracle.predict_proba(x[fold == f])
         np.testing.assert_allclose(ours[fold == f], expected, rtol=1e-9, atol=1e-12)
+
+
+def test_leave_one_out_of_the_value_that_dominates_its_class_is_exact(con):
+    """Leave-one-out with var_smoothing=0 equals scikit-learn's GaussianNB refitted without each
+    row, for every row, the 1e25 outlier of class 2 included: downdating the class's moments by
+    that value cancelled every digit of its mean and variance (NaN probabilities); its row now
+    gets the exact moments of the class's other values."""
+    from sklearn.naive_bayes import GaussianNB
+
+    x, y = outlier_data(n=240, seed=4)
+    table = pa.table({"id": np.arange(len(y)), "x0": x[:, 0], "x1": x[:, 1], "y": y})
+    ev = leave_one_out(con, table, "y", wml.NaiveBayes(var_smoothing=0), key="id")
+    rows = ev.to_arrow().sort_by("id")
+    ours = np.column_stack([rows[f"p_{c}"].to_numpy() for c in range(3)])
+    expected = np.vstack(
+        [
+            GaussianNB(var_smoothing=0)
+            .fit(np.delete(x, r, axis=0), np.delete(y, r))
+            .predict_proba(x[r : r + 1])
+            for r in range(len(y))
+        ]
+    )
+    np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-9)
+    assert rows["prediction"].to_pylist() == expected.argmax(axis=1).tolist()
 
 
 def exact_moments(values: list[float]) -> tuple[float, float]:
