@@ -45,8 +45,8 @@ from warehouse_ml.templates import alias, column
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"
 INTEGER_TYPES = ("int", "uint")
-"""Prefixes of the Arrow type names of integer columns (int8 ... uint64): their values are
-compared and joined as integers when scoring, not through their text."""
+"""Prefixes of the Arrow type names of integer columns (int8 ... uint64); those whose values
+fit BIGINT are compared and joined as integers when scoring (lookup.integer_coded)."""
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,10 @@ and a row of class y, ``own = 1`` if c == y else 0:
   significant digit), the exact moments of the class's other values, from one more pass of
   exact sums over the rows without each class's extreme value (moments.without_extremes);
   plus the variance floor epsilon = var_smoothing * (largest overall variance) **of the full
-  data**. That is the one
-  approximation: the floor of a fold would use the overall variance without the row, which
-  shifts variances by about var_smoothing * var / N (1e-9 * var / N by default); with
-  var_smoothing = 0 the result is exact. A class left with no non-NULL value contributes nothing.
+  data**. That is the one approximation: the floor of a fold would use the overall variance
+  without the row, which shifts variances by about var_smoothing * var / N (1e-9 * var / N by
+  default); with var_smoothing = 0 the result is exact. A class left with no non-NULL value
+  contributes nothing.
 
 Rows with a NULL target are neither counted nor scored. The predictions table has the columns of
 :func:`warehouse_ml.crossval.cross_validate`: key, ``fold``, target, ``p_<label>`` per class,
