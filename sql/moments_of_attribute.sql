@@ -1,14 +1,16 @@
 -- One numeric attribute's moments picked out of the wide per-class moments.
--- Placeholders: $moments (relation from select_class_moments.sql), $attribute (name, a string
---   value), $n_column, $mean_column, $variance_column (its three columns there),
---   $partition_columns (list: the partition column, or empty).
+-- Placeholders: $moments (relation from select_exact_class_moments.sql), $attribute (name, a
+--   string value), $n_column, $mean_column, $variance_column, $extreme_column (its four
+--   columns there), $partition_columns (list: the partition column, or empty).
 -- Output columns: [partition column,] attribute (VARCHAR), class_label (VARCHAR), n (BIGINT
---   non-NULL rows), mean (DOUBLE), variance (DOUBLE, population).
+--   non-NULL rows), mean (DOUBLE), variance (DOUBLE, population), extreme (DOUBLE, the value
+--   farthest from the mean).
 SELECT
     $partition_columns,
     $attribute AS attribute,
     w.class_label AS class_label,
     CAST(w.$n_column AS BIGINT) AS n,
     CAST(w.$mean_column AS DOUBLE) AS mean,
-    CAST(w.$variance_column AS DOUBLE) AS variance
+    CAST(w.$variance_column AS DOUBLE) AS variance,
+    CAST(w.$extreme_column AS DOUBLE) AS extreme
 FROM $moments AS w

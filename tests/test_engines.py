@@ -17,10 +17,13 @@ software is missing is skipped with the reason. Deselect the whole suite with
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import datetime as dt
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import duckdb
@@ -149,6 +152,71 @@ def codes_table(n: int = 200, seed: int = 4) -> tuple[pa.Table, pa.Table]:
 
 
 CODES, UNSEEN_CODES = codes_table()
+
+
+def zoned_table(n: int = 120, seed: int = 6) -> pa.Table:
+    """An integer key, a timestamp with a time zone (instants around New York's changes of
+    clock, one with a fraction of a second, NULLs), a string attribute and a two-class target."""
+    utc = dt.timezone.utc
+    instants = [
+        dt.datetime(2024, 1, 1, 10, 0, tzinfo=utc),
+        dt.datetime(2024, 3, 10, 7, 30, 0, 500000, tzinfo=utc),
+        dt.datetime(2024, 11, 3, 5, 30, tzinfo=utc),
+        dt.datetime(2024, 11, 3, 6, 30, tzinfo=utc),
+    ]
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    ts = [None if rng.random() < 0.1 else instants[(2 * v + rng.integers(0, 3)) % 4] for v in y]
+    return pa.table(
+        {
+            "id": pa.array(np.arange(n), pa.int64()),
+            "ts": pa.array(ts, pa.timestamp("us", tz="UTC")),
+            "c": pa.array([f"c{(v + rng.integers(0, 2)) % 3}" for v in y]),
+            "label": pa.array([["no", "yes"][v] for v in y]),
+        }
+    )
+
+
+ZONED = zoned_table()
+
+
+def wide_integers_table(n: int = 150, seed: int = 8) -> tuple[pa.Table, pa.Table]:
+    """uint64 codes near 2**64 - 1 (u), uint64 values spread near 2**64 (w, for numeric=[...]),
+    HUGEINT-like decimal128(38, 0) codes (h) and class labels beyond BIGINT (t); and rows to
+    score with unseen values and NULLs."""
+    rng = np.random.default_rng(seed)
+    top = 2**64 - 1
+    labels = [-(10**30), 10**20, 10**30 + 7]
+    y = rng.integers(0, 3, n)
+    u = [None if rng.random() < 0.08 else [top, top - 1, 2**63][(v + rng.integers(0, 2)) % 3]
+         for v in y]  # fmt: skip
+    w = [top - int(rng.integers(0, 2**58)) - int(v) * 2**60 for v in y]
+    h = [[10**35, -(10**35), 7][(v + rng.integers(0, 2)) % 3] for v in y]
+
+    def decimals(values: list) -> pa.Array:
+        return pa.array([None if v is None else Decimal(v) for v in values], pa.decimal128(38, 0))
+
+    table = pa.table(
+        {
+            "id": pa.array(np.arange(n), pa.int64()),
+            "u": pa.array(u, pa.uint64()),
+            "w": pa.array(w, pa.uint64()),
+            "h": decimals(h),
+            "t": decimals([labels[v] for v in y]),
+        }
+    )
+    scored = pa.table(
+        {
+            "id": pa.array([0, 1, 2, 3], pa.int64()),
+            "u": pa.array([top, top - 2, None, 2**63], pa.uint64()),
+            "w": pa.array([top, 2**63, None, top - 2**61], pa.uint64()),
+            "h": decimals([7, 8, None, -(10**35)]),
+        }
+    )
+    return table, scored
+
+
+WIDE_INTEGERS, UNSEEN_WIDE_INTEGERS = wide_integers_table()
 
 
 # -- comparison ---------------------------------------------------------------------------------
@@ -311,6 +379,92 @@ def tan_integer_codes(engine: Engine) -> dict[str, Any]:
         "unseen": model.predict_proba(w, UNSEEN_CODES),
         "predictions": ev.to_arrow(),
     }
+
+
+@contextlib.contextmanager
+def session_time_zone(engine: Engine, zone: str) -> Iterator[None]:
+    """Run the block with the engine session's time zone set to ``zone`` (UTC again after)."""
+
+    def set_zone(name: str) -> None:
+        if engine.name == "spark":
+            engine.connection.conf.set("spark.sql.session.timeZone", name)
+        elif engine.name == "postgres":
+            engine.connection.execute(f"SET TIME ZONE '{name}'")
+        else:
+            engine.connection.execute(f"SET TimeZone = '{name}'")
+
+    set_zone(zone)
+    try:
+        yield
+    finally:
+        set_zone("UTC")
+
+
+@case
+def zoned_timestamps(engine: Engine) -> dict[str, Any]:
+    """A timestamp with a time zone (DuckDB TIMESTAMPTZ, PostgreSQL timestamptz, Spark
+    TIMESTAMP): NB and TAN fitted in a UTC session, then scored and their prediction views read
+    in a New York session, give identical probabilities (its values are counted and compared
+    as UTC wall-clock times)."""
+    w = engine.warehouse
+    results: dict[str, Any] = {}
+    with session_time_zone(engine, "UTC"):
+        table = engine.load("wml_engine_zoned", ZONED)
+        for kind, model in (("nb", wml.NaiveBayes()), ("tan", wml.TAN())):
+            name = f"engine_zoned_{kind}"
+            model.fit(w, table, "label", keys=["id"], name=name)
+            view = model.create_view(w, TableName((f"{name}_scores",)), table, keys=["id"])
+            utc = model.predict_proba(w, table)
+            with session_time_zone(engine, "America/New_York"):
+                proba = model.predict_proba(w, table)
+                rows = w.fetch("select_table", table=view, order_columns=[templates.column("id")])
+            assert proba == utc, f"{engine.name} {kind}: scores depend on the session time zone"
+            assert max(proba["yes"].to_pylist()) > 0.6
+            results[kind] = {"parameters": model.parameters(w), "proba": proba, "view": rows}
+    return results
+
+
+@case
+def wide_integers(engine: Engine) -> dict[str, Any]:
+    """uint64 values near 2**64 - 1 (categorical, and declared numeric) and integer-valued
+    decimal128(38, 0) (HUGEINT) codes and class labels beyond BIGINT: NB and TAN, scored on the
+    training table and on Arrow rows with unseen values and NULLs."""
+    table = engine.load("wml_engine_wide_integers", WIDE_INTEGERS)
+    w = engine.warehouse
+    nb = wml.NaiveBayes().fit(w, table, "t", keys=["id"], numeric=["w"], name="engine_wide_nb")
+    tan = wml.TAN().fit(w, table, "t", keys=["id"], features=["u", "h"], name="engine_wide_tan")
+    return {
+        "classes": nb.classes_,
+        "kinds": [f.kind for f in nb.features_],
+        "parameters": nb.parameters(w),
+        "predict_proba": nb.predict_proba(w, table),
+        "predict": nb.predict(w, UNSEEN_WIDE_INTEGERS, keys=["id"]),
+        "tan_parameters": tan.parameters(w),
+        "tan_proba": tan.predict_proba(w, UNSEEN_WIDE_INTEGERS),
+    }
+
+
+OUTLIER = pa.table(
+    {
+        "id": pa.array(np.arange(120), pa.int64()),
+        "x": pa.array(
+            [1e25 if i == 4 else float(np.sin(i) * (1 + i % 3)) for i in range(120)], pa.float64()
+        ),
+        "label": pa.array(["high", "low", "mid"][i % 3] for i in range(120)),
+    }
+)
+"""A numeric attribute with one 1e25 value (row 4, class mid) among values below 3."""
+
+
+@case
+def gaussian_outlier(engine: Engine) -> dict[str, Any]:
+    """Gaussian moments scaled per class with a 1e25 outlier (fit with var_smoothing=0, and
+    leave-one-out: the outlier's own row gets the exact moments of the class's other values)."""
+    table = engine.load("wml_engine_outlier", OUTLIER)
+    w = engine.warehouse
+    model = wml.NaiveBayes(var_smoothing=0).fit(w, table, "label", keys=["id"], name="outlier")
+    loo = wml.leave_one_out_cv(w, table, "label", wml.NaiveBayes(var_smoothing=0), key="id")
+    return {"parameters": model.parameters(w), "loo": loo.to_arrow()}
 
 
 # -- the test -----------------------------------------------------------------------------------

@@ -18,8 +18,9 @@ from sqlglot import exp
 
 from warehouse_ml import templates
 from warehouse_ml.errors import DataError, ParameterError
-from warehouse_ml.features import NUMERIC, Feature
-from warehouse_ml.templates import TableName, alias, column, literal
+from warehouse_ml.features import NUMERIC, Feature, valued_source
+from warehouse_ml.features import value_expression as categorical_value
+from warehouse_ml.templates import TableName, column, literal
 from warehouse_ml.warehouse import Warehouse
 
 DEFAULT_BINS = 5
@@ -122,10 +123,11 @@ def bin_expression(value: exp.Expression, edges: Sequence[float]) -> exp.Express
 def value_expression(
     feature: Feature, value: exp.Expression, edges: Mapping[str, Sequence[float]]
 ) -> exp.Expression:
-    """The discrete value of a feature: the column itself, or its bin index if numeric."""
+    """The discrete value of a feature: its bin index if numeric, else its categorical value
+    (features.value_expression: the column itself, or a timestamp's UTC time)."""
     if feature.kind == NUMERIC:
         return bin_expression(value, edges[feature.name])
-    return value
+    return categorical_value(feature, value)
 
 
 def discretised_source(
@@ -134,13 +136,15 @@ def discretised_source(
     features: Sequence[Feature],
     edges: Mapping[str, Sequence[float]],
 ) -> exp.Table | exp.Query:
-    """The source with each numeric feature replaced by its bin index (same column name).
+    """The source with each feature replaced by its discrete value (:func:`value_expression`,
+    same column name): a numeric feature by its bin index.
 
-    Returns ``source`` itself when no feature is numeric; otherwise a query with the target
-    (if any) and the features.
+    Returns ``source`` itself when every value is its column (no numeric feature, no timestamp
+    with a time zone); otherwise a query with the target (if any) and the features.
     """
-    if not any(f.kind == NUMERIC for f in features):
-        return source
-    items = [] if target is None else [alias(column(target, "src"), target)]
-    items += [alias(value_expression(f, column(f.name, "src"), edges), f.name) for f in features]
-    return exp.select(*items).from_(source.copy().as_("src"))
+    return valued_source(
+        source,
+        [] if target is None else [target],
+        features,
+        lambda feature, value: value_expression(feature, value, edges),
+    )

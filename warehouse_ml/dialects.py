@@ -13,6 +13,11 @@ not do, as AST transforms applied in one place:
   - **spark**: ``CAST(x AS VARCHAR)`` / ``TEXT`` -> ``STRING`` and column types in
     ``CREATE TABLE (...)`` likewise (Spark 4 treats a bare ``VARCHAR`` as a length-checked
     type).
+  - **spark**: ``x AT TIME ZONE 'UTC'`` (a timestamp's UTC wall-clock time,
+    sql/utc_timestamp.sql) -> ``TIMESTAMPADD(MICROSECOND, UNIX_MICROS(x), TIMESTAMP_NTZ
+    '1970-01-01 00:00:00')``: sqlglot writes ``FROM_UTC_TIMESTAMP(x, 'UTC')``, which returns
+    the same instant, still shown in ``spark.sql.session.timeZone``; the epoch microseconds
+    added to the epoch as a timestamp without time zone are the UTC wall-clock time.
 
   - **bigquery** (transpile-only): ``PI()`` does not exist; ``ACOS(-1)`` is the same double.
 
@@ -137,6 +142,19 @@ def _spark_text_type(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _spark_utc_timestamp(node: exp.Expression) -> exp.Expression:
+    if (
+        isinstance(node, exp.AtTimeZone)
+        and isinstance(node.args.get("zone"), exp.Literal)
+        and node.args["zone"].this == "UTC"
+    ):
+        epoch = exp.cast(exp.Literal.string("1970-01-01 00:00:00"), exp.DataType.Type.TIMESTAMPNTZ)
+        return exp.TimestampAdd(
+            this=epoch, expression=exp.UnixMicros(this=node.this), unit=exp.var("MICROSECOND")
+        )
+    return node
+
+
 def _acos_pi(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Pi):
         return exp.Anonymous(this="ACOS", expressions=[exp.Literal.number(-1)])
@@ -144,7 +162,7 @@ def _acos_pi(node: exp.Expression) -> exp.Expression:
 
 
 _REWRITES = {
-    "spark": (_spark_row_number, _spark_text_type),
+    "spark": (_spark_row_number, _spark_text_type, _spark_utc_timestamp),
     "bigquery": (_acos_pi,),
 }
 

@@ -24,7 +24,8 @@ from sqlglot import exp
 
 from warehouse_ml import catalog, templates
 from warehouse_ml.catalog import ModelRecord
-from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES
+from warehouse_ml.features import CATEGORICAL, Feature, value_expression
+from warehouse_ml.lookup import integer_coded
 from warehouse_ml.scoring import Term
 from warehouse_ml.templates import column, literal
 from warehouse_ml.warehouse import Warehouse
@@ -39,12 +40,13 @@ def _rows(warehouse: Warehouse, record: ModelRecord, part: str) -> list[dict[str
     return catalog.read_part(warehouse, record, part).to_pylist()
 
 
-def _matches(value: exp.Expression, stored: str, sql_type: str) -> exp.Expression:
-    """``value`` equals the stored text ``stored`` of a seen value (the join form's test:
-    integers natively, every other type through its text)."""
-    if sql_type.startswith(INTEGER_TYPES):
+def _matches(value: exp.Expression, stored: str, feature: Feature) -> exp.Expression:
+    """``value`` (the feature's column) equals the stored text ``stored`` of a seen value (the
+    join form's test: integers that fit BIGINT natively, every other value through the text of
+    features.value_expression)."""
+    if integer_coded(feature.sql_type):
         return exp.EQ(this=value.copy(), expression=literal(int(stored)))
-    text = templates.expression("cast_to_text", value=value)
+    text = templates.expression("cast_to_text", value=value_expression(feature, value))
     return exp.EQ(this=text, expression=literal(stored))
 
 
@@ -68,8 +70,9 @@ def literal_terms(warehouse: Warehouse, record: ModelRecord, k: int) -> list[Ter
                 case = exp.case().when(
                     exp.Is(this=value.copy(), expression=exp.null()), literal(0.0)
                 )
+                feature = Feature(name, kind, sql_type)
                 for stored, log_prob in sorted(seen[name, c], key=lambda item: item[0]):
-                    case = case.when(_matches(value, stored, sql_type), literal(log_prob))
+                    case = case.when(_matches(value, stored, feature), literal(log_prob))
                 per_class.append(case.else_(literal(unseen[name, c])))
             else:
                 moments = gaussian.get((name, c), {})

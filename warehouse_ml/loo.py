@@ -20,11 +20,16 @@ and a row of class y, ``own = 1`` if c == y else 0:
   (``sql/create_loo_categorical.sql``), so scoring a row is one join per attribute, as in
   ordinary scoring;
 * numeric attribute: the class's mean and population variance without the row,
-  mean' = (n mean - x) / (n - 1), M2' = M2 - (x - mean)(x - mean'), plus the variance floor
-  epsilon = var_smoothing * (largest overall variance) **of the full data**. That is the one
-  approximation: the floor of a fold would use the overall variance without the row, which
-  shifts variances by about var_smoothing * var / N (1e-9 * var / N by default); with
-  var_smoothing = 0 the result is exact. A class left with no non-NULL value contributes nothing.
+  mean' = (n mean - x) / (n - 1), M2' = M2 - (x - mean)(x - mean'); for the one row of its
+  class holding the class's extreme value (the farthest from the mean), whose removal this
+  downdate cannot follow when that value dominates (one 1e25 among values near 1 cancels every
+  significant digit), the exact moments of the class's other values, from one more pass of
+  exact sums over the rows without each class's extreme value (moments.without_extremes);
+  plus the variance floor epsilon = var_smoothing * (largest overall variance) **of the full
+  data**. That is the one approximation: the floor of a fold would use the overall variance
+  without the row, which shifts variances by about var_smoothing * var / N (1e-9 * var / N by
+  default); with var_smoothing = 0 the result is exact. A class left with no non-NULL value
+  contributes nothing.
 
 Rows with a NULL target are neither counted nor scored. The predictions table has the columns of
 :func:`warehouse_ml.crossval.cross_validate`: key, ``fold``, target, ``p_<label>`` per class,
@@ -52,9 +57,16 @@ from sqlglot import exp
 from warehouse_ml import catalog, counting, names, ownership, splits, templates
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import PREDICTIONS, UNWRITTEN, Evaluation
-from warehouse_ml.features import CATEGORICAL, NUMERIC, select_features
+from warehouse_ml.features import (
+    CATEGORICAL,
+    NUMERIC,
+    Feature,
+    select_features,
+    value_expression,
+    valued_source,
+)
 from warehouse_ml.model import Classifier
-from warehouse_ml.moments import numeric_moments
+from warehouse_ml.moments import numeric_moments, without_extremes
 from warehouse_ml.naive_bayes import NaiveBayes
 from warehouse_ml.names import FOLD, PREDICTION
 from warehouse_ml.ownership import Staging
@@ -182,13 +194,14 @@ def create_categorical_table(
 
 
 def categorical_term(
-    loo_table: TableName, attribute: str, name: str, own: list[exp.Expression]
+    loo_table: TableName, feature: Feature, name: str, own: list[exp.Expression]
 ) -> Term:
     """Leave-one-out log P(value | c) of one categorical attribute: one join of the value's
     row of ``create_categorical_table``'s output, pivoted by class (the ``lpo_<c>`` columns
     for a row of another class, ``lpw_<c>`` for a row of class c)."""
     k = len(own)
-    value = column(attribute, "s")
+    attribute = feature.name
+    value = value_expression(feature, column(attribute, "s"))
     text = templates.expression("cast_to_text", value=value)
     join = Join(
         templates.build(
@@ -221,19 +234,24 @@ def gaussian_term(
     gaussian_table: TableName, attribute: str, name: str, own: list[exp.Expression]
 ) -> Term:
     """Leave-one-out Gaussian log-density of one numeric attribute: the class's mean and
-    variance without the row, floored by the full-data epsilon (``sql/term_gaussian.sql``)."""
+    variance without the row (the exact moments of the class's other values for the row that
+    holds its extreme value), floored by the full-data epsilon (``sql/term_gaussian.sql``)."""
     k = len(own)
-    columns = [
-        item
-        for part, prefix in (("n", "n"), ("mean", "mean"), ("variance", "var"), ("epsilon", "eps"))
-        for item in pivot_columns(part, k, prefix)
-    ]
+    parts = (
+        ("n", "n"), ("mean", "mean"), ("variance", "var"), ("epsilon", "eps"), ("extreme", "ext"),
+        ("n_rest", "nr"), ("mean_rest", "mr"), ("variance_rest", "vr"),
+    )  # fmt: skip
+    columns = [item for part, prefix in parts for item in pivot_columns(part, k, prefix)]
     join = Join(_pivot(gaussian_table, attribute, columns), name)
     value = templates.expression("cast_to_double", value=column(attribute, "s"))
     per_class = []
     for c in range(k):
         n, mean = column(f"n_{c}", name), column(f"mean_{c}", name)
-        mean_out = templates.expression("loo_mean", value=value, n=n, mean=mean, own=own[c])
+        rest = {"extreme": column(f"ext_{c}", name), "n_rest": column(f"nr_{c}", name)}
+        mean_out = templates.expression(
+            "loo_mean", value=value, n=n, mean=mean, own=own[c],
+            mean_rest=column(f"mr_{c}", name), **rest,
+        )  # fmt: skip
         variance = templates.expression(
             "loo_variance",
             value=value,
@@ -243,6 +261,8 @@ def gaussian_term(
             mean_out=_paren(mean_out),
             own=own[c],
             epsilon=column(f"eps_{c}", name),
+            variance_rest=column(f"vr_{c}", name),
+            **rest,
         )
         per_class.append(
             templates.expression(
@@ -275,9 +295,10 @@ def leave_one_out(
 ) -> Evaluation:
     """Exact leave-one-out cross-validation of an (unfitted) NaiveBayes model.
 
-    Cost: one count scan (as ``fit``) and one scoring query over the rows; no per-row refits,
-    no fold assignment table. See the module docstring for the closed form and its one
-    approximation (the Gaussian variance floor).
+    Cost: one count scan (as ``fit``; with numeric attributes, their moments twice: over all
+    rows and without each class's extreme value) and one scoring query over the rows; no
+    per-row refits, no fold assignment table. See the module docstring for the closed form
+    and its one approximation (the Gaussian variance floor).
 
     Args:
         con: a DuckDB connection, a database path, or a Warehouse.
@@ -394,12 +415,15 @@ def _scoring_query(
 
     counts = moments = None
     if categorical:
+        counted = valued_source(relation, [target], chosen)
         counts = materialise(
             "counts",
-            counting.categorical_counts(relation, target, categorical, nb.block_size),
+            counting.categorical_counts(counted, target, categorical, nb.block_size),
         )
     if numeric:
         moments = materialise("moments", numeric_moments(relation, target, numeric))
+        rest = without_extremes(relation, target, numeric, tables.named("moments"))
+        materialise("rest_moments", numeric_moments(rest, target, numeric))
     nb._learn_from_counts(warehouse, counts, moments, [classes], tables)
     table = tables.named
     if categorical:
@@ -412,6 +436,7 @@ def _scoring_query(
             table=tables.table("loo_gaussian"),
             gaussian=table("gaussian"),
             moments=table("moments"),
+            rest_moments=table("rest_moments"),
             classes=table("classes"),
         )
     internal = _internal_names(src.columns, len(classes))
@@ -419,7 +444,7 @@ def _scoring_query(
     terms = [prior_term(table("classes"), own, sum(c["n"] for c in classes), nb.prior_alpha)]
     for i, feature in enumerate(chosen):
         if feature.kind == CATEGORICAL:
-            terms.append(categorical_term(table("loo_categorical"), feature.name, f"wml_a{i}", own))
+            terms.append(categorical_term(table("loo_categorical"), feature, f"wml_a{i}", own))
         else:
             terms.append(gaussian_term(table("loo_gaussian"), feature.name, f"wml_g{i}", own))
     rows = scored_rows(relation, target, classes, key, internal)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import decimal
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
@@ -32,7 +33,7 @@ from warehouse_ml.errors import (
     ViewRebuildError,
     WarehouseMLError,
 )
-from warehouse_ml.features import Feature, select_features
+from warehouse_ml.features import Feature, integer_valued, select_features
 from warehouse_ml.names import PREDICTION, probability_columns
 from warehouse_ml.ownership import Staging
 from warehouse_ml.progress import ProgressCallback
@@ -47,9 +48,12 @@ hundred classes the scoring SQL grows too wide for engines to plan in reasonable
 
 
 def _python_label(value: Any) -> Any:
-    """A class label as stored in the catalog (JSON): str, int, bool, or text for other types."""
+    """A class label as stored in the catalog (JSON): str, int (an integer-valued decimal such
+    as a HUGEINT too), bool, or text for other types."""
     if isinstance(value, (str, bool, int)):
         return value
+    if isinstance(value, decimal.Decimal) and value == value.to_integral_value():
+        return int(value)
     return str(value)
 
 
@@ -730,16 +734,20 @@ def _objects(source: Source) -> list:
 
 def _compatible(feature: Feature, arrow_type: pa.DataType) -> bool:
     """Scoring accepts the fitted type, or another type of the same family (e.g. int32 codes
-    for int64, large_string for string)."""
+    for int64, large_string for string, integer-valued decimals for integers, a timestamp in
+    another time zone, as DuckDB shows TIMESTAMPTZ in the session's)."""
     if pa.types.is_null(arrow_type):  # an all-NULL column (e.g. from Python None values)
         return True
     fitted = feature.sql_type
+    now = str(arrow_type)
+    if integer_valued(fitted) and integer_valued(now):
+        return True
     families = (
         ("int", "uint"),
         ("string", "large_string", "string_view"),
         ("double", "float", "halffloat", "decimal"),
+        ("timestamp[s, tz=", "timestamp[ms, tz=", "timestamp[us, tz=", "timestamp[ns, tz="),
     )
-    now = str(arrow_type)
     return any(
         any(fitted.startswith(p) for p in family) and any(now.startswith(p) for p in family)
         for family in families

@@ -4,15 +4,17 @@ A parallel ``AVG`` or ``VAR_POP`` of DOUBLE values depends on the order in which
 threads add their partial sums, so its last bits change between runs and thread counts. Here
 every sum is exact (sql/select_exact_class_moments.sql):
 
-* the mean: values are scaled by the attribute's largest finite magnitude ``u`` (into [-1, 1])
-  and summed as DECIMAL(38, 26); ``mean = sum(x / u) / n * u``;
+* the mean: values are scaled by the attribute's largest finite magnitude ``u`` in their class
+  (and partition) (into [-1, 1]) and summed as DECIMAL(38, 26); ``mean = sum(x / u) / n * u``;
 * the population variance, in a second pass: deviations from the class mean are scaled by the
   class's range ``v = max - min`` (into [-1, 1]), squared and summed as DECIMAL(38, 26);
   ``variance = sum(((x - mean) / v)^2) / n * v^2`` (0 when every value is equal).
 
 Each term is rounded to 1e-26 of its scale before the exact sum, far below DOUBLE precision of
-the result. MIN, MAX and COUNT are exact in any order. Non-finite values keep the plain
-``AVG``/``VAR_POP`` (non-finite), which the fit refuses by name.
+the result. The scales are each class's own: one scale over all rows of an attribute left a
+class's values one significant digit when another class held a value 1e25 times larger. MIN,
+MAX and COUNT are exact in any order. Non-finite values keep the plain ``AVG``/``VAR_POP``
+(non-finite), which the fit refuses by name.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from sqlglot import exp
 
 from warehouse_ml import templates
 from warehouse_ml.counting import PARTITION, partition_columns, partition_items
-from warehouse_ml.templates import alias, column, literal
+from warehouse_ml.templates import TableName, alias, column, literal
 
 EXACT = exp.DataType.build("DECIMAL(38, 26)")
 """Type of the exact sums: 12 integer digits (up to 10^12 rows of terms in [-1, 1])."""
@@ -83,15 +85,16 @@ def _columns(attributes: Sequence[str]) -> dict[str, list[exp.Expression]]:
             this=_divide(scaled_sum, _nonzero(count.copy())), expression=exp.Max(this=scale)
         )
         plain = exp.GT(this=bad.copy(), expression=literal(0))
-        range_ = exp.Sub(
-            this=exp.Max(this=_case(finite, x.copy())), expression=exp.Min(this=_case(finite, x))
-        )
+        highest = exp.Max(this=_case(finite, x.copy()))
+        lowest = exp.Min(this=_case(finite, x))
         firsts += [
             alias(count, f"n_{i}"),
             alias(bad, f"wml_bad_{i}"),
             alias(exp.case().when(plain, exp.Avg(this=x.copy())).else_(exact_mean), f"mean_{i}"),
             alias(exp.VariancePop(this=x.copy()), f"wml_vp_{i}"),
-            alias(_nonzero(range_), f"wml_v_{i}"),
+            alias(_nonzero(exp.Sub(this=highest, expression=lowest)), f"wml_v_{i}"),
+            alias(highest.copy(), f"wml_hi_{i}"),
+            alias(lowest.copy(), f"wml_lo_{i}"),
         ]
 
         spread = column(f"wml_v_{i}", "f")
@@ -121,8 +124,19 @@ def _columns(attributes: Sequence[str]) -> dict[str, list[exp.Expression]]:
             alias(n, f"n_{i}"),
             alias(column(f"mean_{i}", "f"), f"mean_{i}"),
             alias(variance, f"var_{i}"),
+            alias(_extreme(i), f"extreme_{i}"),
         ]
     return {"scales": scales, "firsts": firsts, "deviations": deviations, "moments": moments}
+
+
+def _extreme(i: int) -> exp.Expression:
+    """Attribute i's value farthest from its class mean (the largest on a tie), from the first
+    moments f: ``CASE WHEN hi - mean >= mean - lo THEN hi ELSE lo END``."""
+    mean = column(f"mean_{i}", "f")
+    highest, lowest = column(f"wml_hi_{i}", "f"), column(f"wml_lo_{i}", "f")
+    above = exp.Sub(this=highest.copy(), expression=mean.copy())
+    below = exp.Sub(this=mean, expression=lowest.copy())
+    return exp.case().when(exp.GTE(this=above, expression=below), highest).else_(lowest)
 
 
 def class_moments(
@@ -132,8 +146,9 @@ def class_moments(
     (sql/select_exact_class_moments.sql)."""
     parts, groups = partition_items(partition, "src")
     output = partition_columns(partition is not None, "f")
-    same, same_q = exp.true(), exp.true()
+    same_u, same, same_q = exp.true(), exp.true(), exp.true()
     if partition is not None:
+        same_u = exp.EQ(this=column(PARTITION, "u"), expression=column(partition, "src"))
         same = exp.EQ(this=column(PARTITION, "f"), expression=column(partition, "src"))
         same_q = exp.EQ(this=column(PARTITION, "q"), expression=column(PARTITION, "f"))
     return templates.build(
@@ -142,6 +157,7 @@ def class_moments(
         target=target,
         partition_columns=parts,
         partition_group=groups,
+        same_partition_u=same_u,
         same_partition=same,
         same_partition_q=same_q,
         partition_output=output,
@@ -158,8 +174,10 @@ def numeric_moments(
     """Query of (attribute, class_label, n, mean, variance) for every numeric attribute.
 
     Output columns: [wml_part,] attribute (VARCHAR), class_label (VARCHAR), n (BIGINT non-NULL
-    rows), mean (DOUBLE), variance (DOUBLE, population; NULL when n = 0). Two scans of the
-    numeric columns (plus one for their scales); with ``partition``, moments per partition
+    rows), mean (DOUBLE), variance (DOUBLE, population; NULL when n = 0), extreme (DOUBLE: the
+    class's value farthest from its mean, the largest on a tie; see
+    :func:`without_extremes`). Two scans of the
+    numeric columns (plus one for their per-class scales); with ``partition``, moments per partition
     value (column ``wml_part``). Identical on every run and thread count (module docstring).
     """
     wide = class_moments(source, target, attributes, partition)
@@ -172,8 +190,54 @@ def numeric_moments(
             n_column=f"n_{i}",
             mean_column=f"mean_{i}",
             variance_column=f"var_{i}",
+            extreme_column=f"extreme_{i}",
             partition_columns=wide_part,
         )
         for i, attribute in enumerate(attributes)
     )
     return query.with_("wml_moments", as_=wide, copy=False)
+
+
+def without_extremes(
+    source: exp.Table, target: str, attributes: Sequence[str], moments: TableName
+) -> exp.Query:
+    """The target and the numeric ``attributes`` of ``source``, each attribute NULL where it
+    holds its class's extreme value (column ``extreme`` of ``moments``, a numeric_moments
+    table of the same rows; sql/select_without_extremes.sql). Their numeric_moments are, for a
+    class with one row holding that value, the exact moments of the class without that row,
+    which leave-one-out needs for it (loo.py): downdating the full moments by a value that
+    dominates them cancels every significant digit."""
+    picked = [
+        alias(
+            exp.Max(
+                this=_case(
+                    exp.EQ(this=column("attribute", "m"), expression=literal(attribute)),
+                    column("extreme", "m"),
+                )
+            ),
+            f"wml_e_{i}",
+        )
+        for i, attribute in enumerate(attributes)
+    ]
+    kept = [
+        alias(
+            exp.case()
+            .when(
+                exp.EQ(
+                    this=_double(column(attribute, "src")), expression=column(f"wml_e_{i}", "e")
+                ),
+                exp.null(),
+            )
+            .else_(column(attribute, "src")),
+            attribute,
+        )
+        for i, attribute in enumerate(attributes)
+    ]
+    return templates.build(
+        "select_without_extremes",
+        source=source,
+        target=target,
+        moments=moments,
+        extremes=picked,
+        attributes=kept,
+    )

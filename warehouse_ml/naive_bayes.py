@@ -33,7 +33,7 @@ from warehouse_ml import counting, lookup, templates
 from warehouse_ml.catalog import ModelRecord
 from warehouse_ml.counting import PARTITION
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.features import CATEGORICAL, INTEGER_TYPES, NUMERIC, Feature
+from warehouse_ml.features import CATEGORICAL, NUMERIC, Feature, value_expression, valued_source
 from warehouse_ml.literal_terms import MAX_JOINED_ATTRIBUTES, literal_terms
 from warehouse_ml.model import Classifier
 from warehouse_ml.moments import numeric_moments
@@ -207,8 +207,9 @@ class NaiveBayes(Classifier):
     ) -> dict[str, Any]:
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
+        counted = valued_source(source.relation, [target], features)
         chunks = [
-            counting.categorical_counts(source.relation, target, chunk, self.block_size)
+            counting.categorical_counts(counted, target, chunk, self.block_size)
             for chunk in counting.blocks(categorical, counting.MAX_COUNTED_ATTRIBUTES)
         ]
         counts = chunks[0] if len(chunks) == 1 else None
@@ -282,11 +283,12 @@ class NaiveBayes(Classifier):
         counts = moments = None
         if categorical:
             per_fold = tables.table("fold_counts")
+            counted = valued_source(split.relation, [target, fold], features)
             warehouse.run_tree(
                 templates.create_table_as(
                     per_fold,
                     counting.categorical_counts(
-                        split.relation, target, categorical, self.block_size, partition=fold
+                        counted, target, categorical, self.block_size, partition=fold
                     ),
                 )
             )
@@ -352,13 +354,15 @@ def categorical_term(
     """log P(attribute value | c): seen values by join, unseen values from the unseen table.
 
     ``value`` is the attribute's value in the scored row: by default the source column
-    ``s.<attribute>``; TAN passes a bin expression for a discretised numeric attribute.
+    ``s.<attribute>`` as counted (features.value_expression); TAN passes its value, a bin
+    expression for a discretised numeric attribute.
     """
     partition = _partition(record)
     partitioned = partition is not None
-    raw = column(attribute, "s") if value is None else value
     fitted_type = record.feature_types.get(attribute, {}).get("sql_type", "")
-    if value is None and fitted_type.startswith(INTEGER_TYPES):
+    feature = Feature(attribute, CATEGORICAL, fitted_type)
+    raw = value_expression(feature, column(attribute, "s")) if value is None else value
+    if value is None and lookup.integer_coded(fitted_type):
         # integer codes: the (few) stored values are cast back, not every scored row to text
         stored = templates.expression("cast_to_bigint", value=column("value", name))
         condition = templates.expression("equals", left=stored, right=raw)

@@ -12,10 +12,14 @@ they may create tables and views in).
   ``COPY ... FROM STDIN (FORMAT csv)`` from Arrow's own CSV writer. NULL is an unquoted empty
   field and strings are always quoted, so NULL and ``''`` stay distinct; doubles are written in
   shortest round-trip form, so every bit is kept. Types: text, bigint, double precision,
-  boolean, date, timestamp, numeric.
+  boolean, date, timestamp, timestamptz, and ``numeric(p, s)`` for decimals and for uint64
+  (``numeric(20, 0)``: its values pass bigint).
 * Arrow data out: rows fetched by the cursor, built into a ``pyarrow.Table`` with column types
-  from the cursor description (``numeric`` results, e.g. ``SUM(bigint)``, become int64 when
-  every value is integral, float64 otherwise).
+  from the cursor description: a ``numeric(p, s)`` column (declared precision and scale, e.g.
+  a table's column) is ``decimal128(p, s)``, so a table's schema tells integer-valued decimals
+  from fractional ones (features.py); a ``numeric`` result without them (e.g.
+  ``SUM(bigint)``) is int64 when every value is an integer within int64, decimal128(38, 0)
+  when they are integers beyond it (HUGEINT class labels), float64 otherwise.
 """
 
 from __future__ import annotations
@@ -73,6 +77,8 @@ def _pg_type(field: pa.Field) -> pg_sql.SQL:
         return pg_sql.SQL("text")
     if pa.types.is_dictionary(t) and pa.types.is_string(t.value_type):
         return pg_sql.SQL("text")
+    if pa.types.is_uint64(t):
+        return pg_sql.SQL("numeric(20, 0)")
     if pa.types.is_integer(t):
         return pg_sql.SQL("bigint")
     if pa.types.is_floating(t):
@@ -84,7 +90,9 @@ def _pg_type(field: pa.Field) -> pg_sql.SQL:
     if pa.types.is_timestamp(t):
         return pg_sql.SQL("timestamptz" if t.tz else "timestamp")
     if pa.types.is_decimal(t):
-        return pg_sql.SQL("numeric")
+        return pg_sql.SQL("numeric({}, {})").format(
+            pg_sql.Literal(t.precision), pg_sql.Literal(t.scale)
+        )
     if pa.types.is_null(t):
         return pg_sql.SQL("text")
     raise SourceError(
@@ -93,13 +101,22 @@ def _pg_type(field: pa.Field) -> pg_sql.SQL:
     )
 
 
-def _numeric_array(values: list[Any]) -> pa.Array:
-    """A ``numeric`` result column: int64 when every value is integral, else float64."""
+_LARGEST_DECIMAL128 = 10**38
+
+
+def _numeric_array(values: list[Any], precision: int | None, scale: int | None) -> pa.Array:
+    """A ``numeric`` result column: decimal128(p, s) when the column declares them (or
+    decimal256 above 38 digits); otherwise int64 when every value is an integer within
+    int64, decimal128(38, 0) when they are integers beyond it, else float64."""
+    if precision is not None and scale is not None:
+        kind = pa.decimal128 if precision <= 38 else pa.decimal256
+        return pa.array(values, kind(precision, scale))
     present = [v for v in values if v is not None]
-    if all(isinstance(v, decimal.Decimal) and v == v.to_integral_value() for v in present) and all(
-        abs(v) < 2**63 for v in present
-    ):
-        return pa.array([None if v is None else int(v) for v in values], pa.int64())
+    if all(isinstance(v, decimal.Decimal) and v == v.to_integral_value() for v in present):
+        if all(abs(v) < 2**63 for v in present):
+            return pa.array([None if v is None else int(v) for v in values], pa.int64())
+        if all(abs(v) < _LARGEST_DECIMAL128 for v in present):
+            return pa.array(values, pa.decimal128(38, 0))
     return pa.array([None if v is None else float(v) for v in values], pa.float64())
 
 
@@ -202,7 +219,7 @@ class PostgresWarehouse(Warehouse):
         for column, values in zip(description, columns, strict=True):
             names.append(column.name)
             if column.type_code == _NUMERIC_OID:
-                arrays.append(_numeric_array(list(values)))
+                arrays.append(_numeric_array(list(values), column.precision, column.scale))
                 continue
             arrow_type = _OID_TYPES.get(column.type_code, pa.string())
             if column.type_code not in _OID_TYPES:

@@ -7,6 +7,8 @@ tables in it (the default ``spark_catalog`` writes Parquet tables under
 
 * Arrow data in: ``spark.createDataFrame(arrow_table)`` registered with
   ``createOrReplaceTempView`` under a fresh name (session-scoped; :meth:`unregister` drops it).
+  A timestamp without a time zone becomes ``TIMESTAMP_NTZ`` (Spark's ``TIMESTAMP`` would read
+  it in ``spark.sql.session.timeZone`` and show it in the session's zone).
 * Arrow data out: ``DataFrame.toArrow()`` (Spark 4).
 * Transactions: Spark SQL has none across statements. :meth:`SparkWarehouse.transaction` is a
   documented best-effort no-op: the statements run one after the other. The catalog stays safe
@@ -30,6 +32,7 @@ from warehouse_ml.warehouse import Located, ObjectName, SqlCallback, Warehouse
 
 try:  # optional dependency: pip install "warehouse-ml[spark]"
     from pyspark.errors import AnalysisException
+    from pyspark.sql.pandas.types import from_arrow_schema
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ImportError('Spark support needs PySpark 4: pip install "warehouse-ml[spark]"') from error
 
@@ -44,8 +47,9 @@ def _is_missing(error: Exception) -> bool:
 
 
 def _arrow_for_spark(table: pa.Table) -> pa.Table:
-    """Types Spark reads from Arrow: dictionary and view strings become plain strings, unsigned
-    integers become int64, an all-NULL column becomes strings."""
+    """Types Spark reads from Arrow: dictionary and view strings become plain strings, uint64
+    becomes decimal(20, 0) (its values pass int64), other unsigned integers int64, an all-NULL
+    column strings."""
     for i, field in enumerate(table.schema):
         t = field.type
         if (
@@ -55,6 +59,8 @@ def _arrow_for_spark(table: pa.Table) -> pa.Table:
             or pa.types.is_null(t)
         ):
             table = table.set_column(i, field.name, table.column(i).cast(pa.string()))
+        elif pa.types.is_uint64(t):
+            table = table.set_column(i, field.name, table.column(i).cast(pa.decimal128(20, 0)))
         elif pa.types.is_unsigned_integer(t):
             table = table.set_column(i, field.name, table.column(i).cast(pa.int64()))
     return table
@@ -144,7 +150,9 @@ class SparkWarehouse(Warehouse):
         table = data.read_all() if isinstance(data, pa.RecordBatchReader) else data
         table = _arrow_for_spark(table)
         name = self.temporary_name("arrow")
-        frame = self.session.createDataFrame(table)
+        naive = any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types)
+        schema = from_arrow_schema(table.schema, prefer_timestamp_ntz=True) if naive else None
+        frame = self.session.createDataFrame(table, schema=schema)
         frame.createOrReplaceTempView(name.name)
         return name
 

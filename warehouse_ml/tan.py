@@ -70,6 +70,7 @@ from warehouse_ml.features import (
     Feature,
     _is_categorical_type,
     _is_numeric_type,
+    valued_source,
 )
 from warehouse_ml.model import Classifier
 from warehouse_ml.naive_bayes import (
@@ -324,12 +325,12 @@ class TAN(Classifier):
         table covers every fold (codes shifted by fold, parents chosen per fold)."""
         names = self._checked_names(features)
         folds = range(len(fold_classes))
+        counted = valued_source(split.relation, [target, fold], features)
         table = tables.table
         fold_counts = table("fold_counts")
         warehouse.run_tree(
             templates.create_table_as(
-                fold_counts,
-                counting.categorical_counts(split.relation, target, names, partition=fold),
+                fold_counts, counting.categorical_counts(counted, target, names, partition=fold)
             )
         )
         blocks: list[list[int]] = []
@@ -345,7 +346,7 @@ class TAN(Classifier):
             warehouse.run_tree(
                 templates.create_table_as(
                     fold_pairs,
-                    pairs.pair_counts_query(split.relation, target, names, blocks, partition=fold),
+                    pairs.pair_counts_query(counted, target, names, blocks, partition=fold),
                 )
             )
         classes_table = table("classes")
