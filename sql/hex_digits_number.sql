@@ -2,7 +2,7 @@
 -- portable (no engine-specific hex parsing): the digits at positions $first .. $first + 7.
 -- Placeholders: $digest (text), $first (1-based position of the first digit).
 SELECT
-    (STRPOS('0123456789abcdef', SUBSTR($digest, $first, 1)) - 1) * 268435456
+    CAST(STRPOS('0123456789abcdef', SUBSTR($digest, $first, 1)) - 1 AS BIGINT) * 268435456
     + (STRPOS('0123456789abcdef', SUBSTR($digest, $first + 1, 1)) - 1) * 16777216
     + (STRPOS('0123456789abcdef', SUBSTR($digest, $first + 2, 1)) - 1) * 1048576
     + (STRPOS('0123456789abcdef', SUBSTR($digest, $first + 3, 1)) - 1) * 65536

@@ -33,7 +33,7 @@ import pytest
 from engine_support import postgres_server, spark_session
 
 import warehouse_ml as wml
-from warehouse_ml import catalog, templates
+from warehouse_ml import catalog, ownership, templates
 from warehouse_ml.templates import TableName
 from warehouse_ml.warehouse import Warehouse, connect
 
@@ -498,4 +498,5 @@ def test_refit_replaces_the_catalog_row(engine: Engine) -> None:
     rows = [m for m in catalog.list_models(engine.warehouse) if m["name"] == "engine_refit"]
     assert [r["model_id"] for r in rows] == [second.record.model_id]
     assert first.record.model_id != second.record.model_id
-    assert not engine.warehouse.exists(first.record.table("classes"))
+    old = ownership.library_object(engine.warehouse, first.record.table("classes"))
+    assert engine.warehouse.relation_kind(old) is None

@@ -48,7 +48,8 @@ def checksums(warehouse: Warehouse, tables: Mapping[str, TableName]) -> dict[str
         )
         for part, table in tables.items()
     ]
-    rows = warehouse.fetch_tree(templates.union_all(queries)).to_pylist()
+    with warehouse.exact_float_text():
+        rows = warehouse.fetch_tree(templates.union_all(queries)).to_pylist()
     return {
         r["part"]: [int(r["n_rows"]), int(r["checksum_high"]), int(r["checksum_low"])] for r in rows
     }

@@ -196,6 +196,14 @@ class PostgresWarehouse(Warehouse):
         }
         return tokens & alive
 
+    @contextlib.contextmanager
+    def exact_float_text(self) -> Iterator[None]:
+        """PostgreSQL renders double precision as text by the session's extra_float_digits:
+        set for the transaction only (SET LOCAL), so the user's setting comes back."""
+        with self.transaction():
+            self.run("engine_postgres_float_text")
+            yield
+
     def temporary_table(self, stem: str) -> TableName:
         return TableName((*self.TEMPORARY_SCHEMA, self.temporary_name(stem).name))
 

@@ -75,7 +75,7 @@ class SparkWarehouse(Warehouse):
 
     def __init__(self, session: Any, on_sql: SqlCallback | None = None) -> None:
         super().__init__(on_sql)
-        self.session = session
+        self.spark = session
 
     # -- identity -------------------------------------------------------------------------
     def fold(self, part: str) -> str:
@@ -83,7 +83,7 @@ class SparkWarehouse(Warehouse):
         return part.lower()
 
     def _object(self, catalog: str | None, schema: str, name: str) -> ObjectName:
-        current = self.fold(self.session.catalog.currentCatalog())
+        current = self.fold(self.spark.catalog.currentCatalog())
         if catalog is not None and self.fold(catalog) == current:
             catalog = None
         parts = (schema, name) if catalog is None else (catalog, schema, name)
@@ -93,34 +93,34 @@ class SparkWarehouse(Warehouse):
     def resolve_target(self, name: TableName) -> ObjectName:
         parts = name.parts
         catalog = parts[0] if len(parts) == 3 else None
-        schema = parts[-2] if len(parts) >= 2 else self.session.catalog.currentDatabase()
+        schema = parts[-2] if len(parts) >= 2 else self.spark.catalog.currentDatabase()
         return self._object(catalog, schema, parts[-1])
 
     def resolve_existing(self, name: TableName) -> Located | None:
         quoted = ".".join("`" + p.replace("`", "``") + "`" for p in name.parts)
-        if not self.session.catalog.tableExists(quoted):
+        if not self.spark.catalog.tableExists(quoted):
             return None
-        table = self.session.catalog.getTable(quoted)
+        table = self.spark.catalog.getTable(quoted)
         kind = "view" if table.tableType in ("VIEW", "TEMPORARY") else "table"
         if table.isTemporary:
             located = ObjectName(TableName((table.name,)), ("", "", self.fold(table.name)))
             return Located(located, kind, True)
-        namespace = list(table.namespace or [self.session.catalog.currentDatabase()])
+        namespace = list(table.namespace or [self.spark.catalog.currentDatabase()])
         located = self._object(table.catalog, namespace[-1], table.name)
         return Located(located, kind, False)
 
     def schema_objects(self, schema: str) -> list[tuple[str, str]]:
         quoted = "`" + schema.replace("`", "``") + "`"
-        if not self.session.catalog.databaseExists(quoted):
+        if not self.spark.catalog.databaseExists(quoted):
             return []
         return [
             (t.name, "view" if t.tableType == "VIEW" else "table")
-            for t in self.session.catalog.listTables(quoted)
+            for t in self.spark.catalog.listTables(quoted)
             if not t.isTemporary
         ]
 
     def session_token(self) -> str:
-        return f"spark:{self.session.sparkContext.applicationId}"
+        return f"spark:{self.spark.sparkContext.applicationId}"
 
     def live_sessions(self, tokens: set[str]) -> set[str]:
         """Other Spark applications may share the catalog and nothing tells whether they still
@@ -130,7 +130,7 @@ class SparkWarehouse(Warehouse):
 
     def _execute(self, sql: str) -> None:
         try:
-            self.session.sql(sql).collect()
+            self.spark.sql(sql).collect()
         except AnalysisException as error:
             if _is_missing(error):
                 raise SourceError(str(error).splitlines()[0]) from error
@@ -138,7 +138,7 @@ class SparkWarehouse(Warehouse):
 
     def _query(self, sql: str) -> pa.Table:
         try:
-            return self.session.sql(sql).toArrow()
+            return self.spark.sql(sql).toArrow()
         except AnalysisException as error:
             if _is_missing(error):
                 raise SourceError(str(error).splitlines()[0]) from error
@@ -152,12 +152,12 @@ class SparkWarehouse(Warehouse):
         name = self.temporary_name("arrow")
         naive = any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types)
         schema = from_arrow_schema(table.schema, prefer_timestamp_ntz=True) if naive else None
-        frame = self.session.createDataFrame(table, schema=schema)
+        frame = self.spark.createDataFrame(table, schema=schema)
         frame.createOrReplaceTempView(name.name)
         return name
 
     def unregister(self, name: TableName) -> None:
-        self.session.catalog.dropTempView(name.name)
+        self.spark.catalog.dropTempView(name.name)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:

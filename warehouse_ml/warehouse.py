@@ -182,6 +182,11 @@ class Warehouse(abc.ABC):
         """None when a view can read the library's tables in ``wml``; else why not."""
         return None
 
+    def exact_float_text(self) -> contextlib.AbstractContextManager[None]:
+        """Within the block, DOUBLE values cast to text are their shortest exact form whatever
+        the session's settings (integrity.py checksums such text)."""
+        return contextlib.nullcontext()
+
     # -- sessions ---------------------------------------------------------------------------
     @contextlib.contextmanager
     def session(self) -> Iterator[Warehouse]:
