@@ -63,10 +63,11 @@ class FoldSpy:
         learn_partitioned = wml.TAN._learn_partitioned
 
         def spy_learn_folds(model, warehouse, split, target, features, fold, fold_classes,
-                            model_ids, created):  # fmt: skip
+                            model_ids, created, check):  # fmt: skip
             details = learn_folds(
-                model, warehouse, split, target, features, fold, fold_classes, model_ids, created
-            )
+                model, warehouse, split, target, features, fold, fold_classes, model_ids, created,
+                check,
+            )  # fmt: skip
             self.parents = [d["parents"] for d in details]
             self.information = [d["information"] for d in details]
             self.bins = [d["bins"] for d in details]
@@ -80,10 +81,11 @@ class FoldSpy:
             return details
 
         def spy_learn_partitioned(model, warehouse, split, target, features, fold,
-                                  fold_classes, model_id, created):  # fmt: skip
+                                  fold_classes, model_id, created, check):  # fmt: skip
             details = learn_partitioned(
-                model, warehouse, split, target, features, fold, fold_classes, model_id, created
-            )
+                model, warehouse, split, target, features, fold, fold_classes, model_id, created,
+                check,
+            )  # fmt: skip
             self.stacked = details
             stacked = {
                 part: _sorted_table(con, catalog.parameter_table(model_id, part))

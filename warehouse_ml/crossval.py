@@ -35,6 +35,7 @@ from warehouse_ml.model import Classifier
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName
+from warehouse_ml.validation import CardinalityCheck
 from warehouse_ml.warehouse import Connectable, Warehouse, connect
 
 
@@ -82,11 +83,12 @@ def _score_folds_together(
     fold_classes: list[list[dict[str, Any]]],
     model_id: str,
     created: list[TableName],
+    check: CardinalityCheck,
 ) -> exp.Query:
     """One query scoring every fold: the model learns all folds' parameters into one set of
     tables (column wml_part = fold), and each row joins the parameters of its own fold."""
     details = model._learn_partitioned(
-        warehouse, split_source, target, features, FOLD, fold_classes, model_id, created
+        warehouse, split_source, target, features, FOLD, fold_classes, model_id, created, check
     )
     record = _record(
         model, model_id, target, split_source, features, classes,
@@ -153,6 +155,7 @@ def cross_validate(
     features: Sequence[str] | None = None,
     categorical: Iterable[str] | None = None,
     numeric: Iterable[str] | None = None,
+    allow_high_cardinality: bool = False,
     progress: ProgressCallback | None = None,
 ) -> Evaluation:
     """k-fold cross-validation of an (unfitted) model, pooled out-of-fold predictions in SQL.
@@ -174,6 +177,9 @@ def cross_validate(
         seed: fold assignment seed (same seed and keys, same folds, on every engine).
         key: a unique integer or string column; None numbers the rows in scan order.
         features, categorical, numeric: as for ``fit``.
+        allow_high_cardinality: as for ``fit``; TAN checks the attributes' distinct values in
+            all folds together before counting pairs (Naive Bayes cross-validation does not
+            check).
         progress: called with a :class:`warehouse_ml.progress.Progress` (operation
             ``"cross_validate"``) before each statement; it may raise to cancel.
 
@@ -190,7 +196,7 @@ def cross_validate(
         if reused is not None:
             key = _reused_key(warehouse, source, reused, key)
         selection = {"features": features, "categorical": categorical, "numeric": numeric}
-        plan = _plan(warehouse, source, target, model, key, selection)
+        plan = _plan(warehouse, source, target, model, key, selection, allow_high_cardinality)
         if reused is not None:
             _check_reusable(warehouse, reused, target, plan)
         evaluation, _ = _run(warehouse, source, target, model, plan, folds, stratified, seed, key)
@@ -260,13 +266,15 @@ def _run(
 class _Plan:
     """What one cross-validation needs besides its folds: an id for its tables, the feature
     arguments as given (``selection``: features, categorical, numeric), the features chosen
-    from them, the class counts and the number of source rows (NULL targets included)."""
+    from them, the class counts, the number of source rows (NULL targets included) and the
+    high-cardinality check of the source."""
 
     cv_id: str
     selection: dict[str, Any]
     features: list
     classes: list[dict[str, Any]]
     n_rows: int
+    check: CardinalityCheck
 
 
 def _plan(
@@ -276,13 +284,19 @@ def _plan(
     model: Classifier,
     key: str | None,
     selection: dict[str, Any],
+    allow_high_cardinality: bool = False,
 ) -> _Plan:
     catalog.ensure(warehouse)
     with open_source(warehouse, source) as src:
         chosen = select_features(src, target, keys=[key] if key else None, **selection)
         classes, n_null = model._classes(warehouse, src, target)
-    n_rows = sum(c["n"] for c in classes) + n_null
-    return _Plan(f"cv{uuid.uuid4().hex[:12]}", selection, chosen, classes, n_rows)
+    n_labelled = sum(c["n"] for c in classes)
+    check = CardinalityCheck(
+        src.description, chosen, n_labelled, allow_high_cardinality=allow_high_cardinality
+    )
+    return _Plan(
+        f"cv{uuid.uuid4().hex[:12]}", selection, chosen, classes, n_labelled + n_null, check
+    )
 
 
 def _assign(
@@ -314,14 +328,15 @@ def _cross_validate(
         if model._partitioned_scoring(chosen):
             query = _score_folds_together(
                 warehouse, model, split, split_source, target, chosen, classes, fold_classes,
-                f"{plan.cv_id}_all", created,
+                f"{plan.cv_id}_all", created, plan.check,
             )  # fmt: skip
             warehouse.run_tree(templates.create_table_as(predictions, query))
         else:
             model_ids = [f"{plan.cv_id}_f{f}" for f in range(k)]
             details = model._learn_folds(
-                warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids, created
-            )
+                warehouse, split_source, target, chosen, FOLD, fold_classes, model_ids, created,
+                plan.check,
+            )  # fmt: skip
             _score_folds_apart(
                 warehouse, model, split, split_source, target, chosen, fold_classes, model_ids,
                 details, predictions,

@@ -79,12 +79,16 @@ class Classifier(abc.ABC):
         classes: list[dict[str, Any]],
         model_id: str,
         parts: list[str],
+        check: validation.CardinalityCheck,
     ) -> dict[str, Any]:
         """Write the parameter tables of a new model under ``model_id``.
 
         ``classes`` holds one dict per class (class_index, class_label, value, n) in
         ``classes_`` order. Each table part created must be appended to ``parts`` *before* it is
-        created, so that a failure drops it. Returns kind-specific details for the catalog.
+        created, so that a failure drops it. ``check`` is the high-cardinality check, to make
+        as soon as the attributes' distinct values are known when statements heavier than the
+        counts follow (TAN's pair counts); else :func:`validation.check_learned` makes it after
+        learning. Returns kind-specific details for the catalog.
         """
 
     def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
@@ -104,12 +108,14 @@ class Classifier(abc.ABC):
         fold_classes: list[list[dict[str, Any]]],
         model_id: str,
         created: list[TableName],
+        check: validation.CardinalityCheck,
     ) -> dict[str, Any]:
         """Learn every fold's model at once (cross-validation, when
         :meth:`_partitioned_scoring`) from the fold assignment ``split``: fold f trains on the
         rows whose ``fold`` column differs from f, with class counts ``fold_classes[f]``. The
         scoring tables are written under ``model_id``, each holding all folds (column
         wml_part = f); every table created is appended to ``created`` before it is created.
+        ``check``: the high-cardinality check of the whole source, as for :meth:`_learn`.
         Returns the catalog details, with ``tables``: the parts written under ``model_id``."""
         raise NotImplementedError(f"{type(self).__name__} does not learn partitioned models")
 
@@ -128,6 +134,7 @@ class Classifier(abc.ABC):
         fold_classes: list[list[dict[str, Any]]],
         model_ids: list[str],
         created: list[TableName],
+        check: validation.CardinalityCheck,
     ) -> list[dict[str, Any]]:
         """Learn one model per fold (for cross-validation) from the fold assignment ``split``.
 
@@ -136,7 +143,7 @@ class Classifier(abc.ABC):
         ``created``. Returns each fold's catalog details. It fits each fold from its rows (one
         scan per fold); cross-validation uses it when :meth:`_partitioned_scoring` says no (TAN
         with numeric attributes, whose bins differ per fold), the folds then being scored one
-        statement each.
+        statement each. ``check`` is handed to each fold's :meth:`_learn` (it is made once).
         """
         details = []
         for index, (classes, model_id) in enumerate(zip(fold_classes, model_ids, strict=True)):
@@ -147,7 +154,7 @@ class Classifier(abc.ABC):
             parts: list[str] = []
             try:
                 detail = self._learn(
-                    warehouse, training, target, features, classes, model_id, parts
+                    warehouse, training, target, features, classes, model_id, parts, check
                 )
             finally:
                 created.extend(catalog.parameter_table(model_id, p) for p in parts)
@@ -268,12 +275,17 @@ class Classifier(abc.ABC):
             catalog.ensure(warehouse)
             model_id = catalog.new_model_id()
             parts: list[str] = []
+            check = validation.CardinalityCheck(
+                src.description, chosen, sum(c["n"] for c in classes),
+                allow_high_cardinality=allow_high_cardinality,
+            )  # fmt: skip
             with catalog.staging(warehouse, model_id, parts):
-                learned = self._learn(warehouse, src, target, chosen, classes, model_id, parts)
+                learned = self._learn(
+                    warehouse, src, target, chosen, classes, model_id, parts, check
+                )
                 validation.check_learned(
-                    warehouse, src.description, model_id, parts, chosen, classes,
-                    allow_high_cardinality=allow_high_cardinality,
-                )  # fmt: skip
+                    warehouse, src.description, model_id, parts, classes, check
+                )
             record = ModelRecord(
                 name=name,
                 model_id=model_id,

@@ -46,6 +46,7 @@ from warehouse_ml.scoring import (
 )
 from warehouse_ml.sources import Source
 from warehouse_ml.templates import TableName, column
+from warehouse_ml.validation import CardinalityCheck
 from warehouse_ml.warehouse import Warehouse
 
 
@@ -204,7 +205,9 @@ class NaiveBayes(Classifier):
         classes: list[dict[str, Any]],
         model_id: str,
         parts: list[str],
+        check: CardinalityCheck,
     ) -> dict[str, Any]:
+        """The counts are the heavy statement: ``check`` is left to validation.check_learned."""
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
         chunks = [
@@ -274,11 +277,13 @@ class NaiveBayes(Classifier):
         fold_classes: list[list[dict[str, Any]]],
         model_id: str,
         created: list[TableName],
+        check: CardinalityCheck,
     ) -> dict[str, Any]:
         """Every fold's model at once, from ONE count scan of the split grouped by fold: fold
         f's training counts are the sums over the other folds (total minus fold f) and its
         Gaussian moments the exact pooled moments of the other folds; each parameter table
-        holds all folds (column wml_part = f), so a handful of statements learn all of them."""
+        holds all folds (column wml_part = f), so a handful of statements learn all of them.
+        Naive Bayes cross-validation does not make ``check`` (it never has)."""
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
         folds = range(len(fold_classes))

@@ -83,19 +83,10 @@ from warehouse_ml.naive_bayes import (
 from warehouse_ml.scoring import Join, Term, partition_condition, per_partition, pivot_columns
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName, alias, column, literal
+from warehouse_ml.validation import CardinalityCheck
 from warehouse_ml.warehouse import Connectable, Warehouse, connect
 
 ROUND_DIGITS = 12
-
-
-def _cardinalities(warehouse: Warehouse, unseen: TableName, attributes: Sequence[str]) -> list[int]:
-    rows = warehouse.fetch(
-        "select_table",
-        table=unseen,
-        order_columns=[column("attribute", "t"), column("class_index", "t")],
-    ).to_pylist()
-    found = {r["attribute"]: int(r["n_values"]) for r in rows}
-    return [found.get(a, 0) for a in attributes]
 
 
 def _parents_from_weights(
@@ -157,6 +148,7 @@ class TAN(Classifier):
         classes: list[dict[str, Any]],
         model_id: str,
         parts: list[str],
+        check: CardinalityCheck,
     ) -> dict[str, Any]:
         table = part_namer(model_id, parts)
         names = self._checked_names(features)
@@ -171,9 +163,11 @@ class TAN(Classifier):
             )  # fmt: skip
         relation = binning.discretised_source(source.relation, target, features, edges)
 
-        def pair_counts(unseen: TableName) -> tuple[exp.Query, list[list[int]]]:
+        def pair_counts(categorical: TableName) -> tuple[exp.Query, list[list[int]]]:
+            # the distinct values are known: refuse an identifier before counting its pairs
+            n_values = check.of_counts(warehouse, categorical)
             blocks = pairs.plan_pair_blocks(
-                _cardinalities(warehouse, unseen, names), n_classes=len(classes)
+                [n_values.get(n, 0) for n in names], n_classes=len(classes)
             )
             return pairs.pair_counts_query(relation, target, names, blocks), blocks
 
@@ -215,8 +209,8 @@ class TAN(Classifier):
             classes_table: the model's class table.
             counts: the training rows' categorical counts (attribute, value, class_label, n;
                 as counting.categorical_counts, only non-zero counts).
-            pair_counts: given the model's ``unseen`` table (whose n_values are the training
-                cardinalities), the training rows' pair-count query (attribute_i, attribute_j,
+            pair_counts: given the model's ``categorical`` table (whose values are the training
+                values), the training rows' pair-count query (attribute_i, attribute_j,
                 value_i, value_j, class_label, n; as pairs.pair_counts_query, only non-zero
                 cells) and the attribute blocks it counts.
             partitions: None for one model; else the number of models learned at once (one
@@ -239,7 +233,7 @@ class TAN(Classifier):
         information: list[list[list[Any]]] = [[] for _ in trees]
         blocks: list[list[int]] = []
         if len(names) >= 2:
-            query, blocks = pair_counts(unseen_table)
+            query, blocks = pair_counts(categorical_table)
             pair_table = table("pair_counts")
             warehouse.run(
                 "create_pair_counts", table=pair_table, counts=query, classes=classes_table,
@@ -304,6 +298,30 @@ class TAN(Classifier):
         fold."""
         return not any(f.kind == NUMERIC for f in features)
 
+    def _learn_folds(
+        self,
+        warehouse: Warehouse,
+        split: Source,
+        target: str,
+        features: list[Feature],
+        fold: str,
+        fold_classes: list[list[dict[str, Any]]],
+        model_ids: list[str],
+        created: list[TableName],
+        check: CardinalityCheck,
+    ) -> list[dict[str, Any]]:
+        """Fold by fold (numeric attributes, Classifier._learn_folds), after the high-cardinality
+        check of the categorical attributes' values in all folds together (one count scan of
+        the split), so that no fold counts pairs of an attribute that is refused."""
+        categorical = [f.name for f in features if f.kind == CATEGORICAL]
+        if categorical:
+            check.of_counts(
+                warehouse, counting.categorical_counts(split.relation, target, categorical)
+            )
+        return super()._learn_folds(
+            warehouse, split, target, features, fold, fold_classes, model_ids, created, check
+        )
+
     def _learn_partitioned(
         self,
         warehouse: Warehouse,
@@ -314,6 +332,7 @@ class TAN(Classifier):
         fold_classes: list[list[dict[str, Any]]],
         model_id: str,
         created: list[TableName],
+        check: CardinalityCheck,
     ) -> dict[str, Any]:
         """All folds' models (categorical attributes) from ONE categorical count scan and ONE
         pair count scan of the split, each grouped by fold (``fold_counts``,
@@ -324,7 +343,9 @@ class TAN(Classifier):
         folds, so it is absent from fold f's training counts, as in a fit on the other folds'
         rows; a class absent from the training folds keeps its zero-count row, as
         ``fold_classes`` says. The trees are returned as ``partition_parents``; the lookup
-        table covers every fold (codes shifted by fold, parents chosen per fold)."""
+        table covers every fold (codes shifted by fold, parents chosen per fold). The
+        high-cardinality ``check`` is made on the values of all folds together, between the
+        two scans."""
         names = self._checked_names(features)
         folds = range(len(fold_classes))
         parts: list[str] = []
@@ -337,11 +358,10 @@ class TAN(Classifier):
                     counting.categorical_counts(split.relation, target, names, partition=fold),
                 )
             )
+            cardinality = check.of_counts(warehouse, fold_counts)  # values in any fold
             blocks: list[list[int]] = []
             fold_pairs = None
             if len(names) >= 2:
-                found = warehouse.fetch("select_attribute_cardinalities", counts=fold_counts)
-                cardinality = {r["attribute"]: int(r["n_values"]) for r in found.to_pylist()}
                 blocks = pairs.plan_pair_blocks(  # a block's joint table holds every fold
                     [cardinality.get(n, 0) for n in names],
                     n_classes=len(fold_classes[0]) * len(fold_classes),
@@ -362,7 +382,7 @@ class TAN(Classifier):
             learned = self._learn_from_counts(
                 warehouse, table, names, classes_table,
                 outside_partitions(fold_counts, "select_counts_outside_partitions", folds),
-                lambda _unseen: (
+                lambda _categorical: (
                     outside_partitions(
                         fold_pairs, "select_pair_counts_outside_partitions", folds
                     ),
