@@ -32,7 +32,9 @@ from warehouse_ml import catalog, crossval, splits, templates
 from warehouse_ml.counting import PARTITION
 
 TOLERANCE = 1e-12
-COMPARED_PARTS = ("classes", "bins", "categorical", "unseen", "pair_counts", "information", "cpt")
+COMPARED_PARTS = (
+    "classes", "bins", "categorical", "unseen", "pair_counts", "information", "cpt", "cpt_parent",
+)  # fmt: skip
 
 
 def _sorted_table(con, table: templates.TableName) -> pa.Table:

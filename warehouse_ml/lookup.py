@@ -19,12 +19,12 @@ catalog details (key ``lookup``). Attributes with gaps keep the text join.
 
 A TAN model does the same per (value, parent value) (sql/create_tan_lookup.sql,
 :func:`learn_tan`): an attribute's block holds ``stride`` parent slots per value slot, and each
-code's row is already what TAN scoring gives it (the conditional term, or its class-only
-fallback for a NULL or unseen parent value), so the attribute costs one INNER join on
-``first_code + value slot * stride + parent slot``. With one tree per partition
-(cross-validation folds), the parent's slot is chosen per row by a CASE over its partition.
-The layout is ``{attribute: [first_code, low, high, stride]}``. Scoring 1M rows x 20 codes:
-0.18 s, against 1.6-3.3 s for the text joins on (value, parent value).
+code's row is already what TAN scoring gives it (the conditional term from the sparse ``cpt``
+or ``cpt_parent`` table, or its class-only fallback for a NULL or unseen parent value), so the
+attribute costs one INNER join on ``first_code + value slot * stride + parent slot``. With one
+tree per partition (cross-validation folds), the parent's slot is chosen per row by a CASE over
+its partition. The layout is ``{attribute: [first_code, low, high, stride]}``. Scoring 1M rows
+x 20 codes: 0.18 s, against 1.6-3.3 s for the text joins on (value, parent value).
 """
 
 from __future__ import annotations
@@ -325,12 +325,14 @@ def learn_tan(
         categorical=parameter_table(model_id, "categorical"),
         unseen=parameter_table(model_id, "unseen"),
         cpt=parameter_table(model_id, "cpt"),
+        cpt_parent=parameter_table(model_id, "cpt_parent"),
         classes=parameter_table(model_id, "classes"),
         layout=templates.values(rows, "l", TAN_LAYOUT_COLUMNS),
         width=tan_width(placed),
         categorical_part=partition_or_zero(partitioned, "k"),
         unseen_part=partition_or_zero(partitioned, "u"),
         cpt_part=partition_or_zero(partitioned, "t"),
+        cpt_parent_part=partition_or_zero(partitioned, "q"),
         classes_part=partition_or_zero(partitioned, "c"),
         class_columns=pivot_columns("log_prob", n_classes, "lp"),
     )
