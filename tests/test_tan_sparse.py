@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 import pytest
 
 import warehouse_ml as wml
-from warehouse_ml import crossval, validation
+from warehouse_ml import crossval, lookup, validation
 from warehouse_ml.counting import PARTITION
 from warehouse_ml.errors import HighCardinalityError, HighCardinalityWarning
 
@@ -263,7 +263,7 @@ def test_predictions_equal_the_dense_reference(con, alpha, prior_alpha):
     assert model.classes_ == classes
     expected = _probabilities(log_joint)
     for scorer in (model, _without_lookup(model)):
-        _assert_probabilities(scorer.predict_proba(con, test), expected, classes)
+        _assert_probabilities(scorer.predict_proba(con, test), expected, [str(c) for c in classes])
 
 
 def _with_rare_values(table: pa.Table) -> pa.Table:
@@ -396,3 +396,50 @@ def test_model_rows_grow_with_counted_pairs_not_with_values_squared(con):
     assert tables["cpt"].num_rows == _sparse_rows(data, model.parents_, "y", 2)["cpt"]
     assert tables["cpt"].num_rows < 2 * (counted + 3 * 400)  # the a-b edge, and c's
     assert sum(t.num_rows for t in tables.values()) < 10 * n  # dense: 400 * 400 * 2 cpt rows
+
+
+def test_many_valued_integer_codes_keep_the_lookup_within_its_cap(con):
+    """Integer codes 0..399 on both ends of an edge: the root is looked up (402 codes), its
+    child would need 402 * 401 codes and keeps the text joins on the sparse tables."""
+    rng = np.random.default_rng(6)
+    n = 3000
+
+    def sample(rows: int) -> pa.Table:
+        a = rng.integers(0, 400, rows)
+        b = (a + rng.integers(0, 3, rows)) % 400
+        y = (a % 2 + (rng.random(rows) < 0.2)) % 2
+        return pa.table({"a": a, "b": b, "c": a % 3, "y": y})
+
+    train = sample(n)
+    test = pa.concat_tables(
+        [
+            sample(300),
+            pa.table({"a": [400, 7, None], "b": [3, 999, 5], "c": [0, 1, 2], "y": [0, 1, 0]}),
+        ]
+    )
+    model = wml.TAN().fit(con, train, "y")
+    assert model.parents_ == {"a": None, "b": "a", "c": "a"}
+    placed = model.record.details["lookup"]
+    assert set(placed) == {"a", "c"}  # b: (400 + 2) * 401 codes > lookup.MAX_TAN_CODES
+    tables = model.parameters(con)
+    assert tables["lookup"].num_rows == lookup.tan_width(placed) == 402 + 5 * 401
+    assert sum(t.num_rows for t in tables.values()) < 10 * n
+    classes, log_joint = dense_log_joint(train, test, "y", model.parents_, 0.5, 0.5)
+    expected = _probabilities(log_joint)
+    _assert_probabilities(model.predict_proba(con, test), expected, [str(c) for c in classes])
+
+
+@pytest.mark.parametrize(
+    ("spans", "parents", "placed"),
+    [
+        # a 3,500-value root fits; its 3,500-value child does not, nor that child's child
+        ({"r": (0, 3499), "c": (1, 3500), "g": (0, 2)}, {"r": None, "c": "r", "g": "c"}, {"r"}),
+        # 10 values under a 3,500-value parent: 13 * 3,501 codes fit; 20 values do not
+        ({"r": (0, 3499), "t": (0, 9), "w": (0, 19)}, {"r": None, "t": "r", "w": "r"}, {"r", "t"}),
+    ],
+)
+def test_lookup_layout_respects_the_code_cap(spans, parents, placed):
+    layout = lookup.tan_layout(spans, [parents])
+    assert set(layout) == placed
+    for _, low, high, stride in layout.values():
+        assert (high - low + 3) * stride <= lookup.MAX_TAN_CODES

@@ -30,8 +30,9 @@ Parameter tables of a model (``wml.<model_id>_<part>``):
   log_prob: one row per class and (value, parent value) pair counted in training (in any
   class), so its size follows the counted pairs, not |X| times the parent values;
 * ``lookup``: code, lp_0 .. lp_{K-1}: the terms of the integer-coded attributes with contiguous
-  values (whose parents are such attributes too), one row per (value | unseen | NULL, parent
-  value | other) code (lookup.py); the layout is stored in the catalog details (``lookup``).
+  values (whose parents are such attributes too, and whose (value, parent value) codes stay
+  within lookup.MAX_TAN_CODES), one row per (value | unseen | NULL, parent value | other) code
+  (lookup.py); the layout is stored in the catalog details (``lookup``).
 
 Smoothing (Weka ``SimpleEstimator -A alpha``): P(x | c, pa) = (N(x,pa,c) + alpha) /
 (N(pa,c) + alpha*|X|), P(x | c) = (N(x,c) + alpha) / (N(c) + alpha*|X|) for the root,
