@@ -12,6 +12,7 @@ import math
 import warnings
 from typing import Any
 
+import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -19,6 +20,7 @@ import pytest
 
 import warehouse_ml as wml
 from warehouse_ml import crossval, lookup, validation
+from warehouse_ml.cli import main
 from warehouse_ml.counting import PARTITION
 from warehouse_ml.errors import HighCardinalityError, HighCardinalityWarning
 
@@ -443,3 +445,16 @@ def test_lookup_layout_respects_the_code_cap(spans, parents, placed):
     assert set(layout) == placed
     for _, low, high, stride in layout.values():
         assert (high - low + 3) * stride <= lookup.MAX_TAN_CODES
+
+
+def test_command_line_cross_validation_can_allow_an_identifier(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    con = duckdb.connect(db)
+    table = _identifier_table(con)
+    con.close()
+    command = ["evaluate", table, "--target", "cls", "--kind", "tan", "--key", "k", "--folds", "3"]
+    assert main([*command, "--db", db]) == 1
+    assert "categorical column 'id' of ids" in capsys.readouterr().err
+    with pytest.warns(HighCardinalityWarning):
+        assert main([*command, "--allow-high-cardinality", "--db", db]) == 0
+    assert f"{N_IDS} rows" in capsys.readouterr().out
