@@ -8,6 +8,7 @@
 -- parent are non-NULL. A zero probability is stored as log_prob NULL ("impossible"); a (parent
 -- value, class) with no row and alpha = 0 gets the uniform 1/|X|. One model, or one model per
 -- partition (cross-validation folds, each with its own tree: tables with a wml_part column).
+-- Rendered by tan.py (TAN._learn_from_counts).
 -- Placeholders: $table (output), $edge_counts (relation from select_tan_edge_counts.sql),
 --   $cpt_parent (the model's cpt_parent table), $cpt_parent_part (q.wml_part, or 0 for one
 --   model), $partition_columns (empty, or [f.wml_part AS wml_part]), $log_prob

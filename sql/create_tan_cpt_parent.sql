@@ -6,7 +6,7 @@
 -- and ln((0 + alpha) / (N(pa, c) + alpha * |X|)) (sql/tan_log_prob.sql with n = 0: the uniform
 -- -ln|X| when N(pa, c) + alpha * |X| = 0, NULL "impossible" when alpha = 0 otherwise).
 -- One model, or one model per partition (cross-validation folds: tables with a wml_part
--- column).
+-- column). Rendered by tan.py (TAN._learn_from_counts), before create_tan_cpt.sql.
 -- Placeholders: $table (output), $edge_counts (relation from select_tan_edge_counts.sql),
 --   $categorical (a categorical table: attribute, value, class_index), $classes (the class
 --   table), $categorical_part, $classes_part (g.wml_part, c.wml_part, or 0 for one model),

@@ -3,7 +3,8 @@
 -- (no row of that parent value and class, alpha = 0) gives the uniform -ln|X|; a zero numerator
 -- (n = 0, alpha = 0) gives NULL ("impossible", see scoring.py). Shared by the conditional
 -- table of counted (value, parent value) pairs and the per-parent-value row of a value never
--- counted with that parent value (n = 0), so both are computed by the same operations.
+-- counted with that parent value (n = 0), so both are computed by the same operations
+-- (tan.py, TAN._log_prob).
 -- Placeholders: $n (rows with the value, parent value and class), $n_parent (rows with the
 --   parent value and class where the attribute is not NULL), $n_values (|X|, values the
 --   attribute takes in training; >= 1), $alpha (number >= 0).
