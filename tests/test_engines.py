@@ -467,6 +467,41 @@ def gaussian_outlier(engine: Engine) -> dict[str, Any]:
     return {"parameters": model.parameters(w), "loo": loo.to_arrow()}
 
 
+def uncounted_pairs_table() -> pa.Table:
+    """Every combination of the values of DATA's categorical attributes (plus an unseen value
+    and NULL each): rows whose (value, parent value) pairs were never counted in training."""
+    colours = [*(f"c{i}" for i in range(4)), "cz", None]
+    sizes = [*range(5), 9, None]
+    flags = [True, False, None]
+    rows = [(c, s, f) for c in colours for s in sizes for f in flags]
+    return pa.table(
+        {
+            "id": pa.array(range(len(rows)), pa.int64()),
+            "colour": pa.array([r[0] for r in rows], pa.string()),
+            "size": pa.array([r[1] for r in rows], pa.int64()),
+            "flag": pa.array([r[2] for r in rows], pa.bool_()),
+        }
+    )
+
+
+@case
+def tan_uncounted_pairs(engine: Engine) -> dict[str, Any]:
+    """TAN scored by text joins on its sparse tables (maximum likelihood and smoothed): pairs
+    counted in training, seen values never counted with a parent value (cpt_parent), unseen
+    values and NULLs."""
+    table = engine.load(TABLE, DATA)
+    scored = uncounted_pairs_table()
+    results = {}
+    for alpha in (0.0, 0.5):
+        model = wml.TAN(alpha=alpha, prior_alpha=0.5).fit(
+            engine.warehouse, table, "label", features=["colour", "size", "flag"],
+            name=f"engine_tan_sparse_{int(alpha * 10)}",
+        )  # fmt: skip
+        results[f"alpha={alpha}"] = model.predict_proba(engine.warehouse, scored)
+        results[f"cpt_parent alpha={alpha}"] = model.parameters(engine.warehouse)["cpt_parent"]
+    return results
+
+
 # -- the test -----------------------------------------------------------------------------------
 _REFERENCE: dict[str, dict[str, Any]] = {}
 

@@ -32,7 +32,9 @@ from warehouse_ml import crossval, splits, templates
 from warehouse_ml.counting import PARTITION
 
 TOLERANCE = 1e-12
-COMPARED_PARTS = ("classes", "bins", "categorical", "unseen", "pair_counts", "information", "cpt")
+COMPARED_PARTS = (
+    "classes", "bins", "categorical", "unseen", "pair_counts", "information", "cpt", "cpt_parent",
+)  # fmt: skip
 
 
 def _sorted_table(con, table: templates.TableName) -> pa.Table:
@@ -63,9 +65,9 @@ class FoldSpy:
         learn_partitioned = wml.TAN._learn_partitioned
 
         def spy_learn_folds(model, warehouse, split, target, features, fold, fold_classes,
-                            tables):  # fmt: skip
+                            tables, check):  # fmt: skip
             records = learn_folds(
-                model, warehouse, split, target, features, fold, fold_classes, tables
+                model, warehouse, split, target, features, fold, fold_classes, tables, check
             )
             self.parents = [r.details["parents"] for r in records]
             self.information = [r.details["information"] for r in records]
@@ -76,9 +78,9 @@ class FoldSpy:
             return records
 
         def spy_learn_partitioned(model, warehouse, split, target, features, fold,
-                                  fold_classes, tables):  # fmt: skip
+                                  fold_classes, tables, check):  # fmt: skip
             details = learn_partitioned(
-                model, warehouse, split, target, features, fold, fold_classes, tables
+                model, warehouse, split, target, features, fold, fold_classes, tables, check
             )
             self.stacked = {**details, "tables": tables.roles}
             stacked = {part: _sorted_table(con, tables.named(part)) for part in tables.roles}

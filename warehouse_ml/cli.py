@@ -260,6 +260,7 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         evaluation = crossval.cross_validate(
             con, args.source, args.target, _model(args.kind, args), folds=args.folds,
             stratified=not args.no_stratify, seed=args.seed, key=key, keep=args.keep,
+            allow_high_cardinality=args.allow_high_cardinality,
         )  # fmt: skip
         how = f"{args.folds}-fold cross-validation of {args.kind} on {args.source}"
     classes = list(evaluation.classes)
@@ -531,6 +532,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--key", help="unique integer or string column (default: row order)")
     evaluate.add_argument("--keys", help="with --model: columns to keep in the predictions")
     evaluate.add_argument("--no-stratify", action="store_true", help="plain k-fold")
+    evaluate.add_argument(
+        "--allow-high-cardinality",
+        action="store_true",
+        help="TAN: cross-validate with identifier-like categorical columns instead of refusing",
+    )
     evaluate.add_argument(
         "--positive",
         help="positive class for ROC, precision/recall and lift (default: the last class)",

@@ -41,6 +41,7 @@ from warehouse_ml.ownership import Staging
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName
+from warehouse_ml.validation import CardinalityCheck
 from warehouse_ml.warehouse import Connectable, Warehouse, session
 
 
@@ -63,8 +64,8 @@ def _fold_classes(
 class _Plan:
     """What one cross-validation needs besides its folds: an id for its tables, the feature
     arguments as given (``selection``: features, categorical, numeric), the features chosen
-    from them, the class counts, the number of source rows (NULL targets included) and
-    whether its results are kept."""
+    from them, the class counts, the number of source rows (NULL targets included), whether
+    its results are kept and the high-cardinality check of the source."""
 
     cv_id: str
     selection: dict[str, Any]
@@ -72,6 +73,7 @@ class _Plan:
     classes: list[dict[str, Any]]
     n_rows: int
     keep: bool
+    check: CardinalityCheck
 
     @property
     def labels(self) -> tuple[Any, ...]:
@@ -86,12 +88,17 @@ def _plan(
     key: str | None,
     selection: dict[str, Any],
     keep: bool,
+    allow_high_cardinality: bool,
 ) -> _Plan:
     catalog.ensure(warehouse)
     chosen = select_features(src, target, keys=[key] if key else None, **selection)
     classes, n_null = model._classes(warehouse, src, target)
-    n_rows = sum(c["n"] for c in classes) + n_null
-    return _Plan(f"cv{uuid.uuid4().hex[:12]}", selection, chosen, classes, n_rows, keep)
+    n_labelled = sum(c["n"] for c in classes)
+    check = CardinalityCheck(
+        src.description, chosen, n_labelled, allow_high_cardinality=allow_high_cardinality
+    )
+    cv_id = f"cv{uuid.uuid4().hex[:12]}"
+    return _Plan(cv_id, selection, chosen, classes, n_labelled + n_null, keep, check)
 
 
 def _results(
@@ -173,6 +180,7 @@ def cross_validate(
     categorical: Iterable[str] | None = None,
     numeric: Iterable[str] | None = None,
     keep: bool = False,
+    allow_high_cardinality: bool = False,
     progress: ProgressCallback | None = None,
 ) -> Evaluation:
     """k-fold cross-validation of an (unfitted) model, pooled out-of-fold predictions in SQL.
@@ -196,6 +204,8 @@ def cross_validate(
         features, categorical, numeric: as for ``fit``.
         keep: keep the predictions in schema ``wml`` after the connection closes (see
             :func:`warehouse_ml.list_evaluations`); by default they are temporary.
+        allow_high_cardinality: as for ``fit``; the attributes' distinct values in all folds
+            together are checked before anything heavier than the fold counts.
         progress: called with a :class:`warehouse_ml.progress.Progress` (operation
             ``"cross_validate"``) before each statement; it may raise to cancel.
 
@@ -214,7 +224,9 @@ def cross_validate(
             if reused is not None:
                 key = _reused_key(src, reused, key)
             selection = {"features": features, "categorical": categorical, "numeric": numeric}
-            plan = _plan(warehouse, src, target, model, key, selection, keep)
+            plan = _plan(
+                warehouse, src, target, model, key, selection, keep, allow_high_cardinality
+            )
             if reused is not None:
                 _check_reusable(warehouse, reused, target, plan)
             k = reused.folds if reused is not None else folds
@@ -335,7 +347,7 @@ def _cross_validate(
                 tables = learned.part("all")
                 details = model._learn_partitioned(
                     warehouse, split_source, target, chosen, split.fold_column, fold_classes,
-                    tables,
+                    tables, plan.check,
                 )  # fmt: skip
                 record = model._uncatalogued(
                     tables, target, split_source, chosen, plan.classes,
@@ -346,7 +358,7 @@ def _cross_validate(
             else:
                 records = model._learn_folds(
                     warehouse, split_source, target, chosen, split.fold_column, fold_classes,
-                    learned,
+                    learned, plan.check,
                 )  # fmt: skip
 
                 def write(table: TableName) -> None:
@@ -470,6 +482,7 @@ def select_model(
     positive: Any = None,
     loss: Sequence[Sequence[float]] | None = None,
     name: str | None = None,
+    allow_high_cardinality: bool = False,
     progress: ProgressCallback | None = None,
 ) -> Selection:
     """Compare candidate settings by cross-validation on the same folds, refit the best on all
@@ -478,8 +491,10 @@ def select_model(
     ``measure`` is one of error, log_score, brier (smaller is better), auc (binary: of
     ``positive``; multiclass: macro one-vs-rest) or expected_loss (needs ``loss``). Ties go to
     the earlier candidate. The folds are assigned once (a temporary table of the call) and
-    every candidate is cross-validated on them. ``progress`` is called before each statement
-    of every step (operation ``"select_model"``) and may raise to cancel.
+    every candidate is cross-validated on them. ``allow_high_cardinality`` is as for ``fit``
+    (checked in every candidate's cross-validation and the refit). ``progress`` is called
+    before each statement of every step (operation ``"select_model"``) and may raise to
+    cancel.
     """
     if measure not in MEASURES:
         raise ParameterError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
@@ -507,7 +522,10 @@ def select_model(
                             "categorical": candidate.categorical,
                             "numeric": candidate.numeric,
                         }
-                        plan = _plan(warehouse, src, target, candidate.model, key, selection, False)
+                        plan = _plan(
+                            warehouse, src, target, candidate.model, key, selection, False,
+                            allow_high_cardinality,
+                        )  # fmt: skip
                         if _exact_leave_one_out(candidate.model, folds, plan):
                             ev = leave_one_out_open(
                                 warehouse, src, target, candidate.model, key=key, keep=False,
@@ -552,6 +570,7 @@ def select_model(
                 categorical=winner.categorical, numeric=winner.numeric,
                 keys=[key] if key else None, name=model_name,
                 details={"selection": list(table.parts)},
+                allow_high_cardinality=allow_high_cardinality,
             )  # fmt: skip
         comparison = pa.Table.from_pylist([dict(zip(columns, r, strict=True)) for r in rows])
         return Selection(model, comparison, table)

@@ -19,12 +19,15 @@ catalog details (key ``lookup``). Attributes with gaps keep the text join.
 
 A TAN model does the same per (value, parent value) (sql/create_tan_lookup.sql,
 :func:`learn_tan`): an attribute's block holds ``stride`` parent slots per value slot, and each
-code's row is already what TAN scoring gives it (the conditional term, or its class-only
-fallback for a NULL or unseen parent value), so the attribute costs one INNER join on
-``first_code + value slot * stride + parent slot``. With one tree per partition
-(cross-validation folds), the parent's slot is chosen per row by a CASE over its partition.
-The layout is ``{attribute: [first_code, low, high, stride]}``. Scoring 1M rows x 20 codes:
-0.18 s, against 1.6-3.3 s for the text joins on (value, parent value).
+code's row is already what TAN scoring gives it (the conditional term from the sparse ``cpt``
+or ``cpt_parent`` table, or its class-only fallback for a NULL or unseen parent value), so the
+attribute costs one INNER join on ``first_code + value slot * stride + parent slot``. With one
+tree per partition (cross-validation folds), the parent's slot is chosen per row by a CASE over
+its partition. The layout is ``{attribute: [first_code, low, high, stride]}``. Scoring 1M rows
+x 20 codes: 0.18 s, against 1.6-3.3 s for the text joins on (value, parent value). The block
+is dense over (value slot, parent slot), (|A| + 2) * stride rows, so an attribute is placed
+only while that stays within :data:`MAX_TAN_CODES` (a 3,500-value attribute under a
+3,500-value parent would need 12M rows); the others keep the text joins on the sparse tables.
 """
 
 from __future__ import annotations
@@ -46,6 +49,12 @@ from warehouse_ml.warehouse import Warehouse
 
 MAX_BLOCK_CODES = 4096
 """Largest number of slot combinations (lookup rows per model part) in one block."""
+
+MAX_TAN_CODES = 65_536
+"""Most codes (lookup rows per model part) of one TAN attribute, ``(high - low + 3) * stride``:
+a 3,500-value root (stride 1) or a 10-value child of a 3,500-value parent (13 * 3,501 codes)
+fits; a 3,500-value child of a 3,500-value parent (12M codes) keeps the text joins on the
+sparse cpt."""
 
 TanLayout = dict[str, list[int]]
 """A TAN lookup layout: ``{attribute: [first_code, low, high, stride]}``."""
@@ -268,16 +277,18 @@ def tan_layout(
 
     An attribute is placed when its values are contiguous (``contiguous``, as
     :func:`contiguous_ranges`) and so are those of its parent in every part, which is placed
-    too; the others keep the text join. Its block holds ``high - low + 3`` value slots of
-    ``stride`` parent slots each: one per seen value of the widest parent, plus one for a NULL
-    or unseen parent value (stride 1 when it is the root in every part).
+    too, and when its block stays within :data:`MAX_TAN_CODES`; the others keep the text join.
+    Its block holds ``high - low + 3`` value slots of ``stride`` parent slots each: one per seen
+    value of the widest parent, plus one for a NULL or unseen parent value (stride 1 when it is
+    the root in every part).
     """
     placed = dict(contiguous)
-    while True:
+    while True:  # dropping an attribute drops its children next round
         kept = {
             a: span
             for a, span in placed.items()
             if all(p[a] is None or p[a] in placed for p in parents)
+            and (span[1] - span[0] + 3) * _tan_stride(a, parents, placed) <= MAX_TAN_CODES
         }
         if len(kept) == len(placed):
             break
@@ -285,11 +296,21 @@ def tan_layout(
     result: TanLayout = {}
     first_code = 0
     for attribute, (low, high) in placed.items():
-        chosen = {p[attribute] for p in parents} - {None}
-        stride = 1 + max((placed[q][1] - placed[q][0] + 1 for q in chosen), default=0)
+        stride = _tan_stride(attribute, parents, placed)
         result[attribute] = [first_code, low, high, stride]
         first_code += (high - low + 3) * stride
     return result
+
+
+def _tan_stride(
+    attribute: str,
+    parents: Sequence[Mapping[str, str | None]],
+    placed: Mapping[str, tuple[int, int]],
+) -> int:
+    """Parent slots per value slot of a placed attribute (its parents in every part placed):
+    the widest parent's seen values, plus one for a NULL or unseen parent value."""
+    chosen = {p[attribute] for p in parents} - {None}
+    return 1 + max((placed[q][1] - placed[q][0] + 1 for q in chosen), default=0)
 
 
 def tan_width(placed: TanLayout) -> int:
@@ -328,12 +349,14 @@ def learn_tan(
         categorical=tables.named("categorical"),
         unseen=tables.named("unseen"),
         cpt=tables.named("cpt"),
+        cpt_parent=tables.named("cpt_parent"),
         classes=tables.named("classes"),
         layout=templates.values(rows, "l", TAN_LAYOUT_COLUMNS),
         width=tan_width(placed),
         categorical_part=partition_or_zero(partitioned, "k"),
         unseen_part=partition_or_zero(partitioned, "u"),
         cpt_part=partition_or_zero(partitioned, "t"),
+        cpt_parent_part=partition_or_zero(partitioned, "q"),
         classes_part=partition_or_zero(partitioned, "c"),
         class_columns=pivot_columns("log_prob", n_classes, "lp"),
     )

@@ -91,11 +91,15 @@ class Classifier(abc.ABC):
         features: list[Feature],
         classes: list[dict[str, Any]],
         tables: Staging,
+        check: validation.CardinalityCheck,
     ) -> dict[str, Any]:
         """Write the parameter tables of a new model, each named by ``tables.table(part)``.
 
         ``classes`` holds one dict per class (class_index, class_label, value, n) in
-        ``classes_`` order. Returns kind-specific details for the catalog.
+        ``classes_`` order. ``check`` is the high-cardinality check, to make as soon as the
+        attributes' distinct values are known when statements heavier than the counts follow
+        (TAN's pair counts); else :func:`validation.check_learned` makes it after learning.
+        Returns kind-specific details for the catalog.
         """
 
     def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
@@ -114,12 +118,14 @@ class Classifier(abc.ABC):
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
         tables: Staging,
+        check: validation.CardinalityCheck,
     ) -> dict[str, Any]:
         """Learn every fold's model at once (cross-validation, when
         :meth:`_partitioned_scoring`) from the fold assignment ``split``: fold f trains on the
         rows whose ``fold`` column differs from f, with class counts ``fold_classes[f]``. The
         scoring tables are named by ``tables``, each holding all folds (column wml_part = f).
-        Returns the catalog details."""
+        ``check``: the high-cardinality check of the whole source, made from the per-fold
+        counts before anything heavier. Returns the catalog details."""
         raise NotImplementedError(f"{type(self).__name__} does not learn partitioned models")
 
     @abc.abstractmethod
@@ -136,6 +142,7 @@ class Classifier(abc.ABC):
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
         tables: Staging,
+        check: validation.CardinalityCheck,
     ) -> list[ModelRecord]:
         """Learn one model per fold (for cross-validation) from the fold assignment ``split``.
 
@@ -144,7 +151,7 @@ class Classifier(abc.ABC):
         (uncatalogued) record. It fits each fold from its rows (one scan per fold);
         cross-validation uses it when :meth:`_partitioned_scoring` says no (TAN with numeric
         attributes, whose bins differ per fold), the folds then being scored one statement
-        each.
+        each. ``check`` is handed to each fold's :meth:`_learn` (it is made once).
         """
         records = []
         for index, classes in enumerate(fold_classes):
@@ -153,7 +160,7 @@ class Classifier(abc.ABC):
             )
             training = Source(rows.subquery("wml_training"), split.schema, split.description, True)
             fold_tables = tables.part(f"f{index}")
-            detail = self._learn(warehouse, training, target, features, classes, fold_tables)
+            detail = self._learn(warehouse, training, target, features, classes, fold_tables, check)
             records.append(
                 self._uncatalogued(fold_tables, target, split, features, classes, detail)
             )
@@ -336,11 +343,12 @@ class Classifier(abc.ABC):
                 warehouse, owner_kind="model", owner=name, created_by="fit", version=model_id,
                 lifetime=ownership.MODEL,
             ) as tables:  # fmt: skip
-                learned = self._learn(warehouse, src, target, chosen, classes, tables)
-                validation.check_learned(
-                    warehouse, src.description, tables, chosen, classes,
+                check = validation.CardinalityCheck(
+                    src.description, chosen, sum(c["n"] for c in classes),
                     allow_high_cardinality=allow_high_cardinality,
                 )  # fmt: skip
+                learned = self._learn(warehouse, src, target, chosen, classes, tables, check)
+                validation.check_learned(warehouse, src.description, tables, classes, check)
                 record = ModelRecord(
                     name=name,
                     model_id=model_id,

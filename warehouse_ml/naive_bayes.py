@@ -47,6 +47,7 @@ from warehouse_ml.scoring import (
 )
 from warehouse_ml.sources import Source
 from warehouse_ml.templates import TableName, column
+from warehouse_ml.validation import CardinalityCheck
 from warehouse_ml.warehouse import Warehouse
 
 
@@ -204,7 +205,9 @@ class NaiveBayes(Classifier):
         features: list[Feature],
         classes: list[dict[str, Any]],
         tables: Staging,
+        check: CardinalityCheck,
     ) -> dict[str, Any]:
+        """The counts are the heavy statement: ``check`` is left to validation.check_learned."""
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
         counted = valued_source(source.relation, [target], features)
@@ -272,11 +275,13 @@ class NaiveBayes(Classifier):
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
         tables: Staging,
+        check: CardinalityCheck,
     ) -> dict[str, Any]:
         """Every fold's model at once, from ONE count scan of the split grouped by fold: fold
         f's training counts are the sums over the other folds (total minus fold f) and its
         Gaussian moments the exact pooled moments of the other folds; each parameter table
-        holds all folds (column wml_part = f), so a handful of statements learn all of them."""
+        holds all folds (column wml_part = f), so a handful of statements learn all of them.
+        The high-cardinality ``check`` is made on the per-fold counts, before the parameters."""
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
         folds = range(len(fold_classes))
@@ -292,6 +297,7 @@ class NaiveBayes(Classifier):
                     ),
                 )
             )
+            check.of_counts(warehouse, per_fold)
             counts = outside_partitions(per_fold, "select_counts_outside_partitions", folds)
         if numeric:
             per_fold = tables.table("fold_moments")

@@ -5,12 +5,14 @@ Learning a TAN (Friedman, Geiger & Goldszmidt 1997):
 1. class counts -> ``classes`` (log prior, smoothed by ``prior_alpha``);
 2. numeric attributes -> equal-frequency ``bins`` (edges learned in SQL, see binning.py);
 3. per-attribute counts -> ``categorical`` and ``unseen``: P(Ai | C), the Naive Bayes tables
-   (smoothed by ``alpha``), used for the root and as the fallback below;
+   (smoothed by ``alpha``), used for the root and as the fallback below; their distinct values
+   are checked for high cardinality here (validation.py), before any pair is counted;
 4. pair counts -> ``pair_counts`` (one statement, blocks covering every pair; see pairs.py);
 5. CMI(Ai; Aj | C) and MI(Ai; Aj) in bits -> ``information`` (SQL over the pair counts);
 6. maximum-weight spanning tree over CMI, directed away from the root (Python, see
    spanning_tree.py);
-7. P(Ai | C, parent(Ai)) -> ``cpt``, from the stored pair counts (no scan of the source).
+7. P(Ai | C, parent(Ai)) -> ``cpt_parent`` and ``cpt``, from the stored pair counts (no scan
+   of the source), sparse: only (value, parent value) pairs counted in training are stored.
 
 Parameter tables of a model (``wml.<model_id>_<part>``):
 
@@ -20,21 +22,33 @@ Parameter tables of a model (``wml.<model_id>_<part>``):
 * ``pair_counts``: attribute_i, attribute_j, value_i, value_j, class_index, n (attribute_i
   before attribute_j in feature order; rows where either is NULL are not counted);
 * ``information``: attribute_i, attribute_j, n, cmi, mi (bits);
-* ``cpt``: attribute, parent, value, parent_value, class_index, n, n_parent, n_values, log_prob;
+* ``cpt_parent``: attribute, parent, parent_value, class_index, n_parent, n_values, log_prob:
+  one row per class and parent value counted with a non-NULL value of the attribute; n_parent =
+  N(pa, c), n_values = |X|, and log_prob is log P(x | c, pa) of a training value x never counted
+  with that parent value (n = 0, below);
+* ``cpt``: attribute, parent, value, parent_value, class_index, n, n_parent, n_values,
+  log_prob: one row per class and (value, parent value) pair counted in training (in any
+  class), so its size follows the counted pairs, not |X| times the parent values;
 * ``lookup``: code, lp_0 .. lp_{K-1}: the terms of the integer-coded attributes with contiguous
-  values (whose parents are such attributes too), one row per (value | unseen | NULL, parent
-  value | other) code (lookup.py); the layout is stored in the catalog details (``lookup``).
+  values (whose parents are such attributes too, and whose (value, parent value) codes stay
+  within lookup.MAX_TAN_CODES), one row per (value | unseen | NULL, parent value | other) code
+  (lookup.py); the layout is stored in the catalog details (``lookup``).
 
 Smoothing (Weka ``SimpleEstimator -A alpha``): P(x | c, pa) = (N(x,pa,c) + alpha) /
 (N(pa,c) + alpha*|X|), P(x | c) = (N(x,c) + alpha) / (N(c) + alpha*|X|) for the root,
 P(c) = (N(c) + prior_alpha) / (N + prior_alpha*K). ``alpha = prior_alpha = 0`` is maximum
-likelihood. Weka's defaults are ``alpha = prior_alpha = 0.5``.
+likelihood. Weka's defaults are ``alpha = prior_alpha = 0.5``. A (parent value, class) with
+N(pa,c) + alpha*|X| = 0 gives the uniform 1/|X|; a zero probability is stored as log_prob NULL
+(impossible).
 
-Scoring: log P(c) + sum_i log P(a_i | c, a_parent(i)). A NULL attribute value contributes
-nothing. When the parent's value is NULL, or the pair (value, parent value) has no conditional
-row (the parent value, or the value, was not seen in training), the attribute falls back to its
-class-only term P(a_i | c), which treats a value unseen in training exactly as Naive Bayes
-does (its smoothed zero-count probability, or nothing when alpha = 0).
+Scoring: log P(c) + sum_i log P(a_i | c, a_parent(i)) (sql/term_tan.sql). A NULL attribute
+value contributes nothing. A counted pair (value, parent value) takes its ``cpt`` row; a value
+seen in training (a ``categorical`` row) with a parent value that has a ``cpt_parent`` row takes
+that row (its zero-count probability), exactly what a dense table over every seen value and
+parent value would hold. When the parent's value is NULL, or the value or the parent value was
+not seen with the attribute in training, the attribute falls back to its class-only term
+P(a_i | c), which treats a value unseen in training exactly as Naive Bayes does (its smoothed
+zero-count probability, or nothing when alpha = 0).
 
 Cross-validation (:meth:`TAN._learn_partitioned`): with categorical attributes only, the split
 is counted once per fold (categorical counts and pair counts, grouped by fold, stored as
@@ -82,22 +96,20 @@ from warehouse_ml.naive_bayes import (
     prior_term,
 )
 from warehouse_ml.ownership import Staging
-from warehouse_ml.scoring import Join, Term, partition_condition, per_partition, pivot_columns
+from warehouse_ml.scoring import (
+    Join,
+    Term,
+    partition_condition,
+    per_partition,
+    pivot_columns,
+    pivot_rows,
+)
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName, alias, column, literal
-from warehouse_ml.warehouse import Connectable, Warehouse, connect
+from warehouse_ml.validation import CardinalityCheck
+from warehouse_ml.warehouse import Connectable, Warehouse, session
 
 ROUND_DIGITS = 12
-
-
-def _cardinalities(warehouse: Warehouse, unseen: TableName, attributes: Sequence[str]) -> list[int]:
-    rows = warehouse.fetch(
-        "select_table",
-        table=unseen,
-        order_columns=[column("attribute", "t"), column("class_index", "t")],
-    ).to_pylist()
-    found = {r["attribute"]: int(r["n_values"]) for r in rows}
-    return [found.get(a, 0) for a in attributes]
 
 
 def _parents_from_weights(
@@ -158,6 +170,7 @@ class TAN(Classifier):
         features: list[Feature],
         classes: list[dict[str, Any]],
         tables: Staging,
+        check: CardinalityCheck,
     ) -> dict[str, Any]:
         table = tables.table
         names = self._checked_names(features)
@@ -172,9 +185,11 @@ class TAN(Classifier):
             )  # fmt: skip
         relation = binning.discretised_source(source.relation, target, features, edges)
 
-        def pair_counts(unseen: TableName) -> tuple[exp.Query, list[list[int]]]:
+        def pair_counts(categorical: TableName) -> tuple[exp.Query, list[list[int]]]:
+            # the distinct values are known: refuse an identifier before counting its pairs
+            n_values = check.of_counts(warehouse, categorical)
             blocks = pairs.plan_pair_blocks(
-                _cardinalities(warehouse, unseen, names), n_classes=len(classes)
+                [n_values.get(n, 0) for n in names], n_classes=len(classes)
             )
             return pairs.pair_counts_query(relation, target, names, blocks), blocks
 
@@ -214,8 +229,8 @@ class TAN(Classifier):
             classes_table: the model's class table.
             counts: the training rows' categorical counts (attribute, value, class_label, n;
                 as counting.categorical_counts, only non-zero counts).
-            pair_counts: given the model's ``unseen`` table (whose n_values are the training
-                cardinalities), the training rows' pair-count query (attribute_i, attribute_j,
+            pair_counts: given the model's ``categorical`` table (whose values are the training
+                values), the training rows' pair-count query (attribute_i, attribute_j,
                 value_i, value_j, class_label, n; as pairs.pair_counts_query, only non-zero
                 cells) and the attribute blocks it counts.
             partitions: None for one model; else the number of models learned at once (one
@@ -238,7 +253,7 @@ class TAN(Classifier):
         information: list[list[list[Any]]] = [[] for _ in trees]
         blocks: list[list[int]] = []
         if len(names) >= 2:
-            query, blocks = pair_counts(unseen_table)
+            query, blocks = pair_counts(categorical_table)
             pair_table = table("pair_counts")
             warehouse.run(
                 "create_pair_counts", table=pair_table, counts=query, classes=classes_table,
@@ -271,21 +286,35 @@ class TAN(Classifier):
                 for a, p in parents.items()
                 if p is not None
             ]
-            warehouse.run(
-                "create_tan_cpt",
-                table=table("cpt"),
+            edge_counts = templates.build(
+                "select_tan_edge_counts",
                 pair_counts=pair_table,
                 edges=templates.values(
                     edges, "e", (*([PARTITION] if partitioned else []), "attribute", "parent")
                 ),
-                categorical=categorical_table,
-                classes=classes_table,
                 pair_part=partition_or_zero(partitioned, "k"),
                 edges_part=partition_or_zero(partitioned, "e"),
+            )
+            cpt_parent = table("cpt_parent")
+            warehouse.run(
+                "create_tan_cpt_parent",
+                table=cpt_parent,
+                edge_counts=edge_counts.copy(),
+                categorical=categorical_table,
+                classes=classes_table,
                 categorical_part=partition_or_zero(partitioned, "g"),
                 classes_part=partition_or_zero(partitioned, "c"),
                 partition_columns=partition_columns(partitioned, "f"),
-                alpha=self.alpha,
+                log_prob=self._log_prob(literal(0)),
+            )
+            warehouse.run(
+                "create_tan_cpt",
+                table=table("cpt"),
+                edge_counts=edge_counts,
+                cpt_parent=cpt_parent,
+                cpt_parent_part=partition_or_zero(partitioned, "q"),
+                partition_columns=partition_columns(partitioned, "f"),
+                log_prob=self._log_prob(column("n", "f")),
             )
         if partitioned:
             return {"partition_parents": trees, "pair_blocks": blocks}
@@ -296,12 +325,46 @@ class TAN(Classifier):
             "pair_blocks": blocks,
         }
 
+    def _log_prob(self, n: exp.Expression) -> exp.Expression:
+        """sql/tan_log_prob.sql with count ``n``, over a row ``f`` holding n_parent and
+        n_values (create_tan_cpt.sql, create_tan_cpt_parent.sql)."""
+        return templates.expression(
+            "tan_log_prob",
+            n=n,
+            n_parent=column("n_parent", "f"),
+            n_values=column("n_values", "f"),
+            alpha=self.alpha,
+        )
+
     # -- scoring --------------------------------------------------------------------------
     def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
         """Categorical models score every cross-validation fold in one query, each row with its
         own fold's tree; numeric bin edges differ per fold, so those models score fold by
         fold."""
         return not any(f.kind == NUMERIC for f in features)
+
+    def _learn_folds(
+        self,
+        warehouse: Warehouse,
+        split: Source,
+        target: str,
+        features: list[Feature],
+        fold: str,
+        fold_classes: list[list[dict[str, Any]]],
+        tables: Staging,
+        check: CardinalityCheck,
+    ) -> list[ModelRecord]:
+        """Fold by fold (numeric attributes, Classifier._learn_folds), after the high-cardinality
+        check of the categorical attributes' values in all folds together (one count scan of
+        the split), so that no fold counts pairs of an attribute that is refused."""
+        categorical = [f.name for f in features if f.kind == CATEGORICAL]
+        if categorical:
+            check.of_counts(
+                warehouse, counting.categorical_counts(split.relation, target, categorical)
+            )
+        return super()._learn_folds(
+            warehouse, split, target, features, fold, fold_classes, tables, check
+        )
 
     def _learn_partitioned(
         self,
@@ -312,6 +375,7 @@ class TAN(Classifier):
         fold: str,
         fold_classes: list[list[dict[str, Any]]],
         tables: Staging,
+        check: CardinalityCheck,
     ) -> dict[str, Any]:
         """All folds' models (categorical attributes) from ONE categorical count scan and ONE
         pair count scan of the split, each grouped by fold (``fold_counts``,
@@ -322,7 +386,9 @@ class TAN(Classifier):
         folds, so it is absent from fold f's training counts, as in a fit on the other folds'
         rows; a class absent from the training folds keeps its zero-count row, as
         ``fold_classes`` says. The trees are returned as ``partition_parents``; the lookup
-        table covers every fold (codes shifted by fold, parents chosen per fold)."""
+        table covers every fold (codes shifted by fold, parents chosen per fold). The
+        high-cardinality ``check`` is made on the values of all folds together, between the
+        two scans."""
         names = self._checked_names(features)
         folds = range(len(fold_classes))
         counted = valued_source(split.relation, [target, fold], features)
@@ -333,11 +399,10 @@ class TAN(Classifier):
                 fold_counts, counting.categorical_counts(counted, target, names, partition=fold)
             )
         )
+        cardinality = check.of_counts(warehouse, fold_counts)  # values in any fold
         blocks: list[list[int]] = []
         fold_pairs = None
         if len(names) >= 2:
-            found = warehouse.fetch("select_attribute_cardinalities", counts=fold_counts)
-            cardinality = {r["attribute"]: int(r["n_values"]) for r in found.to_pylist()}
             blocks = pairs.plan_pair_blocks(  # a block's joint table holds every fold
                 [cardinality.get(n, 0) for n in names],
                 n_classes=len(fold_classes[0]) * len(fold_classes),
@@ -356,7 +421,7 @@ class TAN(Classifier):
         learned = self._learn_from_counts(
             warehouse, table, names, classes_table,
             outside_partitions(fold_counts, "select_counts_outside_partitions", folds),
-            lambda _unseen: (
+            lambda _categorical: (
                 outside_partitions(fold_pairs, "select_pair_counts_outside_partitions", folds),
                 blocks,
             ),
@@ -391,7 +456,8 @@ class TAN(Classifier):
                 terms.append(lookup.tan_term(record, name, f"wml_a{i}", k, parents, partition))
                 continue
             value = value_of(name)
-            fallback = categorical_term(record, name, f"wml_a{i}", k, value=value)
+            seen_name = f"wml_a{i}"  # the fallback's join on the categorical table
+            fallback = categorical_term(record, name, seen_name, k, value=value)
             parent_value = per_partition(  # as text: parents of several types share a CASE
                 partition,
                 [
@@ -402,7 +468,7 @@ class TAN(Classifier):
             if parent_value is None:
                 terms.append(fallback)
                 continue
-            cpt_name = f"wml_t{i}"
+            cpt_name, parent_name = f"wml_t{i}", f"wml_q{i}"
             condition = templates.expression(
                 "equals_both",
                 left_1=column("value", cpt_name),
@@ -410,25 +476,43 @@ class TAN(Classifier):
                 left_2=column("parent_value", cpt_name),
                 right_2=parent_value,
             )
+            parent_condition = templates.expression(
+                "equals", left=column("parent_value", parent_name), right=parent_value
+            )
             if partition is not None:
                 condition = exp.and_(condition, partition_condition(cpt_name, partition))
+                parent_condition = exp.and_(
+                    parent_condition, partition_condition(parent_name, partition)
+                )
             pivot = templates.build(
                 "pivot_cpt_by_class" if partition is None else "pivot_partitioned_cpt_by_class",
                 table=record.table("cpt"),
                 attribute=name,
                 class_columns=pivot_columns("log_prob", k, "lp"),
             )
+            parent_pivot = pivot_rows(
+                record.table("cpt_parent"), "parent_value", "log_prob", k, "lp", name,
+                partition is not None,
+            )  # fmt: skip
             per_class = [
                 templates.expression(
                     "term_tan",
                     value=value,
                     found=column("value", cpt_name),
                     known=column(f"lp_{c}", cpt_name),
+                    seen=column("value", seen_name),
+                    parent_found=column("parent_value", parent_name),
+                    parent_known=column(f"lp_{c}", parent_name),
                     fallback=fallback.per_class[c],
                 )
                 for c in range(k)
             ]
-            terms.append(Term(per_class, [*fallback.joins, Join(pivot, cpt_name, on=condition)]))
+            joins = [
+                *fallback.joins,
+                Join(pivot, cpt_name, on=condition),
+                Join(parent_pivot, parent_name, on=parent_condition),
+            ]
+            terms.append(Term(per_class, joins))
         return terms
 
     # -- fitted structure -----------------------------------------------------------------
@@ -605,8 +689,7 @@ def chow_liu_tree(
         a :class:`ChowLiuTree` (edges oriented away from ``root``, MI in bits).
     """
     binning.check_bins(bins)
-    warehouse = connect(con)
-    with open_source(warehouse, source) as src:
+    with session(con) as warehouse, open_source(warehouse, source) as src:
         names = list(src.columns if columns is None else columns)
         if len(names) < 2 or len(set(names)) != len(names):
             raise ColumnError(f"expected at least two distinct columns, got {names}")

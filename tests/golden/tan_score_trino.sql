@@ -30,8 +30,11 @@ WITH wml_input AS (
             ELSE 4
           END IS NULL
           THEN CAST(0 AS DOUBLE)
-          WHEN "wml_t1"."value" IS NULL
-          THEN CASE
+          WHEN NOT "wml_t1"."value" IS NULL
+          THEN "wml_t1"."lp_0"
+          WHEN NOT "wml_a1"."value" IS NULL AND NOT "wml_q1"."parent_value" IS NULL
+          THEN "wml_q1"."lp_0"
+          ELSE CASE
             WHEN CASE
               WHEN "s"."x" IS NULL
               THEN NULL
@@ -50,33 +53,36 @@ WITH wml_input AS (
             THEN "wml_a1_unseen"."lp_0"
             ELSE "wml_a1"."lp_0"
           END
-          ELSE "wml_t1"."lp_0"
         END + CASE
           WHEN "s"."d" IS NULL
           THEN CAST(0 AS DOUBLE)
-          WHEN "wml_t2"."value" IS NULL
-          THEN CASE
+          WHEN NOT "wml_t2"."value" IS NULL
+          THEN "wml_t2"."lp_0"
+          WHEN NOT "wml_a2"."value" IS NULL AND NOT "wml_q2"."parent_value" IS NULL
+          THEN "wml_q2"."lp_0"
+          ELSE CASE
             WHEN "s"."d" IS NULL
             THEN CAST(0 AS DOUBLE)
             WHEN "wml_a2"."value" IS NULL
             THEN "wml_a2_unseen"."lp_0"
             ELSE "wml_a2"."lp_0"
           END
-          ELSE "wml_t2"."lp_0"
         END
       )
     ) + CASE
       WHEN "s"."k" IS NULL
       THEN CAST(0 AS DOUBLE)
-      WHEN "wml_t3"."value" IS NULL
-      THEN CASE
+      WHEN NOT "wml_t3"."value" IS NULL
+      THEN "wml_t3"."lp_0"
+      WHEN NOT "wml_a3"."value" IS NULL AND NOT "wml_q3"."parent_value" IS NULL
+      THEN "wml_q3"."lp_0"
+      ELSE CASE
         WHEN "s"."k" IS NULL
         THEN CAST(0 AS DOUBLE)
         WHEN "wml_a3"."value" IS NULL
         THEN "wml_a3_unseen"."lp_0"
         ELSE "wml_a3"."lp_0"
       END
-      ELSE "wml_t3"."lp_0"
     END AS "wml_j_0",
     (
       (
@@ -103,8 +109,11 @@ WITH wml_input AS (
             ELSE 4
           END IS NULL
           THEN CAST(0 AS DOUBLE)
-          WHEN "wml_t1"."value" IS NULL
-          THEN CASE
+          WHEN NOT "wml_t1"."value" IS NULL
+          THEN "wml_t1"."lp_1"
+          WHEN NOT "wml_a1"."value" IS NULL AND NOT "wml_q1"."parent_value" IS NULL
+          THEN "wml_q1"."lp_1"
+          ELSE CASE
             WHEN CASE
               WHEN "s"."x" IS NULL
               THEN NULL
@@ -123,33 +132,36 @@ WITH wml_input AS (
             THEN "wml_a1_unseen"."lp_1"
             ELSE "wml_a1"."lp_1"
           END
-          ELSE "wml_t1"."lp_1"
         END + CASE
           WHEN "s"."d" IS NULL
           THEN CAST(0 AS DOUBLE)
-          WHEN "wml_t2"."value" IS NULL
-          THEN CASE
+          WHEN NOT "wml_t2"."value" IS NULL
+          THEN "wml_t2"."lp_1"
+          WHEN NOT "wml_a2"."value" IS NULL AND NOT "wml_q2"."parent_value" IS NULL
+          THEN "wml_q2"."lp_1"
+          ELSE CASE
             WHEN "s"."d" IS NULL
             THEN CAST(0 AS DOUBLE)
             WHEN "wml_a2"."value" IS NULL
             THEN "wml_a2_unseen"."lp_1"
             ELSE "wml_a2"."lp_1"
           END
-          ELSE "wml_t2"."lp_1"
         END
       )
     ) + CASE
       WHEN "s"."k" IS NULL
       THEN CAST(0 AS DOUBLE)
-      WHEN "wml_t3"."value" IS NULL
-      THEN CASE
+      WHEN NOT "wml_t3"."value" IS NULL
+      THEN "wml_t3"."lp_1"
+      WHEN NOT "wml_a3"."value" IS NULL AND NOT "wml_q3"."parent_value" IS NULL
+      THEN "wml_q3"."lp_1"
+      ELSE CASE
         WHEN "s"."k" IS NULL
         THEN CAST(0 AS DOUBLE)
         WHEN "wml_a3"."value" IS NULL
         THEN "wml_a3_unseen"."lp_1"
         ELSE "wml_a3"."lp_1"
       END
-      ELSE "wml_t3"."lp_1"
     END AS "wml_j_1"
   FROM wml_input AS s
   CROSS JOIN (
@@ -241,6 +253,18 @@ WITH wml_input AS (
     AND "wml_t1"."parent_value" = CAST("s"."k" AS VARCHAR)
   LEFT JOIN (
     SELECT
+      p."parent_value" AS "parent_value",
+      MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
+      MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
+    FROM "wml"."MODEL_cpt_parent" AS p
+    WHERE
+      p.attribute = 'x'
+    GROUP BY
+      p."parent_value"
+  ) AS wml_q1
+    ON "wml_q1"."parent_value" = CAST("s"."k" AS VARCHAR)
+  LEFT JOIN (
+    SELECT
       p."value" AS "value",
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
@@ -288,6 +312,30 @@ WITH wml_input AS (
     END AS VARCHAR)
   LEFT JOIN (
     SELECT
+      p."parent_value" AS "parent_value",
+      MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
+      MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
+    FROM "wml"."MODEL_cpt_parent" AS p
+    WHERE
+      p.attribute = 'd'
+    GROUP BY
+      p."parent_value"
+  ) AS wml_q2
+    ON "wml_q2"."parent_value" = CAST(CASE
+      WHEN "s"."x" IS NULL
+      THEN NULL
+      WHEN "s"."x" <= CAST(0.5 AS DOUBLE)
+      THEN 0
+      WHEN "s"."x" <= CAST(1.5 AS DOUBLE)
+      THEN 1
+      WHEN "s"."x" <= CAST(2.0 AS DOUBLE)
+      THEN 2
+      WHEN "s"."x" <= CAST(2.5 AS DOUBLE)
+      THEN 3
+      ELSE 4
+    END AS VARCHAR)
+  LEFT JOIN (
+    SELECT
       p."value" AS "value",
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
@@ -321,6 +369,18 @@ WITH wml_input AS (
   ) AS wml_t3
     ON "wml_t3"."value" = CAST("s"."k" AS VARCHAR)
     AND "wml_t3"."parent_value" = CAST("s"."c" AS VARCHAR)
+  LEFT JOIN (
+    SELECT
+      p."parent_value" AS "parent_value",
+      MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
+      MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
+    FROM "wml"."MODEL_cpt_parent" AS p
+    WHERE
+      p.attribute = 'k'
+    GROUP BY
+      p."parent_value"
+  ) AS wml_q3
+    ON "wml_q3"."parent_value" = CAST("s"."c" AS VARCHAR)
 ), wml_maxed AS (
   SELECT
     *,
