@@ -33,6 +33,7 @@ from warehouse_ml.api import MODEL_KINDS
 from warehouse_ml.errors import NameConflictError, ParameterError, WarehouseMLError
 from warehouse_ml.model import Classifier
 from warehouse_ml.progress import Progress
+from warehouse_ml.sources import open_source
 from warehouse_ml.templates import TableName
 from warehouse_ml.warehouse import DuckDBWarehouse
 
@@ -355,16 +356,12 @@ def cmd_demo(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         n_train = int(data.num_rows * 0.8)
         parts = (data.slice(0, n_train), data.slice(n_train))
         for claimed, part in zip(claims, parts, strict=True):
-            arrow = warehouse.register_arrow(part)
-            try:
-                with warehouse.transaction():
-                    table = ownership.take(
-                        warehouse, claimed, owner_kind="demo", owner="demo", role="data",
-                        created_by="demo", lifetime=ownership.KEPT,
-                    )  # fmt: skip
-                    warehouse.run("create_table_copy", table=table, source=arrow)
-            finally:
-                warehouse.unregister(arrow)
+            with open_source(warehouse, part) as arrow:
+                ownership.create(
+                    warehouse, claimed, templates.build("select_all", source=arrow.relation),
+                    owner_kind="demo", owner="demo", role="data", created_by="demo",
+                    lifetime=ownership.KEPT,
+                )  # fmt: skip
         print(
             f"wrote tables customers ({n_train} rows) and new_customers "
             f"({data.num_rows - n_train} rows) to {args.db}"

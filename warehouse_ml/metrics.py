@@ -35,7 +35,7 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
-from warehouse_ml import catalog, names, ownership, templates
+from warehouse_ml import names, ownership, templates
 from warehouse_ml.errors import ColumnError, DataError, ParameterError
 from warehouse_ml.names import PROBABILITY_PREFIX
 from warehouse_ml.sources import Source, SourceLike, open_source
@@ -924,14 +924,10 @@ def create_measure_view(
         query = build(spec, src, **options)
         sources = [] if src.object is None else [src.object]
         claimed = ownership.claim(warehouse, TableName.parse(view), "view", sources=sources)
-        catalog.ensure(warehouse)
-        with warehouse.transaction():
-            name = ownership.take(
-                warehouse, claimed, owner_kind="measure", owner=str(claimed.target),
-                role=measure, created_by="create_measure_view", lifetime=ownership.KEPT,
-            )  # fmt: skip
-            warehouse.run_tree(exp.Create(kind="VIEW", this=name.to_table(), expression=query))
-    return name
+        return ownership.create(
+            warehouse, claimed, query, owner_kind="measure", owner=str(claimed.target),
+            role=measure, created_by="create_measure_view", lifetime=ownership.KEPT,
+        )  # fmt: skip
 
 
 def _measure(measure: str) -> Callable[..., exp.Query]:

@@ -618,14 +618,10 @@ class Classifier(abc.ABC):
             claimed = ownership.claim(
                 warehouse, TableName.parse(table), "table", sources=_objects(src)
             )
-            catalog.ensure(warehouse)
-            with warehouse.transaction():
-                name = ownership.take(
-                    warehouse, claimed, owner_kind="prediction_table", owner=record.name,
-                    role="predictions", created_by="create_table", lifetime=ownership.KEPT,
-                )  # fmt: skip
-                warehouse.run_tree(templates.create_table_as(name, query))
-        return name
+            return ownership.create(
+                warehouse, claimed, query, owner_kind="prediction_table", owner=record.name,
+                role="predictions", created_by="create_table", lifetime=ownership.KEPT,
+            )  # fmt: skip
 
     def sql(
         self,
@@ -677,15 +673,11 @@ class Classifier(abc.ABC):
             claimed = ownership.claim(
                 warehouse, TableName.parse(view), "view", sources=_objects(src)
             )
-            catalog.ensure(warehouse)
-            with warehouse.transaction():
-                name = ownership.take(
-                    warehouse, claimed, owner_kind="model", owner=record.name,
-                    role=PREDICTION_VIEW, created_by="create_view", lifetime=ownership.MODEL,
-                    details={"source": spec, "options": options},
-                )  # fmt: skip
-                warehouse.run_tree(exp.Create(kind="VIEW", this=name.to_table(), expression=query))
-        return name
+            return ownership.create(
+                warehouse, claimed, query, owner_kind="model", owner=record.name,
+                role=PREDICTION_VIEW, created_by="create_view", lifetime=ownership.MODEL,
+                details={"source": spec, "options": options},
+            )  # fmt: skip
 
     def _view_query_from(
         self, warehouse: Warehouse, record: ModelRecord, source: Source, options: dict[str, Any]
@@ -726,7 +718,7 @@ class Classifier(abc.ABC):
                 f"(con, {record.name!r}, on_broken='drop')), then fit again"
             ) from error
         warehouse.run("drop_view", view=row.name)
-        warehouse.run_tree(exp.Create(kind="VIEW", this=row.name.to_table(), expression=query))
+        warehouse.run_tree(templates.create_view(row.name, query))
 
     def __repr__(self) -> str:
         state = f"name={self.record_.name!r}" if self.record_ is not None else "unfitted"

@@ -395,6 +395,33 @@ def claim(
     return Claim(target, kind, replaced if existing is not None else None)
 
 
+def create(
+    warehouse: Warehouse,
+    claimed: Claim,
+    query: exp.Query,
+    *,
+    owner_kind: str,
+    owner: str,
+    role: str,
+    created_by: str,
+    lifetime: str,
+    details: dict[str, Any] | None = None,
+) -> TableName:
+    """Create a claimed table or view as ``query``, recorded as the library's first, in one
+    transaction (replacing the library's object of that name, if any); returns its name."""
+    ensure(warehouse)
+    with warehouse.transaction():
+        name = take(
+            warehouse, claimed, owner_kind=owner_kind, owner=owner, role=role,
+            created_by=created_by, lifetime=lifetime, details=details,
+        )  # fmt: skip
+        if claimed.kind == "view":
+            warehouse.run_tree(templates.create_view(name, query))
+        else:
+            warehouse.run_tree(templates.create_table_as(name, query))
+    return name
+
+
 def take(
     warehouse: Warehouse,
     claimed: Claim,

@@ -44,7 +44,7 @@ import pyarrow as pa
 import pyarrow.types as pt
 from sqlglot import exp
 
-from warehouse_ml import catalog, names, ownership, templates
+from warehouse_ml import names, ownership, templates
 from warehouse_ml.errors import ColumnError, DataError, ParameterError
 from warehouse_ml.sources import Source, SourceLike, open_source
 from warehouse_ml.templates import TableName, alias, column
@@ -330,17 +330,10 @@ def write(
     name = TableName.parse(table) if table is not None else warehouse.library_table(split_id)
     sources = [] if source.object is None else [source.object]
     claimed = ownership.claim(warehouse, name, "view" if view else "table", sources=sources)
-    catalog.ensure(warehouse)
-    with warehouse.transaction():
-        target = ownership.take(
-            warehouse, claimed, owner_kind="split", owner=split_id, role="split",
-            created_by=created_by, lifetime=ownership.KEPT,
-        )  # fmt: skip
-        if view:
-            warehouse.run_tree(exp.Create(kind="VIEW", this=target.to_table(), expression=query))
-        else:
-            warehouse.run_tree(templates.create_table_as(target, query))
-    return target
+    return ownership.create(
+        warehouse, claimed, query, owner_kind="split", owner=split_id, role="split",
+        created_by=created_by, lifetime=ownership.KEPT,
+    )  # fmt: skip
 
 
 def fold_rows(

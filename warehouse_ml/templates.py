@@ -141,6 +141,11 @@ def create_table_as(table: TableName, query: exp.Query) -> exp.Create:
     return exp.Create(kind="TABLE", this=table.to_table(), expression=query)
 
 
+def create_view(view: TableName, query: exp.Query) -> exp.Create:
+    """``CREATE VIEW view AS query`` (the view must not exist: drop it first)."""
+    return exp.Create(kind="VIEW", this=view.to_table(), expression=query)
+
+
 def values(rows: Sequence[Sequence[Any]], name: str, columns: Sequence[str]) -> exp.Values:
     """``(VALUES (...), ...) AS name(columns)`` from Python scalars, all bound as literals
     (a sqlglot expression, e.g. a typed ``CAST('...' AS TIMESTAMP)``, is kept as it is)."""
