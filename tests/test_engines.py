@@ -535,3 +535,94 @@ def test_refit_replaces_the_catalog_row(engine: Engine) -> None:
     assert first.record.model_id != second.record.model_id
     old = ownership.library_object(engine.warehouse, first.record.table("classes"))
     assert engine.warehouse.relation_kind(old) is None
+
+
+# -- the guest contract on every engine (docs/RELIABILITY.md) ------------------------------------
+def test_a_user_object_is_never_replaced(engine: Engine) -> None:
+    table = engine.load(TABLE, DATA)
+    model = wml.NaiveBayes().fit(engine.warehouse, table, "label", keys=["id"], name="engine_guest")
+    with pytest.raises(wml.NameConflictError):
+        model.create_view(engine.warehouse, table, table, keys=["id"])
+    with pytest.raises(wml.NameConflictError):
+        wml.assign_folds(engine.warehouse, table, folds=3, key="id", table=table)
+    assert engine.warehouse.schema_of(TableName((table,))).names == DATA.column_names
+    view = model.create_view(engine.warehouse, "engine_guest_scores", table, keys=["id"])
+    again = model.create_view(engine.warehouse, "engine_guest_scores", table, keys=["id"])
+    assert view == again  # its own view: replaced
+    wml.drop_view(engine.warehouse, view)
+
+
+LONG = "x" * 61
+LONG_LABELS = pa.table(
+    {
+        "id": pa.array(range(40), pa.int64()),
+        "f": pa.array([f"v{i % 3}" for i in range(40)]),
+        "label": pa.array([LONG + "ab"[i % 2] for i in range(40)]),
+    }
+)
+
+
+def test_labels_sharing_their_first_61_bytes_name_distinct_columns(engine: Engine) -> None:
+    """PostgreSQL truncates names to 63 bytes: p_ + 61 shared bytes would be one column."""
+    table = engine.load("wml_engine_long_labels", LONG_LABELS)
+    model = wml.NaiveBayes().fit(engine.warehouse, table, "label", keys=["id"], name="engine_long")
+    view = model.create_view(engine.warehouse, "engine_long_scores", table, keys=["id", "label"])
+    rows = engine.warehouse.fetch(
+        "select_table", table=view, order_columns=[templates.column("id", "t")]
+    )
+    probabilities = [c for c in rows.column_names if c.startswith("p_")]
+    assert len(probabilities) == 2 and len(set(probabilities)) == 2
+    assert probabilities == model.probability_names(engine.warehouse)
+    ev = wml.cross_validate(engine.warehouse, table, "label", wml.NaiveBayes(), folds=2, key="id")
+    assert ev.accuracy().n == 40
+    ev.drop()
+
+
+def test_evaluations_leave_nothing_and_vacuum_finds_leftovers(engine: Engine) -> None:
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    wml.NaiveBayes().fit(w, table, "label", keys=["id"], name="engine_guest")
+    before = {o["object_name"] for o in wml.list_objects(w).to_pylist()}
+    with wml.cross_validate(w, table, "label", wml.TAN(), folds=3, key="id") as ev:
+        assert ev.accuracy().n == DATA.num_rows - DATA["label"].null_count
+    after = {o["object_name"] for o in wml.list_objects(w).to_pylist()}
+    assert after == before  # temporary tables (or, on Spark, registered ones dropped again)
+    kept = wml.cross_validate(w, table, "label", wml.NaiveBayes(), folds=3, key="id", keep=True)
+    assert [e["id"] for e in wml.list_evaluations(w).to_pylist()] == [kept.id]
+    assert wml.load_evaluation(w, kept.id).accuracy() == kept.accuracy()
+    wml.drop_evaluation(w, kept.id)
+    assert wml.list_evaluations(w).num_rows == 0
+    # a leftover of a killed fit: a staged version of another (ended) process, registered
+    leftover = TableName(("wml", "m0123456789abcdef_classes"))
+    w.run("drop_table", table=leftover)
+    w.run("create_table_copy", table=leftover, source=TableName((table,)))
+    row = templates.values(
+        [[f'["", "wml", "{w.fold(leftover.name)}"]', '["wml", "m0123456789abcdef_classes"]',
+          "table", "model", "nobody", "m0123456789abcdef", "classes", "model", "fit",
+          templates.exp.cast(templates.literal("2026-01-01 00:00:00"), "TIMESTAMP"),
+          f"{w.dialect}:ended|deadprocess|0", "{}"]],  # fmt: skip
+        "r",
+        ownership.COLUMNS,
+    )
+    w.run("insert_rows_from", table=ownership.registry(w), rows=row)
+    removed = wml.vacuum(w).to_pylist()
+    assert "wml.m0123456789abcdef_classes" in {r["object_name"] for r in removed}
+    assert wml.load(w, "engine_guest").predict(w, table).num_rows == DATA.num_rows
+
+
+def test_an_open_postgres_transaction_is_refused(postgres_engine: Engine) -> None:
+    import psycopg
+
+    table = postgres_engine.load(TABLE, DATA)
+    model = wml.NaiveBayes().fit(postgres_engine.warehouse, table, "label", name="engine_tx")
+    connection = psycopg.connect(postgres_engine.connection.info.dsn)  # autocommit off
+    try:
+        connection.execute(f'SELECT count(*) FROM "{table}"').fetchall()  # opens a transaction
+        with pytest.raises(wml.ConnectionStateError, match="INTRANS"):
+            model.predict_proba(connection, table)
+        assert connection.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        connection.commit()
+        assert model.predict_proba(connection, table).num_rows == DATA.num_rows
+        assert connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    finally:
+        connection.close()

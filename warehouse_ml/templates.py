@@ -266,8 +266,8 @@ def _bind(template: str, node: exp.Placeholder, value: Any) -> None:
         if isinstance(value, exp.Values):  # carries its own alias and column names
             parent.replace(value)
             return
-        if isinstance(value, exp.Query):
-            subquery = value.subquery(copy=False)
+        if isinstance(value, exp.Query):  # a subquery keeps its query, under the slot's alias
+            subquery = value if isinstance(value, exp.Subquery) else value.subquery(copy=False)
             subquery.set("alias", parent.args.get("alias"))
             parent.replace(subquery)
             return
