@@ -596,14 +596,13 @@ def test_evaluations_leave_nothing_and_vacuum_finds_leftovers(engine: Engine) ->
     leftover = TableName(("wml", "m0123456789abcdef_classes"))
     w.run("drop_table", table=leftover)
     w.run("create_table_copy", table=leftover, source=TableName((table,)))
-    row = templates.values(
-        [[f'["", "wml", "{w.fold(leftover.name)}"]', '["wml", "m0123456789abcdef_classes"]',
-          "table", "model", "nobody", "m0123456789abcdef", "classes", "model", "fit",
-          templates.exp.cast(templates.literal("2026-01-01 00:00:00"), "TIMESTAMP"),
-          f"{w.dialect}:ended|deadprocess|0", "{}"]],  # fmt: skip
-        "r",
-        ownership.COLUMNS,
-    )
+    values = [
+        f'["", "wml", "{w.fold(leftover.name)}"]', '["wml", "m0123456789abcdef_classes"]',
+        "table", "model", "nobody", "m0123456789abcdef", "classes", "model", "fit",
+        templates.exp.cast(templates.literal("2026-01-01 00:00:00"), "TIMESTAMP"),
+        f"{w.dialect}:ended|deadprocess|0", "{}",
+    ]  # fmt: skip
+    row = templates.values([values], "r", ownership.COLUMNS)
     w.run("insert_rows_from", table=ownership.registry(w), rows=row)
     removed = wml.vacuum(w).to_pylist()
     assert "wml.m0123456789abcdef_classes" in {r["object_name"] for r in removed}

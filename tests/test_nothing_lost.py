@@ -171,7 +171,9 @@ def test_user_tables_are_only_read(db, operation):
     before, data = _outside_wml(db, target), user_checksums(db)
     OPERATIONS[operation](db)
     after = user_checksums(db)
-    assert {k: after[k] for k in data if k != target} == {k: v for k, v in data.items() if k != target}
+    assert {k: after[k] for k in data if k != target} == {
+        k: v for k, v in data.items() if k != target
+    }
     assert _outside_wml(db, target) == before
 
 

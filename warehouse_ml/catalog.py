@@ -122,16 +122,29 @@ def validate_name(name: str) -> str:
 
 
 def _exists(warehouse: Warehouse, name: str) -> bool:
+    """Whether the library's table ``wml.<name>`` exists (asked once per call)."""
+    if name in warehouse.known:
+        return True
     table = ownership.library_object(warehouse, warehouse.library_table(name))
-    return warehouse.relation_kind(table) is not None
+    if warehouse.relation_kind(table) is None:
+        return False
+    warehouse.known.add(name)
+    return True
 
 
 def ensure(warehouse: Warehouse) -> None:
     """Create schema ``wml``, the catalog and the object registry if they do not exist, and
-    move the views a format-1 catalog registered (``wml.views``) into the registry."""
-    ownership.ensure(warehouse)
-    warehouse.run("create_catalog", table=catalog_table(warehouse))
-    if _exists(warehouse, LEGACY_VIEWS):
+    move the views a format-1 catalog registered (``wml.views``) into the registry (one read of
+    the schema's objects, once per call)."""
+    if CATALOG_NAME in warehouse.known:
+        return
+    present = {name for name, _ in warehouse.schema_objects(SCHEMA)}
+    if ownership.REGISTRY not in present:
+        ownership.ensure(warehouse)
+    if CATALOG_NAME not in present:
+        warehouse.run("create_catalog", table=catalog_table(warehouse))
+    warehouse.known |= {ownership.REGISTRY, CATALOG_NAME}
+    if LEGACY_VIEWS in present:
         _migrate_views(warehouse)
 
 
@@ -285,36 +298,46 @@ def _condition(**equal: str) -> exp.Expression:
     return exp.and_(*(exp.EQ(this=column(k), expression=literal(v)) for k, v in equal.items()))
 
 
-def _version_objects(warehouse: Warehouse, record: ModelRecord) -> list[Owned]:
-    """The registered objects of ``record``'s model that belong to one version of it (every
-    object of the model but its views)."""
-    return [
-        o for o in ownership.owned_by(warehouse, "model", record.name) if o.role != PREDICTION_VIEW
-    ]
-
-
-def _drop_version(warehouse: Warehouse, old: ModelRecord, keep: set[tuple[str, ...]]) -> None:
-    """Drop an old version's parameter tables (registered, or named in a format-1 row)."""
-    registered = [
+def _leftovers(
+    warehouse: Warehouse, record: ModelRecord, owned: list[Owned], replaced: list[ModelRecord]
+) -> list[Owned]:
+    """The objects of ``record``'s model that its publication makes useless: the replaced
+    versions' tables, earlier model selections' comparisons (but the one ``record`` names), and
+    tables other fits of the name staged and left (a killed fit's), unless such a fit may
+    still be running."""
+    replaced_ids = {old.model_id for old in replaced}
+    selection = tuple(record.details.get("selection") or ())
+    staged = [
         o
-        for o in _version_objects(warehouse, old)
-        if o.version == old.model_id or (not o.version and o.key not in keep)
+        for o in owned
+        if o.version and o.version != record.model_id and o.version not in replaced_ids
     ]
-    ownership.release(warehouse, registered)
-    if old.format_version < FORMAT_VERSION:
-        for part in old.parts:
-            warehouse.run("drop_table", table=old.table(part))
+    running = ownership.alive(warehouse, staged, ownership.now()) if staged else set()
+    return [
+        o
+        for o in owned
+        if o.role != PREDICTION_VIEW
+        and (
+            o.version in replaced_ids
+            or (not o.version and o.name.parts != selection)
+            or (o in staged and o.session not in running)
+        )
+    ]
 
 
 def publish(
-    warehouse: Warehouse, record: ModelRecord, rebuild_views: Callable[[ModelRecord], None]
+    warehouse: Warehouse,
+    record: ModelRecord,
+    rebuild_views: Callable[[ModelRecord, list[Owned]], None],
 ) -> None:
     """Make ``record`` (whose tables exist, registered) the model of its name, atomically.
 
     In one transaction: the old catalog row is read and replaced, the model's registered views
-    are rebuilt by ``rebuild_views``, and the old version's parameter tables are dropped (with
-    the model's other objects of no current use: an earlier model selection's comparison). If
-    anything fails, the transaction rolls back; the caller's staging drops the new tables.
+    are rebuilt by ``rebuild_views`` (given the new record and the views' registry rows), and
+    the objects the publication makes useless are dropped (:func:`_leftovers`: the old
+    version's tables, an earlier model selection's comparison, what a killed fit of the name
+    left). If anything fails, the transaction rolls back; the caller's staging drops the new
+    tables.
 
     Concurrent fits of one name: the old row is deleted by name AND model id, and the name must
     then have exactly one row, this one. A fit whose old row another connection replaced
@@ -343,14 +366,13 @@ def publish(
                 f"publishing (catalog rows {now_there}, expected only {record.model_id!r}); "
                 "this fit was rolled back: run it again"
             )
-        rebuild_views(record)
-        keep = {
-            o.key
-            for o in _version_objects(warehouse, record)
-            if o.name.parts == tuple(record.details.get("selection") or ())
-        }
+        owned = ownership.owned_by(warehouse, "model", record.name)
+        rebuild_views(record, [o for o in owned if o.role == PREDICTION_VIEW])
+        ownership.release(warehouse, _leftovers(warehouse, record, owned, replaced))
         for old in replaced:
-            _drop_version(warehouse, old, keep)
+            if old.format_version < FORMAT_VERSION:
+                for part in old.parts:
+                    warehouse.run("drop_table", table=old.table(part))
 
 
 def registered_views(warehouse: Warehouse, model: str) -> list[Owned]:

@@ -3,83 +3,74 @@ the library verifies them before it first scores with that model version in a pr
 
 The checksum (sql/select_table_checksum.sql) is an order-free sum over rows of numbers read
 from the MD5 digest of each row's text, so it does not depend on the order the engine returns
-rows in; it is the engine's own (a model moved to another engine by copying its tables is
-verified against checksums taken there). A table whose rows were deleted, added or edited by
-hand raises :class:`~warehouse_ml.errors.CorruptModelError` naming it, instead of silently
-scoring with other probabilities. Views read by SQL clients are plain SQL and are NOT verified.
+rows in. It is the engine's own: the checksums record the engine and its version, and are
+only compared under that version (another may render a row as other text); a model moved to
+another engine, or read after an engine upgrade, scores unverified until it is fitted again.
+A table whose rows were deleted, added or edited by hand raises
+:class:`~warehouse_ml.errors.CorruptModelError` naming it, instead of silently scoring with
+other probabilities. Views read by SQL clients are plain SQL and are NOT verified.
 Models stored by catalog format 1 have no checksums: they load and score "unverified".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from warehouse_ml import templates
 from warehouse_ml.errors import CorruptModelError
-from warehouse_ml.templates import TableName, column
+from warehouse_ml.templates import TableName
 from warehouse_ml.warehouse import Warehouse
 
 _VERIFIED: set[str] = set()
 """Model ids whose tables this process has verified (once per process and model version)."""
 
 
-def _row_text(names: list[str]) -> templates.exp.Expression:
-    cells = [templates.expression("checksum_cell", value=column(n, "t")) for n in names]
-    text = cells[0]
-    for cell in cells[1:]:
-        text = templates.exp.DPipe(
-            this=templates.exp.DPipe(this=text, expression=templates.literal("|")),
-            expression=cell,
+def checksums(warehouse: Warehouse, tables: Mapping[str, TableName]) -> dict[str, Any]:
+    """The checksums of a model's tables: ``{"engine": <engine and version>, "parts": {part:
+    [n_rows, checksum_high, checksum_low]}}``, taken in one query."""
+    queries = []
+    for part, table in tables.items():
+        high, low = warehouse.digest_numbers(warehouse.row_text(table))
+        queries.append(
+            templates.build("select_table_checksum", table=table, part=part, high=high, low=low)
         )
-    return text
-
-
-def checksums(warehouse: Warehouse, tables: Mapping[str, TableName]) -> dict[str, list[int]]:
-    """``{part: [n_rows, checksum_high, checksum_low]}`` of each table, in one query."""
-    digest = column("digest", "d")
-    queries = [
-        templates.build(
-            "select_table_checksum",
-            table=table,
-            part=part,
-            row_text=_row_text(warehouse.schema_of(table).names),
-            high=templates.expression("hex_digits_number", digest=digest, first=1),
-            low=templates.expression("hex_digits_number", digest=digest, first=9),
-        )
-        for part, table in tables.items()
-    ]
     with warehouse.exact_float_text():
         rows = warehouse.fetch_tree(templates.union_all(queries)).to_pylist()
-    return {
+    parts = {
         r["part"]: [int(r["n_rows"]), int(r["checksum_high"]), int(r["checksum_low"])] for r in rows
     }
+    return {"engine": warehouse.engine_version(), "parts": parts}
 
 
 def verify(
     warehouse: Warehouse,
     model: str,
     model_id: str,
-    recorded: Mapping[str, list[int]] | None,
+    recorded: Mapping[str, Any] | None,
     tables: Mapping[str, TableName],
 ) -> bool:
     """Check a model version's tables against the checksums its fit recorded (once per
-    process and model version). Returns False for a model without checksums (unverified).
+    process and model version). Returns False when it cannot: a model without checksums
+    (catalog format 1), or checksums taken by another engine or engine version (which may
+    render values as other text): the model then scores unverified.
 
     Raises:
         CorruptModelError: a table's row count or checksum differs, or the fit's record of
             its tables and the tables differ.
     """
-    if recorded is None:
+    if recorded is None or recorded.get("engine") != warehouse.engine_version():
         return False
     if model_id in _VERIFIED:
         return True
-    if set(recorded) != set(tables):
+    expected = recorded["parts"]
+    if set(expected) != set(tables):
         raise CorruptModelError(
             f"model {model!r}: its catalog row lists the tables {sorted(tables)} but checksums "
-            f"of {sorted(recorded)}; expected the same parts (re-fit the model)"
+            f"of {sorted(expected)}; expected the same parts (re-fit the model)"
         )
-    found = checksums(warehouse, tables)
-    for part, (n_rows, *digest) in sorted(recorded.items()):
+    found = checksums(warehouse, tables)["parts"]
+    for part, (n_rows, *digest) in sorted(expected.items()):
         now_rows, *now_digest = found[part]
         if now_rows != n_rows or now_digest != digest:
             what = (

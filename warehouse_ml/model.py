@@ -247,7 +247,8 @@ class Classifier(abc.ABC):
     @property
     def verified_(self) -> bool:
         """Whether the model's parameter tables have checksums to verify (catalog format 2);
-        models stored by earlier versions score unverified."""
+        models stored by earlier versions score unverified. (The checksums are compared under
+        the engine version that took them, see integrity.py.)"""
         return "checksums" in self.record.details
 
     def parameters(self, con: Connectable) -> dict[str, pa.Table]:
@@ -337,7 +338,6 @@ class Classifier(abc.ABC):
             target_type = src.field(target).type
             classes, n_null = self._classes(warehouse, src, target)
             catalog.ensure(warehouse)
-            ownership.vacuum(warehouse, *catalog.current_versions(warehouse), owner=name)
             model_id = catalog.new_model_id()
             with Staging(
                 warehouse, owner_kind="model", owner=name, created_by="fit", version=model_id,
@@ -373,7 +373,9 @@ class Classifier(abc.ABC):
                     created_at=ownership.now(),
                     library_version=warehouse_ml.__version__,
                 )
-                catalog.publish(warehouse, record, lambda r: self._rebuild_views(warehouse, r))
+                catalog.publish(
+                    warehouse, record, lambda r, views: self._rebuild_views(warehouse, r, views)
+                )
         integrity.mark_verified(record.model_id)
         self.record_ = record
         return self
@@ -691,10 +693,12 @@ class Classifier(abc.ABC):
         model = type(self).from_record(record)
         return model.view_query(warehouse, record, source, keys=options["keys"], decision=decision)
 
-    def _rebuild_views(self, warehouse: Warehouse, record: ModelRecord) -> None:
-        """Rebuild every registered view of the model over ``record``'s tables (inside the
-        publishing transaction)."""
-        for row in catalog.registered_views(warehouse, record.name):
+    def _rebuild_views(
+        self, warehouse: Warehouse, record: ModelRecord, views: Sequence[ownership.Owned]
+    ) -> None:
+        """Rebuild the registered views of the model (``views``: their registry rows) over
+        ``record``'s tables (inside the publishing transaction)."""
+        for row in views:
             self._rebuild_view(warehouse, record, row)
 
     def _rebuild_view(

@@ -84,9 +84,12 @@ def registry(warehouse: Warehouse) -> TableName:
 
 
 def ensure(warehouse: Warehouse) -> None:
-    """Create schema ``wml`` and the registry if they do not exist."""
+    """Create schema ``wml`` and the registry if they do not exist (once per call)."""
+    if REGISTRY in warehouse.known:
+        return
     warehouse.run("create_schema", schema=LIBRARY_SCHEMA)
     warehouse.run("create_object_registry", table=registry(warehouse))
+    warehouse.known.add(REGISTRY)
 
 
 def now() -> dt.datetime:
@@ -167,8 +170,10 @@ def _decode(row: dict[str, Any]) -> Owned:
 def owned(warehouse: Warehouse, condition: exp.Expression | None = None) -> list[Owned]:
     """Registry rows (all, or those satisfying ``condition`` over the registry's columns), in
     a fixed order; none when the registry does not exist yet."""
-    if warehouse.relation_kind(library_object(warehouse, registry(warehouse))) is None:
-        return []
+    if REGISTRY not in warehouse.known:
+        if warehouse.relation_kind(library_object(warehouse, registry(warehouse))) is None:
+            return []
+        warehouse.known.add(REGISTRY)
     rows = warehouse.fetch(
         "select_rows_where",
         table=registry(warehouse),
@@ -454,7 +459,7 @@ def _session_parts(session: str) -> tuple[str, str]:
     return engine, process
 
 
-def _alive(warehouse: Warehouse, rows: Sequence[Owned], cutoff: dt.datetime) -> set[str]:
+def alive(warehouse: Warehouse, rows: Sequence[Owned], cutoff: dt.datetime) -> set[str]:
     """The sessions of ``rows`` that may still be creating objects: this process's running
     calls, sessions the engine knows to be alive, and sessions the engine cannot tell about
     (Spark) that created their objects after ``cutoff``."""
@@ -474,7 +479,7 @@ def _alive(warehouse: Warehouse, rows: Sequence[Owned], cutoff: dt.datetime) -> 
 
 
 def _removable(
-    warehouse: Warehouse, row: Owned, alive: set[str], current_versions: dict[str, str]
+    warehouse: Warehouse, row: Owned, running: set[str], current_versions: dict[str, str]
 ) -> bool:
     """Whether a registered object is a leftover: a model's object its model no longer names
     (and no running call is making), or a session object whose session has ended (for this
@@ -484,11 +489,11 @@ def _removable(
             current = current_versions.get(row.owner) == row.version
         else:
             current = row.owner in current_versions
-        return not current and row.session not in alive
+        return not current and row.session not in running
     if row.lifetime == SESSION:
         if _session_parts(row.session)[1] == PROCESS:
             return warehouse.relation_kind(ObjectName(row.name, row.key)) is None
-        return row.session not in alive
+        return row.session not in running
     return False
 
 
@@ -518,8 +523,8 @@ def vacuum(
         older_than: see above (Spark only).
     """
     rows = owned(warehouse) if owner is None else owned_by(warehouse, "model", owner)
-    alive = _alive(warehouse, rows, now() - older_than)
-    removed = [row for row in rows if _removable(warehouse, row, alive, current_versions)]
+    running = alive(warehouse, rows, now() - older_than)
+    removed = [row for row in rows if _removable(warehouse, row, running, current_versions)]
     release(warehouse, removed)
     if owner is None:
         registered = {r.key for r in rows}

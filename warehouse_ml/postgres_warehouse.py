@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 from sqlglot import exp
 
+from warehouse_ml import templates
 from warehouse_ml.errors import ConnectionStateError, SourceError
 from warehouse_ml.templates import TableName
 from warehouse_ml.warehouse import Located, ObjectName, SqlCallback, Warehouse
@@ -195,6 +196,13 @@ class PostgresWarehouse(Warehouse):
             for r in self.fetch("engine_postgres_live_backends").to_pylist()
         }
         return tokens & alive
+
+    def row_text(self, table: TableName) -> exp.Expression:
+        """PostgreSQL casts a whole row to text itself (``CAST(t AS TEXT)``)."""
+        return templates.expression("row_text")
+
+    def engine_version(self) -> str:
+        return f"postgres {self.connection.info.server_version}"
 
     @contextlib.contextmanager
     def exact_float_text(self) -> Iterator[None]:

@@ -119,6 +119,9 @@ class SparkWarehouse(Warehouse):
             if not t.isTemporary
         ]
 
+    def engine_version(self) -> str:
+        return f"spark {self.spark.version}"
+
     def session_token(self) -> str:
         return f"spark:{self.spark.sparkContext.applicationId}"
 

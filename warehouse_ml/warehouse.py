@@ -113,6 +113,9 @@ class Warehouse(abc.ABC):
         self.on_sql = on_sql
         self._reporter: Reporter | None = None
         self._depth = 0
+        self.known: set[str] = set()
+        """Names of the library's own tables known to exist in this session (a call does not
+        ask the engine twice; :meth:`session` forgets them at the start of each call)."""
 
     # -- primitives every engine implements ---------------------------------------------
     @abc.abstractmethod
@@ -200,6 +203,7 @@ class Warehouse(abc.ABC):
                 self._depth -= 1
             return
         self._forget_facts()
+        self.known.clear()
         usable = self._usable()
         usable._depth += 1
         try:
@@ -293,6 +297,36 @@ class Warehouse(abc.ABC):
     def schema_of(self, relation: TableName | exp.Table) -> pa.Schema:
         """Column names and Arrow types of a table, view or table function, without reading rows."""
         return self.fetch("select_no_rows", source=relation).schema
+
+    def row_text(self, table: TableName) -> exp.Expression:
+        """The text of a row of ``table`` (alias ``t``) for checksums (integrity.py): every
+        column, length-prefixed, NULL marked (sql/checksum_cell.sql). Engines that can cast a
+        whole row to text do that instead."""
+        cells = [
+            templates.expression("checksum_cell", value=templates.column(n, "t"))
+            for n in self.schema_of(table).names
+        ]
+        text = cells[0]
+        for cell in cells[1:]:
+            text = exp.DPipe(
+                this=exp.DPipe(this=text, expression=templates.literal("|")), expression=cell
+            )
+        return text
+
+    def digest_numbers(self, text: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+        """Two integers (to be summed as an order-free checksum) from the MD5 digest of
+        ``text``: its hex digits 1-8 and 9-16, by portable arithmetic
+        (sql/hex_digits_number.sql)."""
+        digest = templates.expression("md5_text", text=text)
+        return (
+            templates.expression("hex_digits_number", digest=digest, first=1),
+            templates.expression("hex_digits_number", digest=digest.copy(), first=9),
+        )
+
+    @abc.abstractmethod
+    def engine_version(self) -> str:
+        """The engine and its version (checksums of rows' text are only compared under the
+        engine version that took them: another may render values as other text)."""
 
     def relation_kind(self, name: ObjectName) -> str | None:
         """'table' or 'view' when an object of that identity exists, else None."""
@@ -459,6 +493,21 @@ class DuckDBWarehouse(Warehouse):
     def schema_objects(self, schema: str) -> list[tuple[str, str]]:
         rows = self.fetch("engine_duckdb_schema_objects", schema=schema).to_pylist()
         return [(r["object_name"], r["object_kind"]) for r in rows]
+
+    def row_text(self, table: TableName) -> exp.Expression:
+        """DuckDB casts a whole row to text itself (``CAST(t AS VARCHAR)``)."""
+        return templates.expression("row_text")
+
+    def engine_version(self) -> str:
+        return f"duckdb {duckdb.__version__}"
+
+    def digest_numbers(self, text: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+        """DuckDB reads the MD5 digest as two 64-bit numbers itself (md5_number_upper/lower),
+        which plans and runs several times faster than the portable digit arithmetic."""
+        return (
+            templates.expression("engine_duckdb_md5_upper", text=text),
+            templates.expression("engine_duckdb_md5_lower", text=text.copy()),
+        )
 
     # -- the user's connection ------------------------------------------------------------
     def _usable(self) -> Warehouse:
