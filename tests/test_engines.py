@@ -625,3 +625,19 @@ def test_an_open_postgres_transaction_is_refused(postgres_engine: Engine) -> Non
         assert connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
     finally:
         connection.close()
+
+
+def test_names_over_the_engines_identifier_length_are_one_object(postgres_engine: Engine) -> None:
+    """PostgreSQL keeps the first 63 bytes of a name: two names sharing them are one object,
+    for the registry too."""
+    table = postgres_engine.load(TABLE, DATA)
+    w = postgres_engine.warehouse
+    model = wml.NaiveBayes().fit(w, table, "label", keys=["id"], name="engine_long_names")
+    first = model.create_view(w, "v" * 63 + "_first", table, keys=["id"])
+    second = model.create_view(w, "v" * 63 + "_second", table, keys=["id"])  # the same view
+    assert [str(v) for v in wml.registered_views(w, "engine_long_names")] == [str(second)]
+    w.run("drop_table", table=TableName(("u" * 63,)))
+    w.run("create_table_copy", table=TableName(("u" * 63,)), source=TableName((table,)))
+    with pytest.raises(wml.NameConflictError):
+        model.create_view(w, "u" * 63 + "_longer", table, keys=["id"])
+    assert first.name[:63] == second.name[:63]
