@@ -172,22 +172,22 @@ class Evaluation:
         )
 
 
-def _predictions_rows(warehouse: Warehouse) -> list[ownership.Owned]:
+def _kept(warehouse: Warehouse) -> list[ownership.Owned]:
+    """The registry rows of kept evaluations' predictions tables that exist."""
     rows = [
         o
         for o in ownership.owned(warehouse)
-        if o.owner_kind == "evaluation" and o.role == PREDICTIONS
+        if o.owner_kind == "evaluation" and o.role == PREDICTIONS and o.lifetime == ownership.KEPT
     ]
     return [o for o in rows if warehouse.relation_kind(ownership.library_object(warehouse, o.name))]
 
 
 def list_evaluations(con: Connectable) -> pa.Table:
-    """The evaluations whose tables exist, one row each: id (VARCHAR), created_by (the call),
-    created_at (TIMESTAMP, UTC), lifetime ('kept', or 'session': temporary tables of a session
-    that is still open), predictions (VARCHAR, the table), target, folds (INTEGER), classes
-    (VARCHAR, JSON)."""
+    """The kept evaluations (``keep=True``), one row each: id (VARCHAR), created_by (the call),
+    created_at (TIMESTAMP, UTC), lifetime ('kept'), predictions (VARCHAR, the table), target,
+    folds (INTEGER), classes (VARCHAR, JSON)."""
     with session(con) as warehouse:
-        rows = _predictions_rows(warehouse)
+        rows = _kept(warehouse)
     return pa.Table.from_pylist(
         [
             {
@@ -218,11 +218,11 @@ def list_evaluations(con: Connectable) -> pa.Table:
 
 
 def load_evaluation(con: Connectable, evaluation_id: str) -> Evaluation:
-    """A kept evaluation (``keep=True``), opened again from the registry."""
+    """A kept evaluation (``keep=True``), opened again from the registry (in any process)."""
     with session(con) as warehouse:
-        rows = [o for o in _predictions_rows(warehouse) if o.owner == evaluation_id]
+        rows = [o for o in _kept(warehouse) if o.owner == evaluation_id]
         if not rows:
-            known = sorted({o.owner for o in _predictions_rows(warehouse)})
+            known = sorted({o.owner for o in _kept(warehouse)})
             raise ParameterError(
                 f"no evaluation {evaluation_id!r} with tables in this database; evaluations "
                 f"here: {known}"
@@ -239,10 +239,10 @@ def load_evaluation(con: Connectable, evaluation_id: str) -> Evaluation:
         None if facts["split"] is None else TableName(tuple(facts["split"])),
         evaluation_id,
         tuple(facts["probability_columns"]),
-        row.lifetime == ownership.KEPT,
+        True,
     )
 
 
 def drop_evaluation(con: Connectable, evaluation_id: str) -> None:
-    """Remove an evaluation's tables (kept or temporary) and their registry rows."""
+    """Remove a kept evaluation's tables and their registry rows."""
     load_evaluation(con, evaluation_id).drop()
