@@ -33,8 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import engine_support
 
 import warehouse_ml as wml
-from warehouse_ml.templates import TableName
-from warehouse_ml.warehouse import Warehouse, connect
+from warehouse_ml.engines import connect
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.sqlgen.templates import TableName
 
 TABLE = "bench_engine_data"
 SCORES = "bench_engine_scores"

@@ -21,7 +21,7 @@ import duckdb
 import pyarrow as pa
 
 import warehouse_ml as wml
-from warehouse_ml import templates
+from warehouse_ml.sqlgen import templates
 
 KINDS = {"naive_bayes": wml.NaiveBayes, "tan": wml.TAN}
 

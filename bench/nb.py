@@ -86,8 +86,9 @@ def step_floor(folder: Path, table: str) -> dict:
 
 
 def step_formulation(folder: Path, table: str, formulation: str) -> dict:
-    from warehouse_ml import counting, templates
-    from warehouse_ml.templates import TableName
+    from warehouse_ml.sqlgen import templates
+    from warehouse_ml.sqlgen.templates import TableName
+    from warehouse_ml.stats import counting
 
     con = _connect(folder)
     source = TableName((table,)).to_table()

@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 
 import warehouse_ml as wml
 from warehouse_ml import synthetic
-from warehouse_ml.templates import TableName
+from warehouse_ml.sqlgen.templates import TableName
 
 TABLE = TableName(("spill_data",))
 CATEGORICAL = 16

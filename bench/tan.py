@@ -37,8 +37,9 @@ import pyarrow.parquet as pq
 from sqlglot import exp
 
 import warehouse_ml as wml
-from warehouse_ml import pairs, spanning_tree, templates
-from warehouse_ml.templates import TableName, alias, column
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName, alias, column
+from warehouse_ml.stats import pairs, spanning_tree
 
 CARDINALITY = 3
 

@@ -42,7 +42,7 @@ from sqlglot import exp
 from tan import floor_queries  # bench/tan.py
 
 import warehouse_ml as wml
-from warehouse_ml.templates import TableName, alias, column
+from warehouse_ml.sqlgen.templates import TableName, alias, column
 
 TARGET_MB = 500
 TARGET_MODEL_MB = 20

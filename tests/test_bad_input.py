@@ -15,7 +15,6 @@ import pyarrow as pa
 import pytest
 
 import warehouse_ml as wml
-from warehouse_ml import validation
 from warehouse_ml.errors import (
     ColumnError,
     DataError,
@@ -26,6 +25,7 @@ from warehouse_ml.errors import (
     ParameterError,
     SourceError,
 )
+from warehouse_ml.stats import validation
 
 ROWS = [
     ("a", "x", 1.0, "y"),

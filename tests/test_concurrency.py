@@ -37,9 +37,11 @@ import pyarrow as pa
 import pytest
 
 import warehouse_ml as wml
-from warehouse_ml import catalog, templates
-from warehouse_ml.templates import TableName
-from warehouse_ml.warehouse import Warehouse, connect
+from warehouse_ml.engines import connect
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.store import catalog
 
 HANG_GUARD = 120.0
 """Seconds after which a read that neither finished nor waits for a lock fails the test (a hang,

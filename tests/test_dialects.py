@@ -16,8 +16,8 @@ import sqlglot
 from sqlglot import exp
 
 import warehouse_ml as wml
-from warehouse_ml import dialects, templates
-from warehouse_ml.templates import TableName
+from warehouse_ml.sqlgen import dialects, templates
+from warehouse_ml.sqlgen.templates import TableName
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 

@@ -33,9 +33,11 @@ import pytest
 from engine_support import postgres_server, spark_session
 
 import warehouse_ml as wml
-from warehouse_ml import catalog, ownership, templates
-from warehouse_ml.templates import TableName
-from warehouse_ml.warehouse import Warehouse, connect
+from warehouse_ml.engines import connect
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.store import catalog, ownership
 
 pytestmark = pytest.mark.engines
 

@@ -17,7 +17,6 @@ import pytest
 from test_nothing_lost import objects, temporary_tables, user_checksums
 
 import warehouse_ml as wml
-from warehouse_ml import integrity
 from warehouse_ml.cli import main
 from warehouse_ml.errors import (
     ColumnConflictError,
@@ -29,7 +28,8 @@ from warehouse_ml.errors import (
     StaleModelError,
     ViewRebuildError,
 )
-from warehouse_ml.names import probability_columns
+from warehouse_ml.models.names import probability_columns
+from warehouse_ml.store import integrity
 
 
 def _customers(con, name: str = "customers", n: int = 60) -> None:

@@ -28,8 +28,8 @@ from test_nothing_lost import make_data, objects, temporary_tables, user_checksu
 
 import warehouse_ml as wml
 from warehouse_ml.cli import ProgressDisplay
+from warehouse_ml.engines import DuckDBWarehouse
 from warehouse_ml.progress import Progress
-from warehouse_ml.warehouse import DuckDBWarehouse
 
 KINDS = [wml.NaiveBayes, wml.TAN]
 
@@ -60,7 +60,7 @@ def old_model(
     kind: type,
     source: str = "sales.customers",
     scored: str = "sales.customers",
-) -> wml.model.Classifier:
+) -> wml.models.base.Classifier:
     """Fit model ``m`` (default settings) on ``source``, with a registered view ``scores`` of
     ``scored``; returns it."""
     model = kind().fit(con, source, "cls", keys=["id"], name="m")
@@ -249,7 +249,7 @@ def test_sigint_during_a_duckdb_statement_is_keyboard_interrupt(tmp_path):
     script = (
         "import os, signal, sys, threading, time, duckdb\n"
         "import sqlglot\n"
-        "from warehouse_ml.warehouse import DuckDBWarehouse\n"
+        "from warehouse_ml.engines import DuckDBWarehouse\n"
         "warehouse = DuckDBWarehouse(duckdb.connect())\n"
         "started = threading.Event()\n"
         "def sigint():\n"

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 import warehouse_ml as wml
-from warehouse_ml import integrity
+from warehouse_ml.store import integrity
 
 KILLS = 20
 MODELS = {"a": "naive_bayes", "b": "tan"}

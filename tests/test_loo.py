@@ -16,7 +16,7 @@ import pytest
 from conftest import load_text_csv
 
 import warehouse_ml as wml
-from warehouse_ml import crossval, loo
+from warehouse_ml.evaluation import crossval, loo
 
 N_ROWS = 40
 

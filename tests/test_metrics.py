@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 import warehouse_ml as wml
-from warehouse_ml import metrics
 from warehouse_ml.errors import ColumnError, ParameterError
+from warehouse_ml.evaluation import metrics
 
 TOL = 1e-9
 BINARY = {0: "p0", 1: "p1"}

@@ -261,7 +261,7 @@ def test_lookup_holds_one_row_per_code(con):
 def test_lookup_blocks_hold_consecutive_attributes_within_the_code_limit(con, monkeypatch):
     """Looked-up attributes are blocked in feature order (text attributes and integer codes
     with gaps are joined on their text); a block never exceeds MAX_BLOCK_CODES codes."""
-    from warehouse_ml import lookup
+    from warehouse_ml.models import lookup
 
     monkeypatch.setattr(lookup, "MAX_BLOCK_CODES", 30)
     table = pa.table(
@@ -304,7 +304,7 @@ def test_lookup_blocks_hold_consecutive_attributes_within_the_code_limit(con, mo
 def test_wide_model_scored_without_joins(monkeypatch, max_joined):
     """Above MAX_JOINED_ATTRIBUTES a model is scored by CASE expressions holding its parameters
     (no join per attribute); both forms equal the numpy reference, views included."""
-    from warehouse_ml import naive_bayes
+    from warehouse_ml.models import naive_bayes
 
     monkeypatch.setattr(naive_bayes, "MAX_JOINED_ATTRIBUTES", max_joined)
     rng = np.random.default_rng(7)
@@ -346,7 +346,7 @@ def test_wide_model_scored_without_joins(monkeypatch, max_joined):
 def test_wide_model_counted_in_chunks(monkeypatch, con, tennis):
     """A model wider than MAX_COUNTED_ATTRIBUTES counts its attributes chunk by chunk into a
     staging table, dropped afterwards: the same parameters as one count statement."""
-    from warehouse_ml import counting
+    from warehouse_ml.stats import counting
 
     whole = wml.NaiveBayes().fit(con, "tennis", "play", keys=["day"], name="whole")
     monkeypatch.setattr(counting, "MAX_COUNTED_ATTRIBUTES", 3)

@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 import warehouse_ml as wml
-from warehouse_ml.warehouse import DuckDBWarehouse
+from warehouse_ml.engines import DuckDBWarehouse
 
 ROWS = [
     (i, "abc"[i % 3], "xy"[(i // 3) % 2], float(i % 7) + 0.25 * (i % 3), "yn"[(i * 7 // 3) % 2])

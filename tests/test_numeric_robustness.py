@@ -17,11 +17,11 @@ import pytest
 
 import warehouse_ml as wml
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.loo import leave_one_out
-from warehouse_ml.metrics import DEFAULT_FLOOR
-from warehouse_ml.moments import numeric_moments
-from warehouse_ml.naive_bayes import outside_partitions
-from warehouse_ml.templates import TableName, create_table_as
+from warehouse_ml.evaluation.loo import leave_one_out
+from warehouse_ml.evaluation.metrics import DEFAULT_FLOOR
+from warehouse_ml.models.naive_bayes import outside_partitions
+from warehouse_ml.sqlgen.templates import TableName, create_table_as
+from warehouse_ml.stats.moments import numeric_moments
 
 
 def log_posterior(joint: np.ndarray) -> np.ndarray:

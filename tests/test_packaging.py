@@ -9,7 +9,7 @@ import zipfile
 
 from conftest import REPO
 
-from warehouse_ml import templates
+from warehouse_ml.sqlgen import templates
 
 
 def test_wheel_contains_every_sql_template(tmp_path):
@@ -64,7 +64,7 @@ def test_wheel_contains_every_sql_template(tmp_path):
         ],
         check=True,
     )
-    probe = "from warehouse_ml import templates; print(templates.template_dir()); print(len(templates.template_names()))"
+    probe = "from warehouse_ml.sqlgen import templates; print(templates.template_dir()); print(len(templates.template_names()))"
     result = subprocess.run(
         [sys.executable, "-c", probe],
         cwd=tmp_path,

@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import warehouse_ml as wml
-from warehouse_ml import pairs, templates
-from warehouse_ml.templates import TableName
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.stats import pairs
 
 
 def _table(con: duckdb.DuckDBPyConnection, model: wml.TAN, part: str) -> pa.Table:
@@ -113,7 +114,7 @@ def test_chow_liu_mi_matches_reference_and_tree() -> None:
         _, mi = _reference(data[a].to_pylist(), data[b].to_pylist(), ones)
         assert tree.mi[(a, b)] == pytest.approx(mi, abs=1e-12)
         matrix[i, j] = matrix[j, i] = mi
-    from warehouse_ml.spanning_tree import maximum_spanning_tree
+    from warehouse_ml.stats.spanning_tree import maximum_spanning_tree
 
     expected = {frozenset((names[i], names[j])) for i, j in maximum_spanning_tree(matrix)}
     assert tree.undirected_edges == expected

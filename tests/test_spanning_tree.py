@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from warehouse_ml import spanning_tree
-from warehouse_ml.spanning_tree import direct_tree, maximum_spanning_tree, tan_parents
+from warehouse_ml.stats import spanning_tree
+from warehouse_ml.stats.spanning_tree import direct_tree, maximum_spanning_tree, tan_parents
 
 
 def test_doctests() -> None:

@@ -10,8 +10,8 @@ import pytest
 import sqlglot
 
 import warehouse_ml as wml
-from warehouse_ml import templates
 from warehouse_ml.errors import ColumnError, ParameterError
+from warehouse_ml.sqlgen import templates
 
 
 def make_table(n: int = 103, classes: int = 3, string_keys: bool = False) -> pa.Table:

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 import warehouse_ml as wml
-from warehouse_ml import templates
+from warehouse_ml.sqlgen import templates
 
 REPO = Path(__file__).resolve().parents[1]
 XOR = REPO / "fixtures" / "xor.csv"

@@ -28,8 +28,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import warehouse_ml as wml
-from warehouse_ml import crossval, splits, templates
-from warehouse_ml.counting import PARTITION
+from warehouse_ml.evaluation import crossval, splits
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.stats.counting import PARTITION
 
 TOLERANCE = 1e-12
 COMPARED_PARTS = (

@@ -19,10 +19,12 @@ import pyarrow.compute as pc
 import pytest
 
 import warehouse_ml as wml
-from warehouse_ml import crossval, lookup, validation
 from warehouse_ml.cli import main
-from warehouse_ml.counting import PARTITION
 from warehouse_ml.errors import HighCardinalityError, HighCardinalityWarning
+from warehouse_ml.evaluation import crossval
+from warehouse_ml.models import lookup
+from warehouse_ml.stats import validation
+from warehouse_ml.stats.counting import PARTITION
 
 N_IDS = 2 * validation.WARN_CATEGORIES
 TOLERANCE = 1e-12

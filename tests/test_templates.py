@@ -7,8 +7,8 @@ import pytest
 from sqlglot import exp
 
 import warehouse_ml as wml
-from warehouse_ml import templates
-from warehouse_ml.templates import TableName, column
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName, column
 
 HOSTILE = [
     ("plain", '"plain"'),

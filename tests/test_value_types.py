@@ -19,9 +19,9 @@ from reference import naive_bayes_log_joint, softmax
 from sklearn.naive_bayes import GaussianNB
 
 import warehouse_ml as wml
-from warehouse_ml import naive_bayes
 from warehouse_ml.errors import ColumnError
-from warehouse_ml.loo import leave_one_out
+from warehouse_ml.evaluation.loo import leave_one_out
+from warehouse_ml.models import naive_bayes
 
 UTC = dt.timezone.utc
 INSTANTS = [

@@ -22,14 +22,8 @@ from warehouse_ml.api import (
     registered_views,
     vacuum,
 )
-from warehouse_ml.crossval import (
-    Candidate,
-    Evaluation,
-    Selection,
-    cross_validate,
-    evaluate,
-    select_model,
-)
+from warehouse_ml.engines import connect
+from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import (
     ColumnConflictError,
     ColumnError,
@@ -48,9 +42,16 @@ from warehouse_ml.errors import (
     ViewRebuildError,
     WarehouseMLError,
 )
-from warehouse_ml.evaluation import drop_evaluation, list_evaluations, load_evaluation
-from warehouse_ml.loo import leave_one_out as leave_one_out_cv  # splits has leave_one_out
-from warehouse_ml.metrics import (
+from warehouse_ml.evaluation.crossval import (
+    Candidate,
+    Evaluation,
+    Selection,
+    cross_validate,
+    evaluate,
+    select_model,
+)
+from warehouse_ml.evaluation.loo import leave_one_out as leave_one_out_cv
+from warehouse_ml.evaluation.metrics import (
     accuracy,
     average_precision,
     averaged_measures,
@@ -68,11 +69,11 @@ from warehouse_ml.metrics import (
     roc_auc,
     roc_curve,
 )
-from warehouse_ml.naive_bayes import NaiveBayes
+from warehouse_ml.evaluation.result import drop_evaluation, list_evaluations, load_evaluation
+from warehouse_ml.evaluation.splits import Split, assign_folds, holdout_split, leave_one_out
+from warehouse_ml.models.naive_bayes import NaiveBayes
+from warehouse_ml.models.tan import TAN, ChowLiuTree, chow_liu_tree
 from warehouse_ml.progress import Progress, ProgressCallback
-from warehouse_ml.splits import Split, assign_folds, holdout_split, leave_one_out
-from warehouse_ml.tan import TAN, ChowLiuTree, chow_liu_tree
-from warehouse_ml.warehouse import Warehouse, connect
 
 __all__ = [
     "TAN",

@@ -10,13 +10,14 @@ from typing import Literal
 import pyarrow as pa
 
 import warehouse_ml
-from warehouse_ml import catalog, ownership
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import IncompatibleModelError, NameConflictError, ViewRebuildError
-from warehouse_ml.model import Classifier
-from warehouse_ml.naive_bayes import NaiveBayes
-from warehouse_ml.tan import TAN
-from warehouse_ml.templates import TableName
-from warehouse_ml.warehouse import Connectable, Warehouse, session
+from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.naive_bayes import NaiveBayes
+from warehouse_ml.models.tan import TAN
+from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.store import catalog, ownership
 
 MODEL_KINDS: dict[str, type[Classifier]] = {NaiveBayes.kind: NaiveBayes, TAN.kind: TAN}
 

@@ -28,14 +28,17 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 import warehouse_ml as wml
-from warehouse_ml import catalog, crossval, ownership, synthetic, templates
+from warehouse_ml import synthetic
 from warehouse_ml.api import MODEL_KINDS
+from warehouse_ml.engines import DuckDBWarehouse
+from warehouse_ml.engines.sources import open_source
 from warehouse_ml.errors import NameConflictError, ParameterError, WarehouseMLError
-from warehouse_ml.model import Classifier
+from warehouse_ml.evaluation import crossval
+from warehouse_ml.models.base import Classifier
 from warehouse_ml.progress import Progress
-from warehouse_ml.sources import open_source
-from warehouse_ml.templates import TableName
-from warehouse_ml.warehouse import DuckDBWarehouse
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.store import catalog, ownership
 
 DEFAULT_DB = os.environ.get("WML_DB", "warehouse.duckdb")
 KIND_NAMES = {"nb": "naive_bayes", "naive_bayes": "naive_bayes", "tan": "tan"}

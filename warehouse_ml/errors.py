@@ -79,7 +79,8 @@ class ViewRebuildError(WarehouseMLError):
 
 
 class HighCardinalityWarning(UserWarning):
-    """A categorical attribute has many distinct values (see :mod:`warehouse_ml.validation`)."""
+    """A categorical attribute has many distinct values (see
+    :mod:`warehouse_ml.stats.validation`)."""
 
 
 class HighCardinalityError(DataError):

@@ -2,8 +2,8 @@
 
 A long operation (a fit, cross-validation, scoring into a table) is a sequence of SQL
 statements, and every statement passes through one choke point,
-:meth:`warehouse_ml.warehouse.Warehouse.run_tree` / ``fetch_tree``. An operation that accepts a
-``progress`` callback opens :meth:`~warehouse_ml.warehouse.Warehouse.operation`; the choke point
+:meth:`warehouse_ml.engines.base.Warehouse.run_tree` / ``fetch_tree``. An operation that accepts a
+``progress`` callback opens :meth:`~warehouse_ml.engines.base.Warehouse.operation`; the choke point
 then calls the callback with a :class:`Progress` just *before* each statement is sent to the
 engine, so a slow statement shows what is running while it runs.
 

@@ -1,0 +1,344 @@
+"""Warehouse adapters: the one render-and-run choke point between the library and an engine.
+
+Every statement the library runs goes through :meth:`Warehouse.run` or :meth:`Warehouse.fetch`
+(templates) or :meth:`Warehouse.run_tree` / :meth:`Warehouse.fetch_tree` (sqlglot trees built
+by :mod:`warehouse_ml.sqlgen.templates` helpers). Each executed statement is appended to
+``Warehouse.log`` and passed to the optional ``on_sql`` callback, so users can see exactly what
+ran in their warehouse. Inside :meth:`Warehouse.operation`, each statement is also reported to a
+progress callback before it runs (see :mod:`warehouse_ml.progress`).
+
+Engine facts live here, as attributes and methods of the adapters, not as comparisons of
+dialect names elsewhere:
+
+* **identity**: how the engine resolves a name to an object (:meth:`Warehouse.fold`: DuckDB
+  ignores ASCII case, Spark all case, PostgreSQL keeps case and truncates names to 63 bytes;
+  :meth:`Warehouse.resolve_target` / :meth:`Warehouse.resolve_existing` add the schema a name
+  lands in or comes from), so the guest contract (:mod:`warehouse_ml.store.ownership`) compares
+  objects as the engine does;
+* **the user's connection** (:meth:`Warehouse.session`): every public call runs in a session
+  that first reads the connection's state. An open user transaction (or a failed one) is a
+  :class:`~warehouse_ml.errors.ConnectionStateError` before anything runs: the library's writes
+  would otherwise commit or roll back with the user's. A DuckDB connection holding an unfinished
+  result of the user's (``con.execute(...)`` not fetched to its end) is left alone: the call runs
+  on a cursor of the same database (``connection.cursor()``), which sees committed tables but not
+  the connection's TEMP tables or registered Arrow objects (a source that is then invisible is a
+  typed error that says so). The library fetches every result it starts, so it never leaves an
+  unfinished result or a transaction of its own behind.
+
+Interrupts: Ctrl-C (SIGINT) while DuckDB runs a statement surfaces from DuckDB's Python client
+as ``RuntimeError("Query interrupted")``; the adapter re-raises it as ``KeyboardInterrupt``, as
+Python code expects. ``connection.interrupt()`` from another thread raises DuckDB's own
+``duckdb.InterruptException``. Either way the statement has no effect, and the operation cleans
+up as after any failed statement.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml.progress import ProgressCallback, Reporter, describe
+from warehouse_ml.sqlgen import dialects, templates
+from warehouse_ml.sqlgen.templates import TableName
+
+SqlCallback = Callable[[str], None]
+
+PROCESS = uuid.uuid4().hex[:12]
+"""This Python process's token: objects a process stages carry it (see :meth:`session_token`)."""
+
+LIBRARY_SCHEMA = "wml"
+
+
+@dataclass(frozen=True)
+class ObjectName:
+    """A table or view name as the engine resolves it.
+
+    Attributes:
+        parts: the name to write in SQL: (schema, name), or (catalog, schema, name) when the
+            object lives in another database than the current one.
+        key: the engine's identity of the object, (catalog or '', schema, name) with each part
+            folded as the engine compares names: two names with one key are one object.
+    """
+
+    parts: TableName
+    key: tuple[str, str, str]
+
+    def __str__(self) -> str:
+        return str(self.parts)
+
+
+@dataclass(frozen=True)
+class Located:
+    """An existing relation: its resolved name, ``kind`` ('table' or 'view') and whether it is a
+    temporary object of this connection."""
+
+    name: ObjectName
+    kind: str
+    temporary: bool
+
+
+class Warehouse(abc.ABC):
+    """An engine connection plus its SQL dialect and facts. Subclasses implement the primitives.
+
+    Class attributes state what differs between engines:
+
+    * ``dialect``: the sqlglot dialect of the engine;
+    * ``IDENTIFIER_BYTES``: the longest name the engine keeps (longer ones are truncated), or
+      None;
+    * ``TEMPORARY_TABLES``: whether ``CREATE TEMPORARY TABLE`` makes a table that disappears
+      with the session (DuckDB, PostgreSQL; Spark has temporary views only);
+    * ``KNOWS_SESSIONS``: whether :meth:`live_sessions` knows which other sessions are alive
+      (DuckDB: none can be while this one writes; PostgreSQL: its backends), or cannot tell
+      (Spark: other applications may share the catalog).
+    """
+
+    dialect: str = "duckdb"
+    IDENTIFIER_BYTES: int | None = None
+    TEMPORARY_TABLES: bool = True
+    KNOWS_SESSIONS: bool = True
+
+    def __init__(self, on_sql: SqlCallback | None = None) -> None:
+        self.log: list[str] = []
+        self.on_sql = on_sql
+        self._reporter: Reporter | None = None
+        self._depth = 0
+        self.known: set[str] = set()
+        """Names of the library's own tables known to exist in this session (a call does not
+        ask the engine twice; :meth:`session` forgets them at the start of each call)."""
+
+    # -- primitives every engine implements ---------------------------------------------
+    @abc.abstractmethod
+    def _execute(self, sql: str) -> None:
+        """Run one statement that returns no rows."""
+
+    @abc.abstractmethod
+    def _query(self, sql: str) -> pa.Table:
+        """Run one query and return all its rows."""
+
+    @abc.abstractmethod
+    def register_arrow(self, data: pa.Table | pa.RecordBatchReader) -> TableName:
+        """Make Arrow data queryable under a fresh temporary name and return that name."""
+
+    @abc.abstractmethod
+    def unregister(self, name: TableName) -> None:
+        """Forget a name made by :meth:`register_arrow`."""
+
+    @abc.abstractmethod
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
+        """Run the enclosed statements atomically: all of them become visible, or none."""
+
+    @abc.abstractmethod
+    def fold(self, part: str) -> str:
+        """One name part as the engine compares names (its identity)."""
+
+    @abc.abstractmethod
+    def resolve_target(self, name: TableName) -> ObjectName:
+        """Where a new table or view of this name would be created."""
+
+    @abc.abstractmethod
+    def resolve_existing(self, name: TableName) -> Located | None:
+        """The relation this name reads (through the engine's search path), or None."""
+
+    @abc.abstractmethod
+    def session_token(self) -> str:
+        """The engine's identity of this connection's session (stored with the objects a call
+        creates, see :mod:`warehouse_ml.store.ownership`)."""
+
+    @abc.abstractmethod
+    def live_sessions(self, tokens: set[str]) -> set[str]:
+        """Those of ``tokens`` (:meth:`session_token` values of OTHER processes) whose session
+        may still be running: the objects they staged are then left alone by
+        :func:`warehouse_ml.store.ownership.vacuum`."""
+
+    @abc.abstractmethod
+    def schema_objects(self, schema: str) -> list[tuple[str, str]]:
+        """(name, 'table' or 'view') of every object in ``schema`` of the current database."""
+
+    def _usable(self) -> Warehouse:
+        """The adapter a new session runs on: this one, or (DuckDB) a cursor when the user's
+        connection holds an unfinished result. Raises ConnectionStateError on an open or failed
+        user transaction."""
+        return self
+
+    def after_drop(self) -> None:  # noqa: B027 - most engines need nothing
+        """Give the space of dropped tables back where the engine needs to be told (DuckDB
+        files: CHECKPOINT). Best effort."""
+
+    @property
+    def sees_user_objects(self) -> bool:
+        """Whether this adapter sees the user connection's temporary objects (False for a
+        DuckDB cursor opened because the connection was busy)."""
+        return True
+
+    def views_read_library(self) -> str | None:
+        """None when a view can read the library's tables in ``wml``; else why not."""
+        return None
+
+    def exact_float_text(self) -> contextlib.AbstractContextManager[None]:
+        """Within the block, DOUBLE values cast to text are their shortest exact form whatever
+        the session's settings (integrity.py checksums such text)."""
+        return contextlib.nullcontext()
+
+    # -- sessions ---------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Warehouse]:
+        """The adapter one public call runs on (see the module docstring); nested calls of the
+        library (a select_model fitting a model) share the outermost session."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+            return
+        self._forget_facts()
+        self.known.clear()
+        usable = self._usable()
+        usable._depth += 1
+        try:
+            yield usable
+        finally:
+            usable._depth -= 1
+
+    def _forget_facts(self) -> None:  # noqa: B027 - engines that cache facts override it
+        """Facts read from the connection (current schema...) may have changed between calls."""
+
+    # -- the choke point -----------------------------------------------------------------
+    def _record(self, sql: str) -> str:
+        self.log.append(sql)
+        if self.on_sql is not None:
+            self.on_sql(sql)
+        return sql
+
+    def _announce(self, tree: exp.Expression, template: str | None) -> None:
+        """Report the statement about to run to the current operation's progress callback."""
+        if self._reporter is not None:
+            self._reporter.statement(describe(tree, template))
+
+    TEMPORARY_SCHEMA: tuple[str, ...] = ()
+    """The leading name parts of the engine's temporary tables (see :meth:`temporary_table`)."""
+
+    def _prepare(self, tree: exp.Expression) -> exp.Expression:
+        """A statement as the engine needs it: a table created under a temporary name
+        (:meth:`temporary_table`) is created TEMPORARY."""
+        if (
+            self.TEMPORARY_SCHEMA
+            and isinstance(tree, exp.Create)
+            and tree.kind == "TABLE"
+            and isinstance(tree.this, exp.Table)
+            and tuple(p.name for p in tree.this.parts[:-1]) == self.TEMPORARY_SCHEMA
+        ):
+            tree.set("properties", exp.Properties(expressions=[exp.TemporaryProperty()]))
+        return tree
+
+    def generate(self, tree: exp.Expression) -> str:
+        """SQL text of a statement for this engine."""
+        return templates.generate(self._prepare(tree), self.dialect)
+
+    def _run(self, tree: exp.Expression, template: str | None) -> None:
+        for statement in dialects.statements(tree, self.dialect):
+            self._announce(statement, template)
+            self._execute(self._record(self.generate(statement)))
+
+    def _fetch(self, tree: exp.Expression, template: str | None) -> pa.Table:
+        self._announce(tree, template)
+        return self._query(self._record(self.generate(tree)))
+
+    def run_tree(self, tree: exp.Expression) -> None:
+        """Execute a statement built as a sqlglot tree (as several engine statements where the
+        engine needs it, see :func:`warehouse_ml.sqlgen.dialects.statements`)."""
+        self._run(tree, None)
+
+    def fetch_tree(self, tree: exp.Expression) -> pa.Table:
+        """Execute a query built as a sqlglot tree and return its rows as an Arrow table."""
+        return self._fetch(tree, None)
+
+    def run(self, template: str, /, **bindings: Any) -> None:
+        """Render ``sql/<template>.sql`` for this engine and execute it."""
+        self._run(templates.build(template, **bindings), template)
+
+    def fetch(self, template: str, /, **bindings: Any) -> pa.Table:
+        """Render ``sql/<template>.sql`` for this engine and return its rows as Arrow."""
+        return self._fetch(templates.build(template, **bindings), template)
+
+    @contextlib.contextmanager
+    def operation(self, name: str, progress: ProgressCallback | None) -> Iterator[None]:
+        """Report every statement run inside the block to ``progress`` as operation ``name``.
+
+        Each statement is reported just before it runs, as a
+        :class:`warehouse_ml.progress.Progress` (operation, 1-based statement number, phase,
+        seconds since the operation started). Operations nest: inside an operation that is
+        already reporting, the outer one keeps reporting (one numbering, one clock) and an inner
+        ``progress`` is not used. ``progress=None`` reports nothing (unless an outer operation
+        does). If the callback raises, the statement is not run and the exception propagates
+        (see :mod:`warehouse_ml.progress`).
+        """
+        if progress is None or self._reporter is not None:
+            yield
+            return
+        self._reporter = Reporter(name, progress)
+        try:
+            yield
+        finally:
+            self._reporter = None
+
+    # -- helpers built on the primitives --------------------------------------------------
+    def schema_of(self, relation: TableName | exp.Table) -> pa.Schema:
+        """Column names and Arrow types of a table, view or table function, without reading rows."""
+        return self.fetch("select_no_rows", source=relation).schema
+
+    def row_text(self, table: TableName) -> exp.Expression:
+        """The text of a row of ``table`` (alias ``t``) for checksums (integrity.py): every
+        column, length-prefixed, NULL marked (sql/checksum_cell.sql). Engines that can cast a
+        whole row to text do that instead."""
+        cells = [
+            templates.expression("checksum_cell", value=templates.column(n, "t"))
+            for n in self.schema_of(table).names
+        ]
+        text = cells[0]
+        for cell in cells[1:]:
+            text = exp.DPipe(
+                this=exp.DPipe(this=text, expression=templates.literal("|")), expression=cell
+            )
+        return text
+
+    def digest_numbers(self, text: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+        """Two integers (to be summed as an order-free checksum) from the MD5 digest of
+        ``text``: its hex digits 1-8 and 9-16, by portable arithmetic
+        (sql/hex_digits_number.sql)."""
+        digest = templates.expression("md5_text", text=text)
+        return (
+            templates.expression("hex_digits_number", digest=digest, first=1),
+            templates.expression("hex_digits_number", digest=digest.copy(), first=9),
+        )
+
+    @abc.abstractmethod
+    def engine_version(self) -> str:
+        """The engine and its version (checksums of rows' text are only compared under the
+        engine version that took them: another may render values as other text)."""
+
+    def relation_kind(self, name: ObjectName) -> str | None:
+        """'table' or 'view' when an object of that identity exists, else None."""
+        located = self.resolve_existing(name.parts)
+        return located.kind if located is not None and located.name.key == name.key else None
+
+    def library_table(self, name: str) -> TableName:
+        """A name in the library's schema ``wml``."""
+        return TableName((LIBRARY_SCHEMA, name))
+
+    def temporary_name(self, stem: str) -> TableName:
+        """A fresh name for a temporary object, unlikely to meet a user's."""
+        return TableName((f"wml_{stem}_{uuid.uuid4().hex[:12]}",))
+
+    def temporary_table(self, stem: str) -> TableName:
+        """A fresh name for a table that lives only as long as this session: a TEMPORARY table
+        where the engine has them, else a table in ``wml`` (dropped by its owner, or by
+        :func:`warehouse_ml.store.ownership.vacuum` once its session has ended)."""
+        return self.library_table(f"{stem}_{uuid.uuid4().hex[:12]}")

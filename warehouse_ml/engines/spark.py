@@ -1,0 +1,171 @@
+"""Spark SQL adapter: the same models, trained and scored by a user's ``SparkSession``.
+
+Install with ``pip install "warehouse-ml[spark]"`` (PySpark 4). The user provides the session
+(``local[*]``, a cluster, or Spark Connect) whose current catalog can create schema ``wml`` and
+tables in it (the default ``spark_catalog`` writes Parquet tables under
+``spark.sql.warehouse.dir``).
+
+* Arrow data in: ``spark.createDataFrame(arrow_table)`` registered with
+  ``createOrReplaceTempView`` under a fresh name (session-scoped; :meth:`unregister` drops it).
+  A timestamp without a time zone becomes ``TIMESTAMP_NTZ`` (Spark's ``TIMESTAMP`` would read
+  it in ``spark.sql.session.timeZone`` and show it in the session's zone).
+* Arrow data out: ``DataFrame.toArrow()`` (Spark 4).
+* Transactions: Spark SQL has none across statements. :meth:`SparkWarehouse.transaction` is a
+  documented best-effort no-op: the statements run one after the other. The catalog stays safe
+  because a fit writes every parameter table first, under a fresh model id, and only then swaps
+  the catalog row (see :mod:`warehouse_ml.sqlgen.dialects` for how the swap is written on
+  Spark). While the swap runs (a few statements, well under a second on small catalogs), a
+  concurrent reader may see no row for the model being replaced; it never sees a half-written
+  model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from warehouse_ml.engines.base import Located, ObjectName, SqlCallback, Warehouse
+from warehouse_ml.errors import SourceError
+from warehouse_ml.sqlgen.templates import TableName
+
+try:  # optional dependency: pip install "warehouse-ml[spark]"
+    from pyspark.errors import AnalysisException
+    from pyspark.sql.pandas.types import from_arrow_schema
+except ImportError as error:  # pragma: no cover - exercised only without the extra
+    raise ImportError('Spark support needs PySpark 4: pip install "warehouse-ml[spark]"') from error
+
+# Spark error classes that mean "this relation or schema is not there": SourceError.
+_MISSING = ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND", "PATH_NOT_FOUND")
+
+
+def _is_missing(error: Exception) -> bool:
+    condition = getattr(error, "getCondition", None) or getattr(error, "getErrorClass", None)
+    name = condition() if callable(condition) else None
+    return bool(name) and any(name.startswith(m) for m in _MISSING)
+
+
+def _arrow_for_spark(table: pa.Table) -> pa.Table:
+    """Types Spark reads from Arrow: dictionary and view strings become plain strings, uint64
+    becomes decimal(20, 0) (its values pass int64), other unsigned integers int64, an all-NULL
+    column strings."""
+    for i, field in enumerate(table.schema):
+        t = field.type
+        if (
+            pa.types.is_dictionary(t)
+            or pa.types.is_large_string(t)
+            or pa.types.is_string_view(t)
+            or pa.types.is_null(t)
+        ):
+            table = table.set_column(i, field.name, table.column(i).cast(pa.string()))
+        elif pa.types.is_uint64(t):
+            table = table.set_column(i, field.name, table.column(i).cast(pa.decimal128(20, 0)))
+        elif pa.types.is_unsigned_integer(t):
+            table = table.set_column(i, field.name, table.column(i).cast(pa.int64()))
+    return table
+
+
+class SparkWarehouse(Warehouse):
+    """Spark 4 through a user's ``SparkSession`` (dialect ``spark``)."""
+
+    dialect = "spark"
+    TEMPORARY_TABLES = False
+    KNOWS_SESSIONS = False
+
+    def __init__(self, session: Any, on_sql: SqlCallback | None = None) -> None:
+        super().__init__(on_sql)
+        self.spark = session
+
+    # -- identity -------------------------------------------------------------------------
+    def fold(self, part: str) -> str:
+        """Spark's session catalog resolves names ignoring case and stores them in lower case."""
+        return part.lower()
+
+    def _object(self, catalog: str | None, schema: str, name: str) -> ObjectName:
+        current = self.fold(self.spark.catalog.currentCatalog())
+        if catalog is not None and self.fold(catalog) == current:
+            catalog = None
+        parts = (schema, name) if catalog is None else (catalog, schema, name)
+        key = ("" if catalog is None else self.fold(catalog), self.fold(schema), self.fold(name))
+        return ObjectName(TableName(parts), key)
+
+    def resolve_target(self, name: TableName) -> ObjectName:
+        parts = name.parts
+        catalog = parts[0] if len(parts) == 3 else None
+        schema = parts[-2] if len(parts) >= 2 else self.spark.catalog.currentDatabase()
+        return self._object(catalog, schema, parts[-1])
+
+    def resolve_existing(self, name: TableName) -> Located | None:
+        quoted = ".".join("`" + p.replace("`", "``") + "`" for p in name.parts)
+        if not self.spark.catalog.tableExists(quoted):
+            return None
+        table = self.spark.catalog.getTable(quoted)
+        kind = "view" if table.tableType in ("VIEW", "TEMPORARY") else "table"
+        if table.isTemporary:
+            located = ObjectName(TableName((table.name,)), ("", "", self.fold(table.name)))
+            return Located(located, kind, True)
+        namespace = list(table.namespace or [self.spark.catalog.currentDatabase()])
+        located = self._object(table.catalog, namespace[-1], table.name)
+        return Located(located, kind, False)
+
+    def schema_objects(self, schema: str) -> list[tuple[str, str]]:
+        quoted = "`" + schema.replace("`", "``") + "`"
+        if not self.spark.catalog.databaseExists(quoted):
+            return []
+        return [
+            (t.name, "view" if t.tableType == "VIEW" else "table")
+            for t in self.spark.catalog.listTables(quoted)
+            if not t.isTemporary
+        ]
+
+    def engine_version(self) -> str:
+        return f"spark {self.spark.version}"
+
+    def session_token(self) -> str:
+        return f"spark:{self.spark.sparkContext.applicationId}"
+
+    def live_sessions(self, tokens: set[str]) -> set[str]:
+        """Other Spark applications may share the catalog and nothing tells whether they still
+        run: every session counts as alive (vacuum then removes another session's objects only
+        once they are old enough, see ownership.vacuum)."""
+        return set(tokens)
+
+    def _execute(self, sql: str) -> None:
+        try:
+            self.spark.sql(sql).collect()
+        except AnalysisException as error:
+            if _is_missing(error):
+                raise SourceError(str(error).splitlines()[0]) from error
+            raise
+
+    def _query(self, sql: str) -> pa.Table:
+        try:
+            return self.spark.sql(sql).toArrow()
+        except AnalysisException as error:
+            if _is_missing(error):
+                raise SourceError(str(error).splitlines()[0]) from error
+            raise
+
+    def register_arrow(self, data: pa.Table | pa.RecordBatchReader) -> TableName:
+        """A temporary view over the Arrow data: ``createDataFrame`` then
+        ``createOrReplaceTempView``."""
+        table = data.read_all() if isinstance(data, pa.RecordBatchReader) else data
+        table = _arrow_for_spark(table)
+        name = self.temporary_name("arrow")
+        naive = any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types)
+        schema = from_arrow_schema(table.schema, prefer_timestamp_ntz=True) if naive else None
+        frame = self.spark.createDataFrame(table, schema=schema)
+        frame.createOrReplaceTempView(name.name)
+        return name
+
+    def unregister(self, name: TableName) -> None:
+        self.spark.catalog.dropTempView(name.name)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Best effort, no isolation: Spark SQL has no multi-statement transactions, so the
+        enclosed statements simply run in order (see the module docstring for why the catalog
+        stays consistent)."""
+        yield

@@ -1,0 +1,580 @@
+"""Cross-validation and hold-out evaluation inside the warehouse.
+
+:func:`cross_validate` assigns folds (splits.py), learns every fold's model, scores each fold's
+rows with the model that did not see them, and writes the pooled out-of-fold predictions to one
+table. Naive Bayes, and TAN over categorical attributes, learn all folds from ONE count scan
+grouped by fold: each fold's training counts are the per-fold counts of the other folds summed
+(total minus that fold), every fold's parameters are written by the same statements into
+tables with a wml_part column, and ONE query scores every row with its own fold's model, so
+10-fold CV costs the fold assignment plus about one fit and one scoring pass, not ten fits.
+Model kinds or attributes without that shortcut (TAN with numeric attributes) fall back to one
+fit and one scoring statement per fold.
+
+The predictions table has the columns: the key, ``fold`` (INTEGER), the target column,
+``p_<label>`` per class (DOUBLE) and ``prediction``; it is the input of every measure in
+metrics.py, which :class:`Evaluation` exposes as methods. It belongs to the evaluation
+(evaluation.py): temporary unless ``keep=True``. The fold assignment and every fold's model
+are temporary tables of the call, dropped before it returns. The fold column of the
+assignment is the library's own (a name no source column has), so a source column named
+``fold`` is just another column.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source, SourceLike, open_source
+from warehouse_ml.errors import ColumnError, ParameterError
+from warehouse_ml.evaluation import splits
+from warehouse_ml.evaluation.loo import leave_one_out_open
+from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation
+from warehouse_ml.models import names
+from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.names import FOLD, PREDICTION, probability_columns
+from warehouse_ml.progress import ProgressCallback
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.stats.features import select_features
+from warehouse_ml.stats.validation import CardinalityCheck
+from warehouse_ml.store import catalog, ownership
+from warehouse_ml.store.ownership import Staging
+
+
+def _fold_classes(
+    warehouse: Warehouse, split: splits.Split, target: str, classes: list[dict[str, Any]]
+) -> list[list[dict[str, Any]]]:
+    """Each fold's training class counts: the class totals minus that fold's rows."""
+    rows = warehouse.fetch(
+        "select_fold_classes", source=split.table, target=target, fold=split.fold_column
+    )
+    held_out = {(r["fold"], r["class_label"]): r["n"] for r in rows.to_pylist()}
+    assert split.folds is not None, "a k-fold assignment"
+    return [
+        [{**c, "n": c["n"] - held_out.get((f, c["class_label"]), 0)} for c in classes]
+        for f in range(split.folds)
+    ]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What one cross-validation needs besides its folds: an id for its tables, the feature
+    arguments as given (``selection``: features, categorical, numeric), the features chosen
+    from them, the class counts, the number of source rows (NULL targets included), whether
+    its results are kept and the high-cardinality check of the source."""
+
+    cv_id: str
+    selection: dict[str, Any]
+    features: list
+    classes: list[dict[str, Any]]
+    n_rows: int
+    keep: bool
+    check: CardinalityCheck
+
+    @property
+    def labels(self) -> tuple[Any, ...]:
+        return tuple(c["value"] for c in self.classes)
+
+
+def _plan(
+    warehouse: Warehouse,
+    src: Source,
+    target: str,
+    model: Classifier,
+    key: str | None,
+    selection: dict[str, Any],
+    keep: bool,
+    allow_high_cardinality: bool,
+) -> _Plan:
+    catalog.ensure(warehouse)
+    chosen = select_features(src, target, keys=[key] if key else None, **selection)
+    classes, n_null = model._classes(warehouse, src, target)
+    n_labelled = sum(c["n"] for c in classes)
+    check = CardinalityCheck(
+        src.description, chosen, n_labelled, allow_high_cardinality=allow_high_cardinality
+    )
+    cv_id = f"cv{uuid.uuid4().hex[:12]}"
+    return _Plan(cv_id, selection, chosen, classes, n_labelled + n_null, keep, check)
+
+
+def _results(
+    warehouse: Warehouse, evaluation_id: str, keep: bool, created_by: str
+) -> ownership.Staging:
+    """The staging of an evaluation's own tables: temporary, or kept in ``wml``."""
+    return Staging(
+        warehouse, owner_kind="evaluation", owner=evaluation_id, created_by=created_by,
+        version=evaluation_id, lifetime=ownership.KEPT if keep else ownership.SESSION,
+        temporary=not keep,
+    )  # fmt: skip
+
+
+def _work(warehouse: Warehouse, evaluation_id: str, created_by: str) -> ownership.Staging:
+    """The staging of a call's intermediate tables (temporary, dropped before it returns)."""
+    return Staging(
+        warehouse, owner_kind="evaluation", owner=evaluation_id, created_by=created_by,
+        version=f"{evaluation_id}_work", lifetime=ownership.SESSION, temporary=True,
+    )  # fmt: skip
+
+
+def _evaluation(
+    warehouse: Warehouse,
+    results: Staging,
+    write: Callable[[TableName], None],
+    draft: Evaluation,
+) -> Evaluation:
+    """Register the predictions table of ``draft`` (an Evaluation whose table is still to be
+    made) with its facts, write it with ``write`` and return the evaluation over it."""
+    table = results.table(PREDICTIONS, details=draft.facts())
+    write(table)
+    return dataclasses.replace(draft, predictions=table)
+
+
+def _draft(
+    warehouse: Warehouse,
+    results: Staging,
+    target: str,
+    labels: tuple[Any, ...],
+    key: str | None,
+    folds: int,
+    split: TableName | None,
+    probability_names: Sequence[str],
+    keep: bool,
+) -> Evaluation:
+    """An evaluation whose predictions table is not written yet (see :func:`_evaluation`)."""
+    return Evaluation(
+        warehouse, UNWRITTEN, target, labels, key, folds, split, results.version,
+        tuple(probability_names), keep,
+    )  # fmt: skip
+
+
+def _writer(warehouse: Warehouse, query: exp.Query) -> Callable[[TableName], None]:
+    """Write ``query``'s rows as a new table."""
+    return lambda table: warehouse.run_tree(templates.create_table_as(table, query))
+
+
+def _check_outputs(
+    src: Source, key: str, target: str, labels: Sequence[Any], warehouse: Warehouse
+) -> list[str]:
+    """The p_<label> names of the predictions, after checking that the key and the target do
+    not clash with the columns the predictions add."""
+    probability_names = probability_columns([str(c) for c in labels], warehouse.IDENTIFIER_BYTES)
+    names.check_outputs([key, target], [FOLD, *probability_names, PREDICTION], src.description)
+    return probability_names
+
+
+def cross_validate(
+    con: Connectable,
+    source: SourceLike,
+    target: str,
+    model: Classifier,
+    *,
+    folds: int | splits.Split = 10,
+    stratified: bool = True,
+    seed: int = 0,
+    key: str | None = None,
+    features: Sequence[str] | None = None,
+    categorical: Iterable[str] | None = None,
+    numeric: Iterable[str] | None = None,
+    keep: bool = False,
+    allow_high_cardinality: bool = False,
+    progress: ProgressCallback | None = None,
+) -> Evaluation:
+    """k-fold cross-validation of an (unfitted) model, pooled out-of-fold predictions in SQL.
+
+    Args:
+        con: a DuckDB connection, a database path, or a Warehouse.
+        source: table/view name, Arrow table, or a Parquet/CSV path.
+        target: the class column (rows with a NULL target are left out).
+        model: a model object with its settings, e.g. ``NaiveBayes(alpha=1)``; it is not fitted.
+        folds: k >= 2. k = the number of source rows is leave-one-out: for NaiveBayes it is
+            computed by :func:`leave_one_out` (exact, one scoring query; ``stratified`` and
+            ``seed`` do not change its predictions), for other kinds by k fits. Or a fold
+            assignment to reuse (:func:`warehouse_ml.assign_folds` with ``keep_columns=True``
+            on this source): its rows, folds, seed, key and stratification are used, so
+            several cross-validations share one assignment (the most expensive step of a
+            Naive Bayes CV); ``stratified`` and ``seed`` do not apply, and the assignment is
+            left in place.
+        stratified: keep each class's proportion in every fold (within one row).
+        seed: fold assignment seed (same seed and keys, same folds, on every engine).
+        key: a unique integer or string column; None numbers the rows in scan order.
+        features, categorical, numeric: as for ``fit``.
+        keep: keep the predictions in schema ``wml`` after the connection closes (see
+            :func:`warehouse_ml.list_evaluations`); by default they are temporary.
+        allow_high_cardinality: as for ``fit``; the attributes' distinct values in all folds
+            together are checked before anything heavier than the fold counts.
+        progress: called with a :class:`warehouse_ml.progress.Progress` (operation
+            ``"cross_validate"``) before each statement; it may raise to cancel.
+
+    Returns:
+        An :class:`Evaluation` over the pooled predictions (columns: key, fold, target,
+        p_<label> per class, prediction). Drop it (``Evaluation.drop`` or a ``with`` block)
+        to remove its tables at once.
+    """
+    with session(con, "cross_validate", progress) as warehouse:
+        if isinstance(source, pa.RecordBatchReader):
+            source = source.read_all()
+        reused = folds if isinstance(folds, splits.Split) else None
+        if reused is None:
+            folds = splits.check_folds(folds)
+        with open_source(warehouse, source) as src:
+            if reused is not None:
+                key = _reused_key(src, reused, key)
+            selection = {"features": features, "categorical": categorical, "numeric": numeric}
+            plan = _plan(
+                warehouse, src, target, model, key, selection, keep, allow_high_cardinality
+            )
+            if reused is not None:
+                _check_reusable(warehouse, reused, target, plan)
+            k = reused.folds if reused is not None else folds
+            if _exact_leave_one_out(model, k, plan):
+                return leave_one_out_open(
+                    warehouse, src, target, model, key=key, keep=keep, created_by="cross_validate",
+                    **plan.selection,
+                )  # fmt: skip
+            if reused is not None:
+                return _cross_validate(
+                    warehouse, src, reused, target, model, plan, "cross_validate"
+                )
+            with _work(warehouse, plan.cv_id, "cross_validate") as work:
+                try:
+                    split = _assign(warehouse, src, target, folds, stratified, seed, key, work)
+                    return _cross_validate(
+                        warehouse, src, split, target, model, plan, "cross_validate", reused=False
+                    )
+                finally:
+                    work.drop()
+
+
+def _exact_leave_one_out(model: Classifier, k: Any, plan: _Plan) -> bool:
+    """k = n for Naive Bayes is the exact leave-one-out of loo.py, with no fold table."""
+    return k == plan.n_rows and model.kind == "naive_bayes"
+
+
+def _reused_key(src: Source, split: splits.Split, key: str | None) -> str | None:
+    """The source's key column for a cross-validation on ``split`` (None when the assignment
+    numbered the rows itself); refuses a hold-out split and a key other than the split's."""
+    if split.kind != "folds":
+        raise ParameterError(
+            f"folds={split.table} is a {split.kind} split; expected a k-fold assignment "
+            "(assign_folds)"
+        )
+    if key is not None and key != split.key:
+        raise ParameterError(
+            f"key={key!r} differs from the key {split.key!r} of the fold assignment "
+            f"{split.table}; leave key out to use the assignment's"
+        )
+    return split.key if split.key in src.columns else None
+
+
+def _check_reusable(warehouse: Warehouse, split: splits.Split, target: str, plan: _Plan) -> None:
+    """The fold table must hold the key, the folds, the target and every chosen feature."""
+    needed = [split.key, split.fold_column, target, *(f.name for f in plan.features)]
+    held = set(warehouse.schema_of(split.table).names)
+    missing = [c for c in needed if c not in held]
+    if missing:
+        raise ColumnError(
+            f"fold assignment {split.table} has no columns {missing}; expected the source's "
+            "columns next to the folds (assign_folds(..., keep_columns=True))"
+        )
+
+
+def _assign(
+    warehouse: Warehouse,
+    src: Source,
+    target: str,
+    folds: int,
+    stratified: bool,
+    seed: int,
+    key: str | None,
+    work: Staging,
+) -> splits.Split:
+    """A fold assignment of the call (a temporary table of ``work``) holding every source
+    column and a fold column of the library's own (a name no source column has)."""
+    fold_column = names.fresh("wml_fold", src.columns)
+    stratify = target if stratified else None
+    query, n_rows = splits.fold_rows(
+        warehouse, src, folds, seed=seed, key=key, stratify=stratify, keep_columns=True,
+        fold_column=fold_column,
+    )  # fmt: skip
+    table = work.table("folds")
+    warehouse.run_tree(templates.create_table_as(table, query))
+    return splits.Split(
+        table, key or splits.ROW_KEY, "folds", n_rows, folds, 1, seed, stratify, fold_column,
+        work.version,
+    )  # fmt: skip
+
+
+def _cross_validate(
+    warehouse: Warehouse,
+    src: Source,
+    split: splits.Split,
+    target: str,
+    model: Classifier,
+    plan: _Plan,
+    created_by: str,
+    reused: bool = True,
+) -> Evaluation:
+    """Learn every fold's model from the rows of ``split`` (a fold table holding every source
+    column) and write the pooled out-of-fold predictions, owned by the new evaluation."""
+    assert split.folds is not None, "a k-fold assignment"
+    probability_names = _check_outputs(src, split.key, target, plan.labels, warehouse)
+    split_source = Source(
+        split.table.to_table(), warehouse.schema_of(split.table), str(split.table), True
+    )
+    fold_classes = _fold_classes(warehouse, split, target, plan.classes)
+    passthrough = [(split.key, split.key), (split.fold_column, FOLD), (target, target)]
+    chosen = plan.features
+    with (
+        _results(warehouse, plan.cv_id, plan.keep, created_by) as results,
+        _work(warehouse, plan.cv_id, created_by) as learned,
+    ):
+        try:
+
+            def scored(record: Any, rows: exp.Query) -> exp.Query:
+                held_out = Source(
+                    rows.subquery("wml_rows"), split_source.schema, src.description, True
+                )
+                return model.scoring_query(
+                    warehouse, record, held_out, passthrough=passthrough,
+                    probability_names=probability_names, prediction_name=PREDICTION,
+                )  # fmt: skip
+
+            if model._partitioned_scoring(chosen):
+                tables = learned.part("all")
+                details = model._learn_partitioned(
+                    warehouse, split_source, target, chosen, split.fold_column, fold_classes,
+                    tables, plan.check,
+                )  # fmt: skip
+                record = model._uncatalogued(
+                    tables, target, split_source, chosen, plan.classes,
+                    {**details, "partition_column": split.fold_column},
+                )  # fmt: skip
+                rows = templates.build("select_rows_with_target", source=split.table, target=target)
+                write = _writer(warehouse, scored(record, rows))
+            else:
+                records = model._learn_folds(
+                    warehouse, split_source, target, chosen, split.fold_column, fold_classes,
+                    learned, plan.check,
+                )  # fmt: skip
+
+                def write(table: TableName) -> None:
+                    for index, record in enumerate(records):
+                        rows = templates.build(
+                            "select_rows_of_fold", split=split.table, fold=split.fold_column,
+                            index=index, target=target,
+                        )  # fmt: skip
+                        query = scored(record, rows)
+                        if index == 0:
+                            warehouse.run_tree(templates.create_table_as(table, query))
+                        else:
+                            warehouse.run("insert_rows", table=table, rows=query)
+
+            draft = _draft(
+                warehouse, results, target, plan.labels, split.key, split.folds,
+                split.table if reused else None, probability_names, plan.keep,
+            )  # fmt: skip
+            return _evaluation(warehouse, results, write, draft)
+        finally:
+            learned.drop()
+
+
+def evaluate(
+    con: Connectable,
+    model: Classifier,
+    source: SourceLike,
+    *,
+    keys: Sequence[str] = (),
+    keep: bool = False,
+    progress: ProgressCallback | None = None,
+) -> Evaluation:
+    """Hold-out evaluation of a fitted model on ``source`` (which holds the target column).
+
+    The predictions (``keys`` columns, the target, p_<label> per class, prediction) are written
+    to a table of the returned evaluation (temporary unless ``keep=True``); rows with a NULL
+    target are left out. ``progress`` is called before each statement (operation
+    ``"evaluate"``) and may raise to cancel.
+    """
+    keys = list(keys)
+    with session(con, "evaluate", progress) as warehouse:
+        target = model.record.target
+        with open_source(warehouse, source) as src, model._current(warehouse) as record:
+            src.field(target)
+            probability_names = model.probability_names(warehouse)
+            names.check_outputs([*keys, target], [*probability_names, PREDICTION], src.description)
+            rows = templates.build("select_rows_with_target", source=src.relation, target=target)
+            labelled = Source(rows.subquery("wml_labelled"), src.schema, src.description, False)
+            query = model.scoring_query(
+                warehouse, record, labelled,
+                passthrough=[(c, c) for c in [*keys, target]],
+                probability_names=probability_names, prediction_name=PREDICTION,
+            )  # fmt: skip
+            catalog.ensure(warehouse)
+            evaluation_id = f"ev{uuid.uuid4().hex[:12]}"
+            with _results(warehouse, evaluation_id, keep, "evaluate") as results:
+                draft = _draft(
+                    warehouse, results, target, tuple(model.classes_),
+                    keys[0] if keys else None, 1, None, probability_names, keep,
+                )  # fmt: skip
+                return _evaluation(warehouse, results, _writer(warehouse, query), draft)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One setting to compare in :func:`select_model`: a model object and its feature choice."""
+
+    model: Classifier
+    features: Sequence[str] | None = None
+    categorical: Sequence[str] | None = None
+    numeric: Sequence[str] | None = None
+
+    def describe(self) -> str:
+        """A readable one-line description, e.g. ``NaiveBayes(alpha=1.0, ...) features=all``."""
+        settings = ", ".join(f"{k}={v!r}" for k, v in self.model._smoothing().items())
+        features = "all" if self.features is None else ",".join(self.features)
+        return f"{type(self.model).__name__}({settings}) features={features}"
+
+
+MEASURES = {
+    "error": (lambda ev, _: ev.accuracy().error, False),
+    "log_score": (lambda ev, _: ev.log_score().mean, False),
+    "brier": (lambda ev, _: ev.brier_score().mean, False),
+    "auc": (
+        lambda ev, positive: (
+            ev.auc(positive).auc if len(ev.classes) == 2 else ev.ovr_auc().macro_auc
+        ),
+        True,
+    ),
+    "expected_loss": (lambda ev, loss: ev.expected_loss(loss).decision_loss, False),
+}
+"""Selection measures: name -> (function of an Evaluation, larger is better)."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Outcome of :func:`select_model`: the refitted best model and the comparison.
+
+    ``comparison`` columns: candidate (INTEGER, input order), description (VARCHAR), kind,
+    measure (VARCHAR name), value (DOUBLE), accuracy (DOUBLE), chosen (BOOLEAN). It is also
+    stored as table ``table`` (owned by the chosen model, dropped with it) and named in the
+    chosen model's catalog details.
+    """
+
+    model: Classifier
+    comparison: pa.Table
+    table: TableName
+
+
+def select_model(
+    con: Connectable,
+    source: SourceLike,
+    target: str,
+    candidates: Sequence[Classifier | Candidate],
+    *,
+    measure: str = "error",
+    folds: int = 10,
+    stratified: bool = True,
+    seed: int = 0,
+    key: str | None = None,
+    positive: Any = None,
+    loss: Sequence[Sequence[float]] | None = None,
+    name: str | None = None,
+    allow_high_cardinality: bool = False,
+    progress: ProgressCallback | None = None,
+) -> Selection:
+    """Compare candidate settings by cross-validation on the same folds, refit the best on all
+    rows (stored as model ``name``) and keep the comparison table in schema ``wml``.
+
+    ``measure`` is one of error, log_score, brier (smaller is better), auc (binary: of
+    ``positive``; multiclass: macro one-vs-rest) or expected_loss (needs ``loss``). Ties go to
+    the earlier candidate. The folds are assigned once (a temporary table of the call) and
+    every candidate is cross-validated on them. ``allow_high_cardinality`` is as for ``fit``
+    (checked in every candidate's cross-validation and the refit). ``progress`` is called
+    before each statement of every step (operation ``"select_model"``) and may raise to
+    cancel.
+    """
+    if measure not in MEASURES:
+        raise ParameterError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
+    if measure == "expected_loss" and loss is None:
+        raise ParameterError("measure='expected_loss' needs a loss matrix: loss=[[...], ...]")
+    if not candidates:
+        raise ParameterError("select_model needs at least one candidate")
+    splits.check_folds(folds)
+    score, larger_is_better = MEASURES[measure]
+    argument = loss if measure == "expected_loss" else positive
+    chosen = [c if isinstance(c, Candidate) else Candidate(c) for c in candidates]
+    with session(con, "select_model", progress) as warehouse:
+        if isinstance(source, pa.RecordBatchReader):  # read by every candidate and the refit
+            source = source.read_all()
+        rows = []
+        with open_source(warehouse, source) as src:
+            catalog.ensure(warehouse)
+            selection_id = f"sel{uuid.uuid4().hex[:12]}"
+            with _work(warehouse, selection_id, "select_model") as work:
+                try:
+                    shared: splits.Split | None = None  # one fold assignment for every candidate
+                    for index, candidate in enumerate(chosen):
+                        selection = {
+                            "features": candidate.features,
+                            "categorical": candidate.categorical,
+                            "numeric": candidate.numeric,
+                        }
+                        plan = _plan(
+                            warehouse, src, target, candidate.model, key, selection, False,
+                            allow_high_cardinality,
+                        )  # fmt: skip
+                        if _exact_leave_one_out(candidate.model, folds, plan):
+                            ev = leave_one_out_open(
+                                warehouse, src, target, candidate.model, key=key, keep=False,
+                                created_by="select_model", **selection,
+                            )  # fmt: skip
+                        else:
+                            shared = shared or _assign(
+                                warehouse, src, target, folds, stratified, seed, key, work
+                            )
+                            ev = _cross_validate(
+                                warehouse, src, shared, target, candidate.model, plan,
+                                "select_model",
+                            )  # fmt: skip
+                        with ev:
+                            value = float(score(ev, argument))
+                            accuracy = ev.accuracy().accuracy
+                        rows.append(
+                            [index, candidate.describe(), candidate.model.kind, measure, value,
+                             accuracy]
+                        )  # fmt: skip
+                finally:
+                    work.drop()
+        values = [r[4] for r in rows]
+        best = values.index(max(values) if larger_is_better else min(values))
+        for r in rows:
+            r.append(r[0] == best)
+        columns = ("candidate", "description", "kind", "measure", "value", "accuracy", "chosen")
+        winner = chosen[best]
+        model_name = name if name is not None else f"{winner.model.kind}_{target}"
+        with Staging(
+            warehouse, owner_kind="model", owner=model_name, created_by="select_model",
+            version=selection_id, lifetime=ownership.MODEL, registry_version="",
+        ) as kept:  # fmt: skip
+            table = kept.table("comparison")
+            warehouse.run_tree(
+                templates.create_table_as(
+                    table, exp.select(exp.Star()).from_(templates.values(rows, "r", columns))
+                )
+            )
+            model = type(winner.model)(**winner.model._smoothing()).fit(
+                warehouse, source, target, features=winner.features,
+                categorical=winner.categorical, numeric=winner.numeric,
+                keys=[key] if key else None, name=model_name,
+                details={"selection": list(table.parts)},
+                allow_high_cardinality=allow_high_cardinality,
+            )  # fmt: skip
+        comparison = pa.Table.from_pylist([dict(zip(columns, r, strict=True)) for r in rows])
+        return Selection(model, comparison, table)

@@ -1,0 +1,250 @@
+"""The result of an evaluation: out-of-sample predictions in a table and every measure over it.
+
+:class:`Evaluation` is returned by cross-validation (crossval.py), exact leave-one-out (loo.py)
+and hold-out evaluation; each measure is computed in SQL by metrics.py.
+
+Lifetime (the guest contract, docs/RELIABILITY.md): an evaluation's tables belong to it. By
+default they are temporary: the engine's temporary tables of the connection, gone when it
+closes (on Spark, which has none, tables in ``wml`` registered with lifetime ``session``, which
+:func:`warehouse_ml.vacuum` removes once their session has ended), and :meth:`Evaluation.drop`
+(or leaving a ``with`` block) removes them at once. With ``keep=True`` they are tables in
+schema ``wml`` that stay until :func:`drop_evaluation`; :func:`list_evaluations` lists them
+and :func:`load_evaluation` opens one again in another process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.evaluation import metrics
+from warehouse_ml.models.names import FOLD, PREDICTION
+from warehouse_ml.sqlgen.templates import TableName, column
+from warehouse_ml.store import ownership
+
+PREDICTIONS = "predictions"
+"""Registry role of an evaluation's predictions table (its row holds the evaluation's facts)."""
+UNWRITTEN = TableName(("unwritten",))
+"""The predictions name of an evaluation being made (crossval.py), before its table exists."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Out-of-sample predictions and the measures computed from them (all in SQL).
+
+    Attributes:
+        predictions: the pooled predictions table (key, fold, target, p_<label>..., prediction).
+        target: the true-class column in it.
+        classes: class labels in probability-column order.
+        key: the key column.
+        folds: number of folds (1 for a hold-out evaluation).
+        split: the fold assignment the evaluation used when the caller supplied one.
+        id: the evaluation's id (its owner name in the object registry).
+        probability_columns: the ``p_<label>`` columns of ``predictions``, in class order.
+        kept: whether its tables persist in ``wml`` (``keep=True``).
+    """
+
+    warehouse: Warehouse = field(repr=False)
+    predictions: TableName
+    target: str
+    classes: tuple[Any, ...]
+    key: str | None
+    folds: int
+    split: TableName | None = None
+    id: str = ""
+    probability_columns: tuple[str, ...] = ()
+    kept: bool = False
+
+    def facts(self) -> dict[str, Any]:
+        """What the registry records to open the evaluation again (:func:`load_evaluation`)."""
+        return {
+            "target": self.target,
+            "classes": list(self.classes),
+            "key": self.key,
+            "folds": self.folds,
+            "split": None if self.split is None else list(self.split.parts),
+            "probability_columns": list(self.probability_columns),
+        }
+
+    def drop(self) -> None:
+        """Remove the evaluation's tables (and their registry rows) now."""
+        with session(self.warehouse) as warehouse:
+            warehouse.run("drop_table", table=self.predictions)
+            ownership.release(warehouse, ownership.owned_by(warehouse, "evaluation", self.id))
+            if self.kept:
+                warehouse.after_drop()
+
+    def __enter__(self) -> Evaluation:
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.drop()
+
+    def _kwargs(self, prediction: bool = False) -> dict[str, Any]:
+        """Arguments naming the predictions table's columns for the metrics functions."""
+        names = {
+            "target": self.target,
+            "probabilities": dict(zip(self.classes, self.probability_columns, strict=True)),
+        }
+        return {**names, "prediction": PREDICTION} if prediction else names
+
+    def to_arrow(self) -> pa.Table:
+        """The predictions, ordered by fold then key."""
+        order = [column(FOLD, "t")] if self.folds > 1 else []
+        if self.key is not None:
+            order.append(column(self.key, "t"))
+        with session(self.warehouse) as warehouse:
+            return warehouse.fetch("select_table", table=self.predictions, order_columns=order)
+
+    def accuracy(self, level: float = 0.95) -> metrics.Accuracy:
+        """Accuracy, error, kappa and the Wilson interval at ``level``."""
+        return metrics.accuracy(
+            self.warehouse, self.predictions, level=level, **self._kwargs(prediction=True)
+        )
+
+    def confusion_matrix(self) -> pa.Table:
+        """Counts and fractions per (true, predicted) class (see metrics.confusion_matrix)."""
+        return metrics.confusion_matrix(
+            self.warehouse, self.predictions, **self._kwargs(prediction=True)
+        )
+
+    def class_measures(self, beta: float = 1.0) -> pa.Table:
+        """Per-class precision, recall, specificity, FPR, F-measure."""
+        return metrics.class_measures(
+            self.warehouse, self.predictions, beta=beta, **self._kwargs(prediction=True)
+        )
+
+    def averaged_measures(self, beta: float = 1.0) -> pa.Table:
+        """Macro and class-weighted averages of the per-class measures."""
+        return metrics.averaged_measures(
+            self.warehouse, self.predictions, beta=beta, **self._kwargs(prediction=True)
+        )
+
+    def roc_curve(self, positive: Any = None) -> pa.Table:
+        """ROC points for ``positive`` (default: the second class)."""
+        return metrics.roc_curve(
+            self.warehouse, self.predictions, positive=positive, **self._kwargs()
+        )
+
+    def auc(self, positive: Any = None) -> metrics.Auc:
+        """Area under the ROC curve for ``positive``."""
+        return metrics.roc_auc(
+            self.warehouse, self.predictions, positive=positive, **self._kwargs()
+        )
+
+    def ovr_auc(self) -> metrics.OvrAuc:
+        """One-vs-rest AUC per class, macro and class-weighted."""
+        return metrics.ovr_auc(self.warehouse, self.predictions, **self._kwargs())
+
+    def average_precision(self, positive: Any = None) -> metrics.AveragePrecision:
+        """Average precision and the three-point (20/50/80% recall) average."""
+        return metrics.average_precision(
+            self.warehouse, self.predictions, positive=positive, **self._kwargs()
+        )
+
+    def lift_table(self, positive: Any = None, quantiles: int | Sequence[float] = 10) -> pa.Table:
+        """Lift and cumulative gains per quantile of decreasing confidence in ``positive``."""
+        return metrics.lift_table(
+            self.warehouse,
+            self.predictions,
+            positive=positive,
+            quantiles=quantiles,
+            **self._kwargs(),
+        )
+
+    def log_score(self) -> metrics.ScoringRule:
+        """Sum and mean of -ln p(true class)."""
+        return metrics.log_score(self.warehouse, self.predictions, **self._kwargs())
+
+    def brier_score(self) -> metrics.ScoringRule:
+        """Brier score (binary: of the positive class; multiclass: summed over classes)."""
+        return metrics.brier_score(self.warehouse, self.predictions, **self._kwargs())
+
+    def expected_loss(self, loss: Sequence[Sequence[float]]) -> metrics.LossSummary:
+        """Loss of the predictions and of the minimum-expected-loss decisions."""
+        return metrics.expected_loss(
+            self.warehouse, self.predictions, loss=loss, **self._kwargs(prediction=True)
+        )
+
+
+def _kept(warehouse: Warehouse) -> list[ownership.Owned]:
+    """The registry rows of kept evaluations' predictions tables that exist."""
+    rows = [
+        o
+        for o in ownership.owned(warehouse)
+        if o.owner_kind == "evaluation" and o.role == PREDICTIONS and o.lifetime == ownership.KEPT
+    ]
+    return [o for o in rows if warehouse.relation_kind(ownership.library_object(warehouse, o.name))]
+
+
+def list_evaluations(con: Connectable) -> pa.Table:
+    """The kept evaluations (``keep=True``), one row each: id (VARCHAR), created_by (the call),
+    created_at (TIMESTAMP, UTC), lifetime ('kept'), predictions (VARCHAR, the table), target,
+    folds (INTEGER), classes (VARCHAR, JSON)."""
+    with session(con) as warehouse:
+        rows = _kept(warehouse)
+    return pa.Table.from_pylist(
+        [
+            {
+                "id": o.owner,
+                "created_by": o.created_by,
+                "created_at": o.created_at,
+                "lifetime": o.lifetime,
+                "predictions": str(o.name),
+                "target": o.details.get("target"),
+                "folds": o.details.get("folds"),
+                "classes": json.dumps(o.details.get("classes")),
+            }
+            for o in rows
+        ],
+        schema=pa.schema(
+            [
+                ("id", pa.string()),
+                ("created_by", pa.string()),
+                ("created_at", pa.timestamp("us")),
+                ("lifetime", pa.string()),
+                ("predictions", pa.string()),
+                ("target", pa.string()),
+                ("folds", pa.int64()),
+                ("classes", pa.string()),
+            ]
+        ),
+    )
+
+
+def load_evaluation(con: Connectable, evaluation_id: str) -> Evaluation:
+    """A kept evaluation (``keep=True``), opened again from the registry (in any process)."""
+    with session(con) as warehouse:
+        rows = [o for o in _kept(warehouse) if o.owner == evaluation_id]
+        if not rows:
+            known = sorted({o.owner for o in _kept(warehouse)})
+            raise ParameterError(
+                f"no evaluation {evaluation_id!r} with tables in this database; evaluations "
+                f"here: {known}"
+            )
+    row = rows[0]
+    facts = row.details
+    return Evaluation(
+        warehouse,
+        row.name,
+        facts["target"],
+        tuple(facts["classes"]),
+        facts["key"],
+        facts["folds"],
+        None if facts["split"] is None else TableName(tuple(facts["split"])),
+        evaluation_id,
+        tuple(facts["probability_columns"]),
+        True,
+    )
+
+
+def drop_evaluation(con: Connectable, evaluation_id: str) -> None:
+    """Remove a kept evaluation's tables and their registry rows."""
+    load_evaluation(con, evaluation_id).drop()

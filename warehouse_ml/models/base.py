@@ -1,0 +1,762 @@
+"""What every classifier shares: fitting into the catalog, scoring, views, loading.
+
+A subclass (Naive Bayes, TAN) implements two methods: :meth:`Classifier._learn`, which writes
+its parameter tables from a source, and :meth:`Classifier._terms`, which says how those tables
+score a row. Everything else (the fit protocol, predictions, views, SQL export) is here, so all
+models keep one contract, including the guest contract (docs/RELIABILITY.md): every call runs
+in a session of the user's connection (warehouse.session), every object it creates is owned
+(ownership.py), output columns are named by names.py, and a model version's tables are
+verified against the checksums its fit recorded before they score (integrity.py).
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import decimal
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, ClassVar
+
+import pyarrow as pa
+from sqlglot import exp
+
+import warehouse_ml
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source, SourceLike, open_source, source_from_spec
+from warehouse_ml.errors import (
+    ColumnError,
+    DataError,
+    NameConflictError,
+    NotFittedError,
+    SourceError,
+    StaleModelError,
+    ViewRebuildError,
+    WarehouseMLError,
+)
+from warehouse_ml.models import names
+from warehouse_ml.models.names import PREDICTION, probability_columns
+from warehouse_ml.models.scoring import Decision, Term, score_query
+from warehouse_ml.progress import ProgressCallback
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.stats import validation
+from warehouse_ml.stats.features import Feature, integer_valued, select_features
+from warehouse_ml.store import catalog, integrity, ownership
+from warehouse_ml.store.catalog import PREDICTION_VIEW, ModelRecord
+from warehouse_ml.store.ownership import Staging
+
+MAX_CLASSES = 256
+"""Most classes a model may have: each class is a column of every scoring step, and past a few
+hundred classes the scoring SQL grows too wide for engines to plan in reasonable time."""
+
+
+def _python_label(value: Any) -> Any:
+    """A class label as stored in the catalog (JSON): str, int (an integer-valued decimal such
+    as a HUGEINT too), bool, or text for other types."""
+    if isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, decimal.Decimal) and value == value.to_integral_value():
+        return int(value)
+    return str(value)
+
+
+class Classifier(abc.ABC):
+    """Base of the warehouse classifiers. Fitted attributes end in ``_``.
+
+    A model kind provides:
+
+    * ``kind`` (its catalog name) and :meth:`_smoothing` (its constructor's keyword arguments);
+    * :meth:`_learn`: write the parameter tables of one model, naming each new table with
+      ``tables.table(part)`` (a :class:`warehouse_ml.store.ownership.Staging`: registered before it
+      is created, dropped if the fit fails);
+    * :meth:`_terms`: the log-space terms that score a row with those tables;
+    * optionally :meth:`_partitioned_scoring` / :meth:`_learn_partitioned`: every
+      cross-validation fold's model in one set of tables, scored in one query.
+    """
+
+    kind: ClassVar[str]
+    record_: ModelRecord | None
+
+    def __init__(self) -> None:
+        self.record_ = None
+
+    # -- what a model kind implements ----------------------------------------------------
+    @abc.abstractmethod
+    def _smoothing(self) -> dict[str, Any]:
+        """The constructor's keyword arguments, stored in the catalog's smoothing column."""
+
+    @abc.abstractmethod
+    def _learn(
+        self,
+        warehouse: Warehouse,
+        source: Source,
+        target: str,
+        features: list[Feature],
+        classes: list[dict[str, Any]],
+        tables: Staging,
+        check: validation.CardinalityCheck,
+    ) -> dict[str, Any]:
+        """Write the parameter tables of a new model, each named by ``tables.table(part)``.
+
+        ``classes`` holds one dict per class (class_index, class_label, value, n) in
+        ``classes_`` order. ``check`` is the high-cardinality check, to make as soon as the
+        attributes' distinct values are known when statements heavier than the counts follow
+        (TAN's pair counts); else :func:`validation.check_learned` makes it after learning.
+        Returns kind-specific details for the catalog.
+        """
+
+    def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
+        """Whether :meth:`_terms` can score with tables holding one model per partition (the
+        record's details name the rows' partition column) for these features: cross-validation
+        then learns them with :meth:`_learn_partitioned` and scores every fold in one query
+        instead of one query per fold (default: no)."""
+        return False
+
+    def _learn_partitioned(
+        self,
+        warehouse: Warehouse,
+        split: Source,
+        target: str,
+        features: list[Feature],
+        fold: str,
+        fold_classes: list[list[dict[str, Any]]],
+        tables: Staging,
+        check: validation.CardinalityCheck,
+    ) -> dict[str, Any]:
+        """Learn every fold's model at once (cross-validation, when
+        :meth:`_partitioned_scoring`) from the fold assignment ``split``: fold f trains on the
+        rows whose ``fold`` column differs from f, with class counts ``fold_classes[f]``. The
+        scoring tables are named by ``tables``, each holding all folds (column wml_part = f).
+        ``check``: the high-cardinality check of the whole source, made from the per-fold
+        counts before anything heavier. Returns the catalog details."""
+        raise NotImplementedError(f"{type(self).__name__} does not learn partitioned models")
+
+    @abc.abstractmethod
+    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
+        """The log-space terms that score ``source`` with the model in ``record`` (whose
+        parameter tables ``warehouse`` can read)."""
+
+    def _learn_folds(
+        self,
+        warehouse: Warehouse,
+        split: Source,
+        target: str,
+        features: list[Feature],
+        fold: str,
+        fold_classes: list[list[dict[str, Any]]],
+        tables: Staging,
+        check: validation.CardinalityCheck,
+    ) -> list[ModelRecord]:
+        """Learn one model per fold (for cross-validation) from the fold assignment ``split``.
+
+        Fold f trains on the rows whose ``fold`` column differs from f, with class counts
+        ``fold_classes[f]``, in tables named by ``tables.part(f"f{f}")``. Returns each fold's
+        (uncatalogued) record. It fits each fold from its rows (one scan per fold);
+        cross-validation uses it when :meth:`_partitioned_scoring` says no (TAN with numeric
+        attributes, whose bins differ per fold), the folds then being scored one statement
+        each. ``check`` is handed to each fold's :meth:`_learn` (it is made once).
+        """
+        records = []
+        for index, classes in enumerate(fold_classes):
+            rows = templates.build(
+                "select_rows_outside_fold", split=split.relation, fold=fold, index=index
+            )
+            training = Source(rows.subquery("wml_training"), split.schema, split.description, True)
+            fold_tables = tables.part(f"f{index}")
+            detail = self._learn(warehouse, training, target, features, classes, fold_tables, check)
+            records.append(
+                self._uncatalogued(fold_tables, target, split, features, classes, detail)
+            )
+        return records
+
+    def _uncatalogued(
+        self,
+        tables: Staging,
+        target: str,
+        source: Source,
+        features: Sequence[Feature],
+        classes: Sequence[dict[str, Any]],
+        details: dict[str, Any],
+    ) -> ModelRecord:
+        """A record of a model learned in ``tables`` that is not in the catalog (a
+        cross-validation fold's)."""
+        return ModelRecord(
+            name=tables.version,
+            model_id=tables.version,
+            kind=self.kind,
+            target=target,
+            target_type=str(source.field(target).type),
+            features=[f.name for f in features],
+            feature_types={f.name: f.to_json() for f in features},
+            smoothing=self._smoothing(),
+            source=source.description,
+            n_rows=sum(c["n"] for c in classes),
+            n_null_target=0,
+            classes=[c["value"] for c in classes],
+            details={**details, "tables": tables.roles},
+            locations={role: tables.named(role) for role in tables.roles},
+        )
+
+    @classmethod
+    def from_record(cls, record: ModelRecord) -> Classifier:
+        """The fitted model described by a catalog row (its smoothing holds the constructor's
+        keyword arguments)."""
+        model = cls(**record.smoothing)
+        model.record_ = record
+        return model
+
+    # -- fitted state ---------------------------------------------------------------------
+    @property
+    def record(self) -> ModelRecord:
+        """The catalog row of the fitted model."""
+        if self.record_ is None:
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted: call fit(...) or warehouse_ml.load(...)"
+            )
+        return self.record_
+
+    @property
+    def name_(self) -> str:
+        """The model's name in the catalog."""
+        return self.record.name
+
+    @property
+    def classes_(self) -> list[Any]:
+        """Class labels, in ascending order of the target's values (the column order of
+        :meth:`predict_proba`)."""
+        return list(self.record.classes)
+
+    @property
+    def feature_names_in_(self) -> list[str]:
+        """The feature columns, in the order they were given or found in the source."""
+        return list(self.record.features)
+
+    @property
+    def features_(self) -> list[Feature]:
+        """Each feature's name, kind (categorical or numeric) and type at fit."""
+        types = self.record.feature_types
+        return [Feature(n, types[n]["kind"], types[n]["sql_type"]) for n in self.record.features]
+
+    @property
+    def n_rows_(self) -> int:
+        """Training rows (rows with a non-NULL target)."""
+        return self.record.n_rows
+
+    @property
+    def n_null_target_(self) -> int:
+        """Rows left out of training because their target was NULL."""
+        return self.record.n_null_target
+
+    @property
+    def verified_(self) -> bool:
+        """Whether the model's parameter tables have checksums to verify (catalog format 2);
+        models stored by earlier versions score unverified. (The checksums are compared under
+        the engine version that took them, see integrity.py.)"""
+        return "checksums" in self.record.details
+
+    def parameters(self, con: Connectable) -> dict[str, pa.Table]:
+        """Every parameter table of the fitted model, by part name (e.g. ``classes``,
+        ``categorical``), rows sorted by all columns. Columns are documented by each model."""
+        with session(con) as warehouse, self._current(warehouse) as record:
+            return {part: catalog.read_part(warehouse, record, part) for part in record.parts}
+
+    @contextlib.contextmanager
+    def _current(self, warehouse: Warehouse) -> Iterator[ModelRecord]:
+        """The model's record, its tables verified against its fit's checksums (once per
+        process and version). A missing table of a model that has been re-fitted or dropped
+        since this object was made is a StaleModelError that says how to get the current one."""
+        record = self.record
+        try:
+            if record.locations is None:
+                integrity.verify(
+                    warehouse, record.name, record.model_id, record.details.get("checksums"),
+                    {part: record.table(part) for part in record.parts},
+                )  # fmt: skip
+            yield record
+        except SourceError as error:
+            if record.locations is None:
+                now = catalog.current_version(warehouse, record.name)
+                if now != record.model_id:
+                    how = (
+                        "has been dropped"
+                        if now is None
+                        else f"has been re-fitted since (version {record.model_id} -> {now})"
+                    )
+                    raise StaleModelError(
+                        f"model {record.name!r} {how}; this object refers to the old version, "
+                        f"whose tables are gone: load the current one with "
+                        f"warehouse_ml.load(con, {record.name!r})"
+                    ) from error
+            raise
+
+    # -- fit --------------------------------------------------------------------------------
+    def fit(
+        self,
+        con: Connectable,
+        source: SourceLike,
+        target: str,
+        *,
+        features: Sequence[str] | None = None,
+        categorical: Iterable[str] | None = None,
+        numeric: Iterable[str] | None = None,
+        keys: Iterable[str] | None = None,
+        name: str | None = None,
+        details: dict[str, Any] | None = None,
+        allow_high_cardinality: bool = False,
+        progress: ProgressCallback | None = None,
+    ) -> Classifier:
+        """Learn the model from ``source`` inside the warehouse and store it in the catalog.
+
+        Args:
+            con: a DuckDB connection, a database path, or a Warehouse.
+            source: table/view name, Arrow table or reader, or a Parquet/CSV path.
+            target: the class column. Rows where it is NULL are left out (counted in
+                ``n_null_target_``).
+            features: feature columns; None means every column but the target and ``keys``.
+            categorical, numeric: per-column overrides of the type rule (see features.py).
+            keys: identifier columns never used as features.
+            name: the model's name in the catalog; default ``<kind>_<target>``. A model of the
+                same name is replaced atomically.
+            details: extra JSON-able facts stored in the catalog row's details (e.g. the
+                model-selection comparison that chose these settings).
+            allow_high_cardinality: learn categorical attributes that look like identifiers or
+                have more than ``validation.MAX_CATEGORIES`` distinct values instead of
+                refusing them (see validation.py; a warning is still given).
+            progress: called with a :class:`warehouse_ml.progress.Progress` (operation
+                ``"fit"``) before each statement; it may raise to cancel the fit, which then
+                leaves the catalog as it was.
+
+        Returns:
+            self, fitted.
+
+        Raises:
+            SourceError, ColumnError, DataError, HighCardinalityError: bad input (see
+            docs/RELIABILITY.md); the catalog and any old model of that name are unchanged.
+        """
+        name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
+        with session(con, "fit", progress) as warehouse, open_source(warehouse, source) as src:
+            chosen = select_features(
+                src, target, features, categorical=categorical, numeric=numeric, keys=keys
+            )  # checks the target too
+            target_type = src.field(target).type
+            classes, n_null = self._classes(warehouse, src, target)
+            catalog.ensure(warehouse)
+            model_id = catalog.new_model_id()
+            with Staging(
+                warehouse, owner_kind="model", owner=name, created_by="fit", version=model_id,
+                lifetime=ownership.MODEL,
+            ) as tables:  # fmt: skip
+                check = validation.CardinalityCheck(
+                    src.description, chosen, sum(c["n"] for c in classes),
+                    allow_high_cardinality=allow_high_cardinality,
+                )  # fmt: skip
+                learned = self._learn(warehouse, src, target, chosen, classes, tables, check)
+                validation.check_learned(warehouse, src.description, tables, classes, check)
+                record = ModelRecord(
+                    name=name,
+                    model_id=model_id,
+                    kind=self.kind,
+                    target=target,
+                    target_type=str(target_type),
+                    features=[f.name for f in chosen],
+                    feature_types={f.name: f.to_json() for f in chosen},
+                    smoothing=self._smoothing(),
+                    source=src.description,
+                    n_rows=sum(c["n"] for c in classes),
+                    n_null_target=n_null,
+                    classes=[c["value"] for c in classes],
+                    details={
+                        **(details or {}),
+                        **learned,
+                        "tables": tables.roles,
+                        "checksums": integrity.checksums(
+                            warehouse, {role: tables.named(role) for role in tables.roles}
+                        ),
+                    },
+                    created_at=ownership.now(),
+                    library_version=warehouse_ml.__version__,
+                )
+                catalog.publish(
+                    warehouse, record, lambda r, views: self._rebuild_views(warehouse, r, views)
+                )
+        integrity.mark_verified(record.model_id)
+        self.record_ = record
+        return self
+
+    def _classes(
+        self, warehouse: Warehouse, source: Source, target: str
+    ) -> tuple[list[dict[str, Any]], int]:
+        rows = warehouse.fetch("select_classes", source=source.relation, target=target).to_pylist()
+        n_null = sum(r["n"] for r in rows if r["class_value"] is None)
+        present = sorted(
+            (r for r in rows if r["class_value"] is not None), key=lambda r: r["class_value"]
+        )
+        if not rows or sum(r["n"] for r in rows) == 0:
+            raise DataError(
+                f"source {source.description} has no rows; expected rows with at least two "
+                f"classes in target column {target!r}"
+            )
+        if not present:
+            raise DataError(
+                f"target column {target!r} of {source.description} is NULL in all "
+                f"{n_null} rows; expected at least two classes"
+            )
+        if len(present) < 2:
+            raise DataError(
+                f"target column {target!r} of {source.description} has a single class "
+                f"{present[0]['class_value']!r}; expected at least two classes"
+            )
+        if len(present) > MAX_CLASSES:
+            raise DataError(
+                f"target column {target!r} of {source.description} has {len(present)} "
+                f"classes; expected at most {MAX_CLASSES} (each class is a column of the "
+                "scoring SQL): group rare classes in a view, or choose another target"
+            )
+        nul = [r["class_label"] for r in present if "\x00" in r["class_label"]]
+        if nul:
+            raise DataError(
+                f"target column {target!r} of {source.description} has the class {nul[0]!r}, "
+                "which contains a NUL character; expected labels without one (each class names "
+                "a probability column p_<label>, and SQL engines end a name at NUL)"
+            )
+        classes = [
+            {
+                "class_index": i,
+                "class_label": r["class_label"],
+                "value": _python_label(r["class_value"]),
+                "n": r["n"],
+            }
+            for i, r in enumerate(present)
+        ]
+        return classes, n_null
+
+    # -- scoring ------------------------------------------------------------------------
+    @staticmethod
+    def _check_source(record: ModelRecord, source: Source) -> None:
+        """The source holds every feature of ``record``, of the fitted type's family."""
+        for name in record.features:
+            fitted = record.feature_types[name]
+            feature = Feature(name, fitted["kind"], fitted["sql_type"])
+            if source.schema.get_field_index(name) < 0:
+                raise ColumnError(
+                    f"source {source.description} has no column {name!r}, a feature of "
+                    f"model {record.name!r}; expected the features {record.features}, "
+                    f"found the columns {source.columns}"
+                )
+            field = source.field(name)
+            if str(field.type) != feature.sql_type and not _compatible(feature, field.type):
+                raise ColumnError(
+                    f"column {name!r} of {source.description} has type {field.type}; "
+                    f"model {record.name!r} was fitted on type {feature.sql_type}"
+                )
+
+    def scoring_query(
+        self,
+        warehouse: Warehouse,
+        record: ModelRecord,
+        source: Source,
+        *,
+        passthrough: Sequence[tuple[str, str]] = (),
+        probability_names: Sequence[str] | None = None,
+        log_probability_names: Sequence[str] | None = None,
+        prediction_name: str | None = None,
+        decision: Decision | None = None,
+        keep_order: bool = False,
+    ) -> exp.Query:
+        """The query scoring ``source`` with ``record``'s tables. ``passthrough``: (source
+        column, output name) pairs; an output name that equals (ignoring case) one of the
+        probability, log-probability or prediction names is refused (names.check_outputs)."""
+        self._check_source(record, source)
+        outputs = [*(probability_names or []), *(log_probability_names or [])]
+        if prediction_name:
+            outputs.append(prediction_name)
+        for column_name, _ in passthrough:
+            source.field(column_name)
+        names.check_outputs([o for _, o in passthrough], outputs, source.description)
+        return score_query(
+            source.relation,
+            self._terms(warehouse, record, source),
+            record.classes,
+            passthrough=passthrough,
+            probability_names=probability_names,
+            log_probability_names=log_probability_names,
+            prediction_name=prediction_name,
+            decision=decision,
+            row=names.fresh("wml_row", source.columns) if keep_order else None,
+        )
+
+    def _fetch_classes(self, con: Connectable, source: SourceLike, *, log: bool) -> pa.Table:
+        """One float64 column per class, named ``str(label)`` (renamed in Arrow, which allows
+        any name: the engine sees only the library's own)."""
+        internal = [f"wml_c_{i}" for i in range(len(self.classes_))]
+        with (
+            session(con) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            query = self.scoring_query(
+                warehouse, record, src, keep_order=True,
+                **{"log_probability_names" if log else "probability_names": internal},
+            )  # fmt: skip
+            table = warehouse.fetch_tree(query)
+        return table.rename_columns([str(c) for c in self.classes_])
+
+    def predict_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
+        """Class probabilities: one float64 column per class, in ``classes_`` order, named
+        ``str(label)``, one row per source row, in source order."""
+        return self._fetch_classes(con, source, log=False)
+
+    def predict_log_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
+        """Natural-log class probabilities, laid out as :meth:`predict_proba`."""
+        return self._fetch_classes(con, source, log=True)
+
+    def predict(
+        self,
+        con: Connectable,
+        source: SourceLike,
+        *,
+        keys: Sequence[str] = (),
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+    ) -> pa.Table:
+        """Predicted classes: the ``keys`` columns, then ``prediction``, in source order.
+
+        Decision rule: argmax by default; ``threshold`` (binary models: predict ``positive``,
+        default the second class, when its probability >= threshold); or ``loss``, a KxK
+        matrix L[true][predicted] whose expected loss is minimised.
+        """
+        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
+        with (
+            session(con) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            query = self.scoring_query(
+                warehouse, record, src, passthrough=[(k, k) for k in keys],
+                prediction_name=PREDICTION, decision=decision, keep_order=True,
+            )  # fmt: skip
+            return warehouse.fetch_tree(query)
+
+    def view_query(
+        self,
+        warehouse: Warehouse,
+        record: ModelRecord,
+        source: Source,
+        *,
+        keys: Sequence[str] | None = None,
+        decision: Decision | None = None,
+        keep_order: bool = False,
+    ) -> exp.Query:
+        """The query behind a prediction view: key columns (default: every source column),
+        ``p_<label>`` per class (DOUBLE; names.probability_columns), ``prediction``."""
+        chosen = source.columns if keys is None else keys
+        return self.scoring_query(
+            warehouse,
+            record,
+            source,
+            passthrough=[(k, k) for k in chosen],
+            probability_names=self.probability_names(warehouse),
+            prediction_name=PREDICTION,
+            decision=decision,
+            keep_order=keep_order,
+        )
+
+    def probability_names(self, warehouse: Warehouse) -> list[str]:
+        """The ``p_<label>`` columns of this model's views and tables on ``warehouse``'s engine
+        (names.probability_columns)."""
+        return probability_columns(self._class_names(), warehouse.IDENTIFIER_BYTES)
+
+    def _class_names(self) -> list[str]:
+        return [str(c) for c in self.classes_]
+
+    def score(
+        self,
+        con: Connectable,
+        source: SourceLike,
+        *,
+        keys: Sequence[str] | None = None,
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+    ) -> pa.Table:
+        """What a prediction view shows, fetched in source order: the ``keys`` columns (default
+        all source columns), ``p_<label>`` per class and ``prediction``."""
+        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
+        with (
+            session(con) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            query = self.view_query(
+                warehouse, record, src, keys=keys, decision=decision, keep_order=True
+            )
+            return warehouse.fetch_tree(query)
+
+    def create_table(
+        self,
+        con: Connectable,
+        table: str | Sequence[str],
+        source: SourceLike,
+        *,
+        keys: Sequence[str] | None = None,
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> TableName:
+        """Materialise the predictions of :meth:`score` as a new table.
+
+        The name must be new, or a prediction table warehouse-ml made earlier (replaced); a
+        user's table or view of that name, or the source itself, is a NameConflictError before
+        anything runs. ``progress`` is called with a :class:`warehouse_ml.progress.Progress`
+        (operation ``"create_table"``) before each statement; it may raise to cancel (no table
+        is left).
+        """
+        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
+        with (
+            session(con, "create_table", progress) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
+            claimed = ownership.claim(
+                warehouse, TableName.parse(table), "table", sources=_objects(src)
+            )
+            return ownership.create(
+                warehouse, claimed, query, owner_kind="prediction_table", owner=record.name,
+                role="predictions", created_by="create_table", lifetime=ownership.KEPT,
+            )  # fmt: skip
+
+    def sql(
+        self,
+        con: Connectable,
+        source: SourceLike,
+        *,
+        keys: Sequence[str] | None = None,
+        dialect: str | None = None,
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+    ) -> str:
+        """The SQL text of the prediction query for ``source``, in ``dialect`` (default: the
+        connection's own)."""
+        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
+        with session(con) as warehouse, open_source(warehouse, source) as src:
+            with self._current(warehouse) as record:
+                query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
+            return templates.generate(query, dialect or warehouse.dialect)
+
+    def create_view(
+        self,
+        con: Connectable,
+        view: str | Sequence[str],
+        source: str | Sequence[str],
+        *,
+        keys: Sequence[str] | None = None,
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+    ) -> TableName:
+        """Create (or replace) a plain-SQL prediction view over a table, view or file.
+
+        The view outputs the ``keys`` columns (default: all source columns), one probability
+        column ``p_<label>`` per class and ``prediction``. It is registered as the model's, so
+        a re-fit rebuilds it in the same transaction; its name must be new or a view
+        warehouse-ml made (a user's table or view of that name, or the source itself, is a
+        NameConflictError before anything runs). Returns the view's schema-qualified name.
+        """
+        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
+        options = {"keys": None if keys is None else list(keys), "decision": decision.to_json()}
+        with session(con) as warehouse, open_source(warehouse, source) as src:
+            spec = src.durable_spec("a prediction view")
+            unreadable = warehouse.views_read_library()
+            if unreadable is not None:
+                raise NameConflictError(f"cannot create view {str(view)!r}: {unreadable}")
+            with self._current(warehouse) as record:
+                query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
+            claimed = ownership.claim(
+                warehouse, TableName.parse(view), "view", sources=_objects(src)
+            )
+            return ownership.create(
+                warehouse, claimed, query, owner_kind="model", owner=record.name,
+                role=PREDICTION_VIEW, created_by="create_view", lifetime=ownership.MODEL,
+                details={"source": spec, "options": options},
+            )  # fmt: skip
+
+    def _view_query_from(
+        self, warehouse: Warehouse, record: ModelRecord, source: Source, options: dict[str, Any]
+    ) -> exp.Query:
+        stored = options["decision"]
+        decision = Decision(
+            threshold=stored["threshold"],
+            positive=stored["positive"],
+            loss=None if stored["loss"] is None else tuple(map(tuple, stored["loss"])),
+        )
+        model = type(self).from_record(record)
+        return model.view_query(warehouse, record, source, keys=options["keys"], decision=decision)
+
+    def _rebuild_views(
+        self, warehouse: Warehouse, record: ModelRecord, views: Sequence[ownership.Owned]
+    ) -> None:
+        """Rebuild the registered views of the model (``views``: their registry rows) over
+        ``record``'s tables (inside the publishing transaction)."""
+        for row in views:
+            self._rebuild_view(warehouse, record, row)
+
+    def _rebuild_view(
+        self, warehouse: Warehouse, record: ModelRecord, row: ownership.Owned
+    ) -> None:
+        """Replace one registered view by the same view over ``record``'s tables; a source that
+        no longer fits is a ViewRebuildError naming the view and the way out."""
+        spec = row.details["source"]
+        unreadable = warehouse.views_read_library()
+        if unreadable is not None:
+            raise ViewRebuildError(f"view {row.name} of model {record.name!r}: {unreadable}")
+        try:
+            with open_source(warehouse, source_from_spec(spec)) as src:
+                query = self._view_query_from(warehouse, record, src, row.details["options"])
+        except WarehouseMLError as error:
+            raise ViewRebuildError(
+                f"view {row.name} of model {record.name!r} cannot be rebuilt over its source "
+                f"{source_from_spec(spec)!s}: {error}. Nothing was changed. Recreate the view "
+                "over a source with the model's columns, or remove it with "
+                f"warehouse_ml.drop_view(con, {str(row.name)!r}) (or warehouse_ml.rebuild_views"
+                f"(con, {record.name!r}, on_broken='drop')), then fit again"
+            ) from error
+        warehouse.run("drop_view", view=row.name)
+        warehouse.run_tree(templates.create_view(row.name, query))
+
+    def __repr__(self) -> str:
+        state = f"name={self.record_.name!r}" if self.record_ is not None else "unfitted"
+        params = ", ".join(f"{k}={v!r}" for k, v in self._smoothing().items())
+        return f"{type(self).__name__}({params}) [{state}]"
+
+
+def _objects(source: Source) -> list:
+    """The identity of a source that is a table or view (for ownership.claim's check that an
+    output does not replace the call's own input)."""
+    return [] if source.object is None else [source.object]
+
+
+def _compatible(feature: Feature, arrow_type: pa.DataType) -> bool:
+    """Scoring accepts the fitted type, or another type of the same family (e.g. int32 codes
+    for int64, large_string for string, integer-valued decimals for integers, a timestamp in
+    another time zone, as DuckDB shows TIMESTAMPTZ in the session's)."""
+    if pa.types.is_null(arrow_type):  # an all-NULL column (e.g. from Python None values)
+        return True
+    fitted = feature.sql_type
+    now = str(arrow_type)
+    if integer_valued(fitted) and integer_valued(now):
+        return True
+    families = (
+        ("int", "uint"),
+        ("string", "large_string", "string_view"),
+        ("double", "float", "halffloat", "decimal"),
+        ("timestamp[s, tz=", "timestamp[ms, tz=", "timestamp[us, tz=", "timestamp[ns, tz="),
+    )
+    return any(
+        any(fitted.startswith(p) for p in family) and any(now.startswith(p) for p in family)
+        for family in families
+    )

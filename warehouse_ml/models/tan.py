@@ -1,0 +1,739 @@
+"""Tree-Augmented Naive Bayes (TAN) and Chow-Liu trees, learned inside the warehouse.
+
+Learning a TAN (Friedman, Geiger & Goldszmidt 1997):
+
+1. class counts -> ``classes`` (log prior, smoothed by ``prior_alpha``);
+2. numeric attributes -> equal-frequency ``bins`` (edges learned in SQL, see binning.py);
+3. per-attribute counts -> ``categorical`` and ``unseen``: P(Ai | C), the Naive Bayes tables
+   (smoothed by ``alpha``), used for the root and as the fallback below; their distinct values
+   are checked for high cardinality here (validation.py), before any pair is counted;
+4. pair counts -> ``pair_counts`` (one statement, blocks covering every pair; see pairs.py);
+5. CMI(Ai; Aj | C) and MI(Ai; Aj) in bits -> ``information`` (SQL over the pair counts);
+6. maximum-weight spanning tree over CMI, directed away from the root (Python, see
+   spanning_tree.py);
+7. P(Ai | C, parent(Ai)) -> ``cpt_parent`` and ``cpt``, from the stored pair counts (no scan
+   of the source), sparse: only (value, parent value) pairs counted in training are stored.
+
+Parameter tables of a model (``wml.<model_id>_<part>``):
+
+* ``classes``, ``categorical``, ``unseen``: as for Naive Bayes (naive_bayes.py), with numeric
+  attributes replaced by their bin index (text '0', '1', ...);
+* ``bins``: attribute, bin_index, upper (numeric attributes only);
+* ``pair_counts``: attribute_i, attribute_j, value_i, value_j, class_index, n (attribute_i
+  before attribute_j in feature order; rows where either is NULL are not counted);
+* ``information``: attribute_i, attribute_j, n, cmi, mi (bits);
+* ``cpt_parent``: attribute, parent, parent_value, class_index, n_parent, n_values, log_prob:
+  one row per class and parent value counted with a non-NULL value of the attribute; n_parent =
+  N(pa, c), n_values = |X|, and log_prob is log P(x | c, pa) of a training value x never counted
+  with that parent value (n = 0, below);
+* ``cpt``: attribute, parent, value, parent_value, class_index, n, n_parent, n_values,
+  log_prob: one row per class and (value, parent value) pair counted in training (in any
+  class), so its size follows the counted pairs, not |X| times the parent values;
+* ``lookup``: code, lp_0 .. lp_{K-1}: the terms of the integer-coded attributes with contiguous
+  values (whose parents are such attributes too, and whose (value, parent value) codes stay
+  within lookup.MAX_TAN_CODES), one row per (value | unseen | NULL, parent value | other) code
+  (lookup.py); the layout is stored in the catalog details (``lookup``).
+
+Smoothing (Weka ``SimpleEstimator -A alpha``): P(x | c, pa) = (N(x,pa,c) + alpha) /
+(N(pa,c) + alpha*|X|), P(x | c) = (N(x,c) + alpha) / (N(c) + alpha*|X|) for the root,
+P(c) = (N(c) + prior_alpha) / (N + prior_alpha*K). ``alpha = prior_alpha = 0`` is maximum
+likelihood. Weka's defaults are ``alpha = prior_alpha = 0.5``. A (parent value, class) with
+N(pa,c) + alpha*|X| = 0 gives the uniform 1/|X|; a zero probability is stored as log_prob NULL
+(impossible).
+
+Scoring: log P(c) + sum_i log P(a_i | c, a_parent(i)) (sql/term_tan.sql). A NULL attribute
+value contributes nothing. A counted pair (value, parent value) takes its ``cpt`` row; a value
+seen in training (a ``categorical`` row) with a parent value that has a ``cpt_parent`` row takes
+that row (its zero-count probability), exactly what a dense table over every seen value and
+parent value would hold. When the parent's value is NULL, or the value or the parent value was
+not seen with the attribute in training, the attribute falls back to its class-only term
+P(a_i | c), which treats a value unseen in training exactly as Naive Bayes does (its smoothed
+zero-count probability, or nothing when alpha = 0).
+
+Cross-validation (:meth:`TAN._learn_partitioned`): with categorical attributes only, the split
+is counted once per fold (categorical counts and pair counts, grouped by fold, stored as
+``fold_counts`` and ``fold_pair_counts``); each fold's training counts and pair counts are the
+sums over the other folds, and steps 3-7 run on them for every fold in the same statements
+(each table with column wml_part = fold), so each fold gets its own CMI, tree and CPTs,
+identical to a fit on that fold's training rows, and ONE query scores every row with its own
+fold's tree: the parent's value (or, in the lookup table, its code) is chosen per row by a
+CASE over the fold (:meth:`TAN._terms`). Numeric attributes make it fit and score fold by
+fold: their bin edges are quantiles of each fold's training rows.
+
+Structure: ``root=None`` roots the tree at the first feature; ties in CMI are broken by
+attribute order (spanning_tree.py). CMI values are rounded to 12 decimal places before the tree
+step, so last-bit differences of parallel floating-point sums cannot change the tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source, SourceLike, open_source
+from warehouse_ml.errors import ColumnError, ParameterError
+from warehouse_ml.models import lookup
+from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.naive_bayes import (
+    _non_negative,
+    categorical_term,
+    create_categorical_tables,
+    create_classes_table,
+    outside_partitions,
+    prior_term,
+)
+from warehouse_ml.models.scoring import (
+    Join,
+    Term,
+    partition_condition,
+    per_partition,
+    pivot_columns,
+    pivot_rows,
+)
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
+from warehouse_ml.stats import binning, counting, pairs, spanning_tree
+from warehouse_ml.stats.counting import PARTITION, partition_columns, partition_or_zero
+from warehouse_ml.stats.features import (
+    CATEGORICAL,
+    NUMERIC,
+    Feature,
+    _is_categorical_type,
+    _is_numeric_type,
+    valued_source,
+)
+from warehouse_ml.stats.validation import CardinalityCheck
+from warehouse_ml.store.catalog import ModelRecord
+from warehouse_ml.store.ownership import Staging
+
+ROUND_DIGITS = 12
+
+
+def _parents_from_weights(
+    attributes: Sequence[str], weights: Any, root: str | None
+) -> dict[str, str | None]:
+    index = None if root is None else list(attributes).index(root)
+    parents = spanning_tree.tan_parents(weights.round(ROUND_DIGITS), index)
+    return {
+        a: (attributes[p] if p >= 0 else None) for a, p in zip(attributes, parents, strict=True)
+    }
+
+
+class TAN(Classifier):
+    """Tree-Augmented Naive Bayes: each attribute depends on the class and on at most one other
+    attribute, the tree maximising the conditional mutual information given the class.
+
+    Args:
+        alpha: additive smoothing of P(value | class, parent value) and P(value | class), >= 0
+            (Weka SimpleEstimator; 0 is maximum likelihood). Default 0.5 as in Weka.
+        prior_alpha: additive smoothing of P(class), >= 0. Default 0.5 as in Weka.
+        root: the attribute at the root of the tree (no attribute parent); None = the first
+            feature.
+        bins: number of equal-frequency bins for numeric attributes (>= 1).
+    """
+
+    kind = "tan"
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 0.5,
+        prior_alpha: float = 0.5,
+        root: str | None = None,
+        bins: int = binning.DEFAULT_BINS,
+    ) -> None:
+        super().__init__()
+        self.alpha = _non_negative("alpha", alpha)
+        self.prior_alpha = _non_negative("prior_alpha", prior_alpha)
+        if root is not None and not isinstance(root, str):
+            raise ParameterError(f"root must be an attribute name or None, got {root!r}")
+        self.root = root
+        self.bins = binning.check_bins(bins)
+
+    def _smoothing(self) -> dict[str, Any]:
+        return {
+            "alpha": self.alpha,
+            "prior_alpha": self.prior_alpha,
+            "root": self.root,
+            "bins": self.bins,
+        }
+
+    # -- learning -------------------------------------------------------------------------
+    def _learn(
+        self,
+        warehouse: Warehouse,
+        source: Source,
+        target: str,
+        features: list[Feature],
+        classes: list[dict[str, Any]],
+        tables: Staging,
+        check: CardinalityCheck,
+    ) -> dict[str, Any]:
+        table = tables.table
+        names = self._checked_names(features)
+        classes_table = table("classes")
+        create_classes_table(warehouse, classes_table, [classes], self.prior_alpha)
+        numeric = [f.name for f in features if f.kind == NUMERIC]
+        edges: dict[str, list[float]] = {}
+        if numeric:
+            edges = binning.learn_edges(
+                warehouse, source.relation, target, numeric, self.bins, table("bins"),
+                source.description,
+            )  # fmt: skip
+        relation = binning.discretised_source(source.relation, target, features, edges)
+
+        def pair_counts(categorical: TableName) -> tuple[exp.Query, list[list[int]]]:
+            # the distinct values are known: refuse an identifier before counting its pairs
+            n_values = check.of_counts(warehouse, categorical)
+            blocks = pairs.plan_pair_blocks(
+                [n_values.get(n, 0) for n in names], n_classes=len(classes)
+            )
+            return pairs.pair_counts_query(relation, target, names, blocks), blocks
+
+        learned = self._learn_from_counts(
+            warehouse, table, names, classes_table,
+            counting.categorical_counts(relation, target, names), pair_counts,
+        )  # fmt: skip
+        if "cpt" in tables.roles:
+            learned.update(
+                lookup.learn_tan(warehouse, tables, features, len(classes), [learned["parents"]])
+            )
+        return {**learned, "bins": edges}
+
+    def _checked_names(self, features: Sequence[Feature]) -> list[str]:
+        """The feature names, after checking that the chosen root is one of them."""
+        names = [f.name for f in features]
+        if self.root is not None and self.root not in names:
+            raise ColumnError(f"root {self.root!r} is not one of the features {names}")
+        return names
+
+    def _learn_from_counts(
+        self,
+        warehouse: Warehouse,
+        table: Callable[[str], TableName],
+        names: list[str],
+        classes_table: TableName,
+        counts: exp.Query,
+        pair_counts: Callable[[TableName], tuple[exp.Query, list[list[int]]]],
+        partitions: int | None = None,
+    ) -> dict[str, Any]:
+        """Every parameter table but ``classes`` and ``bins`` (steps 3-7 of the module
+        docstring) from count relations, without reading the source itself.
+
+        Args:
+            table: the name of a new part of the model (and records the part).
+            names: the attributes, in feature order (numeric ones already discretised).
+            classes_table: the model's class table.
+            counts: the training rows' categorical counts (attribute, value, class_label, n;
+                as counting.categorical_counts, only non-zero counts).
+            pair_counts: given the model's ``categorical`` table (whose values are the training
+                values), the training rows' pair-count query (attribute_i, attribute_j,
+                value_i, value_j, class_label, n; as pairs.pair_counts_query, only non-zero
+                cells) and the attribute blocks it counts.
+            partitions: None for one model; else the number of models learned at once (one
+                per cross-validation fold): the count relations, the class table and every
+                table written carry wml_part, and each partition gets its own tree.
+
+        Returns:
+            the catalog details root, parents, information (rows attribute_i, attribute_j,
+            cmi, mi in feature order; bits) and pair_blocks; with ``partitions``, the trees
+            as ``partition_parents`` (one ``parents`` per partition) and pair_blocks.
+        """
+        partitioned = partitions is not None
+        categorical_table, unseen_table = table("categorical"), table("unseen")
+        create_categorical_tables(
+            warehouse, (categorical_table, unseen_table), counts, classes_table, self.alpha, 0.0,
+            partitioned,
+        )  # fmt: skip
+        order = {n: i for i, n in enumerate(names)}
+        trees: list[dict[str, str | None]] = [dict.fromkeys(names) for _ in range(partitions or 1)]
+        information: list[list[list[Any]]] = [[] for _ in trees]
+        blocks: list[list[int]] = []
+        if len(names) >= 2:
+            query, blocks = pair_counts(categorical_table)
+            pair_table = table("pair_counts")
+            warehouse.run(
+                "create_pair_counts", table=pair_table, counts=query, classes=classes_table,
+                classes_part=partition_or_zero(partitioned, "c"),
+                counts_part=partition_or_zero(partitioned, "k"),
+                partition_columns=partition_columns(partitioned, "k"),
+            )  # fmt: skip
+            information_table = table("information")
+            warehouse.run_tree(
+                templates.create_table_as(
+                    information_table, pairs.information_query(pair_table, partitioned)
+                )
+            )
+            found = warehouse.fetch(
+                "select_table",
+                table=information_table,
+                order_columns=[column("attribute_i", "t"), column("attribute_j", "t")],
+            ).to_pylist()
+            for part in range(len(trees)):
+                rows = [r for r in found if r.get(PARTITION, 0) == part]
+                information[part] = sorted(
+                    ([r["attribute_i"], r["attribute_j"], r["cmi"], r["mi"]] for r in rows),
+                    key=lambda r: (order[r[0]], order[r[1]]),
+                )
+                weights = pairs.information_matrix(rows, names, "cmi")
+                trees[part] = _parents_from_weights(names, weights, self.root)
+            edges = [
+                (*([part] if partitioned else []), a, p)
+                for part, parents in enumerate(trees)
+                for a, p in parents.items()
+                if p is not None
+            ]
+            edge_counts = templates.build(
+                "select_tan_edge_counts",
+                pair_counts=pair_table,
+                edges=templates.values(
+                    edges, "e", (*([PARTITION] if partitioned else []), "attribute", "parent")
+                ),
+                pair_part=partition_or_zero(partitioned, "k"),
+                edges_part=partition_or_zero(partitioned, "e"),
+            )
+            cpt_parent = table("cpt_parent")
+            warehouse.run(
+                "create_tan_cpt_parent",
+                table=cpt_parent,
+                edge_counts=edge_counts.copy(),
+                categorical=categorical_table,
+                classes=classes_table,
+                categorical_part=partition_or_zero(partitioned, "g"),
+                classes_part=partition_or_zero(partitioned, "c"),
+                partition_columns=partition_columns(partitioned, "f"),
+                log_prob=self._log_prob(literal(0)),
+            )
+            warehouse.run(
+                "create_tan_cpt",
+                table=table("cpt"),
+                edge_counts=edge_counts,
+                cpt_parent=cpt_parent,
+                cpt_parent_part=partition_or_zero(partitioned, "q"),
+                partition_columns=partition_columns(partitioned, "f"),
+                log_prob=self._log_prob(column("n", "f")),
+            )
+        if partitioned:
+            return {"partition_parents": trees, "pair_blocks": blocks}
+        return {
+            "root": next(n for n in names if trees[0][n] is None),
+            "parents": trees[0],
+            "information": information[0],
+            "pair_blocks": blocks,
+        }
+
+    def _log_prob(self, n: exp.Expression) -> exp.Expression:
+        """sql/tan_log_prob.sql with count ``n``, over a row ``f`` holding n_parent and
+        n_values (create_tan_cpt.sql, create_tan_cpt_parent.sql)."""
+        return templates.expression(
+            "tan_log_prob",
+            n=n,
+            n_parent=column("n_parent", "f"),
+            n_values=column("n_values", "f"),
+            alpha=self.alpha,
+        )
+
+    # -- scoring --------------------------------------------------------------------------
+    def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
+        """Categorical models score every cross-validation fold in one query, each row with its
+        own fold's tree; numeric bin edges differ per fold, so those models score fold by
+        fold."""
+        return not any(f.kind == NUMERIC for f in features)
+
+    def _learn_folds(
+        self,
+        warehouse: Warehouse,
+        split: Source,
+        target: str,
+        features: list[Feature],
+        fold: str,
+        fold_classes: list[list[dict[str, Any]]],
+        tables: Staging,
+        check: CardinalityCheck,
+    ) -> list[ModelRecord]:
+        """Fold by fold (numeric attributes, Classifier._learn_folds), after the high-cardinality
+        check of the categorical attributes' values in all folds together (one count scan of
+        the split), so that no fold counts pairs of an attribute that is refused."""
+        categorical = [f.name for f in features if f.kind == CATEGORICAL]
+        if categorical:
+            check.of_counts(
+                warehouse, counting.categorical_counts(split.relation, target, categorical)
+            )
+        return super()._learn_folds(
+            warehouse, split, target, features, fold, fold_classes, tables, check
+        )
+
+    def _learn_partitioned(
+        self,
+        warehouse: Warehouse,
+        split: Source,
+        target: str,
+        features: list[Feature],
+        fold: str,
+        fold_classes: list[list[dict[str, Any]]],
+        tables: Staging,
+        check: CardinalityCheck,
+    ) -> dict[str, Any]:
+        """All folds' models (categorical attributes) from ONE categorical count scan and ONE
+        pair count scan of the split, each grouped by fold (``fold_counts``,
+        ``fold_pair_counts``): fold f's training counts and pair counts are the sums over the
+        other folds (total minus fold f), from which its CMI, its own tree and its CPTs follow
+        exactly as in :meth:`_learn`, every fold in the same statements (tables with
+        wml_part = f). A value or pair cell seen only in fold f has no count in the other
+        folds, so it is absent from fold f's training counts, as in a fit on the other folds'
+        rows; a class absent from the training folds keeps its zero-count row, as
+        ``fold_classes`` says. The trees are returned as ``partition_parents``; the lookup
+        table covers every fold (codes shifted by fold, parents chosen per fold). The
+        high-cardinality ``check`` is made on the values of all folds together, between the
+        two scans."""
+        names = self._checked_names(features)
+        folds = range(len(fold_classes))
+        counted = valued_source(split.relation, [target, fold], features)
+        table = tables.table
+        fold_counts = table("fold_counts")
+        warehouse.run_tree(
+            templates.create_table_as(
+                fold_counts, counting.categorical_counts(counted, target, names, partition=fold)
+            )
+        )
+        cardinality = check.of_counts(warehouse, fold_counts)  # values in any fold
+        blocks: list[list[int]] = []
+        fold_pairs = None
+        if len(names) >= 2:
+            blocks = pairs.plan_pair_blocks(  # a block's joint table holds every fold
+                [cardinality.get(n, 0) for n in names],
+                n_classes=len(fold_classes[0]) * len(fold_classes),
+            )
+            fold_pairs = table("fold_pair_counts")
+            warehouse.run_tree(
+                templates.create_table_as(
+                    fold_pairs,
+                    pairs.pair_counts_query(counted, target, names, blocks, partition=fold),
+                )
+            )
+        classes_table = table("classes")
+        create_classes_table(
+            warehouse, classes_table, fold_classes, self.prior_alpha, partitioned=True
+        )
+        learned = self._learn_from_counts(
+            warehouse, table, names, classes_table,
+            outside_partitions(fold_counts, "select_counts_outside_partitions", folds),
+            lambda _categorical: (
+                outside_partitions(fold_pairs, "select_pair_counts_outside_partitions", folds),
+                blocks,
+            ),
+            partitions=len(fold_classes),
+        )  # fmt: skip
+        if "cpt" in tables.roles:
+            learned.update(
+                lookup.learn_tan(
+                    warehouse, tables, features, len(fold_classes[0]),
+                    learned["partition_parents"], partitioned=True,
+                )
+            )  # fmt: skip
+        return learned
+
+    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
+        k = len(record.classes)
+        features = {
+            f: Feature(f, t["kind"], t["sql_type"]) for f, t in record.feature_types.items()
+        }
+        edges = record.details.get("bins", {})
+        partition = record.details.get("partition_column")
+        trees = record.details["partition_parents"] if partition else [record.details["parents"]]
+        placed = record.details.get("lookup", {})
+
+        def value_of(name: str) -> exp.Expression:
+            return binning.value_expression(features[name], column(name, "s"), edges)
+
+        terms = [prior_term(record, k)]
+        for i, name in enumerate(record.features):
+            parents = [tree.get(name) for tree in trees]
+            if name in placed:
+                terms.append(lookup.tan_term(record, name, f"wml_a{i}", k, parents, partition))
+                continue
+            value = value_of(name)
+            seen_name = f"wml_a{i}"  # the fallback's join on the categorical table
+            fallback = categorical_term(record, name, seen_name, k, value=value)
+            parent_value = per_partition(  # as text: parents of several types share a CASE
+                partition,
+                [
+                    None if p is None else templates.expression("cast_to_text", value=value_of(p))
+                    for p in parents
+                ],
+            )
+            if parent_value is None:
+                terms.append(fallback)
+                continue
+            cpt_name, parent_name = f"wml_t{i}", f"wml_q{i}"
+            condition = templates.expression(
+                "equals_both",
+                left_1=column("value", cpt_name),
+                right_1=templates.expression("cast_to_text", value=value),
+                left_2=column("parent_value", cpt_name),
+                right_2=parent_value,
+            )
+            parent_condition = templates.expression(
+                "equals", left=column("parent_value", parent_name), right=parent_value
+            )
+            if partition is not None:
+                condition = exp.and_(condition, partition_condition(cpt_name, partition))
+                parent_condition = exp.and_(
+                    parent_condition, partition_condition(parent_name, partition)
+                )
+            pivot = templates.build(
+                "pivot_cpt_by_class" if partition is None else "pivot_partitioned_cpt_by_class",
+                table=record.table("cpt"),
+                attribute=name,
+                class_columns=pivot_columns("log_prob", k, "lp"),
+            )
+            parent_pivot = pivot_rows(
+                record.table("cpt_parent"), "parent_value", "log_prob", k, "lp", name,
+                partition is not None,
+            )  # fmt: skip
+            per_class = [
+                templates.expression(
+                    "term_tan",
+                    value=value,
+                    found=column("value", cpt_name),
+                    known=column(f"lp_{c}", cpt_name),
+                    seen=column("value", seen_name),
+                    parent_found=column("parent_value", parent_name),
+                    parent_known=column(f"lp_{c}", parent_name),
+                    fallback=fallback.per_class[c],
+                )
+                for c in range(k)
+            ]
+            joins = [
+                *fallback.joins,
+                Join(pivot, cpt_name, on=condition),
+                Join(parent_pivot, parent_name, on=parent_condition),
+            ]
+            terms.append(Term(per_class, joins))
+        return terms
+
+    # -- fitted structure -----------------------------------------------------------------
+    @property
+    def parents_(self) -> dict[str, str | None]:
+        """Each attribute's attribute parent in the tree (None for the root), feature order."""
+        parents = self.record.details["parents"]
+        return {f: parents[f] for f in self.record.features}
+
+    @property
+    def root_(self) -> str:
+        """The attribute at the root of the tree."""
+        return str(self.record.details["root"])
+
+    @property
+    def cmi_(self) -> dict[tuple[str, str], float]:
+        """CMI(Ai; Aj | C) in bits of every attribute pair ``(Ai, Aj)``, Ai before Aj in feature
+        order (0.0 for a pair with no row where both are non-NULL)."""
+        return self._information(2)
+
+    @property
+    def mi_(self) -> dict[tuple[str, str], float]:
+        """MI(Ai; Aj) in bits of every attribute pair, keyed as :attr:`cmi_`."""
+        return self._information(3)
+
+    def _information(self, position: int) -> dict[tuple[str, str], float]:
+        names = self.record.features
+        result = {
+            (names[i], names[j]): 0.0 for i in range(len(names)) for j in range(i + 1, len(names))
+        }
+        for row in self.record.details["information"]:
+            result[(row[0], row[1])] = float(row[position] or 0.0)
+        return result
+
+    def tree_text(self, format: str = "mermaid") -> str:
+        """The model's structure as text: ``"mermaid"`` (a ``graph TD`` flowchart) or ``"dot"``
+        (Graphviz). The class points to every attribute; each attribute parent points to its
+        child, labelled with their CMI in bits (4 decimals)."""
+        cmi = self.cmi_
+        edges = []
+        for child, parent in self.parents_.items():
+            if parent is not None:
+                key = (parent, child) if (parent, child) in cmi else (child, parent)
+                edges.append((parent, child, cmi[key]))
+        return render_tree(self.record.target, self.record.features, edges, format)
+
+
+def _mermaid_label(text: str) -> str:
+    return '"' + text.replace("&", "#amp;").replace('"', "#quot;") + '"'
+
+
+def _dot_label(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def render_tree(
+    target: str | None,
+    attributes: Sequence[str],
+    edges: Sequence[tuple[str, str, float]],
+    format: str = "mermaid",
+) -> str:
+    """Text rendering of a tree over attributes, optionally with a class node pointing to all.
+
+    Args:
+        target: the class node's label, or None for no class node (Chow-Liu trees).
+        attributes: node labels.
+        edges: (parent, child, weight in bits).
+        format: "mermaid" or "dot".
+    """
+    ids = {a: f"a{i}" for i, a in enumerate(attributes)}
+    if format == "mermaid":
+        lines = ["graph TD"]
+        if target is not None:
+            lines.append(f"    class_node[{_mermaid_label(target)}]")
+        lines += [f"    {ids[a]}[{_mermaid_label(a)}]" for a in attributes]
+        if target is not None:
+            lines += [f"    class_node --> {ids[a]}" for a in attributes]
+        lines += [f'    {ids[p]} -->|"{w:.4f} bits"| {ids[c]}' for p, c, w in edges]
+        return "\n".join(lines) + "\n"
+    if format == "dot":
+        lines = ["digraph tan {"]
+        if target is not None:
+            lines.append(f"    class_node [label={_dot_label(target)}, shape=box];")
+        lines += [f"    {ids[a]} [label={_dot_label(a)}];" for a in attributes]
+        if target is not None:
+            lines += [f"    class_node -> {ids[a]};" for a in attributes]
+        lines += [f'    {ids[p]} -> {ids[c]} [label="{w:.4f} bits"];' for p, c, w in edges]
+        return "\n".join(lines) + "\n}\n"
+    raise ParameterError(f"format must be 'mermaid' or 'dot', got {format!r}")
+
+
+# -- Chow-Liu trees ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TreeEdge:
+    """One edge of a Chow-Liu tree: ``parent`` is the endpoint nearer the root; ``mi`` is
+    MI(parent; child) in bits."""
+
+    parent: str
+    child: str
+    mi: float
+
+
+@dataclass(frozen=True)
+class ChowLiuTree:
+    """The maximum-mutual-information spanning tree of a table's columns (Chow & Liu 1968).
+
+    Attributes:
+        attributes: the columns, in the order given.
+        root: the column at the root (the first column unless chosen).
+        edges: d - 1 edges, one per non-root column, in column order of the child.
+        mi: MI in bits of every column pair ``(a, b)``, a before b in column order.
+    """
+
+    attributes: tuple[str, ...]
+    root: str
+    edges: tuple[TreeEdge, ...]
+    mi: dict[tuple[str, str], float]
+
+    @property
+    def undirected_edges(self) -> set[frozenset[str]]:
+        """The tree's edges as unordered pairs of column names."""
+        return {frozenset((e.parent, e.child)) for e in self.edges}
+
+    def to_arrow(self) -> pa.Table:
+        """Edges as an Arrow table: parent (string), child (string), mi (float64, bits)."""
+        return pa.table(
+            {
+                "parent": pa.array([e.parent for e in self.edges], pa.string()),
+                "child": pa.array([e.child for e in self.edges], pa.string()),
+                "mi": pa.array([e.mi for e in self.edges], pa.float64()),
+            }
+        )
+
+    def to_text(self, format: str = "mermaid") -> str:
+        """Mermaid or DOT rendering (see :func:`render_tree`)."""
+        edges = [(e.parent, e.child, e.mi) for e in self.edges]
+        return render_tree(None, self.attributes, edges, format)
+
+
+def _column_feature(source: Source, name: str) -> Feature:
+    t = source.field(name).type
+    if _is_numeric_type(t):
+        return Feature(name, NUMERIC, str(t))
+    if _is_categorical_type(t):
+        return Feature(name, CATEGORICAL, str(t))
+    raise ColumnError(
+        f"column {name!r} of {source.description} has type {t}; expected a string, integer, "
+        "boolean, enum, date/time or floating/decimal column"
+    )
+
+
+def chow_liu_tree(
+    con: Connectable,
+    source: SourceLike,
+    columns: Sequence[str] | None = None,
+    root: str | None = None,
+    *,
+    bins: int = binning.DEFAULT_BINS,
+) -> ChowLiuTree:
+    """The undirected maximum-MI spanning tree of a table's columns, with edge weights.
+
+    Pair counts and MI(Ai; Aj) (bits) are computed in SQL in one statement (no table is
+    written); numeric columns are cut into ``bins`` equal-frequency bins first. Rows where
+    either column of a pair is NULL are left out of that pair. Ties are broken by column order.
+
+    Args:
+        con: a DuckDB connection, a database path, or a Warehouse.
+        source: table/view name, Arrow table or reader, or Parquet/CSV path.
+        columns: the columns to relate (at least two); None means all.
+        root: the column to direct the tree from; None = the first column.
+        bins: equal-frequency bins per numeric column.
+
+    Returns:
+        a :class:`ChowLiuTree` (edges oriented away from ``root``, MI in bits).
+    """
+    binning.check_bins(bins)
+    with session(con) as warehouse, open_source(warehouse, source) as src:
+        names = list(src.columns if columns is None else columns)
+        if len(names) < 2 or len(set(names)) != len(names):
+            raise ColumnError(f"expected at least two distinct columns, got {names}")
+        if root is not None and root not in names:
+            raise ColumnError(f"root {root!r} is not one of the columns {names}")
+        features = [_column_feature(src, n) for n in names]
+        numeric = [f.name for f in features if f.kind == NUMERIC]
+        constant = "wml_constant_class"
+        base = exp.select(alias(literal(0), constant), exp.Star()).from_(
+            src.relation.copy().as_("src0")
+        )
+        edges: dict[str, list[float]] = {}
+        if numeric:
+            edges = binning.fetch_edges(warehouse, base, constant, numeric, bins)
+        relation = exp.select(
+            alias(column(constant, "src"), constant),
+            *[
+                alias(binning.value_expression(f, column(f.name, "src"), edges), f.name)
+                for f in features
+            ],
+        ).from_(base.subquery("src"))
+        singles = warehouse.fetch_tree(counting.categorical_counts(relation, constant, names))
+        cardinality = {n: 0 for n in names}
+        for row in singles.to_pylist():
+            cardinality[row["attribute"]] += 1
+        blocks = pairs.plan_pair_blocks([cardinality[n] for n in names], n_classes=1)
+        counts = templates.build(
+            "label_pair_counts", counts=pairs.pair_counts_query(relation, constant, names, blocks)
+        )
+        rows = warehouse.fetch_tree(pairs.information_query(counts))
+    weights = pairs.information_matrix(rows, names, "mi")
+    parents = _parents_from_weights(names, weights, root)
+    mi = {
+        (names[i], names[j]): float(weights[i, j])
+        for i in range(len(names))
+        for j in range(i + 1, len(names))
+    }
+    index = {n: i for i, n in enumerate(names)}
+    tree = tuple(
+        TreeEdge(p, c, float(weights[index[p], index[c]]))
+        for c, p in parents.items()
+        if p is not None
+    )
+    return ChowLiuTree(tuple(names), next(n for n in names if parents[n] is None), tree, mi)

@@ -1,0 +1,216 @@
+"""Portability rewrites: what each engine needs on top of sqlglot's own transpiling.
+
+Templates are written once, in the portable subset of DESIGN.md section 3, and parsed as DuckDB
+SQL. sqlglot translates most of the rest (types such as ``DOUBLE`` -> ``DOUBLE PRECISION``,
+``STRPOS`` -> ``POSITION``/``LOCATE``, quoting). This module holds the few rewrites sqlglot does
+not do, as AST transforms applied in one place:
+
+* :func:`rewrite` (called by :func:`warehouse_ml.sqlgen.templates.generate` for every statement):
+
+  - **spark**: ``ROW_NUMBER() OVER ()`` -> ``ROW_NUMBER() OVER (ORDER BY
+    MONOTONICALLY_INCREASING_ID())``: Spark refuses an unordered ROW_NUMBER; the id increases in
+    partition order, i.e. the scan order the DuckDB form numbers by.
+  - **spark**: ``CAST(x AS VARCHAR)`` / ``TEXT`` -> ``STRING`` and column types in
+    ``CREATE TABLE (...)`` likewise (Spark 4 treats a bare ``VARCHAR`` as a length-checked
+    type).
+  - **spark**: ``x AT TIME ZONE 'UTC'`` (a timestamp's UTC wall-clock time,
+    sql/utc_timestamp.sql) -> ``TIMESTAMPADD(MICROSECOND, UNIX_MICROS(x), TIMESTAMP_NTZ
+    '1970-01-01 00:00:00')``: sqlglot writes ``FROM_UTC_TIMESTAMP(x, 'UTC')``, which returns
+    the same instant, still shown in ``spark.sql.session.timeZone``; the epoch microseconds
+    added to the epoch as a timestamp without time zone are the UTC wall-clock time.
+
+  - **bigquery** (transpile-only): ``PI()`` does not exist; ``ACOS(-1)`` is the same double.
+
+* :func:`statements` (called by :meth:`warehouse_ml.engines.base.Warehouse.run_tree`): one
+  library statement may need several engine statements.
+
+  - **spark**: ``DELETE FROM t WHERE cond`` is not supported by Spark's default (v1, Parquet)
+    tables, and ``INSERT OVERWRITE t SELECT ... FROM t`` may not read the table it overwrites.
+    It becomes: ``CREATE TABLE stage AS SELECT * FROM t WHERE NOT COALESCE(cond, FALSE)``;
+    ``INSERT OVERWRITE TABLE t SELECT * FROM stage``; ``DROP TABLE stage`` (``stage`` is a fresh
+    name in ``t``'s schema). Only the small catalog tables (``wml.models``, ``wml.views``) are
+    ever deleted from.
+
+Rules sqlglot already enforces for us are not repeated here: logs are ``LN`` in the templates,
+``GREATEST``/``LEAST`` carry ``ignore_nulls=True`` (NULL-skipping on every engine), boolean
+literals, ``PI()``, ``DOUBLE`` types. :func:`non_portable` is the test-time check that the
+templates stay within the subset.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlglot import exp
+
+# Where the library's SQL has been run and checked against DuckDB (tests/test_engines.py):
+VERIFIED_DIALECTS = ("duckdb", "postgres", "spark")
+# Where a fitted model's scoring SQL is exported with sqlglot and checked to parse back
+# (tests/test_dialects.py) but has not been run on the engine itself:
+TRANSPILE_ONLY_DIALECTS = (
+    "snowflake", "bigquery", "trino", "databricks", "redshift", "clickhouse", "tsql", "oracle",
+    "mysql",
+)  # fmt: skip
+
+# Functions that are missing somewhere or mean different things on different engines
+# (DESIGN.md section 3): LOG is log10 in DuckDB/PostgreSQL but ln in Spark; hash() differs per
+# engine; ARG_MAX/ARG_MIN need a rewrite on PostgreSQL; list aggregates and UNPIVOT are DuckDB
+# syntax; integer division "//" is DIV on some engines and absent on others.
+DENIED_EXPRESSIONS: dict[type[exp.Expression], str] = {
+    exp.Log: "LOG/LOG2/LOG10 (write LN(x) / LN(b))",
+    exp.ArgMax: "ARG_MAX/MAX_BY (use a window function or comparisons)",
+    exp.ArgMin: "ARG_MIN/MIN_BY (use a window function or comparisons)",
+    exp.ArrayAgg: "LIST/ARRAY_AGG (array aggregates are not portable)",
+    exp.GroupConcat: "STRING_AGG/GROUP_CONCAT (not portable)",
+    exp.IntDiv: "integer division // (cast one side to DOUBLE, then FLOOR)",
+    exp.Unnest: "UNNEST (not portable)",
+    exp.Median: "MEDIAN (not in PostgreSQL)",
+}
+DENIED_FUNCTIONS = frozenset(
+    {
+        "HASH", "LOG", "LOG2", "LOG10", "ARG_MAX", "ARG_MIN", "ARGMAX", "ARGMIN", "MAX_BY",
+        "MIN_BY", "LIST", "ARRAY_AGG", "UNPIVOT", "PIVOT", "STRING_AGG", "HISTOGRAM", "MODE",
+        "ANY_VALUE", "FIRST", "LAST", "BOOL_AND", "BOOL_OR", "EPOCH", "REGEXP_MATCHES",
+    }
+)  # fmt: skip
+
+
+def non_portable(tree: exp.Expression) -> list[str]:
+    """Reasons why ``tree`` is outside the portable SQL subset (empty when it is portable).
+
+    Checks: denied functions (above), ``UNPIVOT``/``PIVOT``, ``CREATE OR REPLACE``, ``GROUPING``
+    of more than one column, a subquery in ``FROM``/``JOIN`` without an alias, and a selected
+    expression that is neither a column, a star nor aliased.
+
+    >>> import sqlglot
+    >>> non_portable(sqlglot.parse_one("SELECT LN(x) AS y FROM t"))
+    []
+    >>> non_portable(sqlglot.parse_one("SELECT LOG(x) AS y FROM t", read="duckdb"))
+    ['LOG/LOG2/LOG10 (write LN(x) / LN(b))']
+    """
+    problems: list[str] = []
+    for node in tree.walk():
+        for kind, reason in DENIED_EXPRESSIONS.items():
+            if isinstance(node, kind):
+                problems.append(reason)
+        if isinstance(node, exp.Anonymous) and str(node.name).upper() in DENIED_FUNCTIONS:
+            problems.append(f"{str(node.name).upper()}() (not portable)")
+        if isinstance(node, exp.Pivot):
+            problems.append("PIVOT/UNPIVOT (use UNION ALL of one SELECT per column)")
+        if isinstance(node, exp.Create) and node.args.get("replace"):
+            problems.append("CREATE OR REPLACE (use DROP ... IF EXISTS + CREATE ... AS)")
+        if isinstance(node, exp.Grouping) and len(node.expressions) > 1:
+            problems.append("GROUPING of several columns (use one column per GROUPING)")
+        if (
+            isinstance(node, exp.Subquery)
+            and node.arg_key in ("this", "joins", "expressions")
+            and isinstance(node.parent, (exp.From, exp.Join))
+            and not node.alias
+        ):
+            problems.append("a subquery in FROM/JOIN without an alias")
+        if isinstance(node, exp.Select):
+            for selected in node.expressions:
+                if not isinstance(selected, (exp.Alias, exp.Column, exp.Star, exp.Placeholder)):
+                    problems.append(f"an unaliased selected expression: {selected.sql()}")
+    return problems
+
+
+# -- rewrites ---------------------------------------------------------------------------------
+def _spark_row_number(node: exp.Expression) -> exp.Expression:
+    if (
+        isinstance(node, exp.Window)
+        and isinstance(node.this, exp.RowNumber)
+        and not node.args.get("order")
+        and not node.args.get("partition_by")
+    ):
+        node = node.copy()
+        node.set(
+            "order",
+            exp.Order(
+                expressions=[exp.Ordered(this=exp.Anonymous(this="MONOTONICALLY_INCREASING_ID"))]
+            ),
+        )
+    return node
+
+
+_TEXT_TYPES = (exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT, exp.DataType.Type.NVARCHAR)
+
+
+def _spark_text_type(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.DataType) and node.this in _TEXT_TYPES and not node.expressions:
+        return exp.DataType.build("STRING", dialect="spark")
+    return node
+
+
+def _spark_utc_timestamp(node: exp.Expression) -> exp.Expression:
+    if (
+        isinstance(node, exp.AtTimeZone)
+        and isinstance(node.args.get("zone"), exp.Literal)
+        and node.args["zone"].this == "UTC"
+    ):
+        epoch = exp.cast(exp.Literal.string("1970-01-01 00:00:00"), exp.DataType.Type.TIMESTAMPNTZ)
+        return exp.TimestampAdd(
+            this=epoch, expression=exp.UnixMicros(this=node.this), unit=exp.var("MICROSECOND")
+        )
+    return node
+
+
+def _acos_pi(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Pi):
+        return exp.Anonymous(this="ACOS", expressions=[exp.Literal.number(-1)])
+    return node
+
+
+_REWRITES = {
+    "spark": (_spark_row_number, _spark_text_type, _spark_utc_timestamp),
+    "bigquery": (_acos_pi,),
+}
+
+
+def rewrite(tree: exp.Expression, dialect: str) -> exp.Expression:
+    """``tree`` with the rewrites ``dialect`` needs (a new tree; ``tree`` itself is unchanged).
+
+    Idempotent: rewriting an already rewritten tree changes nothing.
+    """
+    transforms = _REWRITES.get(dialect, ())
+    if not transforms:
+        return tree
+    result = tree.copy()
+    for transform in transforms:
+        result = result.transform(transform, copy=False)
+    return result
+
+
+def statements(tree: exp.Expression, dialect: str) -> list[exp.Expression]:
+    """The engine statements that carry out one library statement, in order."""
+    if dialect == "spark" and isinstance(tree, exp.Delete):
+        return _spark_delete(tree)
+    return [tree]
+
+
+def _spark_delete(tree: exp.Delete) -> list[exp.Expression]:
+    table = tree.this
+    if not isinstance(table, exp.Table):
+        return [tree]
+    stage = exp.Table(
+        this=exp.to_identifier(f"wml_stage_{uuid.uuid4().hex[:12]}", quoted=True),
+        db=table.args.get("db"),
+        catalog=table.args.get("catalog"),
+    )
+    where = tree.args.get("where")
+    keep = exp.select(exp.Star()).from_(table.copy())
+    if where is not None:
+        condition = exp.Coalesce(this=where.this.copy(), expressions=[exp.false()])
+        keep = keep.where(exp.Not(this=exp.Paren(this=condition)))
+    else:
+        keep = keep.where(exp.false())
+    return [
+        exp.Drop(tables=[stage.copy()], kind="TABLE", exists=True),
+        exp.Create(kind="TABLE", this=stage.copy(), expression=keep),
+        exp.Insert(
+            this=table.copy(),
+            expression=exp.select(exp.Star()).from_(stage.copy()),
+            overwrite=True,
+        ),
+        exp.Drop(tables=[stage.copy()], kind="TABLE", exists=True),
+    ]

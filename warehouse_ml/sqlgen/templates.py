@@ -1,0 +1,320 @@
+"""The one place SQL text is produced.
+
+SQL lives in ``sql/*.sql`` (shipped inside the package as ``warehouse_ml.sql``), one statement
+per file, with ``$snake_case`` placeholders. :func:`render` parses a template with sqlglot
+(DuckDB syntax), substitutes every placeholder by an AST node, and generates SQL for the target
+dialect with ``unsupported_level=RAISE``. No SQL is ever built with string formatting.
+
+A placeholder is bound according to where it stands:
+
+* in a table position (``FROM $source``, ``CREATE TABLE $table``): a :class:`TableName`,
+  a sqlglot ``Table`` node (e.g. a table function such as ``read_parquet('f')``), or, after
+  ``FROM``/``JOIN``, a sqlglot query, which becomes an aliased subquery;
+* in a name position (``t.$column``, ``AS $alias``, ``$schema.t``): a ``str``, quoted;
+* in an expression position: a Python value (a literal), or a sqlglot expression
+  (e.g. from :func:`column`), or a list of expressions where the template has a list
+  (select list, GROUP BY list), which is spliced in place.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, SqlglotError
+
+from warehouse_ml.errors import TemplateError
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def template_dir() -> Path:
+    """Where the ``*.sql`` templates are: ``warehouse_ml/sql`` inside an installed wheel, the
+    repository's top-level ``sql/`` in a checkout or an editable install."""
+    for candidate in (_PACKAGE / "sql", _PACKAGE.parent / "sql"):
+        if candidate.is_dir():
+            return candidate
+    raise TemplateError(f"no sql/ folder next to {_PACKAGE}: is the package installed correctly?")
+
+
+@dataclass(frozen=True)
+class TableName:
+    """A possibly schema-qualified table name, kept as separate parts (never parsed).
+
+    ``TableName.parse("wml.models")`` splits on dots; a name that contains a dot itself is
+    given as parts: ``TableName(("my.schema", "t"))``.
+    """
+
+    parts: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.parts) <= 3 or any(not isinstance(p, str) for p in self.parts):
+            raise TemplateError(
+                f"a table name has 1 to 3 string parts (catalog.schema.table), got {self.parts!r}"
+            )
+        if any(p == "" for p in self.parts):
+            raise TemplateError(f"a table name part cannot be empty, got {self.parts!r}")
+
+    @classmethod
+    def parse(cls, name: str | Sequence[str] | TableName) -> TableName:
+        """Accept ``"t"``, ``"schema.t"``, a tuple of parts, or a TableName."""
+        if isinstance(name, TableName):
+            return name
+        if isinstance(name, str):
+            return cls(tuple(name.split(".")))
+        return cls(tuple(name))
+
+    @property
+    def name(self) -> str:
+        """The last part: the table's own name."""
+        return self.parts[-1]
+
+    @property
+    def schema(self) -> str | None:
+        """The schema part, if any."""
+        return self.parts[-2] if len(self.parts) >= 2 else None
+
+    def to_table(self) -> exp.Table:
+        """A sqlglot Table node with every part quoted."""
+        quoted = [exp.to_identifier(p, quoted=True) for p in self.parts]
+        catalog, db = (None, None)
+        if len(quoted) == 3:
+            catalog, db = quoted[0], quoted[1]
+        elif len(quoted) == 2:
+            db = quoted[0]
+        return exp.Table(this=quoted[-1], db=db, catalog=catalog)
+
+    def __str__(self) -> str:
+        return ".".join(self.parts)
+
+
+def column(name: str, table: str | None = None) -> exp.Column:
+    """A quoted column reference, optionally qualified by a (quoted) table alias."""
+    return exp.column(
+        exp.to_identifier(name, quoted=True),
+        table=exp.to_identifier(table, quoted=True) if table is not None else None,
+    )
+
+
+def literal(value: Any) -> exp.Expression:
+    """A SQL literal for a Python scalar (str, int, float, bool, None)."""
+    if value is None:
+        return exp.null()
+    if isinstance(value, bool):
+        return exp.true() if value else exp.false()
+    if isinstance(value, int):
+        return exp.Literal.number(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise TemplateError(f"cannot write the non-finite number {value!r} as a SQL literal")
+        # A bare 0.25 is DECIMAL on some engines; the cast keeps every bit of the double.
+        return exp.cast(exp.Literal.number(repr(value)), exp.DataType.Type.DOUBLE)
+    if isinstance(value, str):
+        return exp.Literal.string(value)
+    raise TemplateError(f"cannot bind a {type(value).__name__} as a SQL literal: {value!r}")
+
+
+def alias(expression: exp.Expression, name: str) -> exp.Alias:
+    """``expression AS "name"`` with the alias quoted."""
+    return exp.alias_(expression, exp.to_identifier(name, quoted=True))
+
+
+def expression(name: str, /, **bindings: Any) -> exp.Expression:
+    """Bind an expression template: a file holding ``SELECT <expression> AS <name>``.
+
+    Returns the bound expression without its alias, ready to be placed in a larger query.
+    """
+    tree = build(name, **bindings)
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1 or tree.args.get("from_"):
+        raise TemplateError(f"sql/{name}.sql must be a single 'SELECT <expression> AS name'")
+    selected = tree.expressions[0]
+    return selected.this if isinstance(selected, exp.Alias) else selected
+
+
+def create_table_as(table: TableName, query: exp.Query) -> exp.Create:
+    """``CREATE TABLE table AS query`` (portable: never CREATE OR REPLACE)."""
+    return exp.Create(kind="TABLE", this=table.to_table(), expression=query)
+
+
+def create_view(view: TableName, query: exp.Query) -> exp.Create:
+    """``CREATE VIEW view AS query`` (the view must not exist: drop it first)."""
+    return exp.Create(kind="VIEW", this=view.to_table(), expression=query)
+
+
+def values(rows: Sequence[Sequence[Any]], name: str, columns: Sequence[str]) -> exp.Values:
+    """``(VALUES (...), ...) AS name(columns)`` from Python scalars, all bound as literals
+    (a sqlglot expression, e.g. a typed ``CAST('...' AS TIMESTAMP)``, is kept as it is)."""
+    return exp.values(
+        [
+            tuple(v.copy() if isinstance(v, exp.Expression) else literal(v) for v in row)
+            for row in rows
+        ],
+        alias=name,
+        columns=list(columns),
+    )
+
+
+def union_all(selects: Iterable[exp.Query]) -> exp.Query:
+    """Chain queries with UNION ALL, left to right (the one helper for variable-length unions).
+
+    The queries become parts of the result, not copies (deep-copying large generated queries
+    cost more than building them): pass queries built for this union only."""
+    selects = [
+        exp.select(exp.Star()).from_(q.subquery(f"wml_union_{i}")) if q.args.get("with_") else q
+        for i, q in enumerate(selects)
+    ]  # a query with its own WITH clause is wrapped: UNION ALL takes plain SELECTs
+    if not selects:
+        raise TemplateError("UNION ALL of no queries")
+    result = selects[0]
+    for query in selects[1:]:
+        result = exp.union(result, query, distinct=False, copy=False)
+    return result
+
+
+GENERATED_WITHOUT_CHANGES = ("duckdb",)
+"""Dialects whose sqlglot generator does not modify the tree it generates."""
+
+
+def generate(tree: exp.Expression, dialect: str = "duckdb") -> str:
+    """SQL text for a sqlglot tree; raises instead of silently dropping a construct.
+
+    The engine rewrites of :mod:`warehouse_ml.sqlgen.dialects` are applied here, the one place every
+    statement becomes text.
+    """
+    from warehouse_ml.sqlgen import dialects
+
+    rewritten = dialects.rewrite(tree, dialect)
+    # sqlglot deep-copies a tree before generating it, which costs more than the generation of
+    # a large query; a rewritten tree is already a private copy, and DuckDB generation leaves a
+    # tree as it was (tests/test_templates.py checks it on every statement of a workload), so
+    # neither is copied again (PostgreSQL generation does change some trees)
+    copy = rewritten is tree and dialect not in GENERATED_WITHOUT_CHANGES
+    try:
+        return rewritten.sql(
+            dialect=dialect, copy=copy, unsupported_level=ErrorLevel.RAISE, comments=False
+        )
+    except SqlglotError as error:
+        raise TemplateError(f"cannot generate {dialect} SQL: {error}") from error
+
+
+def template_names() -> list[str]:
+    """Names (file stems) of every shipped template, sorted."""
+    return sorted(p.stem for p in template_dir().glob("*.sql"))
+
+
+@functools.cache
+def _parsed(name: str) -> exp.Expression:
+    path = f"{name}.sql"
+    try:
+        text = (template_dir() / path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise TemplateError(f"no SQL template sql/{path}") from error
+    try:
+        statements = [s for s in sqlglot.parse(text, read="duckdb") if s is not None]
+    except SqlglotError as error:
+        raise TemplateError(f"sql/{path} does not parse as DuckDB SQL: {error}") from error
+    if len(statements) != 1:
+        raise TemplateError(f"sql/{path} must hold exactly one statement, found {len(statements)}")
+    return statements[0]
+
+
+@functools.cache
+def placeholders(name: str) -> frozenset[str]:
+    """The placeholder names a template uses."""
+    return frozenset(p.name for p in _parsed(name).find_all(exp.Placeholder))
+
+
+def build(name: str, /, **bindings: Any) -> exp.Expression:
+    """Parse template ``sql/<name>.sql`` and bind every placeholder; returns a fresh tree.
+
+    Raises :class:`TemplateError` naming the file when a placeholder has no binding, when a
+    binding matches no placeholder, or when a binding does not fit its position.
+    """
+    tree = _parsed(name).copy()
+    used = placeholders(name)
+    missing = sorted(used - bindings.keys())
+    unused = sorted(bindings.keys() - used)
+    if missing or unused:
+        raise TemplateError(
+            f"sql/{name}.sql: missing placeholders {missing}, unused bindings {unused}"
+        )
+    for node in list(tree.find_all(exp.Placeholder)):
+        _bind(name, node, bindings[node.name])
+    return tree
+
+
+def render(name: str, /, dialect: str = "duckdb", **bindings: Any) -> str:
+    """Render template ``sql/<name>.sql`` with its bindings as SQL text for ``dialect``."""
+    return generate(build(name, **bindings), dialect)
+
+
+def _bind(template: str, node: exp.Placeholder, value: Any) -> None:
+    parent, key = node.parent, node.arg_key
+    where = f"sql/{template}.sql: placeholder ${node.name}"
+    if isinstance(parent, exp.Table) and key == "this":
+        if isinstance(value, TableName):
+            value = value.to_table()
+        if isinstance(value, exp.Table):
+            for part in ("this", "db", "catalog"):
+                parent.set(part, value.args.get(part))
+            return
+        if isinstance(value, exp.Values):  # carries its own alias and column names
+            parent.replace(value)
+            return
+        if isinstance(value, exp.Query):  # a subquery keeps its query, under the slot's alias
+            subquery = value if isinstance(value, exp.Subquery) else value.subquery(copy=False)
+            subquery.set("alias", parent.args.get("alias"))
+            parent.replace(subquery)
+            return
+        raise TemplateError(f"{where} stands for a table; bind a TableName, got {value!r}")
+    name_slot = (
+        (isinstance(parent, (exp.Column, exp.TableAlias)) and key == "this")
+        or (isinstance(parent, exp.Alias) and key == "alias")
+        or (isinstance(parent, exp.Table) and key in ("db", "catalog"))
+    )
+    if name_slot:
+        if not isinstance(value, str):
+            raise TemplateError(f"{where} stands for a name; bind a str, got {value!r}")
+        node.replace(exp.to_identifier(value, quoted=True))
+        return
+    if isinstance(value, (list, tuple)):
+        _splice(where, node, [_expression(where, v) for v in value])
+        return
+    node.replace(_expression(where, value))
+
+
+def _splice(where: str, node: exp.Placeholder, items: list[exp.Expression]) -> None:
+    """Replace a placeholder that stands in a list (select list, GROUP BY, ORDER BY) by items.
+
+    In ``ORDER BY $columns`` the placeholder is wrapped in an ``Ordered`` node; each item then
+    gets its own copy of that wrapper.
+    """
+    slot: exp.Expression = node
+    if isinstance(node.parent, exp.Ordered):
+        slot = node.parent
+    parent, key = slot.parent, slot.arg_key
+    siblings = parent.args.get(key) if parent is not None else None
+    if not isinstance(siblings, list):
+        raise TemplateError(f"{where} is not in a list; cannot splice {len(items)} items")
+    if slot is not node:
+        wrapped = []
+        for item in items:
+            wrapper = slot.copy()
+            wrapper.set("this", item)
+            wrapped.append(wrapper)
+        items = wrapped
+    index = siblings.index(slot)
+    parent.set(key, siblings[:index] + items + siblings[index + 1 :])
+
+
+def _expression(where: str, value: Any) -> exp.Expression:
+    if isinstance(value, exp.Expression):
+        return value.copy()  # a placeholder may stand in several places
+    if isinstance(value, TableName):
+        raise TemplateError(f"{where} is an expression; a TableName does not fit there")
+    return literal(value)

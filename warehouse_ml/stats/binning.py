@@ -1,0 +1,150 @@
+"""Equal-frequency discretisation of numeric attributes, for models that need discrete values.
+
+Edges are learned in SQL (``select_bin_tiles.sql``: the largest value of each of ``bins``
+NTILE tiles of the non-NULL training values; ``create_bins.sql`` keeps the distinct ones), stored
+with the model, and turned into a plain ``CASE`` expression that maps a value to its bin index:
+bin i holds ``edge[i-1] < x <= edge[i]``, values above the last edge fall in the last bin, NULL
+stays NULL. The same expression is used when counting and when scoring, so training and scoring
+bins are identical. Bin indexes are compared as text (``'0'``, ``'1'``, ...) like any
+categorical value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlglot import exp
+
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.errors import DataError, ParameterError
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName, column, literal
+from warehouse_ml.stats.features import NUMERIC, Feature, valued_source
+from warehouse_ml.stats.features import value_expression as categorical_value
+
+DEFAULT_BINS = 5
+
+
+def check_bins(bins: Any) -> int:
+    """Validate a bin count: an integer >= 1."""
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+        raise ParameterError(f"bins must be an integer >= 1, got {bins!r}")
+    return bins
+
+
+def tiles_query(
+    source: exp.Table | exp.Query, target: str, attributes: Sequence[str], bins: int
+) -> exp.Query:
+    """Query of (attribute, tile, upper) for every numeric attribute: one NTILE per attribute."""
+    return templates.union_all(
+        templates.build(
+            "select_bin_tiles",
+            source=source,
+            target=target,
+            column=attribute,
+            attribute=attribute,
+            bins=bins,
+        )
+        for attribute in attributes
+    )
+
+
+def learn_edges(
+    warehouse: Warehouse,
+    source: exp.Table,
+    target: str,
+    attributes: Sequence[str],
+    bins: int,
+    table: TableName,
+    description: str = "the source",
+) -> dict[str, list[float]]:
+    """Create the bin table ``table`` (attribute, bin_index, upper) and return its edges.
+
+    ``description`` names the source in the error raised for a non-finite value.
+
+    Returns:
+        attribute -> ascending distinct upper edges (floats); an attribute whose training
+        values are all NULL has no edges (its bin is always NULL).
+    """
+    warehouse.run("create_bins", table=table, tiles=tiles_query(source, target, attributes, bins))
+    rows = warehouse.fetch(
+        "select_table",
+        table=table,
+        order_columns=[column("attribute", "t"), column("bin_index", "t")],
+    ).to_pylist()
+    edges: dict[str, list[float]] = {a: [] for a in attributes}
+    for row in rows:
+        edges[row["attribute"]].append(_finite(row["attribute"], row["upper"], description))
+    return edges
+
+
+def fetch_edges(
+    warehouse: Warehouse,
+    source: exp.Table | exp.Query,
+    target: str,
+    attributes: Sequence[str],
+    bins: int,
+) -> dict[str, list[float]]:
+    """The edges :func:`learn_edges` would store, computed without writing a table."""
+    rows = warehouse.fetch_tree(tiles_query(source, target, attributes, bins)).to_pylist()
+    edges: dict[str, set[float]] = {a: set() for a in attributes}
+    for row in rows:
+        edges[row["attribute"]].add(_finite(row["attribute"], row["upper"]))
+    return {a: sorted(v) for a, v in edges.items()}
+
+
+def _finite(attribute: str, upper: Any, description: str = "the source") -> float:
+    value = float(upper)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise DataError(
+            f"numeric column {attribute!r} of {description} has non-finite values (found "
+            f"{value} among its bin edges); expected finite numbers (filter them out, or map "
+            "them to NULL, in a view; or declare the column categorical)"
+        )
+    return value
+
+
+def bin_expression(value: exp.Expression, edges: Sequence[float]) -> exp.Expression:
+    """``CASE WHEN x IS NULL THEN NULL WHEN x <= e0 THEN 0 ... ELSE last END`` (INTEGER).
+
+    >>> from warehouse_ml.sqlgen.templates import column, generate
+    >>> generate(bin_expression(column("x"), [1.0, 2.5]))
+    'CASE WHEN "x" IS NULL THEN NULL WHEN "x" <= CAST(1.0 AS DOUBLE) THEN 0 ELSE 1 END'
+    """
+    if not edges:
+        return exp.cast(exp.null(), exp.DataType.Type.INT)
+    case = exp.case().when(exp.Is(this=value.copy(), expression=exp.null()), exp.null())
+    for i, edge in enumerate(edges[:-1]):
+        case = case.when(exp.LTE(this=value.copy(), expression=literal(float(edge))), literal(i))
+    return case.else_(literal(len(edges) - 1))
+
+
+def value_expression(
+    feature: Feature, value: exp.Expression, edges: Mapping[str, Sequence[float]]
+) -> exp.Expression:
+    """The discrete value of a feature: its bin index if numeric, else its categorical value
+    (features.value_expression: the column itself, or a timestamp's UTC time)."""
+    if feature.kind == NUMERIC:
+        return bin_expression(value, edges[feature.name])
+    return categorical_value(feature, value)
+
+
+def discretised_source(
+    source: exp.Table,
+    target: str | None,
+    features: Sequence[Feature],
+    edges: Mapping[str, Sequence[float]],
+) -> exp.Table | exp.Query:
+    """The source with each feature replaced by its discrete value (:func:`value_expression`,
+    same column name): a numeric feature by its bin index.
+
+    Returns ``source`` itself when every value is its column (no numeric feature, no timestamp
+    with a time zone); otherwise a query with the target (if any) and the features.
+    """
+    return valued_source(
+        source,
+        [] if target is None else [target],
+        features,
+        lambda feature, value: value_expression(feature, value, edges),
+    )

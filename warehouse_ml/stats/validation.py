@@ -1,0 +1,210 @@
+"""Checks of a model's parameter tables while it is learned, before it is published.
+
+They read only small count tables (one row per attribute and class, or per attribute value),
+never the source again, so they cost nothing next to the counting scan; the one exception is
+the high-cardinality check of a TAN cross-validation with numeric attributes, which counts the
+categorical attributes of all folds once (one scan) before fitting fold by fold. A check that
+fails raises inside the fit's staging block: the new tables are dropped and the old model of
+that name stays.
+
+* **High cardinality.** A categorical attribute's number of distinct non-NULL training values is
+  ``n_values`` in the model's ``unseen`` table (the counting scan has already found them). The
+  check is a :class:`CardinalityCheck` made once per fit or cross-validation, as soon as the
+  learner knows the distinct values and before its heavy statements: TAN checks before counting
+  pairs (a fit) or fold pairs (cross-validation, on the values of all folds together), Naive
+  Bayes after its counts (:func:`check_learned`; its counts are its heavy statement).
+
+  - more than :data:`WARN_CATEGORIES` distinct values: :class:`HighCardinalityWarning`;
+  - refused with :class:`HighCardinalityError` (unless ``fit(..., allow_high_cardinality=True)``)
+    when the attribute has more than :data:`MAX_CATEGORIES` distinct values, or more than
+    :data:`WARN_CATEGORIES` distinct values that are also more than
+    :data:`IDENTIFIER_FRACTION` of the training rows: most values occur once, as in an
+    identifier, so the attribute memorises rows and tells nothing about new ones.
+
+* **Non-finite numbers** (Naive Bayes, Gaussian attributes): a NaN or ±inf training value makes
+  its class mean or variance non-finite: :class:`DataError` naming the column. (TAN refuses them
+  while learning bin edges.)
+* **Zero variance** (Naive Bayes): the variance floor is ``var_smoothing`` times the largest
+  overall variance of the numeric attributes. If a class variance is still 0 (``var_smoothing=0``
+  and a column constant within a class, or every numeric column constant overall), the Gaussian
+  density is a division by zero: :class:`DataError` naming the column and class.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlglot import exp
+
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.errors import DataError, HighCardinalityError, HighCardinalityWarning
+from warehouse_ml.sqlgen.templates import TableName, column
+from warehouse_ml.stats.features import CATEGORICAL, Feature
+from warehouse_ml.store.ownership import Staging
+
+WARN_CATEGORIES = 1_000
+"""A categorical attribute with more distinct training values than this gets a warning."""
+
+MAX_CATEGORIES = 100_000
+"""A categorical attribute with more distinct training values than this is refused."""
+
+IDENTIFIER_FRACTION = 0.5
+"""Above WARN_CATEGORIES, distinct values above this fraction of the rows are refused."""
+
+
+def _rows(warehouse: Warehouse, tables: Staging, part: str, order: Sequence[str]) -> list[dict]:
+    return warehouse.fetch(
+        "select_table", table=tables.named(part), order_columns=[column(c, "t") for c in order]
+    ).to_pylist()
+
+
+def _outside_package_stacklevel() -> int:
+    """The ``warnings.warn`` stacklevel of the nearest caller outside warehouse_ml (the user's
+    fit or cross-validation call), however deep inside the package the check is made."""
+    package = Path(__file__).resolve().parents[1]
+    frame, level = sys._getframe(1), 1
+    while frame is not None and Path(frame.f_code.co_filename).resolve().is_relative_to(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+class CardinalityCheck:
+    """The high-cardinality check (see the module doc) of one fit or cross-validation, made once.
+
+    Created where the fit (or cross-validation) starts and handed to the learner, which calls it
+    as soon as it knows each attribute's distinct training values; a later call does nothing,
+    so :func:`check_learned` leaves it alone when the learner has already made it, and the
+    per-fold fits of a cross-validation do not repeat it.
+
+    Args:
+        description: the source, as error messages name it.
+        features: the model's features (only categorical ones are checked).
+        n_rows: training rows (rows with a non-NULL target).
+        allow_high_cardinality: warn instead of refusing.
+    """
+
+    def __init__(
+        self,
+        description: str,
+        features: Sequence[Feature],
+        n_rows: int,
+        *,
+        allow_high_cardinality: bool = False,
+    ) -> None:
+        self.description = description
+        self.features = tuple(features)
+        self.n_rows = n_rows
+        self.allow_high_cardinality = allow_high_cardinality
+        self.made = False
+
+    def __call__(self, n_values: Mapping[str, int]) -> None:
+        """Warn about or refuse the categorical features given ``n_values`` (attribute ->
+        distinct non-NULL training values; an attribute not named has none), unless made
+        already."""
+        if self.made:
+            return
+        for feature in self.features:
+            if feature.kind == CATEGORICAL:
+                _check_attribute(
+                    self.description, feature.name, n_values.get(feature.name, 0), self.n_rows,
+                    self.allow_high_cardinality,
+                )  # fmt: skip
+        self.made = True
+
+    def of_counts(self, warehouse: Warehouse, counts: TableName | exp.Query) -> dict[str, int]:
+        """Make the check with the distinct values of a count relation (attribute, value, ...;
+        e.g. counting.categorical_counts or a categorical table), unless made already.
+
+        Returns:
+            attribute -> distinct values in ``counts`` (the query is run even when the check
+            was made, as callers plan with it).
+        """
+        found = warehouse.fetch("select_attribute_cardinalities", counts=counts).to_pylist()
+        n_values = {r["attribute"]: int(r["n_values"]) for r in found}
+        self(n_values)
+        return n_values
+
+
+def _check_attribute(
+    description: str, name: str, n_values: int, n_rows: int, allow_high_cardinality: bool
+) -> None:
+    """Warn about or refuse one categorical attribute with ``n_values`` distinct values."""
+    if n_values <= WARN_CATEGORIES:
+        return
+    identifier = n_values > IDENTIFIER_FRACTION * n_rows
+    what = (
+        f"categorical column {name!r} of {description} has {n_values} distinct values in "
+        f"{n_rows} training rows"
+    )
+    if not allow_high_cardinality and (n_values > MAX_CATEGORIES or identifier):
+        why = (
+            "most values occur once, like an identifier"
+            if identifier
+            else f"more than {MAX_CATEGORIES}"
+        )
+        raise HighCardinalityError(
+            f"{what} ({why}); expected at most {MAX_CATEGORIES} distinct values and at most "
+            f"{IDENTIFIER_FRACTION:.0%} of the rows: leave it out (keys=[{name!r}] or "
+            "features=[...]), bin or group it in a view, or pass "
+            "allow_high_cardinality=True"
+        )
+    warnings.warn(
+        f"{what}: more than {WARN_CATEGORIES}; its parameters are large and its "
+        "estimates weak (bin or group it in a view, or leave it out)",
+        HighCardinalityWarning,
+        stacklevel=_outside_package_stacklevel(),
+    )
+
+
+def _finite(value: Any) -> bool:
+    return value is not None and math.isfinite(float(value))
+
+
+def check_gaussian(
+    warehouse: Warehouse, description: str, tables: Staging, classes: Sequence[Any]
+) -> None:
+    """Refuse non-finite or zero Gaussian parameters (see the module doc)."""
+    rows = [
+        r  # a class with no non-NULL value of the attribute: the attribute contributes nothing
+        for r in _rows(warehouse, tables, "gaussian", ("attribute", "class_index"))
+        if r["n"]
+    ]
+    # a non-finite mean first: it names the class holding the value (a NaN overall variance
+    # makes the floor, hence every class's variance, NaN)
+    for row in sorted(rows, key=lambda r: _finite(r["mean"])):
+        name, label = row["attribute"], classes[row["class_index"]]
+        if not (_finite(row["mean"]) and _finite(row["variance"])):
+            raise DataError(
+                f"numeric column {name!r} of {description} has non-finite values (NaN or ±inf) "
+                f"in class {label!r}: mean {row['mean']}, variance {row['variance']}; expected "
+                "finite numbers (filter them out, or map them to NULL, in a view)"
+            )
+        if float(row["variance"]) <= 0.0:
+            raise DataError(
+                f"numeric column {name!r} of {description} has zero variance in class "
+                f"{label!r} (every value {row['mean']}) and the variance floor is 0 "
+                "(var_smoothing=0, or every numeric column is constant); expected a positive "
+                "variance: set var_smoothing > 0 with a non-constant numeric column, leave the "
+                "column out, or declare it categorical=[...]"
+            )
+
+
+def check_learned(
+    warehouse: Warehouse,
+    description: str,
+    tables: Staging,
+    classes: Sequence[dict[str, Any]],
+    cardinality: CardinalityCheck,
+) -> None:
+    """Every check that applies to the parameter tables in ``tables``: the high-cardinality one
+    (from the ``unseen`` table) unless the learner has made it already."""
+    if "unseen" in tables.roles and not cardinality.made:
+        rows = _rows(warehouse, tables, "unseen", ("attribute", "class_index"))
+        cardinality({r["attribute"]: int(r["n_values"]) for r in rows})
+    if "gaussian" in tables.roles:
+        check_gaussian(warehouse, description, tables, [c["value"] for c in classes])
