@@ -371,13 +371,24 @@ def test_vacuum_removes_only_what_crashed_runs_left(tmp_path):
         "'duckdb|deadprocess|0', '{}')"
     )
     con.execute("CREATE TABLE wml.cv0123456789ab_predictions AS SELECT 1 AS x")
+    # a kept evaluation's name registered by a call killed before it created the table
+    con.execute(
+        'INSERT INTO wml.objects VALUES (\'["", "wml", "cvfedcba987654_predictions"]\', '
+        "'[\"wml\", \"cvfedcba987654_predictions\"]', 'table', 'evaluation', "
+        "'cvfedcba987654', 'cvfedcba987654', 'predictions', 'kept', 'cross_validate', "
+        "TIMESTAMP '2026-01-01', 'duckdb|deadprocess|1', '{}')"
+    )
+    kept = wml.cross_validate(con, "customers", "y", wml.NaiveBayes(), folds=3, key="id",
+                              keep=True)  # fmt: skip
     con.execute("CREATE TABLE wml.users_own_table AS SELECT 1 AS x")
     con.execute("CREATE TABLE main.m0123456789abcdef_unseen AS SELECT 1 AS x")  # not in wml
     removed = wml.vacuum(con).to_pylist()
     assert sorted(r["object_name"] for r in removed) == [
         "wml.cv0123456789ab_predictions",
+        "wml.cvfedcba987654_predictions",
         "wml.m0123456789abcdef_classes",
     ]
+    assert wml.load_evaluation(con, kept.id).accuracy() == kept.accuracy()
     names = {n for (n,) in con.sql("SELECT table_name FROM duckdb_tables()").fetchall()}
     assert {"users_own_table", "m0123456789abcdef_unseen", "customers"} <= names
     assert wml.load(con, "m").predict(con, "customers").num_rows == 60

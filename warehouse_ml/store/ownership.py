@@ -482,19 +482,22 @@ def _removable(
     warehouse: Warehouse, row: Owned, running: set[str], current_versions: dict[str, str]
 ) -> bool:
     """Whether a registered object is a leftover: a model's object its model no longer names
-    (and no running call is making), or a session object whose session has ended (for this
-    process's sessions: whose temporary table is gone)."""
+    (and no running call is making), a session object whose session has ended (for this
+    process's sessions: whose temporary table is gone), or the registry row of a kept object
+    that does not exist and that no running call is making (a call killed between
+    registering a name and creating the object, or an object the user dropped)."""
     if row.lifetime == MODEL:
         if row.version:
             current = current_versions.get(row.owner) == row.version
         else:
             current = row.owner in current_versions
         return not current and row.session not in running
-    if row.lifetime == SESSION:
-        if _session_parts(row.session)[1] == PROCESS:
-            return warehouse.relation_kind(ObjectName(row.name, row.key)) is None
+    if row.lifetime == SESSION and _session_parts(row.session)[1] != PROCESS:
         return row.session not in running
-    return False
+    return (
+        row.session not in running
+        and warehouse.relation_kind(ObjectName(row.name, row.key)) is None
+    )
 
 
 def vacuum(
@@ -512,11 +515,12 @@ def vacuum(
     model does), unless the call that made them may still be running (this process's running
     calls; sessions the engine reports alive: PostgreSQL backends; on Spark, which cannot
     tell, sessions younger than ``older_than``); of lifetime ``session``, those whose session
-    has ended (this process's own: those whose temporary table is gone); and
+    has ended (this process's own: those whose temporary table is gone); registry rows of
+    kept objects that do not exist (a call killed between registering and creating); and
     unregistered tables in ``wml`` named like the library's (:data:`LEFTOVER_NAMES`) that no
     catalog row names (``legacy_tables``: parameter tables of models stored by earlier
-    versions). Kept objects, the catalog and the registry are never touched, nor is anything
-    outside ``wml`` that the registry does not hold.
+    versions). Existing kept objects, the catalog and the registry are never touched, nor is
+    anything outside ``wml`` that the registry does not hold.
 
     Args:
         owner: only this model's leftovers (a fit of that name cleans up after itself).
