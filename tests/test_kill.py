@@ -120,8 +120,9 @@ def test_kill_9_during_fits_and_cross_validations_leaves_a_consistent_database(t
         finally:
             con.close()
     con = duckdb.connect(path)
-    removed = wml.vacuum(con)
-    assert removed.num_rows > 0  # the kills did leave something, and vacuum found it
+    left = {f"wml.{t}" for t in _orphans(con)}  # what the kills left (timing decides how much)
+    removed = set(wml.vacuum(con).column("object_name").to_pylist())
+    assert left <= removed
     assert _orphans(con) == set()
     assert wml.vacuum(con).num_rows == 0
     assert _snapshot(con) == expected
