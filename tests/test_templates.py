@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pyarrow as pa
 import pytest
 from sqlglot import exp
@@ -90,14 +93,14 @@ def test_golden_count_block_sql():
 
 def test_missing_and_unused_placeholders_name_the_file():
     with pytest.raises(
-        wml.TemplateError, match=r"sql/drop_table\.sql: missing placeholders \['table'\]"
+        wml.TemplateError, match=r"sql/common/drop_table\.sql: missing placeholders \['table'\]"
     ):
         templates.render("drop_table")
     with pytest.raises(
-        wml.TemplateError, match=r"sql/drop_table\.sql: .*unused bindings \['extra'\]"
+        wml.TemplateError, match=r"sql/common/drop_table\.sql: .*unused bindings \['extra'\]"
     ):
         templates.render("drop_table", table=TableName(("t",)), extra=1)
-    with pytest.raises(wml.TemplateError, match=r"no SQL template sql/nope\.sql"):
+    with pytest.raises(wml.TemplateError, match=r"no SQL template 'nope' under sql/"):
         templates.render("nope")
 
 
@@ -141,12 +144,34 @@ def test_every_template_renders_and_transpiles(name, dialect):
     assert "$" not in sql
 
 
-def test_every_template_has_a_header_comment():
+def _modules_naming(name: str) -> set[str]:
+    """The package's modules that name template ``name`` in code (doctest lines aside)."""
+    package = Path(wml.__file__).parent
+    quoted = f'"{name}"'
+    return {
+        path.relative_to(package.parent).as_posix()
+        for path in package.rglob("*.py")
+        if any(
+            quoted in line and not line.lstrip().startswith(">>>")
+            for line in path.read_text().splitlines()
+        )
+    }
+
+
+def test_every_template_has_a_header_naming_its_renderers():
     for name in templates.template_names():
-        text = (templates.template_dir() / f"{name}.sql").read_text()
+        text = (templates.template_dir().parent / templates.template_path(name)).read_text()
         assert text.startswith("-- "), name
         if templates.placeholders(name):
             assert "Placeholders:" in text, name
+        header = re.search(r"^-- Rendered by: (.*)\.$", text, re.MULTILINE)
+        assert header, f"{name}: no 'Rendered by:' line"
+        assert set(header.group(1).split(", ")) == _modules_naming(name), name
+
+
+def test_every_template_is_in_an_area_folder():
+    assert list(templates.template_dir().glob("*.sql")) == []
+    assert len(templates.template_names()) == len(list(templates.template_dir().rglob("*.sql")))
 
 
 def test_hostile_table_and_column_names_end_to_end(con):

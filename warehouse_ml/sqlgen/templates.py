@@ -1,7 +1,7 @@
 """The one place SQL text is produced.
 
-SQL lives in ``sql/*.sql`` (shipped inside the package as ``warehouse_ml.sql``), one statement
-per file, with ``$snake_case`` placeholders. :func:`render` parses a template with sqlglot
+SQL lives in ``sql/<area>/*.sql`` (shipped inside the package as ``warehouse_ml.sql``), one
+statement per file, with ``$snake_case`` placeholders. :func:`render` parses a template with sqlglot
 (DuckDB syntax), substitutes every placeholder by an AST node, and generates SQL for the target
 dialect with ``unsupported_level=RAISE``. No SQL is ever built with string formatting.
 
@@ -131,7 +131,7 @@ def expression(name: str, /, **bindings: Any) -> exp.Expression:
     """
     tree = build(name, **bindings)
     if not isinstance(tree, exp.Select) or len(tree.expressions) != 1 or tree.args.get("from_"):
-        raise TemplateError(f"sql/{name}.sql must be a single 'SELECT <expression> AS name'")
+        raise TemplateError(f"{template_path(name)} must be a single 'SELECT <expression> AS name'")
     selected = tree.expressions[0]
     return selected.this if isinstance(selected, exp.Alias) else selected
 
@@ -202,24 +202,45 @@ def generate(tree: exp.Expression, dialect: str = "duckdb") -> str:
         raise TemplateError(f"cannot generate {dialect} SQL: {error}") from error
 
 
+@functools.cache
+def _index() -> dict[str, Path]:
+    """Every template's path by name (file stem); names are unique across the area folders."""
+    index: dict[str, Path] = {}
+    for path in sorted(template_dir().rglob("*.sql")):
+        if path.stem in index:
+            raise TemplateError(
+                f"two SQL templates named {path.stem!r}: {template_path(path.stem)} and "
+                f"sql/{path.relative_to(template_dir()).as_posix()}; names must be unique"
+            )
+        index[path.stem] = path
+    return index
+
+
 def template_names() -> list[str]:
     """Names (file stems) of every shipped template, sorted."""
-    return sorted(p.stem for p in template_dir().glob("*.sql"))
+    return sorted(_index())
+
+
+def template_path(name: str) -> str:
+    """Where template ``name`` lives, as ``sql/<area>/<name>.sql`` (for messages)."""
+    path = _index().get(name)
+    if path is None:
+        return f"sql/{name}.sql"
+    return f"sql/{path.relative_to(template_dir()).as_posix()}"
 
 
 @functools.cache
 def _parsed(name: str) -> exp.Expression:
-    path = f"{name}.sql"
-    try:
-        text = (template_dir() / path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise TemplateError(f"no SQL template sql/{path}") from error
+    path = template_path(name)
+    if name not in _index():
+        raise TemplateError(f"no SQL template {name!r} under sql/")
+    text = _index()[name].read_text(encoding="utf-8")
     try:
         statements = [s for s in sqlglot.parse(text, read="duckdb") if s is not None]
     except SqlglotError as error:
-        raise TemplateError(f"sql/{path} does not parse as DuckDB SQL: {error}") from error
+        raise TemplateError(f"{path} does not parse as DuckDB SQL: {error}") from error
     if len(statements) != 1:
-        raise TemplateError(f"sql/{path} must hold exactly one statement, found {len(statements)}")
+        raise TemplateError(f"{path} must hold exactly one statement, found {len(statements)}")
     return statements[0]
 
 
@@ -230,7 +251,7 @@ def placeholders(name: str) -> frozenset[str]:
 
 
 def build(name: str, /, **bindings: Any) -> exp.Expression:
-    """Parse template ``sql/<name>.sql`` and bind every placeholder; returns a fresh tree.
+    """Parse template ``sql/<area>/<name>.sql`` and bind every placeholder; returns a fresh tree.
 
     Raises :class:`TemplateError` naming the file when a placeholder has no binding, when a
     binding matches no placeholder, or when a binding does not fit its position.
@@ -241,7 +262,7 @@ def build(name: str, /, **bindings: Any) -> exp.Expression:
     unused = sorted(bindings.keys() - used)
     if missing or unused:
         raise TemplateError(
-            f"sql/{name}.sql: missing placeholders {missing}, unused bindings {unused}"
+            f"{template_path(name)}: missing placeholders {missing}, unused bindings {unused}"
         )
     for node in list(tree.find_all(exp.Placeholder)):
         _bind(name, node, bindings[node.name])
@@ -249,13 +270,13 @@ def build(name: str, /, **bindings: Any) -> exp.Expression:
 
 
 def render(name: str, /, dialect: str = "duckdb", **bindings: Any) -> str:
-    """Render template ``sql/<name>.sql`` with its bindings as SQL text for ``dialect``."""
+    """Render template ``sql/<area>/<name>.sql`` with its bindings as SQL text for ``dialect``."""
     return generate(build(name, **bindings), dialect)
 
 
 def _bind(template: str, node: exp.Placeholder, value: Any) -> None:
     parent, key = node.parent, node.arg_key
-    where = f"sql/{template}.sql: placeholder ${node.name}"
+    where = f"{template_path(template)}: placeholder ${node.name}"
     if isinstance(parent, exp.Table) and key == "this":
         if isinstance(value, TableName):
             value = value.to_table()

@@ -1,7 +1,0 @@
--- Expression: one column's part of a row's checksum text (integrity.py): its text prefixed by
--- its length, so that no two rows share a text, or 'null'.
--- Placeholders: $value (a column).
-SELECT
-    COALESCE(
-        CAST(LENGTH(CAST($value AS VARCHAR)) AS VARCHAR) || ':' || CAST($value AS VARCHAR), 'null'
-    ) AS cell

@@ -1,0 +1,26 @@
+-- Training counts of cross-validation folds: for each requested partition p, the counts of
+-- every other partition summed, i.e. the total minus partition p, read from the per-partition
+-- counts (no scan of the source). A cell with no count outside p is left out, as a fit on the
+-- other partitions' rows would never see it.
+-- Placeholders: $per_partition (table with wml_part, attribute, value, class_label, n),
+--   $partitions (VALUES relation p(wml_part): the held-out partitions wanted).
+-- Output columns: wml_part (the held-out partition), attribute (VARCHAR), value (VARCHAR),
+--   class_label (VARCHAR), n (BIGINT rows outside the partition).
+-- Rendered by: warehouse_ml/models/naive_bayes.py, warehouse_ml/models/tan.py.
+WITH totals AS (
+    SELECT k.attribute, k.value, k.class_label, SUM(k.n) AS n
+    FROM $per_partition AS k
+    GROUP BY k.attribute, k.value, k.class_label
+)
+SELECT
+    p.wml_part AS wml_part,
+    t.attribute AS attribute,
+    t.value AS value,
+    t.class_label AS class_label,
+    CAST(t.n - COALESCE(k.n, 0) AS BIGINT) AS n
+FROM totals AS t
+CROSS JOIN $partitions
+LEFT JOIN $per_partition AS k
+    ON k.wml_part = p.wml_part AND k.attribute = t.attribute AND k.value = t.value
+    AND k.class_label = t.class_label
+WHERE t.n - COALESCE(k.n, 0) > 0

@@ -1,7 +1,0 @@
--- Joint counts of the class and a block of categorical attributes (one scan of those columns).
--- Placeholders: $source (relation), $target (column), $block_columns (list of
---   "src.attribute AS a<i>" items), $group_columns (the same columns, unaliased).
--- Output columns: class_value, a<i> for each attribute of the block, n (BIGINT rows).
-SELECT src.$target AS class_value, $block_columns, COUNT(*) AS n
-FROM $source AS src
-GROUP BY src.$target, $group_columns

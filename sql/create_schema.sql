@@ -1,3 +1,0 @@
--- Creates the schema that holds model tables, if it is not there yet.
--- Placeholders: $schema (a one-part name). Output: none.
-CREATE SCHEMA IF NOT EXISTS $schema

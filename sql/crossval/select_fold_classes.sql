@@ -1,0 +1,8 @@
+-- Rows per (fold, class) of a fold assignment; NULL classes are left out.
+-- Placeholders: $source (the fold assignment with the target), $target, $fold (columns).
+-- Output columns: fold (INTEGER), class_label (VARCHAR), n (BIGINT rows).
+-- Rendered by: warehouse_ml/evaluation/crossval.py.
+SELECT src.$fold AS fold, CAST(src.$target AS VARCHAR) AS class_label, COUNT(*) AS n
+FROM $source AS src
+WHERE src.$target IS NOT NULL
+GROUP BY src.$fold, src.$target

@@ -1,2 +1,0 @@
--- Placeholders: $table. Output: none.
-DROP TABLE IF EXISTS $table

@@ -1,2 +1,0 @@
--- Placeholders: $view. Output: none.
-DROP VIEW IF EXISTS $view

@@ -1,3 +1,0 @@
--- Engine-specific (DuckDB): write what the database file holds to disk, so that the space of
--- dropped tables can be reused (warehouse.DuckDBWarehouse.after_drop). Output: none.
-CHECKPOINT

@@ -1,4 +1,0 @@
--- Engine-specific (DuckDB): the upper 64 bits of a text's MD5 digest as an unsigned integer
--- (warehouse.DuckDBWarehouse.digest_numbers; summed as HUGEINT, exactly).
--- Placeholders: $text.
-SELECT md5_number_upper($text) AS number

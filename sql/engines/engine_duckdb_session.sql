@@ -1,0 +1,15 @@
+-- Engine-specific (DuckDB): the facts warehouse.DuckDBWarehouse needs about the connection at
+-- the start of a library call. Run twice: the transaction id stays the same between two
+-- statements only inside an open (user) transaction.
+-- Output columns: transaction_id (BIGINT), database_name (VARCHAR, the current catalog),
+--   schema_name (VARCHAR, the current schema), search_path (VARCHAR, comma-separated schemas),
+--   wml_catalog (BOOLEAN: an attached database named wml makes "wml.x" ambiguous).
+-- Rendered by: warehouse_ml/engines/duckdb.py.
+SELECT
+    txid_current() AS transaction_id,
+    current_database() AS database_name,
+    current_schema() AS schema_name,
+    current_setting('search_path') AS search_path,
+    EXISTS (
+        SELECT 1 AS found FROM duckdb_databases() AS d WHERE lower(d.database_name) = 'wml'
+    ) AS wml_catalog

@@ -1,3 +1,0 @@
--- Expression: an equality join condition.
--- Placeholders: $left, $right.
-SELECT $left = $right AS condition

@@ -1,4 +1,0 @@
--- Appends the rows of a query to an existing table with the same columns. The query is aliased:
--- PostgreSQL rejects a subquery in FROM without one.
--- Placeholders: $table (target table), $rows (a query). Output: none.
-INSERT INTO $table SELECT * FROM $rows AS wml_rows

@@ -1,0 +1,13 @@
+-- A predictions relation in the form every measure reads: rows whose true label is one of the
+-- classes, with class indexes instead of labels and probabilities as DOUBLE.
+-- Placeholders: $source (relation), $keys (list of aliased src.<column> items to pass through,
+--   possibly empty), $truth (CASE giving the class index of the true label, NULL when it is NULL
+--   or not a class), $predicted (class index of the prediction: a CASE over the prediction
+--   column, or the argmax of the probabilities), $probabilities (list of
+--   CAST(src.<column> AS DOUBLE) AS wml_p_<i>, one per class in class order).
+-- Output columns: the $keys, wml_truth (INTEGER), wml_predicted (INTEGER, NULL when the
+--   prediction is NULL or not a class), wml_p_0 .. wml_p_<K-1> (DOUBLE).
+-- Rendered by: warehouse_ml/evaluation/metrics.py.
+SELECT $keys, $truth AS wml_truth, $predicted AS wml_predicted, $probabilities
+FROM $source AS src
+WHERE $truth IS NOT NULL

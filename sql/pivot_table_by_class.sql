@@ -1,9 +1,0 @@
--- Parameter rows with one row per class (optionally of one attribute) turned into a single
--- row with one column per class.
--- Placeholders: $table (a model's parameter table with a class_index column), $condition
---   (a boolean filter, e.g. p.attribute = '...'), $class_columns (list of aliased
---   MAX(CASE WHEN p.class_index = i THEN p.<column> END) items).
--- Output columns: the class columns (exactly one row).
-SELECT $class_columns
-FROM $table AS p
-WHERE $condition

@@ -1,3 +1,0 @@
--- Expression: whether a rank falls within the first `fraction` of the rows (half-up rounding).
--- Placeholders: $rank (1-based rank), $rows (row count), $fraction (DOUBLE in (0, 1]).
-SELECT $rank <= FLOOR($fraction * $rows + 0.5) AS within

@@ -1,3 +1,0 @@
--- Every row and column of a relation (e.g. Arrow data written as a table of the demo, cli.py).
--- Placeholders: $source (relation). Output columns: those of $source.
-SELECT * FROM $source AS src

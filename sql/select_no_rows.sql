@@ -1,4 +1,0 @@
--- Reads the schema of a relation without reading any rows.
--- Placeholders: $source (table, view or table function).
--- Output columns: those of $source, zero rows.
-SELECT * FROM $source LIMIT 0

@@ -1,4 +1,0 @@
--- One per-row term of a score (log loss, squared error, incurred loss) per prediction row.
--- Placeholders: $predictions (relation), $term (expression over p).
--- Output columns: term (DOUBLE).
-SELECT $term AS term FROM $predictions AS p

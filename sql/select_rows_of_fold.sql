@@ -1,5 +1,0 @@
--- The held-out rows of one fold that have a class.
--- Placeholders: $split (fold assignment table), $fold (its fold column), $index (the fold,
---   an integer value), $target (the class column).
--- Output columns: those of $split.
-SELECT * FROM $split AS s WHERE s.$fold = $index AND s.$target IS NOT NULL

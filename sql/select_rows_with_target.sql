@@ -1,3 +1,0 @@
--- Rows whose class is known.
--- Placeholders: $source (relation), $target (the class column). Output columns: those of $source.
-SELECT * FROM $source AS src WHERE src.$target IS NOT NULL
