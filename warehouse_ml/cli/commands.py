@@ -1,0 +1,131 @@
+"""The commands that train, score, inspect and remove models, and list or clean up what
+the library keeps (``warehouse-ml train|predict|models|show|sql|drop|vacuum|evaluations``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import warehouse_ml as wml
+from warehouse_ml.api import MODEL_KINDS
+from warehouse_ml.cli.display import print_table, write_table
+from warehouse_ml.engines import DuckDBWarehouse
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.models.base import Classifier
+
+KIND_NAMES = {"nb": "naive_bayes", "naive_bayes": "naive_bayes", "tan": "tan"}
+
+
+def split_names(text: str | None) -> list[str] | None:
+    return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+
+
+def model_from(kind: str, args: argparse.Namespace) -> Classifier:
+    cls = MODEL_KINDS.get(KIND_NAMES.get(kind, kind))
+    if cls is None:
+        raise ParameterError(f"unknown model kind {kind!r}; expected one of {sorted(KIND_NAMES)}")
+    options: dict[str, Any] = {"alpha": args.alpha, "prior_alpha": args.prior_alpha}
+    if getattr(args, "bins", None) is not None:
+        options["bins"] = args.bins
+    return cls(**options)
+
+
+def cmd_train(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    model = model_from(args.kind, args).fit(
+        con,
+        args.source,
+        args.target,
+        features=split_names(args.features),
+        categorical=split_names(args.categorical),
+        numeric=split_names(args.numeric),
+        keys=split_names(args.keys),
+        name=args.name,
+        allow_high_cardinality=args.allow_high_cardinality,
+    )
+    print(
+        f"trained {model.kind} model {model.name_!r} on {model.n_rows_} rows "
+        f"({model.n_null_target_} with NULL target skipped): classes {model.classes_}, "
+        f"features {model.feature_names_in_}"
+    )
+
+
+def _decision(args: argparse.Namespace) -> dict[str, Any]:
+    loss = json.loads(args.loss) if args.loss else None
+    return {"threshold": args.threshold, "positive": args.positive, "loss": loss}
+
+
+def cmd_predict(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    model = wml.load(con, args.model)
+    keys = split_names(args.keys)
+    if args.to_view:
+        name = model.create_view(con, args.to_view, args.source, keys=keys, **_decision(args))
+        print(f"created view {name} (columns: keys, p_<class> per class, prediction)")
+    elif args.to_table:
+        name = model.create_table(con, args.to_table, args.source, keys=keys, **_decision(args))
+        print(f"created table {name}")
+    else:
+        scores = model.score(con, args.source, keys=keys, **_decision(args))
+        if args.output:
+            write_table(scores, args.output)
+            print(f"wrote {scores.num_rows} rows to {args.output}")
+        else:
+            print_table(scores)
+
+
+def cmd_models(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    models = wml.list_models(con)
+    if models.num_rows == 0:
+        print(f"no models in {args.db}")
+        return
+    print_table(models.select(["name", "kind", "target", "n_rows", "classes", "created_at"]))
+
+
+def cmd_show(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    model = wml.load(con, args.model)
+    record = model.record
+    print(
+        f"model {record.name!r}: {record.kind}, target {record.target!r}, classes {record.classes}"
+    )
+    print(f"trained on {record.source} ({record.n_rows} rows) at {record.created_at} UTC")
+    print(f"smoothing: {json.dumps(record.smoothing, sort_keys=True)}")
+    for feature in model.features_:
+        print(f"  {feature.name}: {feature.kind} ({feature.sql_type})")
+    if hasattr(model, "tree_text"):
+        print(model.tree_text())
+    for part, table in model.parameters(con).items():
+        print(f"\n{part} ({table.num_rows} rows)")
+        print_table(table, args.rows)
+
+
+def cmd_sql(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    model = wml.load(con, args.model)
+    print(model.sql(con, args.source, keys=split_names(args.keys), dialect=args.dialect))
+
+
+def cmd_drop(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    wml.drop(con, args.model)
+    print(f"dropped model {args.model!r}")
+
+
+def cmd_vacuum(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    """Remove what crashed or abandoned runs left in the database, and list it."""
+    removed = wml.vacuum(con)
+    if removed.num_rows == 0:
+        print("nothing to remove: every object of warehouse-ml here is in use")
+        return
+    print(f"removed {removed.num_rows} objects left by crashed or abandoned runs:")
+    print_table(removed.select(["object_name", "object_kind", "owner_kind", "owner", "role"]))
+
+
+def cmd_evaluations(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    """List the kept evaluations, or drop one."""
+    if args.drop:
+        wml.drop_evaluation(con, args.drop)
+        print(f"dropped evaluation {args.drop!r}")
+        return
+    evaluations = wml.list_evaluations(con)
+    if evaluations.num_rows == 0:
+        print(f"no kept evaluations in {args.db}")
+        return
+    print_table(evaluations)

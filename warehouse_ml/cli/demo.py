@@ -1,0 +1,97 @@
+"""``warehouse-ml demo``: generated data, every model kind trained and scored into views,
+all owned by the library."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import pyarrow as pa
+
+from warehouse_ml import synthetic
+from warehouse_ml.api import MODEL_KINDS
+from warehouse_ml.cli.display import print_table
+from warehouse_ml.engines import DuckDBWarehouse
+from warehouse_ml.engines.sources import open_source
+from warehouse_ml.errors import NameConflictError
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.store import catalog, ownership
+
+DEMO_TABLES = ("customers", "new_customers")
+
+
+def _demo_names(con: DuckDBWarehouse) -> tuple[list[ownership.Claim], list[str]]:
+    """Check, before anything runs, that the demo's tables and views may be (re)created: new
+    names, or the demo's own from an earlier run; and that no model of a demo model's name
+    exists that the demo did not make."""
+    claims = [ownership.claim(con, TableName((name,)), "table") for name in DEMO_TABLES]
+    models = [f"demo_{kind}" for kind in sorted(MODEL_KINDS)]
+    known = {row["name"]: row for row in catalog.list_models(con)}
+    for model in models:
+        ownership.claim(con, TableName((f"{model}_scores",)), "view")
+        if model in known and not known[model]["details"].get("demo"):
+            raise NameConflictError(
+                f"a model named {model!r} exists and was not made by the demo; it is left "
+                "alone: run the demo on another database (--db)"
+            )
+    catalog.ensure(con)
+    return claims, models
+
+
+def cmd_demo(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    """Generate demo data into a DuckDB file, train, score into views, print a summary. The
+    tables, views and models it makes are warehouse-ml's own (a re-run replaces them); it
+    refuses to run where a user's object has one of their names."""
+    started = time.perf_counter()
+    with con.session() as warehouse:
+        claims, models = _demo_names(warehouse)
+        data = synthetic.tan_data(
+            args.rows, 8, n_classes=2, tree="chain", concentration=3.0, strings=True, seed=11
+        )
+        data = data.rename_columns([*(f"attribute_{i}" for i in range(8)), "label"])
+        data = data.append_column("customer_id", pa.array(range(1, data.num_rows + 1)))
+        n_train = int(data.num_rows * 0.8)
+        parts = (data.slice(0, n_train), data.slice(n_train))
+        for claimed, part in zip(claims, parts, strict=True):
+            with open_source(warehouse, part) as arrow:
+                ownership.create(
+                    warehouse, claimed, templates.build("select_all", source=arrow.relation),
+                    owner_kind="demo", owner="demo", role="data", created_by="demo",
+                    lifetime=ownership.KEPT,
+                )  # fmt: skip
+        print(
+            f"wrote tables customers ({n_train} rows) and new_customers "
+            f"({data.num_rows - n_train} rows) to {args.db}"
+        )
+        for model_name, kind in zip(models, sorted(MODEL_KINDS), strict=True):
+            model = MODEL_KINDS[kind]().fit(
+                warehouse, "customers", "label", keys=["customer_id"], name=model_name,
+                details={"demo": True},
+            )  # fmt: skip
+            view = model.create_view(
+                warehouse, f"{model_name}_scores", "new_customers", keys=["customer_id", "label"]
+            )
+            hits = warehouse.fetch(
+                "select_view_accuracy",
+                view=view,
+                truth=templates.column("label"),
+                prediction=templates.column("prediction"),
+            ).to_pylist()[0]
+            print(
+                f"{kind:12s} trained in the warehouse; view {view}: accuracy on new_customers "
+                f"{hits['accuracy']:.4f} ({hits['n']} rows)"
+            )
+        print("\nfirst rows of demo_naive_bayes_scores:")
+        print_table(
+            warehouse.fetch(
+                "select_table",
+                table=TableName(("demo_naive_bayes_scores",)),
+                order_columns=[templates.column("customer_id", "t")],
+            ).slice(0, 5)
+        )
+    print(f"\ndone in {time.perf_counter() - started:.1f} s. Query it from any DuckDB client:")
+    print(
+        f"  duckdb {args.db} "
+        '"SELECT prediction, count(*) FROM demo_naive_bayes_scores GROUP BY ALL"'
+    )

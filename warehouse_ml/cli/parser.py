@@ -1,0 +1,187 @@
+"""The command line's arguments: one sub-command per job, each with ``--db`` and
+``--progress``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+
+import warehouse_ml as wml
+from warehouse_ml.cli.commands import (
+    cmd_drop,
+    cmd_evaluations,
+    cmd_models,
+    cmd_predict,
+    cmd_show,
+    cmd_sql,
+    cmd_train,
+    cmd_vacuum,
+)
+from warehouse_ml.cli.demo import cmd_demo
+from warehouse_ml.cli.evaluate import cmd_evaluate
+
+DEFAULT_DB = os.environ.get("WML_DB", "warehouse.duckdb")
+
+
+# -- argument parsing -----------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="warehouse-ml",
+        description="Naive Bayes and TAN classifiers trained, scored and inspected inside a "
+        "DuckDB database. Sources are table names (schema.table) or .parquet/.csv paths.",
+    )
+    parser.add_argument("--version", action="version", version=f"warehouse-ml {wml.__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument(
+            "--db",
+            default=DEFAULT_DB,
+            help=f"DuckDB database file (default {DEFAULT_DB}, or $WML_DB)",
+        )
+        sub.add_argument(
+            "--progress",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="report the running statement on stderr (default: when stderr is a terminal)",
+        )
+        return sub
+
+    train = command("train", "learn a model from a table or file and store it in the catalog")
+    train.add_argument("source", help="table name or .parquet/.csv path")
+    train.add_argument("--target", required=True, help="the class column")
+    train.add_argument("--kind", default="nb", help="nb (Naive Bayes, default) or tan")
+    train.add_argument(
+        "--name", help="model name (default <kind>_<target>; replaces a model of that name)"
+    )
+    train.add_argument(
+        "--features", help="comma-separated feature columns (default: all but target and keys)"
+    )
+    train.add_argument("--keys", help="comma-separated identifier columns, never features")
+    train.add_argument("--categorical", help="columns to treat as categorical")
+    train.add_argument("--numeric", help="columns to treat as numeric")
+    train.add_argument(
+        "--alpha", type=float, default=1.0, help="additive smoothing of attributes (default 1)"
+    )
+    train.add_argument(
+        "--prior-alpha",
+        type=float,
+        default=0.0,
+        help="additive smoothing of the class prior (default 0)",
+    )
+    train.add_argument("--bins", type=int, help="TAN: equal-frequency bins for numeric columns")
+    train.add_argument(
+        "--allow-high-cardinality",
+        action="store_true",
+        help="learn identifier-like categorical columns instead of refusing them",
+    )
+    train.set_defaults(run=cmd_train)
+
+    predict = command("predict", "score a table or file with a stored model")
+    predict.add_argument("model")
+    predict.add_argument("source", help="table name or .parquet/.csv path")
+    target = predict.add_mutually_exclusive_group()
+    target.add_argument("--to-view", help="create a prediction view of this name")
+    target.add_argument("--to-table", help="create a prediction table of this name")
+    target.add_argument("--output", help="write predictions to a .parquet or .csv file")
+    predict.add_argument("--keys", help="comma-separated columns to carry along (default: all)")
+    predict.add_argument(
+        "--threshold", type=float, help="binary models: predict --positive when P >= threshold"
+    )
+    predict.add_argument(
+        "--positive", help="the positive class for --threshold (default: the second class)"
+    )
+    predict.add_argument(
+        "--loss", help='loss matrix as JSON, L[true][predicted], e.g. "[[0,1],[5,0]]"'
+    )
+    predict.set_defaults(run=cmd_predict)
+
+    command("models", "list the models in the catalog").set_defaults(run=cmd_models)
+
+    show = command("show", "print a model's settings, features and parameter tables")
+    show.add_argument("model")
+    show.add_argument("--rows", type=int, default=20, help="rows per parameter table (default 20)")
+    show.set_defaults(run=cmd_show)
+
+    sql = command("sql", "print the SQL that scores a source with a model")
+    sql.add_argument("model")
+    sql.add_argument("source")
+    sql.add_argument("--keys", help="comma-separated columns to carry along (default: all)")
+    sql.add_argument(
+        "--dialect", help="any sqlglot dialect (default duckdb): postgres, spark, snowflake ..."
+    )
+    sql.set_defaults(run=cmd_sql)
+
+    evaluate = command(
+        "evaluate",
+        "cross-validate a model kind on a source, or evaluate a stored model (--model) on a "
+        "hold-out source, and print the report",
+    )
+    evaluate.add_argument("source", help="table name or .parquet/.csv path")
+    evaluate.add_argument("--target", help="the class column (cross-validation)")
+    evaluate.add_argument("--model", help="a stored model to evaluate on SOURCE instead")
+    evaluate.add_argument("--kind", default="nb", help="nb (default) or tan")
+    evaluate.add_argument("--alpha", type=float, default=1.0)
+    evaluate.add_argument("--prior-alpha", type=float, default=0.0)
+    evaluate.add_argument("--bins", type=int, help="TAN: equal-frequency bins for numeric columns")
+    evaluate.add_argument("--folds", type=int, default=10)
+    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument("--key", help="unique integer or string column (default: row order)")
+    evaluate.add_argument("--keys", help="with --model: columns to keep in the predictions")
+    evaluate.add_argument("--no-stratify", action="store_true", help="plain k-fold")
+    evaluate.add_argument(
+        "--allow-high-cardinality",
+        action="store_true",
+        help="TAN: cross-validate with identifier-like categorical columns instead of refusing",
+    )
+    evaluate.add_argument(
+        "--positive",
+        help="positive class for ROC, precision/recall and lift (default: the last class)",
+    )
+    evaluate.add_argument(
+        "--level", type=float, default=0.95, help="confidence level of the accuracy interval"
+    )
+    evaluate.add_argument(
+        "--output-dir", help="write each table (predictions, confusion, ...) here"
+    )
+    evaluate.add_argument("--format", choices=["csv", "parquet"], default="csv")
+    evaluate.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the predictions in the database (schema wml; see 'evaluations'); by default "
+        "nothing is kept",
+    )
+    evaluate.set_defaults(run=cmd_evaluate)
+
+    vacuum = command(
+        "vacuum", "remove what crashed or abandoned runs left in schema wml, and list it"
+    )
+    vacuum.set_defaults(run=cmd_vacuum)
+
+    evaluations = command("evaluations", "list the kept evaluations (evaluate --keep)")
+    evaluations.add_argument("--drop", metavar="ID", help="drop this evaluation's tables")
+    evaluations.set_defaults(run=cmd_evaluations)
+
+    drop = command("drop", "remove a model, its parameter tables and its views")
+    drop.add_argument("model")
+    drop.set_defaults(run=cmd_drop)
+
+    demo = command(
+        "demo", "generate demo data, train every model kind, score into views, summarise"
+    )
+    demo.add_argument("--rows", type=int, default=200_000, help="rows to generate (default 200000)")
+    demo.set_defaults(run=cmd_demo)
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The parsed command line. An option given the value ``--`` (``--target=--``, a column
+    named ``--``) keeps it: argparse before Python 3.12 strips that ``--`` and leaves ``[]``,
+    a value no option of this CLI can otherwise have."""
+    args = build_parser().parse_args(argv)
+    for name, value in vars(args).items():
+        if isinstance(value, list) and not value:
+            setattr(args, name, "--")
+    return args
