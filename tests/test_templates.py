@@ -195,7 +195,7 @@ def test_hostile_table_and_column_names_end_to_end(con):
 
 
 def test_generation_leaves_every_statement_tree_unchanged(con, monkeypatch):
-    """templates.generate does not copy trees for the dialects in GENERATED_WITHOUT_CHANGES:
+    """templates.generate does not copy trees for the dialects in dialects.GENERATED_WITHOUT_CHANGES:
     every statement of a workload (fits with numeric attributes and integer codes, scoring,
     cross-validation, measures) must come out of DuckDB generation as it went in."""
     generate = templates.generate

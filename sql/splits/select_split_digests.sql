@@ -9,7 +9,7 @@
 --   column, or ROW_NUMBER() OVER () when there is no key), $stratum (expression over src: the
 --   stratification column, or a VARCHAR NULL), $repeat (the literal 0, or r.wml_repeat),
 --   $digest (the digest of CAST(seed AS VARCHAR) || ':' || CAST($repeat AS VARCHAR) || ':' ||
---   CAST(k.wml_key AS VARCHAR): split_digest.sql, or split_digest_number.sql on DuckDB).
+--   CAST(k.wml_key AS VARCHAR): split_digest_text.sql, digested by the engine adapter).
 -- Output columns: the $carried columns, wml_key, wml_stratum, wml_repeat (INTEGER),
 --   wml_digest.
 -- Rendered by: warehouse_ml/evaluation/splits.py.

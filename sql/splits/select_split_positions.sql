@@ -1,4 +1,5 @@
--- Rows of a source ranked for a deterministic, seeded split (DESIGN.md section 3 rules 5, 6).
+-- Rows of a source ranked for a deterministic, seeded split (docs/ARCHITECTURE.md,
+-- "Deterministic splits").
 -- Each row (once per repeat) has a digest (select_split_digests.sql) and gets its 0-based
 -- position within the repeat when rows are ordered by stratum (MD5 of the stratum as text,
 -- then the text itself; NULL stratum last), then digest: a total order when keys are unique.
@@ -7,8 +8,8 @@
 -- number of rows in the strata before it): only rows of one stratum are sorted together, the
 -- offsets come from a count per stratum of the source, and the stratum keeps its own type
 -- (only the few strata are cast to text, to order them). Rows are sorted by $sort_keys, the
--- digest itself, or on DuckDB two integers in the same order (splits.py: sorting 64-bit
--- integers costs far less than sorting hex text).
+-- digest itself, or on DuckDB two integers in the same order (engines/duckdb.py: sorting
+-- 64-bit integers costs far less than sorting hex text).
 -- Placeholders: $source (relation), $stratum (expression over src: the stratification column,
 --   or a VARCHAR NULL), $digests (relation from select_split_digests.sql), $sort_keys (list
 --   of aliased items over d.wml_digest), $sort_order (list of h.<sort key> columns),

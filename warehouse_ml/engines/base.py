@@ -45,7 +45,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml.progress import ProgressCallback, Reporter, describe
-from warehouse_ml.sqlgen import dialects, templates
+from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
 
 SqlCallback = Callable[[str], None]
@@ -242,8 +242,13 @@ class Warehouse(abc.ABC):
         """SQL text of a statement for this engine."""
         return templates.generate(self._prepare(tree), self.dialect)
 
+    def statements(self, tree: exp.Expression) -> list[exp.Expression]:
+        """The engine statements that carry out one library statement, in order: here the
+        statement itself."""
+        return [tree]
+
     def _run(self, tree: exp.Expression, template: str | None) -> None:
-        for statement in dialects.statements(tree, self.dialect):
+        for statement in self.statements(tree):
             self._announce(statement, template)
             self._execute(self._record(self.generate(statement)))
 
@@ -253,7 +258,7 @@ class Warehouse(abc.ABC):
 
     def run_tree(self, tree: exp.Expression) -> None:
         """Execute a statement built as a sqlglot tree (as several engine statements where the
-        engine needs it, see :func:`warehouse_ml.sqlgen.dialects.statements`)."""
+        engine needs it, see :meth:`statements`)."""
         self._run(tree, None)
 
     def fetch_tree(self, tree: exp.Expression) -> pa.Table:
@@ -318,6 +323,17 @@ class Warehouse(abc.ABC):
             templates.expression("hex_digits_number", digest=digest, first=1),
             templates.expression("hex_digits_number", digest=digest.copy(), first=9),
         )
+
+    def digest(self, text: exp.Expression) -> exp.Expression:
+        """The MD5 digest of ``text`` in the form this engine sorts fastest: here its 32
+        lowercase hex digits (sql/engines/md5_text.sql), whose text order every engine shares.
+        :meth:`digest_sort_keys` gives the keys that sort digests in that order."""
+        return templates.expression("md5_text", text=text)
+
+    def digest_sort_keys(self, digest: exp.Expression) -> list[exp.Expression]:
+        """Expressions over a :meth:`digest` whose lexicographic order is the order of the
+        digests' hex text: here the digest itself."""
+        return [digest]
 
     @abc.abstractmethod
     def engine_version(self) -> str:

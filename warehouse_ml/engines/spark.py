@@ -22,10 +22,12 @@ tables in it (the default ``spark_catalog`` writes Parquet tables under
 from __future__ import annotations
 
 import contextlib
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
+from sqlglot import exp
 
 from warehouse_ml.engines.base import Located, ObjectName, SqlCallback, Warehouse
 from warehouse_ml.errors import SourceError
@@ -132,6 +134,17 @@ class SparkWarehouse(Warehouse):
         once they are old enough, see ownership.vacuum)."""
         return set(tokens)
 
+    def statements(self, tree: exp.Expression) -> list[exp.Expression]:
+        """``DELETE FROM t WHERE cond`` is not supported by Spark's default (v1, Parquet)
+        tables, and ``INSERT OVERWRITE t SELECT ... FROM t`` may not read the table it
+        overwrites. A delete becomes: ``CREATE TABLE stage AS SELECT * FROM t WHERE NOT
+        COALESCE(cond, FALSE)``; ``INSERT OVERWRITE TABLE t SELECT * FROM stage``; ``DROP TABLE
+        stage`` (``stage`` a fresh name in ``t``'s schema). Only the small catalog tables
+        (``wml.models``, ``wml.objects``) are ever deleted from."""
+        if isinstance(tree, exp.Delete):
+            return _staged_delete(tree)
+        return [tree]
+
     def _execute(self, sql: str) -> None:
         try:
             self.spark.sql(sql).collect()
@@ -169,3 +182,31 @@ class SparkWarehouse(Warehouse):
         enclosed statements simply run in order (see the module docstring for why the catalog
         stays consistent)."""
         yield
+
+
+def _staged_delete(tree: exp.Delete) -> list[exp.Expression]:
+    table = tree.this
+    if not isinstance(table, exp.Table):
+        return [tree]
+    stage = exp.Table(
+        this=exp.to_identifier(f"wml_stage_{uuid.uuid4().hex[:12]}", quoted=True),
+        db=table.args.get("db"),
+        catalog=table.args.get("catalog"),
+    )
+    where = tree.args.get("where")
+    keep = exp.select(exp.Star()).from_(table.copy())
+    if where is not None:
+        condition = exp.Coalesce(this=where.this.copy(), expressions=[exp.false()])
+        keep = keep.where(exp.Not(this=exp.Paren(this=condition)))
+    else:
+        keep = keep.where(exp.false())
+    return [
+        exp.Drop(tables=[stage.copy()], kind="TABLE", exists=True),
+        exp.Create(kind="TABLE", this=stage.copy(), expression=keep),
+        exp.Insert(
+            this=table.copy(),
+            expression=exp.select(exp.Star()).from_(stage.copy()),
+            overwrite=True,
+        ),
+        exp.Drop(tables=[stage.copy()], kind="TABLE", exists=True),
+    ]

@@ -1,7 +1,8 @@
 """Deterministic, portable, seeded splits as SQL: hold-out, repeated hold-out (random
 sub-sampling), k-fold, stratified k-fold and leave-one-out.
 
-How a row's place is decided (DESIGN.md section 3 rules 5 and 6), identically on every engine:
+How a row's place is decided (docs/ARCHITECTURE.md, "Deterministic splits"), identically on
+every engine:
 
 1. the row's key (an integer or string column, or a row number the project materialises when
    there is no key) is hashed as ``MD5('<seed>:<repeat>:' || CAST(key AS VARCHAR))``; the seed
@@ -9,9 +10,10 @@ How a row's place is decided (DESIGN.md section 3 rules 5 and 6), identically on
 2. rows are ranked by (stratum digest, row digest): a total order when keys are unique (a
    digest is 32 lowercase hex digits, whose text order is their numeric order on every engine);
    the stratum is the class column for stratified splits (each class a contiguous run). Only
-   the key and stratum go through that sort; kept source columns are joined back by key. On
-   DuckDB the sort keys are the digest's bytes 0-7 and 8-15 as big-endian integers (from
-   MD5_NUMBER), the same order as the hex text at a fraction of the cost of sorting text;
+   the key and stratum go through that sort; kept source columns are joined back by key. The
+   engine adapter chooses the digest's form and sort keys (``Warehouse.digest``,
+   ``digest_sort_keys``): on DuckDB the digest's bytes 0-7 and 8-15 as big-endian integers
+   (from MD5_NUMBER), the same order as the hex text at a fraction of the cost of sorting text;
 3. k-fold deals the ranked rows round-robin: ``fold = position % k``; so fold sizes differ by at
    most one and, when stratified, each class's count in each fold is floor or ceil of
    ``n_class / k`` (within one row of its proportional share). Leave-one-out is k = n.
@@ -154,32 +156,18 @@ def _check_seed(seed: int) -> int:
     return seed
 
 
-def _digest_order(dialect: str, seed: int, repeat: exp.Expression) -> dict[str, object]:
-    """The digest of each row (split_digest.sql) and the keys its rows are sorted by: the hex
-    digest itself, or on DuckDB the same order from two integers (sorting them costs far less
-    than sorting text): the digest's bytes 0-7 and 8-15, each read big-endian."""
-    text = {"seed": seed, "repeat": repeat, "key": column("wml_key", "k")}
-    digest = column("wml_digest", "d")
-    if dialect != "duckdb":
-        return {
-            "digest": templates.expression("split_digest", **text),
-            "sort_keys": [alias(digest, "wml_sort_0")],
-            "sort_order": [column("wml_sort_0", "h")],
-        }
-    keys = [
-        alias(
-            templates.expression(
-                "split_sort_key",
-                bytes=templates.expression("split_digest_bytes", digest=digest, shift=shift),
-            ),
-            f"wml_sort_{i}",
-        )
-        for i, shift in enumerate((0, 64))
-    ]
+def _digest_order(warehouse: Warehouse, seed: int, repeat: exp.Expression) -> dict[str, object]:
+    """The digest of each row (split_digest_text.sql, digested as the engine sorts it fastest:
+    :meth:`~warehouse_ml.engines.base.Warehouse.digest`) and the keys its rows are sorted by,
+    which order them by the digest's hex text on every engine."""
+    text = templates.expression(
+        "split_digest_text", seed=seed, repeat=repeat, key=column("wml_key", "k")
+    )
+    keys = warehouse.digest_sort_keys(column("wml_digest", "d"))
     return {
-        "digest": templates.expression("split_digest_number", **text),
-        "sort_keys": keys,
-        "sort_order": [column("wml_sort_0", "h"), column("wml_sort_1", "h")],
+        "digest": warehouse.digest(text),
+        "sort_keys": [alias(key, f"wml_sort_{i}") for i, key in enumerate(keys)],
+        "sort_order": [column(f"wml_sort_{i}", "h") for i in range(len(keys))],
     }
 
 
@@ -208,7 +196,7 @@ def _positions(
     stratum = column(stratify, "src") if stratify is not None else exp.cast(exp.null(), "VARCHAR")
     # one repeat: the literal 0 (no join); several: each row once per VALUES r(wml_repeat) row
     repeat = templates.literal(0) if repeats == 1 else column("wml_repeat", "r")
-    order = _digest_order(warehouse.dialect, seed, repeat)
+    order = _digest_order(warehouse, seed, repeat)
     digests = templates.build(
         "select_split_digests",
         source=source.relation,

@@ -21,15 +21,6 @@ not do, as AST transforms applied in one place:
 
   - **bigquery** (transpile-only): ``PI()`` does not exist; ``ACOS(-1)`` is the same double.
 
-* :func:`statements` (called by :meth:`warehouse_ml.engines.base.Warehouse.run_tree`): one
-  library statement may need several engine statements.
-
-  - **spark**: ``DELETE FROM t WHERE cond`` is not supported by Spark's default (v1, Parquet)
-    tables, and ``INSERT OVERWRITE t SELECT ... FROM t`` may not read the table it overwrites.
-    It becomes: ``CREATE TABLE stage AS SELECT * FROM t WHERE NOT COALESCE(cond, FALSE)``;
-    ``INSERT OVERWRITE TABLE t SELECT * FROM stage``; ``DROP TABLE stage`` (``stage`` is a fresh
-    name in ``t``'s schema). Only the small catalog tables (``wml.models``, ``wml.views``) are
-    ever deleted from.
 
 Rules sqlglot already enforces for us are not repeated here: logs are ``LN`` in the templates,
 ``GREATEST``/``LEAST`` carry ``ignore_nulls=True`` (NULL-skipping on every engine), boolean
@@ -39,12 +30,14 @@ templates stay within the subset.
 
 from __future__ import annotations
 
-import uuid
-
 from sqlglot import exp
 
 # Where the library's SQL has been run and checked against DuckDB (tests/test_engines.py):
 VERIFIED_DIALECTS = ("duckdb", "postgres", "spark")
+
+GENERATED_WITHOUT_CHANGES = ("duckdb",)
+"""Dialects whose sqlglot generator does not modify the tree it generates (so
+:func:`warehouse_ml.sqlgen.templates.generate` need not copy a tree first)."""
 # Where a fitted model's scoring SQL is exported with sqlglot and checked to parse back
 # (tests/test_dialects.py) but has not been run on the engine itself:
 TRANSPILE_ONLY_DIALECTS = (
@@ -179,38 +172,3 @@ def rewrite(tree: exp.Expression, dialect: str) -> exp.Expression:
     for transform in transforms:
         result = result.transform(transform, copy=False)
     return result
-
-
-def statements(tree: exp.Expression, dialect: str) -> list[exp.Expression]:
-    """The engine statements that carry out one library statement, in order."""
-    if dialect == "spark" and isinstance(tree, exp.Delete):
-        return _spark_delete(tree)
-    return [tree]
-
-
-def _spark_delete(tree: exp.Delete) -> list[exp.Expression]:
-    table = tree.this
-    if not isinstance(table, exp.Table):
-        return [tree]
-    stage = exp.Table(
-        this=exp.to_identifier(f"wml_stage_{uuid.uuid4().hex[:12]}", quoted=True),
-        db=table.args.get("db"),
-        catalog=table.args.get("catalog"),
-    )
-    where = tree.args.get("where")
-    keep = exp.select(exp.Star()).from_(table.copy())
-    if where is not None:
-        condition = exp.Coalesce(this=where.this.copy(), expressions=[exp.false()])
-        keep = keep.where(exp.Not(this=exp.Paren(this=condition)))
-    else:
-        keep = keep.where(exp.false())
-    return [
-        exp.Drop(tables=[stage.copy()], kind="TABLE", exists=True),
-        exp.Create(kind="TABLE", this=stage.copy(), expression=keep),
-        exp.Insert(
-            this=table.copy(),
-            expression=exp.select(exp.Star()).from_(stage.copy()),
-            overwrite=True,
-        ),
-        exp.Drop(tables=[stage.copy()], kind="TABLE", exists=True),
-    ]

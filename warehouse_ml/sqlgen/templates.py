@@ -176,10 +176,6 @@ def union_all(selects: Iterable[exp.Query]) -> exp.Query:
     return result
 
 
-GENERATED_WITHOUT_CHANGES = ("duckdb",)
-"""Dialects whose sqlglot generator does not modify the tree it generates."""
-
-
 def generate(tree: exp.Expression, dialect: str = "duckdb") -> str:
     """SQL text for a sqlglot tree; raises instead of silently dropping a construct.
 
@@ -193,7 +189,7 @@ def generate(tree: exp.Expression, dialect: str = "duckdb") -> str:
     # a large query; a rewritten tree is already a private copy, and DuckDB generation leaves a
     # tree as it was (tests/test_templates.py checks it on every statement of a workload), so
     # neither is copied again (PostgreSQL generation does change some trees)
-    copy = rewritten is tree and dialect not in GENERATED_WITHOUT_CHANGES
+    copy = rewritten is tree and dialect not in dialects.GENERATED_WITHOUT_CHANGES
     try:
         return rewritten.sql(
             dialect=dialect, copy=copy, unsupported_level=ErrorLevel.RAISE, comments=False
