@@ -17,7 +17,7 @@ from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.naive_bayes import NaiveBayes
 from warehouse_ml.models.tan import TAN
 from warehouse_ml.sqlgen.templates import TableName
-from warehouse_ml.store import catalog, ownership
+from warehouse_ml.store import catalog, leftovers, ownership
 
 MODEL_KINDS: dict[str, type[Classifier]] = {NaiveBayes.kind: NaiveBayes, TAN.kind: TAN}
 
@@ -99,13 +99,13 @@ def list_objects(con: Connectable) -> pa.Table:
 
 
 def vacuum(con: Connectable) -> pa.Table:
-    """Remove what crashed or abandoned calls left (ownership.vacuum: staged model versions no
+    """Remove what crashed or abandoned calls left (leftovers.vacuum: staged model versions no
     catalog row names, temporary evaluation tables of ended sessions, unregistered tables in
     ``wml`` named like the library's own that nothing references) and return what was
     removed (columns as :func:`list_objects`). Nothing else is touched."""
     with session(con, "vacuum") as warehouse:
         catalog.ensure(warehouse)
-        removed = ownership.vacuum(warehouse, *catalog.current_versions(warehouse))
+        removed = leftovers.vacuum(warehouse, *catalog.current_versions(warehouse))
     return _objects_table(removed)
 
 

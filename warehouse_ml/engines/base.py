@@ -155,7 +155,7 @@ class Warehouse(abc.ABC):
     def live_sessions(self, tokens: set[str]) -> set[str]:
         """Those of ``tokens`` (:meth:`session_token` values of OTHER processes) whose session
         may still be running: the objects they staged are then left alone by
-        :func:`warehouse_ml.store.ownership.vacuum`."""
+        :func:`warehouse_ml.store.leftovers.vacuum`."""
 
     @abc.abstractmethod
     def schema_objects(self, schema: str) -> list[tuple[str, str]]:
@@ -356,5 +356,5 @@ class Warehouse(abc.ABC):
     def temporary_table(self, stem: str) -> TableName:
         """A fresh name for a table that lives only as long as this session: a TEMPORARY table
         where the engine has them, else a table in ``wml`` (dropped by its owner, or by
-        :func:`warehouse_ml.store.ownership.vacuum` once its session has ended)."""
+        :func:`warehouse_ml.store.leftovers.vacuum` once its session has ended)."""
         return self.library_table(f"{stem}_{uuid.uuid4().hex[:12]}")

@@ -131,7 +131,7 @@ class SparkWarehouse(Warehouse):
     def live_sessions(self, tokens: set[str]) -> set[str]:
         """Other Spark applications may share the catalog and nothing tells whether they still
         run: every session counts as alive (vacuum then removes another session's objects only
-        once they are old enough, see ownership.vacuum)."""
+        once they are old enough, see leftovers.vacuum)."""
         return set(tokens)
 
     def statements(self, tree: exp.Expression) -> list[exp.Expression]:

@@ -35,7 +35,7 @@ from warehouse_ml.errors import (
 )
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column, literal
-from warehouse_ml.store import ownership
+from warehouse_ml.store import leftovers, ownership
 from warehouse_ml.store.ownership import Owned
 
 SCHEMA = LIBRARY_SCHEMA
@@ -271,7 +271,7 @@ def list_models(warehouse: Warehouse) -> list[dict[str, Any]]:
 
 def current_versions(warehouse: Warehouse) -> tuple[dict[str, str], set[str]]:
     """(model name -> current model id, and the parameter table names that format-1 catalog
-    rows name): what :func:`warehouse_ml.store.ownership.vacuum` must keep."""
+    rows name): what :func:`warehouse_ml.store.leftovers.vacuum` must keep."""
     versions: dict[str, str] = {}
     legacy: set[str] = set()
     for row in list_models(warehouse):
@@ -313,7 +313,7 @@ def _leftovers(
         for o in owned
         if o.version and o.version != record.model_id and o.version not in replaced_ids
     ]
-    running = ownership.alive(warehouse, staged, ownership.now()) if staged else set()
+    running = leftovers.alive(warehouse, staged, ownership.now()) if staged else set()
     return [
         o
         for o in owned

@@ -14,9 +14,10 @@ created, so a crash can leave an object behind but never an object nobody can fi
   :class:`~warehouse_ml.errors.NameConflictError` when the name resolves to an object the
   library does not own, to an object of another kind, or to one of the call's own sources;
   otherwise the (library-owned) object of that name is replaced;
-* :func:`vacuum` removes what crashed calls left: registered objects whose owner is gone
-  (a staged model version no catalog row names, a temporary table whose session has ended)
-  and tables in schema ``wml`` named like the library's own that nothing references.
+* :func:`warehouse_ml.store.leftovers.vacuum` removes what crashed calls left: registered
+  objects whose owner is gone (a staged model version no catalog row names, a temporary table
+  whose session has ended) and tables in schema ``wml`` named like the library's own that
+  nothing references.
 
 Lifetimes: ``model`` (a model version's parameter tables and a model's views: as long as the
 catalog names them), ``session`` (evaluation artefacts: until their owner drops them or their
@@ -29,7 +30,6 @@ import contextlib
 import datetime as dt
 import itertools
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,11 +51,7 @@ MODEL, SESSION, KEPT = "model", "session", "kept"
 
 LIBRARY_TABLES = frozenset({"models", REGISTRY, "views"})
 """The library's own bookkeeping tables in ``wml`` (``views``: the registry of format 1)."""
-LEFTOVER_NAMES = re.compile(r"^(m[0-9a-f]{16}|(cv|ev|loo|sel|split)[0-9a-f]{12}(_[a-z0-9]+)?)_")
-"""Names of the tables fits and evaluations create in ``wml``: what :func:`vacuum` may remove
-when nothing references it."""
-
-_RUNNING: set[str] = set()
+RUNNING: set[str] = set()
 """Tokens of this process's calls that are creating objects right now (vacuum spares them)."""
 _SERIAL = itertools.count()
 
@@ -188,7 +184,7 @@ def owned_by(warehouse: Warehouse, owner_kind: str, owner: str) -> list[Owned]:
     return owned(warehouse, exp.and_(_where("owner_kind", [owner_kind]), _where("owner", [owner])))
 
 
-def _drop_object(warehouse: Warehouse, item: Owned) -> None:
+def drop_object(warehouse: Warehouse, item: Owned) -> None:
     if item.kind == "view":
         warehouse.run("drop_view", view=item.name)
     else:
@@ -200,7 +196,7 @@ def release(warehouse: Warehouse, items: Sequence[Owned]) -> None:
     if not items:
         return
     for item in items:
-        _drop_object(warehouse, item)
+        drop_object(warehouse, item)
     _delete(warehouse, _where("object_key", [_key_text(i.key) for i in items]))
 
 
@@ -211,7 +207,8 @@ class Staging:
     :meth:`table` registers a new table's name and returns it; the caller creates it. Used as a
     context manager: if the block fails or is interrupted (any BaseException, a second Ctrl-C
     during the clean-up included), every object registered so far is dropped and its registry
-    row removed. While the block runs, :func:`vacuum` leaves its objects alone.
+    row removed. While the block runs,
+    :func:`~warehouse_ml.store.leftovers.vacuum` leaves its objects alone.
 
     Args:
         warehouse: the engine.
@@ -331,7 +328,7 @@ class Staging:
         for item in chosen:
             for _attempt in range(2):
                 try:
-                    _drop_object(self.warehouse, item)
+                    drop_object(self.warehouse, item)
                     break
                 except (Exception, KeyboardInterrupt):
                     continue
@@ -344,7 +341,7 @@ class Staging:
         self.items[:] = [i for i in self.items if i not in chosen]
 
     def __enter__(self) -> Staging:
-        _RUNNING.add(self.token)
+        RUNNING.add(self.token)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *_: Any) -> None:
@@ -352,7 +349,7 @@ class Staging:
             if kind is not None:
                 self._drop(list(self.items))
         finally:
-            _RUNNING.discard(self.token)
+            RUNNING.discard(self.token)
 
 
 # -- names the user chose ----------------------------------------------------------------------
@@ -441,7 +438,7 @@ def take(
     """Record a claimed name as the library's (replacing the object it replaces, if any) and
     return the name to create. Run it inside the transaction that creates the object."""
     if claimed.replaced is not None:
-        _drop_object(warehouse, claimed.replaced)
+        drop_object(warehouse, claimed.replaced)
     _delete(warehouse, _where("object_key", [_key_text(claimed.target.key)]))
     row = _row(
         warehouse, claimed.target, claimed.kind, owner_kind, owner, version="", role=role,
@@ -450,101 +447,3 @@ def take(
     )  # fmt: skip
     _insert(warehouse, [row])
     return claimed.target.parts
-
-
-# -- what crashed calls left ------------------------------------------------------------------
-def _session_parts(session: str) -> tuple[str, str]:
-    """(engine session, process) of a registry session value ``engine|process|serial``."""
-    engine, process, *_ = [*session.split("|"), "", ""]
-    return engine, process
-
-
-def alive(warehouse: Warehouse, rows: Sequence[Owned], cutoff: dt.datetime) -> set[str]:
-    """The sessions of ``rows`` that may still be creating objects: this process's running
-    calls, sessions the engine knows to be alive, and sessions the engine cannot tell about
-    (Spark) that created their objects after ``cutoff``."""
-    mine = {r.session for r in rows if _session_parts(r.session)[1] == PROCESS}
-    others = {_session_parts(r.session)[0] for r in rows} - {""}
-    known = warehouse.live_sessions(others) if others else set()
-    alive = {s for s in mine if s in _RUNNING}
-    for row in rows:
-        engine, process = _session_parts(row.session)
-        if process == PROCESS:
-            continue
-        if engine in known and (
-            warehouse.KNOWS_SESSIONS or row.created_at is None or row.created_at > cutoff
-        ):
-            alive.add(row.session)
-    return alive
-
-
-def _removable(
-    warehouse: Warehouse, row: Owned, running: set[str], current_versions: dict[str, str]
-) -> bool:
-    """Whether a registered object is a leftover: a model's object its model no longer names
-    (and no running call is making), a session object whose session has ended (for this
-    process's sessions: whose temporary table is gone), or the registry row of a kept object
-    that does not exist and that no running call is making (a call killed between
-    registering a name and creating the object, or an object the user dropped)."""
-    if row.lifetime == MODEL:
-        if row.version:
-            current = current_versions.get(row.owner) == row.version
-        else:
-            current = row.owner in current_versions
-        return not current and row.session not in running
-    if row.lifetime == SESSION and _session_parts(row.session)[1] != PROCESS:
-        return row.session not in running
-    return (
-        row.session not in running
-        and warehouse.relation_kind(ObjectName(row.name, row.key)) is None
-    )
-
-
-def vacuum(
-    warehouse: Warehouse,
-    current_versions: dict[str, str],
-    legacy_tables: set[str],
-    *,
-    owner: str | None = None,
-    older_than: dt.timedelta = dt.timedelta(days=1),
-) -> list[Owned]:
-    """Remove what crashed or abandoned calls left, and return what was removed.
-
-    Removed: registered objects of lifetime ``model`` whose version is not the current one of
-    its model (``current_versions``: model name -> model id; a model's views live while the
-    model does), unless the call that made them may still be running (this process's running
-    calls; sessions the engine reports alive: PostgreSQL backends; on Spark, which cannot
-    tell, sessions younger than ``older_than``); of lifetime ``session``, those whose session
-    has ended (this process's own: those whose temporary table is gone); registry rows of
-    kept objects that do not exist (a call killed between registering and creating); and
-    unregistered tables in ``wml`` named like the library's (:data:`LEFTOVER_NAMES`) that no
-    catalog row names (``legacy_tables``: parameter tables of models stored by earlier
-    versions). Existing kept objects, the catalog and the registry are never touched, nor is
-    anything outside ``wml`` that the registry does not hold.
-
-    Args:
-        owner: only this model's leftovers (a fit of that name cleans up after itself).
-        older_than: see above (Spark only).
-    """
-    rows = owned(warehouse) if owner is None else owned_by(warehouse, "model", owner)
-    running = alive(warehouse, rows, now() - older_than)
-    removed = [row for row in rows if _removable(warehouse, row, running, current_versions)]
-    release(warehouse, removed)
-    if owner is None:
-        registered = {r.key for r in rows}
-        for name, kind in warehouse.schema_objects(LIBRARY_SCHEMA):
-            target = library_object(warehouse, warehouse.library_table(name))
-            if (
-                kind == "table"
-                and LEFTOVER_NAMES.match(name)
-                and target.key not in registered
-                and name not in legacy_tables
-            ):
-                item = Owned(
-                    target.key, target.parts, "table", "", "", "", "", "", "", None, "", {}
-                )
-                _drop_object(warehouse, item)
-                removed.append(item)
-    if removed:
-        warehouse.after_drop()
-    return removed
