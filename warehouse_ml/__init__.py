@@ -9,8 +9,6 @@ Public API::
     wml.load(con, model.name_)                            # in another process
 """
 
-__version__ = "0.1.0"
-
 from warehouse_ml import synthetic
 from warehouse_ml.api import (
     drop,
@@ -74,6 +72,7 @@ from warehouse_ml.evaluation.splits import Split, assign_folds, holdout_split, l
 from warehouse_ml.models.naive_bayes import NaiveBayes
 from warehouse_ml.models.tan import TAN, ChowLiuTree, chow_liu_tree
 from warehouse_ml.progress import Progress, ProgressCallback
+from warehouse_ml.version import VERSION as __version__
 
 __all__ = [
     "TAN",

@@ -9,7 +9,6 @@ from typing import Literal
 
 import pyarrow as pa
 
-import warehouse_ml
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import IncompatibleModelError, NameConflictError, ViewRebuildError
@@ -18,6 +17,7 @@ from warehouse_ml.models.naive_bayes import NaiveBayes
 from warehouse_ml.models.tan import TAN
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store import catalog, leftovers, ownership
+from warehouse_ml.version import VERSION
 
 MODEL_KINDS: dict[str, type[Classifier]] = {NaiveBayes.kind: NaiveBayes, TAN.kind: TAN}
 
@@ -27,7 +27,7 @@ def _model(record: catalog.ModelRecord) -> Classifier:
     if kind is None:
         raise IncompatibleModelError(
             f"model {record.name!r} is of kind {record.kind!r}, unknown to warehouse-ml "
-            f"{warehouse_ml.__version__} (known kinds: {sorted(MODEL_KINDS)})"
+            f"{VERSION} (known kinds: {sorted(MODEL_KINDS)})"
         )
     return kind.from_record(record)
 
