@@ -35,6 +35,7 @@ import engine_support
 import warehouse_ml as wml
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
 
 TABLE = "bench_engine_data"
@@ -86,7 +87,9 @@ def run(name: str, data: pa.Table) -> dict[str, float]:
         started = time.perf_counter()
         registered = warehouse.register_arrow(data)
         warehouse.run("drop_table", table=table)
-        warehouse.run("create_table_copy", table=table, source=registered)
+        warehouse.run_tree(
+            templates.create_table_as(table, templates.build("select_all", source=registered))
+        )
         warehouse.unregister(registered)
         load = time.perf_counter() - started
 

@@ -56,10 +56,11 @@ def main() -> None:
     )
     data = data.append_column("id", pa.array(range(args.rows)))
     con.register("data", data)
-    wml.connect(con).run(
-        "create_table_copy",
-        table=templates.TableName(("t",)),
-        source=templates.TableName(("data",)),
+    wml.connect(con).run_tree(
+        templates.create_table_as(
+            templates.TableName(("t",)),
+            templates.build("select_all", source=templates.TableName(("data",))),
+        )
     )
     print(
         f"data: {args.rows:,} rows x {args.attributes} categorical attributes, {args.folds}-fold CV"

@@ -42,6 +42,7 @@ import pyarrow.parquet as pq
 
 import warehouse_ml as wml
 from warehouse_ml import synthetic
+from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
 
 TABLE = TableName(("spill_data",))
@@ -76,7 +77,9 @@ def build(db: Path, rows: int) -> float:
         data = chunk_table(network, min(CHUNK, rows - start), seed=index + 1)
         name = warehouse.register_arrow(data)
         if index == 0:
-            warehouse.run("create_table_copy", table=TABLE, source=name)
+            warehouse.run_tree(
+                templates.create_table_as(TABLE, templates.build("select_all", source=name))
+            )
         else:
             warehouse.run("insert_rows", table=TABLE, rows=name.to_table())
         warehouse.unregister(name)

@@ -75,7 +75,11 @@ def load(warehouse: Warehouse) -> None:
     for name, table in tables().items():
         registered = warehouse.register_arrow(table)
         try:
-            warehouse.run("create_table_copy", table=TableName((name,)), source=registered)
+            warehouse.run_tree(
+                templates.create_table_as(
+                    TableName((name,)), templates.build("select_all", source=registered)
+                )
+            )
         finally:
             warehouse.unregister(registered)
 

@@ -63,7 +63,11 @@ class Engine:
             registered = self.warehouse.register_arrow(table)
             try:
                 self.warehouse.run("drop_table", table=TableName((name,)))
-                self.warehouse.run("create_table_copy", table=TableName((name,)), source=registered)
+                self.warehouse.run_tree(
+                    templates.create_table_as(
+                        TableName((name,)), templates.build("select_all", source=registered)
+                    )
+                )
             finally:
                 self.warehouse.unregister(registered)
             self.loaded.add(name)
@@ -585,11 +589,11 @@ def test_evaluations_leave_nothing_and_vacuum_finds_leftovers(engine: Engine) ->
     w = engine.warehouse
     wml.NaiveBayes().fit(w, table, "label", keys=["id"], name="engine_guest")
     before = {o["object_name"] for o in wml.list_objects(w).to_pylist()}
-    with wml.cross_validate(w, table, "label", wml.TAN(), folds=3, key="id") as ev:
+    with wml.cross_validate(w, table, "label", wml.NaiveBayes(), folds=2, key="id") as ev:
         assert ev.accuracy().n == DATA.num_rows - DATA["label"].null_count
     after = {o["object_name"] for o in wml.list_objects(w).to_pylist()}
     assert after == before  # temporary tables (or, on Spark, registered ones dropped again)
-    kept = wml.cross_validate(w, table, "label", wml.NaiveBayes(), folds=3, key="id", keep=True)
+    kept = wml.cross_validate(w, table, "label", wml.NaiveBayes(), folds=2, key="id", keep=True)
     assert [e["id"] for e in wml.list_evaluations(w).to_pylist()] == [kept.id]
     assert wml.load_evaluation(w, kept.id).accuracy() == kept.accuracy()
     wml.drop_evaluation(w, kept.id)
@@ -597,7 +601,11 @@ def test_evaluations_leave_nothing_and_vacuum_finds_leftovers(engine: Engine) ->
     # a leftover of a killed fit: a staged version of another (ended) process, registered
     leftover = TableName(("wml", "m0123456789abcdef_classes"))
     w.run("drop_table", table=leftover)
-    w.run("create_table_copy", table=leftover, source=TableName((table,)))
+    w.run_tree(
+        templates.create_table_as(
+            leftover, templates.build("select_all", source=TableName((table,)))
+        )
+    )
     values = [
         f'["", "wml", "{w.fold(leftover.name)}"]', '["wml", "m0123456789abcdef_classes"]',
         "table", "model", "nobody", "m0123456789abcdef", "classes", "model", "fit",
@@ -639,7 +647,11 @@ def test_names_over_the_engines_identifier_length_are_one_object(postgres_engine
     second = model.create_view(w, "v" * 63 + "_second", table, keys=["id"])  # the same view
     assert [str(v) for v in wml.registered_views(w, "engine_long_names")] == [str(second)]
     w.run("drop_table", table=TableName(("u" * 63,)))
-    w.run("create_table_copy", table=TableName(("u" * 63,)), source=TableName((table,)))
+    w.run_tree(
+        templates.create_table_as(
+            TableName(("u" * 63,)), templates.build("select_all", source=TableName((table,)))
+        )
+    )
     with pytest.raises(wml.NameConflictError):
         model.create_view(w, "u" * 63 + "_longer", table, keys=["id"])
     assert first.name[:63] == second.name[:63]
