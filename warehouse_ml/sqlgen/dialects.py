@@ -1,9 +1,9 @@
 """Portability rewrites: what each engine needs on top of sqlglot's own transpiling.
 
-Templates are written once, in the portable subset of DESIGN.md section 3, and parsed as DuckDB
-SQL. sqlglot translates most of the rest (types such as ``DOUBLE`` -> ``DOUBLE PRECISION``,
-``STRPOS`` -> ``POSITION``/``LOCATE``, quoting). This module holds the few rewrites sqlglot does
-not do, as AST transforms applied in one place:
+Templates are written once, in the portable subset of docs/ARCHITECTURE.md ("Portable SQL"),
+and parsed as DuckDB SQL. sqlglot translates most of the rest (types such as ``DOUBLE`` ->
+``DOUBLE PRECISION``, ``STRPOS`` -> ``POSITION``/``LOCATE``, quoting). This module holds the
+few rewrites sqlglot does not do, as AST transforms applied in one place:
 
 * :func:`rewrite` (called by :func:`warehouse_ml.sqlgen.templates.generate` for every statement):
 
@@ -46,9 +46,9 @@ TRANSPILE_ONLY_DIALECTS = (
 )  # fmt: skip
 
 # Functions that are missing somewhere or mean different things on different engines
-# (DESIGN.md section 3): LOG is log10 in DuckDB/PostgreSQL but ln in Spark; hash() differs per
-# engine; ARG_MAX/ARG_MIN need a rewrite on PostgreSQL; list aggregates and UNPIVOT are DuckDB
-# syntax; integer division "//" is DIV on some engines and absent on others.
+# (docs/ARCHITECTURE.md, "Portable SQL"): LOG is log10 in DuckDB/PostgreSQL but ln in Spark;
+# hash() differs per engine; ARG_MAX/ARG_MIN need a rewrite on PostgreSQL; list aggregates and
+# UNPIVOT are DuckDB syntax; integer division "//" is DIV on some engines and absent on others.
 DENIED_EXPRESSIONS: dict[type[exp.Expression], str] = {
     exp.Log: "LOG/LOG2/LOG10 (write LN(x) / LN(b))",
     exp.ArgMax: "ARG_MAX/MAX_BY (use a window function or comparisons)",
