@@ -4,6 +4,7 @@ the library keeps (``warehouse-ml train|predict|models|show|sql|drop|vacuum|eval
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 from typing import Any
 
@@ -11,23 +12,47 @@ import warehouse_ml as wml
 from warehouse_ml.api import MODEL_KINDS
 from warehouse_ml.cli.display import print_table, write_table
 from warehouse_ml.engines import DuckDBWarehouse
-from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 
 KIND_NAMES = {"nb": "naive_bayes", "naive_bayes": "naive_bayes", "tan": "tan"}
+"""The spellings ``--kind`` accepts (any case), and the model kind each names."""
+
+SMOOTHING_OPTIONS = ("alpha", "prior_alpha", "bins")
+"""Model constructor arguments the CLI offers as options; left out, the model's own default
+(the Python API's) applies."""
+
+
+def kind_name(text: str) -> str:
+    """The model kind a ``--kind`` value names (case-insensitive); a usage error otherwise."""
+    kind = KIND_NAMES.get(text.lower())
+    if kind is None:
+        raise argparse.ArgumentTypeError(
+            f"unknown model kind {text!r}; expected one of {', '.join(KIND_NAMES)}"
+        )
+    return kind
+
+
+def default_of(kind: str, option: str) -> Any:
+    """The Python API's default of a model constructor argument (None if it has none)."""
+    parameter = inspect.signature(MODEL_KINDS[kind]).parameters.get(option)
+    return None if parameter is None else parameter.default
 
 
 def split_names(text: str | None) -> list[str] | None:
+    """Column names from a comma-separated option value."""
     return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
 
 
 def model_from(kind: str, args: argparse.Namespace) -> Classifier:
-    cls = MODEL_KINDS.get(KIND_NAMES.get(kind, kind))
-    if cls is None:
-        raise ParameterError(f"unknown model kind {kind!r}; expected one of {sorted(KIND_NAMES)}")
-    options: dict[str, Any] = {"alpha": args.alpha, "prior_alpha": args.prior_alpha}
-    if getattr(args, "bins", None) is not None:
-        options["bins"] = args.bins
+    """A model of ``kind`` with the smoothing options given on the command line; the others
+    keep the model's defaults (the same as in Python)."""
+    cls = MODEL_KINDS[kind]
+    accepted = inspect.signature(cls).parameters
+    options = {
+        name: getattr(args, name)
+        for name in SMOOTHING_OPTIONS
+        if getattr(args, name, None) is not None and name in accepted
+    }
     return cls(**options)
 
 

@@ -6,18 +6,58 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
+import re
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import duckdb
 
 from warehouse_ml.cli.display import ProgressDisplay
 from warehouse_ml.cli.parser import parse_args
 from warehouse_ml.engines import DuckDBWarehouse
-from warehouse_ml.errors import WarehouseMLError
+from warehouse_ml.errors import ParameterError, WarehouseMLError
 
 INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT, the shell's convention)."""
+CLOSED_PIPE = 141
+"""Exit status when the reader of stdout went away (128 + SIGPIPE, as ``head`` leaves it)."""
+
+READ_ONLY = frozenset({"models", "show", "sql", "predict", "drop", "vacuum", "evaluations"})
+"""Commands that need an existing database: they never create the file."""
+
+PYTHON_LIST_ARGUMENT = re.compile(r"\b(keys|features|numeric|categorical)=\[([^\]]*)\]")
+"""A Python API argument naming columns, as messages spell it: ``keys=['id']``."""
+
+
+def cli_spelling(message: str) -> str:
+    """``message`` with the Python API's argument syntax replaced by the CLI's options:
+    ``keys=['a', 'b']`` -> ``--keys a,b``, ``allow_high_cardinality=True`` ->
+    ``--allow-high-cardinality``."""
+    message = message.replace("allow_high_cardinality=True", "--allow-high-cardinality")
+    return PYTHON_LIST_ARGUMENT.sub(_option, message)
+
+
+def _option(match: re.Match[str]) -> str:
+    names = [n.strip().strip("'\"") for n in match.group(2).split(",")]
+    return f"--{match.group(1)} {','.join(names)}"
+
+
+def _warn(message: Warning | str, *_: object, **__: object) -> None:
+    """Show a warning as one line on stderr, in the CLI's spelling."""
+    print(f"warning: {cli_spelling(str(message))}", file=sys.stderr)
+
+
+def _check_database(args: argparse.Namespace) -> None:
+    """A read-only command on a database file that does not exist is an error (no file is
+    created)."""
+    creates = args.command not in READ_ONLY and not getattr(args, "model", None)
+    if args.db != ":memory:" and not creates and not Path(args.db).exists():
+        raise ParameterError(
+            f"no DuckDB database {args.db!r}; expected an existing file (give --db, or set $WML_DB)"
+        )
 
 
 @contextlib.contextmanager
@@ -41,8 +81,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``warehouse-ml`` console script."""
     args = parse_args(argv)
     try:
-        with _session(args) as con:
-            args.run(args, con)
+        with warnings.catch_warnings():
+            warnings.showwarning = _warn
+            _check_database(args)
+            with _session(args) as con:
+                args.run(args, con)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader of stdout went away (`| head`): stop quietly, and keep Python's own flush
+        # at exit from failing on the closed pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return CLOSED_PIPE
     except KeyboardInterrupt:
         print(
             f"warehouse-ml {args.command}: interrupted; the model catalog is as it was before "
@@ -51,6 +100,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return INTERRUPTED
     except (WarehouseMLError, duckdb.Error, json.JSONDecodeError) as error:
-        print(f"warehouse-ml {args.command}: error: {error}", file=sys.stderr)
+        print(f"warehouse-ml {args.command}: error: {cli_spelling(str(error))}", file=sys.stderr)
         return 1
     return 0

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import warehouse_ml as wml
 from warehouse_ml.cli.commands import (
+    KIND_NAMES,
     cmd_drop,
     cmd_evaluations,
     cmd_models,
@@ -17,6 +18,8 @@ from warehouse_ml.cli.commands import (
     cmd_sql,
     cmd_train,
     cmd_vacuum,
+    default_of,
+    kind_name,
 )
 from warehouse_ml.cli.demo import cmd_demo
 from warehouse_ml.cli.evaluate import cmd_evaluate
@@ -24,7 +27,37 @@ from warehouse_ml.cli.evaluate import cmd_evaluate
 DEFAULT_DB = os.environ.get("WML_DB", "warehouse.duckdb")
 
 
-# -- argument parsing -----------------------------------------------------------------------
+def _model_options(sub: argparse.ArgumentParser) -> None:
+    """--kind and the smoothing options; defaults are the Python API's, per kind."""
+
+    def defaults(option: str) -> str:
+        return ", ".join(
+            f"{default_of(kind, option)} for {kind}" for kind in sorted(set(KIND_NAMES.values()))
+        )
+
+    sub.add_argument(
+        "--kind",
+        type=kind_name,
+        default="naive_bayes",
+        help=f"model kind, any case: {', '.join(KIND_NAMES)} (default nb)",
+    )
+    sub.add_argument(
+        "--alpha",
+        type=float,
+        help=f"additive smoothing of attributes (default: {defaults('alpha')})",
+    )
+    sub.add_argument(
+        "--prior-alpha",
+        type=float,
+        help=f"additive smoothing of the class prior (default: {defaults('prior_alpha')})",
+    )
+    sub.add_argument(
+        "--bins",
+        type=int,
+        help=f"TAN: equal-frequency bins for numeric columns (default {default_of('tan', 'bins')})",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="warehouse-ml",
@@ -52,7 +85,6 @@ def build_parser() -> argparse.ArgumentParser:
     train = command("train", "learn a model from a table or file and store it in the catalog")
     train.add_argument("source", help="table name or .parquet/.csv path")
     train.add_argument("--target", required=True, help="the class column")
-    train.add_argument("--kind", default="nb", help="nb (Naive Bayes, default) or tan")
     train.add_argument(
         "--name", help="model name (default <kind>_<target>; replaces a model of that name)"
     )
@@ -62,16 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--keys", help="comma-separated identifier columns, never features")
     train.add_argument("--categorical", help="columns to treat as categorical")
     train.add_argument("--numeric", help="columns to treat as numeric")
-    train.add_argument(
-        "--alpha", type=float, default=1.0, help="additive smoothing of attributes (default 1)"
-    )
-    train.add_argument(
-        "--prior-alpha",
-        type=float,
-        default=0.0,
-        help="additive smoothing of the class prior (default 0)",
-    )
-    train.add_argument("--bins", type=int, help="TAN: equal-frequency bins for numeric columns")
+    _model_options(train)
     train.add_argument(
         "--allow-high-cardinality",
         action="store_true",
@@ -80,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.set_defaults(run=cmd_train)
 
     predict = command("predict", "score a table or file with a stored model")
-    predict.add_argument("model")
+    predict.add_argument("model", help="name of a stored model (see 'models')")
     predict.add_argument("source", help="table name or .parquet/.csv path")
     target = predict.add_mutually_exclusive_group()
     target.add_argument("--to-view", help="create a prediction view of this name")
@@ -101,13 +124,13 @@ def build_parser() -> argparse.ArgumentParser:
     command("models", "list the models in the catalog").set_defaults(run=cmd_models)
 
     show = command("show", "print a model's settings, features and parameter tables")
-    show.add_argument("model")
+    show.add_argument("model", help="name of a stored model (see 'models')")
     show.add_argument("--rows", type=int, default=20, help="rows per parameter table (default 20)")
     show.set_defaults(run=cmd_show)
 
     sql = command("sql", "print the SQL that scores a source with a model")
-    sql.add_argument("model")
-    sql.add_argument("source")
+    sql.add_argument("model", help="name of a stored model (see 'models')")
+    sql.add_argument("source", help="table name or .parquet/.csv path the SQL reads")
     sql.add_argument("--keys", help="comma-separated columns to carry along (default: all)")
     sql.add_argument(
         "--dialect", help="any sqlglot dialect (default duckdb): postgres, spark, snowflake ..."
@@ -122,12 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("source", help="table name or .parquet/.csv path")
     evaluate.add_argument("--target", help="the class column (cross-validation)")
     evaluate.add_argument("--model", help="a stored model to evaluate on SOURCE instead")
-    evaluate.add_argument("--kind", default="nb", help="nb (default) or tan")
-    evaluate.add_argument("--alpha", type=float, default=1.0)
-    evaluate.add_argument("--prior-alpha", type=float, default=0.0)
-    evaluate.add_argument("--bins", type=int, help="TAN: equal-frequency bins for numeric columns")
-    evaluate.add_argument("--folds", type=int, default=10)
-    evaluate.add_argument("--seed", type=int, default=0)
+    _model_options(evaluate)
+    evaluate.add_argument(
+        "--folds", type=int, default=10, help="number of cross-validation folds (default 10)"
+    )
+    evaluate.add_argument(
+        "--seed", type=int, default=0, help="seed of the fold assignment (default 0)"
+    )
     evaluate.add_argument("--key", help="unique integer or string column (default: row order)")
     evaluate.add_argument("--keys", help="with --model: columns to keep in the predictions")
     evaluate.add_argument("--no-stratify", action="store_true", help="plain k-fold")
@@ -146,7 +170,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--output-dir", help="write each table (predictions, confusion, ...) here"
     )
-    evaluate.add_argument("--format", choices=["csv", "parquet"], default="csv")
+    evaluate.add_argument(
+        "--format",
+        choices=["csv", "parquet"],
+        default="csv",
+        help="file format of --output-dir tables (default csv)",
+    )
     evaluate.add_argument(
         "--keep",
         action="store_true",
@@ -165,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluations.set_defaults(run=cmd_evaluations)
 
     drop = command("drop", "remove a model, its parameter tables and its views")
-    drop.add_argument("model")
+    drop.add_argument("model", help="name of the model to remove")
     drop.set_defaults(run=cmd_drop)
 
     demo = command(

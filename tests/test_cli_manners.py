@@ -1,0 +1,139 @@
+"""The command line never surprises: kinds in any case, the Python API's defaults, usage errors
+with exit status 2, warnings and errors in the CLI's own spelling, no database file created by a
+command that only reads, quiet on a closed pipe, help text on every option."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import FIXTURES
+
+import warehouse_ml as wml
+from warehouse_ml.cli import build_parser, main
+from warehouse_ml.cli.main import cli_spelling
+
+TENNIS = str(FIXTURES / "play_tennis.csv")
+
+
+@pytest.mark.parametrize("spelling", ["TAN", "tan", "Tan"])
+def test_kind_is_case_insensitive_and_defaults_are_the_python_apis(tmp_path, capsys, spelling):
+    db = str(tmp_path / "w.duckdb")
+    command = ["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"]
+    assert main([*command, "--kind", spelling]) == 0
+    assert "trained tan model 't'" in capsys.readouterr().out
+    con = duckdb.connect(db)
+    stored = wml.load(con, "t")
+    python = wml.TAN().fit(con, TENNIS, "play", keys=["day"], name="python")
+    assert stored.record.smoothing == python.record.smoothing
+    assert stored.record.smoothing["alpha"] == 0.5 and stored.record.smoothing["prior_alpha"] == 0.5
+
+
+def test_options_override_the_defaults(tmp_path):
+    db = str(tmp_path / "w.duckdb")
+    assert main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t",
+                 "--kind", "tan", "--alpha", "1", "--prior-alpha", "0", "--bins", "3"]) == 0  # fmt: skip
+    smoothing = wml.load(duckdb.connect(db), "t").record.smoothing
+    assert (smoothing["alpha"], smoothing["prior_alpha"], smoothing["bins"]) == (1.0, 0.0, 3)
+
+
+def test_an_unknown_kind_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", TENNIS, "--target", "play", "--kind", "forest", "--db", str(tmp_path / "w")])
+    assert exit_info.value.code == 2
+    assert "unknown model kind 'forest'; expected one of nb, naive_bayes, tan" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["models"],
+        ["show", "m"],
+        ["sql", "m", "t"],
+        ["predict", "m", "t"],
+        ["drop", "m"],
+        ["vacuum"],
+        ["evaluations"],
+        ["evaluate", "t", "--model", "m"],
+    ],
+    ids=lambda c: c[0] + ("_model" if "--model" in c else ""),
+)
+def test_a_command_that_only_reads_creates_no_database_file(tmp_path, capsys, command):
+    db = tmp_path / "nothing_here.duckdb"
+    assert main([*command, "--db", str(db)]) == 1
+    assert "no DuckDB database" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_warnings_are_one_line_in_the_clis_spelling(tmp_path, capsys):
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute(
+        "CREATE TABLE z AS SELECT CAST(i % 1500 AS VARCHAR) AS zip, "
+        "CASE WHEN i % 3 = 0 THEN 'a' ELSE 'b' END AS y FROM range(6000) t(i)"
+    )
+    con.close()
+    assert main(["train", "z", "--target", "y", "--db", str(tmp_path / "w.duckdb")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("warning: categorical column 'zip' of z has 1500")
+    assert "Warning" not in err[0] and ".py:" not in err[0]
+
+
+def test_errors_suggest_cli_options_not_python_arguments(tmp_path, capsys):
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute("CREATE TABLE ids AS SELECT i AS id, i % 2 AS y FROM range(2000) t(i)")
+    con.close()
+    assert main(["train", "ids", "--target", "y", "--db", str(tmp_path / "w.duckdb")]) == 1
+    err = capsys.readouterr().err
+    assert "--keys id" in err and "--allow-high-cardinality" in err
+    assert "allow_high_cardinality=True" not in err and "keys=[" not in err
+
+
+def test_cli_spelling_of_python_arguments():
+    assert cli_spelling("leave it out (keys=['id'] or features=[...])") == (
+        "leave it out (--keys id or --features ...)"
+    )
+    assert cli_spelling("or pass allow_high_cardinality=True") == "or pass --allow-high-cardinality"
+    assert cli_spelling("declare it categorical=['a', 'b']") == "declare it --categorical a,b"
+
+
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path):
+    db = str(tmp_path / "w.duckdb")
+    assert (
+        main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"]) == 0
+    )
+    command = [sys.executable, "-m", "warehouse_ml.cli", "show", "t", "--rows", "1000", "--db", db]
+    shown = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    shown.stdout.readline()
+    shown.stdout.close()  # as `| head -1` does
+    shown.wait(timeout=60)
+    assert shown.stderr.read() == b""
+    assert shown.returncode == 141
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_every_option_and_argument_has_help_text():
+    missing = [
+        f"{name} {action.dest}"
+        for name, sub in _subcommands(build_parser()).items()
+        for action in sub._actions
+        if not isinstance(action, argparse._HelpAction) and not action.help
+    ]
+    assert missing == []
+
+
+def test_read_only_commands_read_an_existing_database(tmp_path, capsys):
+    db = tmp_path / "w.duckdb"
+    assert main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", str(db)]) == 0
+    assert main(["models", "--db", str(db)]) == 0
+    assert "naive_bayes_play" in capsys.readouterr().out
+    assert Path(db).exists()
