@@ -220,7 +220,7 @@ class SteppedReader:
 
 
 @pytest.mark.parametrize("engine_name", ENGINES)
-def test_a_read_between_every_statement_of_a_refit_sees_old_or_new(engine_name, request, capsys):
+def test_a_read_between_every_statement_of_a_refit_sees_old_or_new(engine_name, request):
     engine = request.getfixturevalue(engine_name)
     outputs = prepare(engine)  # model A is in place: re-fit B (NB -> TAN, another view SQL)
     refit, old = "B", "A"
@@ -237,11 +237,11 @@ def test_a_read_between_every_statement_of_a_refit_sees_old_or_new(engine_name, 
         # during the re-fit: the old model, or (PostgreSQL) after waiting for the commit, the new
         assert name == (refit if waited else old), seen
     waits = sum(waited for _, waited in seen)
-    with capsys.disabled():
-        print(
-            f"\n{engine_name}: {reader.steps - 1} statements in the re-fit, {len(seen)} reads "
-            f"({waits} waited for the commit), models seen {Counter(n for n, _ in seen)}"
-        )
+    # what the reader saw, shown with the test's report when it fails (pytest -rA shows it)
+    print(
+        f"{engine_name}: {reader.steps - 1} statements in the re-fit, {len(seen)} reads "
+        f"({waits} waited for the commit), models seen {Counter(n for n, _ in seen)}"
+    )
     if engine_name == "duckdb_engine":
         assert not any(waited for _, waited in seen)
     else:  # the reads issued after the view was dropped in the transaction waited for it
@@ -254,7 +254,7 @@ REFITS = 4
 
 
 @pytest.mark.parametrize("engine_name", ENGINES)
-def test_readers_in_other_connections_during_repeated_refits(engine_name, request, capsys):
+def test_readers_in_other_connections_during_repeated_refits(engine_name, request):
     engine = request.getfixturevalue(engine_name)
     outputs = prepare(engine)
     stop = threading.Event()
@@ -280,8 +280,7 @@ def test_readers_in_other_connections_during_repeated_refits(engine_name, reques
         for thread in threads:
             thread.join(HANG_GUARD)
     total = sum(seen, Counter())
-    with capsys.disabled():
-        print(f"\n{engine_name}: {REFITS} re-fits, {READERS} readers, snapshots {dict(total)}")
+    print(f"{engine_name}: {REFITS} re-fits, {READERS} readers, snapshots {dict(total)}")
     assert not failures, failures
     assert total["mix"] == 0
     assert total["A"] + total["B"] >= READERS  # every reader read at least once
