@@ -353,7 +353,7 @@ def leave_one_out_open(
         keys=[key] if key else None,
     )  # fmt: skip
     key_column = key or splits.ROW_KEY
-    splits._check_key(src, key)
+    splits.check_key(src, key)
     if key is None and splits.ROW_KEY.casefold() in {c.casefold() for c in src.columns}:
         raise ParameterError(
             f"source {src.description} has a column {splits.ROW_KEY!r}, the name leave-one-out "

@@ -110,7 +110,7 @@ class Split:
             warehouse.after_drop()
 
 
-def _check_key(source: Source, key: str | None) -> None:
+def check_key(source: Source, key: str | None) -> None:
     if key is None:
         return
     field = source.field(key)
@@ -287,7 +287,7 @@ def _prepare(
     added: Sequence[str],
 ) -> bool:
     """Check a split's arguments and output names; returns whether source columns are kept."""
-    _check_key(source, key)
+    check_key(source, key)
     if stratify is not None:
         source.field(stratify)
     if key is None:

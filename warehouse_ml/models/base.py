@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 import pyarrow as pa
 from sqlglot import exp
 
-import warehouse_ml
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source, source_from_spec
@@ -45,6 +44,7 @@ from warehouse_ml.stats.features import Feature, integer_valued, select_features
 from warehouse_ml.store import catalog, integrity, ownership
 from warehouse_ml.store.catalog import PREDICTION_VIEW, ModelRecord
 from warehouse_ml.store.ownership import Staging
+from warehouse_ml.version import VERSION
 
 MAX_CLASSES = 256
 """Most classes a model may have: each class is a column of every scoring step, and past a few
@@ -375,7 +375,7 @@ class Classifier(abc.ABC):
                         ),
                     },
                     created_at=ownership.now(),
-                    library_version=warehouse_ml.__version__,
+                    library_version=VERSION,
                 )
                 catalog.publish(
                     warehouse, record, lambda r, views: self._rebuild_views(warehouse, r, views)

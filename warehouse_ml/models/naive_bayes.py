@@ -48,19 +48,9 @@ from warehouse_ml.stats.features import (
     valued_source,
 )
 from warehouse_ml.stats.moments import numeric_moments
-from warehouse_ml.stats.validation import CardinalityCheck
+from warehouse_ml.stats.validation import CardinalityCheck, non_negative
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
-
-
-def _non_negative(name: str, value: float) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be a number >= 0, got {value!r}") from None
-    if not number >= 0 or number == float("inf"):
-        raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
-    return number
 
 
 def create_classes_table(
@@ -182,10 +172,10 @@ class NaiveBayes(Classifier):
         block_size: int = counting.DEFAULT_BLOCK_SIZE,
     ) -> None:
         super().__init__()
-        self.alpha = _non_negative("alpha", alpha)
-        self.prior_alpha = _non_negative("prior_alpha", prior_alpha)
-        self.m = _non_negative("m", m)
-        self.var_smoothing = _non_negative("var_smoothing", var_smoothing)
+        self.alpha = non_negative("alpha", alpha)
+        self.prior_alpha = non_negative("prior_alpha", prior_alpha)
+        self.m = non_negative("m", m)
+        self.var_smoothing = non_negative("var_smoothing", var_smoothing)
         if not isinstance(block_size, int) or block_size < 1:
             raise ParameterError(f"block_size must be an integer >= 1, got {block_size!r}")
         self.block_size = block_size

@@ -81,7 +81,6 @@ from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.models import lookup
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.naive_bayes import (
-    _non_negative,
     categorical_term,
     create_categorical_tables,
     create_classes_table,
@@ -98,14 +97,14 @@ from warehouse_ml.models.scoring import (
 )
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
-from warehouse_ml.stats import binning, counting, pairs, spanning_tree
+from warehouse_ml.stats import binning, counting, pairs, spanning_tree, validation
 from warehouse_ml.stats.counting import PARTITION, partition_columns, partition_or_zero
 from warehouse_ml.stats.features import (
     CATEGORICAL,
     NUMERIC,
     Feature,
-    _is_categorical_type,
-    _is_numeric_type,
+    is_categorical_type,
+    is_numeric_type,
     valued_source,
 )
 from warehouse_ml.stats.validation import CardinalityCheck
@@ -149,8 +148,8 @@ class TAN(Classifier):
         bins: int = binning.DEFAULT_BINS,
     ) -> None:
         super().__init__()
-        self.alpha = _non_negative("alpha", alpha)
-        self.prior_alpha = _non_negative("prior_alpha", prior_alpha)
+        self.alpha = validation.non_negative("alpha", alpha)
+        self.prior_alpha = validation.non_negative("prior_alpha", prior_alpha)
         if root is not None and not isinstance(root, str):
             raise ParameterError(f"root must be an attribute name or None, got {root!r}")
         self.root = root
@@ -657,9 +656,9 @@ class ChowLiuTree:
 
 def _column_feature(source: Source, name: str) -> Feature:
     t = source.field(name).type
-    if _is_numeric_type(t):
+    if is_numeric_type(t):
         return Feature(name, NUMERIC, str(t))
-    if _is_categorical_type(t):
+    if is_categorical_type(t):
         return Feature(name, CATEGORICAL, str(t))
     raise ColumnError(
         f"column {name!r} of {source.description} has type {t}; expected a string, integer, "

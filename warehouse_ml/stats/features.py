@@ -67,11 +67,11 @@ def _is_integer_type(t: pa.DataType) -> bool:
     return pt.is_integer(t) or (pt.is_decimal(t) and t.scale == 0)
 
 
-def _is_numeric_type(t: pa.DataType) -> bool:
+def is_numeric_type(t: pa.DataType) -> bool:
     return pt.is_floating(t) or (pt.is_decimal(t) and t.scale != 0)
 
 
-def _is_categorical_type(t: pa.DataType) -> bool:
+def is_categorical_type(t: pa.DataType) -> bool:
     return (
         pt.is_string(t) or pt.is_large_string(t) or _is_integer_type(t) or pt.is_boolean(t)
         or pt.is_dictionary(t) or pt.is_date(t) or pt.is_time(t) or pt.is_timestamp(t)
@@ -203,19 +203,19 @@ def select_features(
     for name in names:
         t = source.field(name).type
         if name in numeric:
-            if not (_is_numeric_type(t) or _is_integer_type(t)):
+            if not (is_numeric_type(t) or _is_integer_type(t)):
                 raise ColumnError(
                     f"column {name!r} of {source.description} is declared numeric but has type "
                     f"{t}; expected an integer, floating or decimal column"
                 )
             kind = NUMERIC
         elif name in categorical:
-            if not (_is_categorical_type(t) or _is_numeric_type(t)):
+            if not (is_categorical_type(t) or is_numeric_type(t)):
                 raise _unsupported(source, name, t)
             kind = CATEGORICAL
-        elif _is_numeric_type(t):
+        elif is_numeric_type(t):
             kind = NUMERIC
-        elif _is_categorical_type(t):
+        elif is_categorical_type(t):
             kind = CATEGORICAL
         else:
             raise _unsupported(source, name, t)
@@ -227,7 +227,7 @@ def check_target(source: Source, target: str) -> pa.DataType:
     """The target's Arrow type; it must be categorical-like (integer-valued decimals such as
     HUGEINT included)."""
     t = source.field(target).type
-    if not _is_categorical_type(t):
+    if not is_categorical_type(t):
         raise ColumnError(
             f"target column {target!r} of {source.description} has type {t}; expected a "
             "string, integer (or integer-valued decimal), boolean, enum or date column holding "

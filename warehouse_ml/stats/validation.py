@@ -42,7 +42,12 @@ from typing import Any
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.errors import DataError, HighCardinalityError, HighCardinalityWarning
+from warehouse_ml.errors import (
+    DataError,
+    HighCardinalityError,
+    HighCardinalityWarning,
+    ParameterError,
+)
 from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats.features import CATEGORICAL, Feature
 from warehouse_ml.store.ownership import Staging
@@ -208,3 +213,14 @@ def check_learned(
         cardinality({r["attribute"]: int(r["n_values"]) for r in rows})
     if "gaussian" in tables.roles:
         check_gaussian(warehouse, description, tables, [c["value"] for c in classes])
+
+
+def non_negative(name: str, value: float) -> float:
+    """A model parameter ``name`` as a finite number >= 0 (a ParameterError otherwise)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a number >= 0, got {value!r}") from None
+    if not number >= 0 or number == float("inf"):
+        raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
+    return number

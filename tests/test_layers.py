@@ -1,0 +1,172 @@
+"""The package's layers (docs/ARCHITECTURE.md): every import goes down the layers or stays in
+its own, no two modules import each other (directly or in a ring), and no module reaches for
+another module's underscore-prefixed names. Read from the source with ``ast``, so a violation
+fails here before it becomes a habit."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+import warehouse_ml
+
+PACKAGE = Path(warehouse_ml.__file__).resolve().parent
+
+LAYERS = [
+    ("errors", "progress", "synthetic", "version"),
+    ("sqlgen",),
+    ("engines",),
+    ("store",),
+    ("stats",),
+    ("models",),
+    ("evaluation",),
+    ("api", "cli", "__init__"),
+]
+"""Lowest first: a module may import from its own layer and the layers below it."""
+
+
+def _layer(module: str) -> int:
+    first = module.split(".")[1] if "." in module else "__init__"
+    for index, names in enumerate(LAYERS):
+        if first in names:
+            return index
+    raise AssertionError(f"{module}: not in any layer of tests/test_layers.py")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+@dataclass
+class Imports:
+    """What one module imports from the package."""
+
+    top_level: set[str] = field(default_factory=set)  # run when the module is imported
+    anywhere: set[str] = field(default_factory=set)  # including imports inside functions
+    private_names: list[str] = field(default_factory=list)  # "line: module._name"
+
+
+def _resolve(module: str, name: str) -> str:
+    """The package module that ``from module import name`` reads: the submodule when there is
+    one of that name, else the module itself."""
+    candidate = f"{module}.{name}"
+    return candidate if candidate in MODULES else module
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    return isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def _imports(module: str) -> Imports:
+    tree = ast.parse(MODULES[module].read_text())
+    found = Imports()
+    aliases: dict[str, str] = {}  # local name -> package module
+
+    def visit(node: ast.AST, top: bool) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            return  # annotations only: not a run-time dependency
+        if isinstance(node, ast.Import):
+            for item in node.names:
+                if item.name.startswith("warehouse_ml"):
+                    record(item.name, top)
+                    aliases[item.asname or item.name] = item.name
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("warehouse_ml"):
+            for item in node.names:
+                target = _resolve(node.module, item.name)
+                record(target, top)
+                if target != node.module:
+                    aliases[item.asname or item.name] = target
+                elif item.name.startswith("_"):
+                    found.private_names.append(f"{node.lineno}: {node.module}.{item.name}")
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            found.private_names.append(f"{node.lineno}: {aliases[node.value.id]}.{node.attr}")
+        # a class body runs when the module loads; a function body only when called
+        inner = top and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    def record(target: str, top: bool) -> None:
+        if target != module:
+            found.anywhere.add(target)
+            if top:
+                found.top_level.add(target)
+
+    visit(tree, True)
+    return found
+
+
+IMPORTS = {module: _imports(module) for module in MODULES}
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_go_down_the_layers(module):
+    own = _layer(module)
+    upward = sorted(
+        f"{target} (layer {_layer(target)})"
+        for target in IMPORTS[module].anywhere
+        if _layer(target) > own
+    )
+    assert upward == [], f"{module} (layer {own}) imports from above: {upward}"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_uses_another_modules_private_names(module):
+    assert IMPORTS[module].private_names == []
+
+
+def test_no_import_cycles():
+    """Among top-level imports (those that run when a module loads)."""
+    graph = {m: found.top_level for m, found in IMPORTS.items()}
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+    path: list[str] = []
+
+    def walk(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                ring = [*path[path.index(target) :], target]
+                raise AssertionError("import cycle: " + " -> ".join(ring))
+            if target not in state:
+                walk(target)
+        path.pop()
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            walk(module)
+
+
+def test_the_guard_sees_violations(tmp_path, monkeypatch):
+    """The checks above can fail: a module importing upward and a private name are found."""
+    fake = {
+        "warehouse_ml.sqlgen.fake": tmp_path / "fake.py",
+    }
+    fake["warehouse_ml.sqlgen.fake"].write_text(
+        "from warehouse_ml.models import scoring\n"
+        "from warehouse_ml.engines.base import _something\n"
+        "def f():\n    return scoring._private\n"
+    )
+    monkeypatch.setitem(MODULES, "warehouse_ml.sqlgen.fake", fake["warehouse_ml.sqlgen.fake"])
+    found = _imports("warehouse_ml.sqlgen.fake")
+    assert "warehouse_ml.models.scoring" in found.top_level
+    assert _layer("warehouse_ml.models.scoring") > _layer("warehouse_ml.sqlgen.fake")
+    assert [p.split(": ")[1] for p in found.private_names] == [
+        "warehouse_ml.engines.base._something",
+        "warehouse_ml.models.scoring._private",
+    ]
