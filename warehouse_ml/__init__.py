@@ -69,8 +69,9 @@ from warehouse_ml.evaluation.metrics import (
 )
 from warehouse_ml.evaluation.result import drop_evaluation, list_evaluations, load_evaluation
 from warehouse_ml.evaluation.splits import Split, assign_folds, holdout_split, leave_one_out
+from warehouse_ml.models.chow_liu import ChowLiuTree, chow_liu_tree
 from warehouse_ml.models.naive_bayes import NaiveBayes
-from warehouse_ml.models.tan import TAN, ChowLiuTree, chow_liu_tree
+from warehouse_ml.models.tan import TAN
 from warehouse_ml.progress import Progress, ProgressCallback
 from warehouse_ml.version import VERSION as __version__
 

@@ -3,7 +3,7 @@
 -- trees over a constant class).
 -- Placeholders: $counts (attribute_i, attribute_j, value_i, value_j, class_label, n).
 -- Output columns: attribute_i, attribute_j, value_i, value_j, class_index (the label), n.
--- Rendered by: warehouse_ml/models/tan.py.
+-- Rendered by: warehouse_ml/models/chow_liu.py.
 SELECT
     k.attribute_i AS attribute_i,
     k.attribute_j AS attribute_j,

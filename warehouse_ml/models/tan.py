@@ -68,18 +68,16 @@ step, so last-bit differences of parallel floating-point sums cannot change the 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-import pyarrow as pa
 from sqlglot import exp
 
-from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.engines.sources import Source, SourceLike, open_source
+from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.models import lookup
 from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.chow_liu import parents_from_weights
 from warehouse_ml.models.naive_bayes import (
     categorical_term,
     create_categorical_tables,
@@ -87,6 +85,7 @@ from warehouse_ml.models.naive_bayes import (
     outside_partitions,
     prior_term,
 )
+from warehouse_ml.models.render import render_tree
 from warehouse_ml.models.scoring import (
     Join,
     Term,
@@ -96,32 +95,18 @@ from warehouse_ml.models.scoring import (
     pivot_rows,
 )
 from warehouse_ml.sqlgen import templates
-from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
-from warehouse_ml.stats import binning, counting, pairs, spanning_tree, validation
+from warehouse_ml.sqlgen.templates import TableName, column, literal
+from warehouse_ml.stats import binning, counting, pairs, validation
 from warehouse_ml.stats.counting import PARTITION, partition_columns, partition_or_zero
 from warehouse_ml.stats.features import (
     CATEGORICAL,
     NUMERIC,
     Feature,
-    is_categorical_type,
-    is_numeric_type,
     valued_source,
 )
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
-
-ROUND_DIGITS = 12
-
-
-def _parents_from_weights(
-    attributes: Sequence[str], weights: Any, root: str | None
-) -> dict[str, str | None]:
-    index = None if root is None else list(attributes).index(root)
-    parents = spanning_tree.tan_parents(weights.round(ROUND_DIGITS), index)
-    return {
-        a: (attributes[p] if p >= 0 else None) for a, p in zip(attributes, parents, strict=True)
-    }
 
 
 class TAN(Classifier):
@@ -281,7 +266,7 @@ class TAN(Classifier):
                     key=lambda r: (order[r[0]], order[r[1]]),
                 )
                 weights = pairs.information_matrix(rows, names, "cmi")
-                trees[part] = _parents_from_weights(names, weights, self.root)
+                trees[part] = parents_from_weights(names, weights, self.root)
             edges = [
                 (*([part] if partitioned else []), a, p)
                 for part, parents in enumerate(trees)
@@ -560,179 +545,3 @@ class TAN(Classifier):
                 key = (parent, child) if (parent, child) in cmi else (child, parent)
                 edges.append((parent, child, cmi[key]))
         return render_tree(self.record.target, self.record.features, edges, format)
-
-
-def _mermaid_label(text: str) -> str:
-    return '"' + text.replace("&", "#amp;").replace('"', "#quot;") + '"'
-
-
-def _dot_label(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def render_tree(
-    target: str | None,
-    attributes: Sequence[str],
-    edges: Sequence[tuple[str, str, float]],
-    format: str = "mermaid",
-) -> str:
-    """Text rendering of a tree over attributes, optionally with a class node pointing to all.
-
-    Args:
-        target: the class node's label, or None for no class node (Chow-Liu trees).
-        attributes: node labels.
-        edges: (parent, child, weight in bits).
-        format: "mermaid" or "dot".
-    """
-    ids = {a: f"a{i}" for i, a in enumerate(attributes)}
-    if format == "mermaid":
-        lines = ["graph TD"]
-        if target is not None:
-            lines.append(f"    class_node[{_mermaid_label(target)}]")
-        lines += [f"    {ids[a]}[{_mermaid_label(a)}]" for a in attributes]
-        if target is not None:
-            lines += [f"    class_node --> {ids[a]}" for a in attributes]
-        lines += [f'    {ids[p]} -->|"{w:.4f} bits"| {ids[c]}' for p, c, w in edges]
-        return "\n".join(lines) + "\n"
-    if format == "dot":
-        lines = ["digraph tan {"]
-        if target is not None:
-            lines.append(f"    class_node [label={_dot_label(target)}, shape=box];")
-        lines += [f"    {ids[a]} [label={_dot_label(a)}];" for a in attributes]
-        if target is not None:
-            lines += [f"    class_node -> {ids[a]};" for a in attributes]
-        lines += [f'    {ids[p]} -> {ids[c]} [label="{w:.4f} bits"];' for p, c, w in edges]
-        return "\n".join(lines) + "\n}\n"
-    raise ParameterError(f"format must be 'mermaid' or 'dot', got {format!r}")
-
-
-# -- Chow-Liu trees ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class TreeEdge:
-    """One edge of a Chow-Liu tree: ``parent`` is the endpoint nearer the root; ``mi`` is
-    MI(parent; child) in bits."""
-
-    parent: str
-    child: str
-    mi: float
-
-
-@dataclass(frozen=True)
-class ChowLiuTree:
-    """The maximum-mutual-information spanning tree of a table's columns (Chow & Liu 1968).
-
-    Attributes:
-        attributes: the columns, in the order given.
-        root: the column at the root (the first column unless chosen).
-        edges: d - 1 edges, one per non-root column, in column order of the child.
-        mi: MI in bits of every column pair ``(a, b)``, a before b in column order.
-    """
-
-    attributes: tuple[str, ...]
-    root: str
-    edges: tuple[TreeEdge, ...]
-    mi: dict[tuple[str, str], float]
-
-    @property
-    def undirected_edges(self) -> set[frozenset[str]]:
-        """The tree's edges as unordered pairs of column names."""
-        return {frozenset((e.parent, e.child)) for e in self.edges}
-
-    def to_arrow(self) -> pa.Table:
-        """Edges as an Arrow table: parent (string), child (string), mi (float64, bits)."""
-        return pa.table(
-            {
-                "parent": pa.array([e.parent for e in self.edges], pa.string()),
-                "child": pa.array([e.child for e in self.edges], pa.string()),
-                "mi": pa.array([e.mi for e in self.edges], pa.float64()),
-            }
-        )
-
-    def to_text(self, format: str = "mermaid") -> str:
-        """Mermaid or DOT rendering (see :func:`render_tree`)."""
-        edges = [(e.parent, e.child, e.mi) for e in self.edges]
-        return render_tree(None, self.attributes, edges, format)
-
-
-def _column_feature(source: Source, name: str) -> Feature:
-    t = source.field(name).type
-    if is_numeric_type(t):
-        return Feature(name, NUMERIC, str(t))
-    if is_categorical_type(t):
-        return Feature(name, CATEGORICAL, str(t))
-    raise ColumnError(
-        f"column {name!r} of {source.description} has type {t}; expected a string, integer, "
-        "boolean, enum, date/time or floating/decimal column"
-    )
-
-
-def chow_liu_tree(
-    con: Connectable,
-    source: SourceLike,
-    columns: Sequence[str] | None = None,
-    root: str | None = None,
-    *,
-    bins: int = binning.DEFAULT_BINS,
-) -> ChowLiuTree:
-    """The undirected maximum-MI spanning tree of a table's columns, with edge weights.
-
-    Pair counts and MI(Ai; Aj) (bits) are computed in SQL in one statement (no table is
-    written); numeric columns are cut into ``bins`` equal-frequency bins first. Rows where
-    either column of a pair is NULL are left out of that pair. Ties are broken by column order.
-
-    Args:
-        con: a DuckDB connection, a database path, or a Warehouse.
-        source: table/view name, Arrow table or reader, or Parquet/CSV path.
-        columns: the columns to relate (at least two); None means all.
-        root: the column to direct the tree from; None = the first column.
-        bins: equal-frequency bins per numeric column.
-
-    Returns:
-        a :class:`ChowLiuTree` (edges oriented away from ``root``, MI in bits).
-    """
-    binning.check_bins(bins)
-    with session(con) as warehouse, open_source(warehouse, source) as src:
-        names = list(src.columns if columns is None else columns)
-        if len(names) < 2 or len(set(names)) != len(names):
-            raise ColumnError(f"expected at least two distinct columns, got {names}")
-        if root is not None and root not in names:
-            raise ColumnError(f"root {root!r} is not one of the columns {names}")
-        features = [_column_feature(src, n) for n in names]
-        numeric = [f.name for f in features if f.kind == NUMERIC]
-        constant = "wml_constant_class"
-        base = exp.select(alias(literal(0), constant), exp.Star()).from_(
-            src.relation.copy().as_("src0")
-        )
-        edges: dict[str, list[float]] = {}
-        if numeric:
-            edges = binning.fetch_edges(warehouse, base, constant, numeric, bins)
-        relation = exp.select(
-            alias(column(constant, "src"), constant),
-            *[
-                alias(binning.value_expression(f, column(f.name, "src"), edges), f.name)
-                for f in features
-            ],
-        ).from_(base.subquery("src"))
-        singles = warehouse.fetch_tree(counting.categorical_counts(relation, constant, names))
-        cardinality = {n: 0 for n in names}
-        for row in singles.to_pylist():
-            cardinality[row["attribute"]] += 1
-        blocks = pairs.plan_pair_blocks([cardinality[n] for n in names], n_classes=1)
-        counts = templates.build(
-            "label_pair_counts", counts=pairs.pair_counts_query(relation, constant, names, blocks)
-        )
-        rows = warehouse.fetch_tree(pairs.information_query(counts))
-    weights = pairs.information_matrix(rows, names, "mi")
-    parents = _parents_from_weights(names, weights, root)
-    mi = {
-        (names[i], names[j]): float(weights[i, j])
-        for i in range(len(names))
-        for j in range(i + 1, len(names))
-    }
-    index = {n: i for i, n in enumerate(names)}
-    tree = tuple(
-        TreeEdge(p, c, float(weights[index[p], index[c]]))
-        for c, p in parents.items()
-        if p is not None
-    )
-    return ChowLiuTree(tuple(names), next(n for n in names if parents[n] is None), tree, mi)
