@@ -176,7 +176,7 @@ def _check_against_scratch_fits(
             f'CREATE OR REPLACE VIEW test_f AS SELECT * FROM {split.table} WHERE fold = {f} AND "'
             f'{target}" IS NOT NULL ORDER BY "{key}"'
         )
-        scratch = wml.TAN(**model._smoothing()).fit(
+        scratch = wml.TAN(**model.get_params()).fit(
             con, "train_f", target, keys=[key], name=f"scratch{f}"
         )
         fitted_details = scratch.record.details
@@ -346,7 +346,9 @@ def _small_tables(draw) -> pa.Table:
     for i in range(d):
         values = draw(st.sampled_from([["p", "q", "r", "s"], [0, 1, 2, 3], [1, 2, 4]]))
         cell = st.one_of(st.none(), st.sampled_from(values))  # integer codes: the lookup
-        columns[f"a{i}"] = draw(st.lists(cell, min_size=n, max_size=n))
+        cells = draw(st.lists(cell, min_size=n, max_size=n))
+        # typed as written (a column drawn all-NULL is still text or integers, not Arrow null)
+        columns[f"a{i}"] = pa.array(cells, pa.string() if values[0] == "p" else pa.int64())
     columns["y"] = labels
     return pa.table(columns)
 
