@@ -11,6 +11,7 @@ from conftest import load_text_csv
 
 import warehouse_ml as wml
 from warehouse_ml.evaluation import crossval, splits
+from warehouse_ml.evaluation import selection as model_selection
 
 
 def _mixed_table(n: int = 600, seed: int = 4) -> pa.Table:
@@ -64,7 +65,7 @@ def test_subtraction_equals_fitting_each_fold_from_scratch(con, model):
         con.execute(
             f"CREATE OR REPLACE VIEW test_f AS SELECT * FROM {folds} WHERE fold = {f} AND y IS NOT NULL ORDER BY id"
         )
-        scratch = type(model)(**model._smoothing()).fit(
+        scratch = type(model)(**model.get_params()).fit(
             con, "train_f", "y", keys=["id"], name=f"scratch{f}"
         )
         expected = scratch.predict_proba(con, "test_f")
@@ -147,10 +148,10 @@ def test_select_model_picks_the_best_cross_validated_setting_and_refits(con):
     candidates = [
         wml.NaiveBayes(alpha=1.0),
         wml.TAN(alpha=1.0),
-        crossval.Candidate(wml.NaiveBayes(), features=["a0"]),
+        model_selection.Candidate(wml.NaiveBayes(), features=["a0"]),
     ]
     warehouse = wml.connect(con)
-    selection = crossval.select_model(
+    selection = model_selection.select_model(
         warehouse, data, "class", candidates, measure="log_score", folds=4, key="id", name="chosen"
     )
     fold_tables = [
@@ -169,10 +170,10 @@ def test_select_model_picks_the_best_cross_validated_setting_and_refits(con):
             con,
             data,
             "class",
-            c.model if isinstance(c, crossval.Candidate) else c,
+            c.model if isinstance(c, model_selection.Candidate) else c,
             folds=4,
             key="id",
-            features=c.features if isinstance(c, crossval.Candidate) else None,
+            features=c.features if isinstance(c, model_selection.Candidate) else None,
         )
         .log_score()
         .mean

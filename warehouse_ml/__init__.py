@@ -40,14 +40,7 @@ from warehouse_ml.errors import (
     ViewRebuildError,
     WarehouseMLError,
 )
-from warehouse_ml.evaluation.crossval import (
-    Candidate,
-    Evaluation,
-    Selection,
-    cross_validate,
-    evaluate,
-    select_model,
-)
+from warehouse_ml.evaluation.crossval import Evaluation, cross_validate, evaluate
 from warehouse_ml.evaluation.loo import leave_one_out as leave_one_out_cv
 from warehouse_ml.evaluation.metrics import (
     accuracy,
@@ -68,6 +61,7 @@ from warehouse_ml.evaluation.metrics import (
     roc_curve,
 )
 from warehouse_ml.evaluation.result import drop_evaluation, list_evaluations, load_evaluation
+from warehouse_ml.evaluation.selection import Candidate, Selection, select_model
 from warehouse_ml.evaluation.splits import Split, assign_folds, holdout_split, leave_one_out
 from warehouse_ml.models.chow_liu import ChowLiuTree, chow_liu_tree
 from warehouse_ml.models.naive_bayes import NaiveBayes

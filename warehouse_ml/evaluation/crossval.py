@@ -65,7 +65,7 @@ def _fold_classes(
 
 
 @dataclass(frozen=True)
-class _Plan:
+class Plan:
     """What one cross-validation needs besides its folds: an id for its tables, the feature
     arguments as given (``selection``: features, categorical, numeric), the features chosen
     from them, the class counts, the number of source rows (NULL targets included), whether
@@ -84,7 +84,7 @@ class _Plan:
         return tuple(c["value"] for c in self.classes)
 
 
-def _plan(
+def plan_evaluation(
     warehouse: Warehouse,
     src: Source,
     target: str,
@@ -93,7 +93,9 @@ def _plan(
     selection: dict[str, Any],
     keep: bool,
     allow_high_cardinality: bool,
-) -> _Plan:
+) -> Plan:
+    """The :class:`Plan` of cross-validating ``model`` on ``src``: its features, classes and
+    row count, read before any table is made."""
     catalog.ensure(warehouse)
     chosen = select_features(src, target, keys=[key] if key else None, **selection)
     classes, n_null = model._classes(warehouse, src, target)
@@ -102,7 +104,7 @@ def _plan(
         src.description, chosen, n_labelled, allow_high_cardinality=allow_high_cardinality
     )
     cv_id = f"cv{uuid.uuid4().hex[:12]}"
-    return _Plan(cv_id, selection, chosen, classes, n_labelled + n_null, keep, check)
+    return Plan(cv_id, selection, chosen, classes, n_labelled + n_null, keep, check)
 
 
 def _results(
@@ -116,7 +118,7 @@ def _results(
     )  # fmt: skip
 
 
-def _work(warehouse: Warehouse, evaluation_id: str, created_by: str) -> ownership.Staging:
+def work_tables(warehouse: Warehouse, evaluation_id: str, created_by: str) -> ownership.Staging:
     """The staging of a call's intermediate tables (temporary, dropped before it returns)."""
     return Staging(
         warehouse, owner_kind="evaluation", owner=evaluation_id, created_by=created_by,
@@ -228,34 +230,34 @@ def cross_validate(
             if reused is not None:
                 key = _reused_key(src, reused, key)
             selection = {"features": features, "categorical": categorical, "numeric": numeric}
-            plan = _plan(
+            plan = plan_evaluation(
                 warehouse, src, target, model, key, selection, keep, allow_high_cardinality
             )
             if reused is not None:
                 _check_reusable(warehouse, reused, target, plan)
             k = reused.folds if reused is not None else folds
-            if _exact_leave_one_out(model, k, plan):
+            if uses_exact_leave_one_out(model, k, plan):
                 return leave_one_out_open(
                     warehouse, src, target, model, key=key, keep=keep, created_by="cross_validate",
                     **plan.selection,
                 )  # fmt: skip
             if reused is not None:
-                return _cross_validate(
+                return cross_validate_planned(
                     warehouse, src, reused, target, model, plan, "cross_validate"
                 )
-            with _work(warehouse, plan.cv_id, "cross_validate") as work:
+            with work_tables(warehouse, plan.cv_id, "cross_validate") as work:
                 try:
-                    split = _assign(warehouse, src, target, folds, stratified, seed, key, work)
-                    return _cross_validate(
+                    split = assign_once(warehouse, src, target, folds, stratified, seed, key, work)
+                    return cross_validate_planned(
                         warehouse, src, split, target, model, plan, "cross_validate", reused=False
                     )
                 finally:
                     work.drop()
 
 
-def _exact_leave_one_out(model: Classifier, k: Any, plan: _Plan) -> bool:
-    """k = n for Naive Bayes is the exact leave-one-out of loo.py, with no fold table."""
-    return k == plan.n_rows and model.kind == "naive_bayes"
+def uses_exact_leave_one_out(model: Classifier, k: Any, plan: Plan) -> bool:
+    """k = n for a model with an exact leave-one-out (loo.py) needs no fold table."""
+    return k == plan.n_rows and model.exact_leave_one_out()
 
 
 def _reused_key(src: Source, split: splits.Split, key: str | None) -> str | None:
@@ -274,7 +276,7 @@ def _reused_key(src: Source, split: splits.Split, key: str | None) -> str | None
     return split.key if split.key in src.columns else None
 
 
-def _check_reusable(warehouse: Warehouse, split: splits.Split, target: str, plan: _Plan) -> None:
+def _check_reusable(warehouse: Warehouse, split: splits.Split, target: str, plan: Plan) -> None:
     """The fold table must hold the key, the folds, the target and every chosen feature."""
     needed = [split.key, split.fold_column, target, *(f.name for f in plan.features)]
     held = set(warehouse.schema_of(split.table).names)
@@ -286,7 +288,7 @@ def _check_reusable(warehouse: Warehouse, split: splits.Split, target: str, plan
         )
 
 
-def _assign(
+def assign_once(
     warehouse: Warehouse,
     src: Source,
     target: str,
@@ -312,13 +314,13 @@ def _assign(
     )  # fmt: skip
 
 
-def _cross_validate(
+def cross_validate_planned(
     warehouse: Warehouse,
     src: Source,
     split: splits.Split,
     target: str,
     model: Classifier,
-    plan: _Plan,
+    plan: Plan,
     created_by: str,
     reused: bool = True,
 ) -> Evaluation:
@@ -334,7 +336,7 @@ def _cross_validate(
     chosen = plan.features
     with (
         _results(warehouse, plan.cv_id, plan.keep, created_by) as results,
-        _work(warehouse, plan.cv_id, created_by) as learned,
+        work_tables(warehouse, plan.cv_id, created_by) as learned,
     ):
         try:
 
@@ -424,157 +426,3 @@ def evaluate(
                     keys[0] if keys else None, 1, None, probability_names, keep,
                 )  # fmt: skip
                 return _evaluation(warehouse, results, _writer(warehouse, query), draft)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One setting to compare in :func:`select_model`: a model object and its feature choice."""
-
-    model: Classifier
-    features: Sequence[str] | None = None
-    categorical: Sequence[str] | None = None
-    numeric: Sequence[str] | None = None
-
-    def describe(self) -> str:
-        """A readable one-line description, e.g. ``NaiveBayes(alpha=1.0, ...) features=all``."""
-        settings = ", ".join(f"{k}={v!r}" for k, v in self.model._smoothing().items())
-        features = "all" if self.features is None else ",".join(self.features)
-        return f"{type(self.model).__name__}({settings}) features={features}"
-
-
-MEASURES = {
-    "error": (lambda ev, _: ev.accuracy().error, False),
-    "log_score": (lambda ev, _: ev.log_score().mean, False),
-    "brier": (lambda ev, _: ev.brier_score().mean, False),
-    "auc": (
-        lambda ev, positive: (
-            ev.auc(positive).auc if len(ev.classes) == 2 else ev.ovr_auc().macro_auc
-        ),
-        True,
-    ),
-    "expected_loss": (lambda ev, loss: ev.expected_loss(loss).decision_loss, False),
-}
-"""Selection measures: name -> (function of an Evaluation, larger is better)."""
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Outcome of :func:`select_model`: the refitted best model and the comparison.
-
-    ``comparison`` columns: candidate (INTEGER, input order), description (VARCHAR), kind,
-    measure (VARCHAR name), value (DOUBLE), accuracy (DOUBLE), chosen (BOOLEAN). It is also
-    stored as table ``table`` (owned by the chosen model, dropped with it) and named in the
-    chosen model's catalog details.
-    """
-
-    model: Classifier
-    comparison: pa.Table
-    table: TableName
-
-
-def select_model(
-    con: Connectable,
-    source: SourceLike,
-    target: str,
-    candidates: Sequence[Classifier | Candidate],
-    *,
-    measure: str = "error",
-    folds: int = 10,
-    stratified: bool = True,
-    seed: int = 0,
-    key: str | None = None,
-    positive: Any = None,
-    loss: Sequence[Sequence[float]] | None = None,
-    name: str | None = None,
-    allow_high_cardinality: bool = False,
-    progress: ProgressCallback | None = None,
-) -> Selection:
-    """Compare candidate settings by cross-validation on the same folds, refit the best on all
-    rows (stored as model ``name``) and keep the comparison table in schema ``wml``.
-
-    ``measure`` is one of error, log_score, brier (smaller is better), auc (binary: of
-    ``positive``; multiclass: macro one-vs-rest) or expected_loss (needs ``loss``). Ties go to
-    the earlier candidate. The folds are assigned once (a temporary table of the call) and
-    every candidate is cross-validated on them. ``allow_high_cardinality`` is as for ``fit``
-    (checked in every candidate's cross-validation and the refit). ``progress`` is called
-    before each statement of every step (operation ``"select_model"``) and may raise to
-    cancel.
-    """
-    if measure not in MEASURES:
-        raise ParameterError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
-    if measure == "expected_loss" and loss is None:
-        raise ParameterError("measure='expected_loss' needs a loss matrix: loss=[[...], ...]")
-    if not candidates:
-        raise ParameterError("select_model needs at least one candidate")
-    splits.check_folds(folds)
-    score, larger_is_better = MEASURES[measure]
-    argument = loss if measure == "expected_loss" else positive
-    chosen = [c if isinstance(c, Candidate) else Candidate(c) for c in candidates]
-    with session(con, "select_model", progress) as warehouse:
-        if isinstance(source, pa.RecordBatchReader):  # read by every candidate and the refit
-            source = source.read_all()
-        rows = []
-        with open_source(warehouse, source) as src:
-            catalog.ensure(warehouse)
-            selection_id = f"sel{uuid.uuid4().hex[:12]}"
-            with _work(warehouse, selection_id, "select_model") as work:
-                try:
-                    shared: splits.Split | None = None  # one fold assignment for every candidate
-                    for index, candidate in enumerate(chosen):
-                        selection = {
-                            "features": candidate.features,
-                            "categorical": candidate.categorical,
-                            "numeric": candidate.numeric,
-                        }
-                        plan = _plan(
-                            warehouse, src, target, candidate.model, key, selection, False,
-                            allow_high_cardinality,
-                        )  # fmt: skip
-                        if _exact_leave_one_out(candidate.model, folds, plan):
-                            ev = leave_one_out_open(
-                                warehouse, src, target, candidate.model, key=key, keep=False,
-                                created_by="select_model", **selection,
-                            )  # fmt: skip
-                        else:
-                            shared = shared or _assign(
-                                warehouse, src, target, folds, stratified, seed, key, work
-                            )
-                            ev = _cross_validate(
-                                warehouse, src, shared, target, candidate.model, plan,
-                                "select_model",
-                            )  # fmt: skip
-                        with ev:
-                            value = float(score(ev, argument))
-                            accuracy = ev.accuracy().accuracy
-                        rows.append(
-                            [index, candidate.describe(), candidate.model.kind, measure, value,
-                             accuracy]
-                        )  # fmt: skip
-                finally:
-                    work.drop()
-        values = [r[4] for r in rows]
-        best = values.index(max(values) if larger_is_better else min(values))
-        for r in rows:
-            r.append(r[0] == best)
-        columns = ("candidate", "description", "kind", "measure", "value", "accuracy", "chosen")
-        winner = chosen[best]
-        model_name = name if name is not None else f"{winner.model.kind}_{target}"
-        with Staging(
-            warehouse, owner_kind="model", owner=model_name, created_by="select_model",
-            version=selection_id, lifetime=ownership.MODEL, registry_version="",
-        ) as kept:  # fmt: skip
-            table = kept.table("comparison")
-            warehouse.run_tree(
-                templates.create_table_as(
-                    table, exp.select(exp.Star()).from_(templates.values(rows, "r", columns))
-                )
-            )
-            model = type(winner.model)(**winner.model._smoothing()).fit(
-                warehouse, source, target, features=winner.features,
-                categorical=winner.categorical, numeric=winner.numeric,
-                keys=[key] if key else None, name=model_name,
-                details={"selection": list(table.parts)},
-                allow_high_cardinality=allow_high_cardinality,
-            )  # fmt: skip
-        comparison = pa.Table.from_pylist([dict(zip(columns, r, strict=True)) for r in rows])
-        return Selection(model, comparison, table)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import decimal
+import inspect
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
@@ -66,7 +67,10 @@ class Classifier(abc.ABC):
 
     A model kind provides:
 
-    * ``kind`` (its catalog name) and :meth:`_smoothing` (its constructor's keyword arguments);
+    * ``kind`` (its catalog name) and a constructor taking its settings as keyword arguments
+      stored under the same names (:meth:`get_params` reads them back);
+    * optionally :meth:`exact_leave_one_out`: True when k-fold cross-validation with k = n has
+      an exact count-subtraction form (evaluation/loo.py);
     * :meth:`_learn`: write the parameter tables of one model, naming each new table with
       ``tables.table(part)`` (a :class:`warehouse_ml.store.ownership.Staging`: registered before it
       is created, dropped if the fit fails);
@@ -81,10 +85,24 @@ class Classifier(abc.ABC):
     def __init__(self) -> None:
         self.record_ = None
 
+    # -- settings and capabilities --------------------------------------------------------
+    def get_params(self) -> dict[str, Any]:
+        """The model's settings: its constructor's keyword arguments and their values (stored
+        in the catalog's smoothing column; ``type(model)(**model.get_params())`` is an unfitted
+        copy)."""
+        parameters = inspect.signature(type(self).__init__).parameters
+        return {
+            name: getattr(self, name)
+            for name, p in parameters.items()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY
+        }
+
+    def exact_leave_one_out(self) -> bool:
+        """Whether leave-one-out cross-validation of this kind has an exact form computed from
+        the full counts (evaluation/loo.py) instead of n fold models."""
+        return False
+
     # -- what a model kind implements ----------------------------------------------------
-    @abc.abstractmethod
-    def _smoothing(self) -> dict[str, Any]:
-        """The constructor's keyword arguments, stored in the catalog's smoothing column."""
 
     @abc.abstractmethod
     def _learn(
@@ -189,7 +207,7 @@ class Classifier(abc.ABC):
             target_type=str(source.field(target).type),
             features=[f.name for f in features],
             feature_types={f.name: f.to_json() for f in features},
-            smoothing=self._smoothing(),
+            smoothing=self.get_params(),
             source=source.description,
             n_rows=sum(c["n"] for c in classes),
             n_null_target=0,
@@ -361,7 +379,7 @@ class Classifier(abc.ABC):
                     target_type=str(target_type),
                     features=[f.name for f in chosen],
                     feature_types={f.name: f.to_json() for f in chosen},
-                    smoothing=self._smoothing(),
+                    smoothing=self.get_params(),
                     source=src.description,
                     n_rows=sum(c["n"] for c in classes),
                     n_null_target=n_null,
@@ -730,7 +748,7 @@ class Classifier(abc.ABC):
 
     def __repr__(self) -> str:
         state = f"name={self.record_.name!r}" if self.record_ is not None else "unfitted"
-        params = ", ".join(f"{k}={v!r}" for k, v in self._smoothing().items())
+        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({params}) [{state}]"
 
 

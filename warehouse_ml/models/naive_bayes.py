@@ -180,14 +180,9 @@ class NaiveBayes(Classifier):
             raise ParameterError(f"block_size must be an integer >= 1, got {block_size!r}")
         self.block_size = block_size
 
-    def _smoothing(self) -> dict[str, Any]:
-        return {
-            "alpha": self.alpha,
-            "prior_alpha": self.prior_alpha,
-            "m": self.m,
-            "var_smoothing": self.var_smoothing,
-            "block_size": self.block_size,
-        }
+    def exact_leave_one_out(self) -> bool:
+        """Naive Bayes leave-one-out is exact from the full counts (evaluation/loo.py)."""
+        return True
 
     def _learn(
         self,

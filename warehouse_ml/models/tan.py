@@ -140,14 +140,6 @@ class TAN(Classifier):
         self.root = root
         self.bins = binning.check_bins(bins)
 
-    def _smoothing(self) -> dict[str, Any]:
-        return {
-            "alpha": self.alpha,
-            "prior_alpha": self.prior_alpha,
-            "root": self.root,
-            "bins": self.bins,
-        }
-
     # -- learning -------------------------------------------------------------------------
     def _learn(
         self,

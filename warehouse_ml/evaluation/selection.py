@@ -1,0 +1,178 @@
+"""Model selection: compare candidate settings by cross-validation on the same folds, refit
+the best on all rows, and keep the comparison (:func:`select_model`)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.sources import SourceLike, open_source
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.evaluation import crossval, splits
+from warehouse_ml.evaluation.loo import leave_one_out_open
+from warehouse_ml.models.base import Classifier
+from warehouse_ml.progress import ProgressCallback
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.store import catalog, ownership
+from warehouse_ml.store.ownership import Staging
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One setting to compare in :func:`select_model`: a model object and its feature choice."""
+
+    model: Classifier
+    features: Sequence[str] | None = None
+    categorical: Sequence[str] | None = None
+    numeric: Sequence[str] | None = None
+
+    def describe(self) -> str:
+        """A readable one-line description, e.g. ``NaiveBayes(alpha=1.0, ...) features=all``."""
+        settings = ", ".join(f"{k}={v!r}" for k, v in self.model.get_params().items())
+        features = "all" if self.features is None else ",".join(self.features)
+        return f"{type(self.model).__name__}({settings}) features={features}"
+
+
+MEASURES = {
+    "error": (lambda ev, _: ev.accuracy().error, False),
+    "log_score": (lambda ev, _: ev.log_score().mean, False),
+    "brier": (lambda ev, _: ev.brier_score().mean, False),
+    "auc": (
+        lambda ev, positive: (
+            ev.auc(positive).auc if len(ev.classes) == 2 else ev.ovr_auc().macro_auc
+        ),
+        True,
+    ),
+    "expected_loss": (lambda ev, loss: ev.expected_loss(loss).decision_loss, False),
+}
+"""Selection measures: name -> (function of an Evaluation, larger is better)."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Outcome of :func:`select_model`: the refitted best model and the comparison.
+
+    ``comparison`` columns: candidate (INTEGER, input order), description (VARCHAR), kind,
+    measure (VARCHAR name), value (DOUBLE), accuracy (DOUBLE), chosen (BOOLEAN). It is also
+    stored as table ``table`` (owned by the chosen model, dropped with it) and named in the
+    chosen model's catalog details.
+    """
+
+    model: Classifier
+    comparison: pa.Table
+    table: TableName
+
+
+def select_model(
+    con: Connectable,
+    source: SourceLike,
+    target: str,
+    candidates: Sequence[Classifier | Candidate],
+    *,
+    measure: str = "error",
+    folds: int = 10,
+    stratified: bool = True,
+    seed: int = 0,
+    key: str | None = None,
+    positive: Any = None,
+    loss: Sequence[Sequence[float]] | None = None,
+    name: str | None = None,
+    allow_high_cardinality: bool = False,
+    progress: ProgressCallback | None = None,
+) -> Selection:
+    """Compare candidate settings by cross-validation on the same folds, refit the best on all
+    rows (stored as model ``name``) and keep the comparison table in schema ``wml``.
+
+    ``measure`` is one of error, log_score, brier (smaller is better), auc (binary: of
+    ``positive``; multiclass: macro one-vs-rest) or expected_loss (needs ``loss``). Ties go to
+    the earlier candidate. The folds are assigned once (a temporary table of the call) and
+    every candidate is cross-validated on them. ``allow_high_cardinality`` is as for ``fit``
+    (checked in every candidate's cross-validation and the refit). ``progress`` is called
+    before each statement of every step (operation ``"select_model"``) and may raise to
+    cancel.
+    """
+    if measure not in MEASURES:
+        raise ParameterError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
+    if measure == "expected_loss" and loss is None:
+        raise ParameterError("measure='expected_loss' needs a loss matrix: loss=[[...], ...]")
+    if not candidates:
+        raise ParameterError("select_model needs at least one candidate")
+    splits.check_folds(folds)
+    score, larger_is_better = MEASURES[measure]
+    argument = loss if measure == "expected_loss" else positive
+    chosen = [c if isinstance(c, Candidate) else Candidate(c) for c in candidates]
+    with session(con, "select_model", progress) as warehouse:
+        if isinstance(source, pa.RecordBatchReader):  # read by every candidate and the refit
+            source = source.read_all()
+        rows = []
+        with open_source(warehouse, source) as src:
+            catalog.ensure(warehouse)
+            selection_id = f"sel{uuid.uuid4().hex[:12]}"
+            with crossval.work_tables(warehouse, selection_id, "select_model") as work:
+                try:
+                    shared: splits.Split | None = None  # one fold assignment for every candidate
+                    for index, candidate in enumerate(chosen):
+                        selection = {
+                            "features": candidate.features,
+                            "categorical": candidate.categorical,
+                            "numeric": candidate.numeric,
+                        }
+                        plan = crossval.plan_evaluation(
+                            warehouse, src, target, candidate.model, key, selection, False,
+                            allow_high_cardinality,
+                        )  # fmt: skip
+                        if crossval.uses_exact_leave_one_out(candidate.model, folds, plan):
+                            ev = leave_one_out_open(
+                                warehouse, src, target, candidate.model, key=key, keep=False,
+                                created_by="select_model", **selection,
+                            )  # fmt: skip
+                        else:
+                            shared = shared or crossval.assign_once(
+                                warehouse, src, target, folds, stratified, seed, key, work
+                            )
+                            ev = crossval.cross_validate_planned(
+                                warehouse, src, shared, target, candidate.model, plan,
+                                "select_model",
+                            )  # fmt: skip
+                        with ev:
+                            value = float(score(ev, argument))
+                            accuracy = ev.accuracy().accuracy
+                        rows.append(
+                            [index, candidate.describe(), candidate.model.kind, measure, value,
+                             accuracy]
+                        )  # fmt: skip
+                finally:
+                    work.drop()
+        values = [r[4] for r in rows]
+        best = values.index(max(values) if larger_is_better else min(values))
+        for r in rows:
+            r.append(r[0] == best)
+        columns = ("candidate", "description", "kind", "measure", "value", "accuracy", "chosen")
+        winner = chosen[best]
+        model_name = name if name is not None else f"{winner.model.kind}_{target}"
+        with Staging(
+            warehouse, owner_kind="model", owner=model_name, created_by="select_model",
+            version=selection_id, lifetime=ownership.MODEL, registry_version="",
+        ) as kept:  # fmt: skip
+            table = kept.table("comparison")
+            warehouse.run_tree(
+                templates.create_table_as(
+                    table, exp.select(exp.Star()).from_(templates.values(rows, "r", columns))
+                )
+            )
+            model = type(winner.model)(**winner.model.get_params()).fit(
+                warehouse, source, target, features=winner.features,
+                categorical=winner.categorical, numeric=winner.numeric,
+                keys=[key] if key else None, name=model_name,
+                details={"selection": list(table.parts)},
+                allow_high_cardinality=allow_high_cardinality,
+            )  # fmt: skip
+        comparison = pa.Table.from_pylist([dict(zip(columns, r, strict=True)) for r in rows])
+        return Selection(model, comparison, table)
