@@ -137,3 +137,15 @@ def test_read_only_commands_read_an_existing_database(tmp_path, capsys):
     assert main(["models", "--db", str(db)]) == 0
     assert "naive_bayes_play" in capsys.readouterr().out
     assert Path(db).exists()
+
+
+def test_evaluate_a_stored_model_without_keys(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    assert (
+        main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"]) == 0
+    )
+    out_dir = tmp_path / "tables"
+    assert main(["evaluate", TENNIS, "--model", "t", "--db", db, "--output-dir", str(out_dir)]) == 0
+    assert "model 't' on hold-out" in capsys.readouterr().out
+    predictions = duckdb.sql(f"SELECT * FROM '{out_dir / 'predictions.csv'}'").fetchall()
+    assert len(predictions) == 14

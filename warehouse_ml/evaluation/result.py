@@ -96,11 +96,14 @@ class Evaluation:
         return {**names, "prediction": PREDICTION} if prediction else names
 
     def to_arrow(self) -> pa.Table:
-        """The predictions, ordered by fold then key."""
+        """The predictions, ordered by fold then key (a hold-out evaluation without keys: in
+        the order the table holds them)."""
         order = [column(FOLD, "t")] if self.folds > 1 else []
         if self.key is not None:
             order.append(column(self.key, "t"))
         with session(self.warehouse) as warehouse:
+            if not order:
+                return warehouse.fetch("select_all", source=self.predictions)
             return warehouse.fetch("select_table", table=self.predictions, order_columns=order)
 
     def accuracy(self, level: float = 0.95) -> metrics.Accuracy:
