@@ -43,12 +43,7 @@ def test_train_predict_models_show_sql_drop(tmp_path, capsys):
     )
     capsys.readouterr()
     written = pq.read_table(out)
-    assert written.column_names == [
-        "day",
-        "p_False",
-        "p_True",
-        "prediction",
-    ]  # DuckDB reads yes/no as BOOLEAN
+    assert written.column_names == ["day", "p_no", "p_yes", "prediction"]  # yes/no as written
     assert written["day"].to_pylist() == list(range(1, 15))
 
     con = duckdb.connect(db, read_only=True)

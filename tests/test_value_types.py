@@ -299,3 +299,19 @@ def test_integer_valued_decimals_are_integers_for_the_type_rule(con, hugeints):
     )  # fmt: skip
     with pytest.raises(ColumnError, match=r"target column .amount. .* decimal128\(10, 2\)"):
         wml.NaiveBayes().fit(con, "mixed", "amount", features=["d"])
+
+
+def test_csv_values_stay_as_written(con, tmp_path):
+    """DuckDB's CSV sniffer would read yes/no as BOOLEAN and ISO dates as DATE; a classifier
+    keeps the file's text (labels p_yes / p_no, not p_True / p_False)."""
+    path = tmp_path / "days.csv"
+    path.write_text(
+        "id,day,windy,play\n1,2024-01-01,true,yes\n2,2024-01-02,false,no\n"
+        "3,2024-01-03,true,yes\n4,2024-01-04,false,no\n5,2024-01-05,true,no\n"
+    )
+    model = wml.NaiveBayes().fit(con, str(path), "play", keys=["id"])
+    assert model.classes_ == ["no", "yes"]
+    assert {f.name: f.sql_type for f in model.features_} == {"day": "string", "windy": "string"}
+    scores = model.score(con, str(path), keys=["id"])
+    assert scores.column_names == ["id", "p_no", "p_yes", "prediction"]
+    assert set(scores["prediction"].to_pylist()) <= {"no", "yes"}

@@ -35,6 +35,11 @@ FILE_READERS = {
     ".gz": exp.ReadCSV,
 }
 
+CSV_TYPES = ("BIGINT", "DOUBLE", "VARCHAR")
+"""The types a CSV column may be read as: a column of yes/no, true/false or dates stays the
+text the file holds (labels and categories keep their spelling); whole numbers are BIGINT and
+other numbers DOUBLE."""
+
 SourceLike = str | os.PathLike | Sequence[str] | TableName | pa.Table | pa.RecordBatchReader
 
 
@@ -97,12 +102,11 @@ def is_path(source: object) -> bool:
 def _file_relation(path: Path) -> exp.Table:
     reader = FILE_READERS[path.suffix.lower()]
     argument = literal(str(path))
-    node = (
-        exp.ReadParquet(expressions=[argument])
-        if reader is exp.ReadParquet
-        else reader(this=argument)
-    )
-    return exp.Table(this=node)
+    if reader is exp.ReadParquet:
+        return exp.Table(this=exp.ReadParquet(expressions=[argument]))
+    candidates = exp.Array(expressions=[literal(t) for t in CSV_TYPES])
+    option = exp.EQ(this=exp.column("auto_type_candidates"), expression=candidates)
+    return exp.Table(this=reader(this=argument, expressions=[option]))
 
 
 def check_case(warehouse: Warehouse, schema: pa.Schema, description: str) -> None:
