@@ -7,7 +7,7 @@
 For each (N, d) it prints, on a DuckDB table of integer codes sampled from a chain TAN:
 
 * floor: ``SELECT count(*), sum(hash(a0)), ... FROM t`` (reads every value once), and the
-  cheaper ``sum(a_i)`` floor of DESIGN.md section 8;
+  cheaper ``sum(a_i)`` floor of docs/ARCHITECTURE.md ("Counting in blocks");
 * pair counts + CMI: the one pair-count statement and the information query (pairs.py);
 * spanning tree: the Python step on the d x d CMI matrix;
 * TAN fit: the whole ``warehouse_ml.TAN().fit`` (classes, NB tables, pair counts, CMI, tree, CPTs,

@@ -26,7 +26,7 @@ def binary_table(y, p1, prediction=None) -> pa.Table:
     return pa.table(columns)
 
 
-# -- worked examples (DESIGN.md section 7) --------------------------------------------------
+# -- worked examples (docs/ARCHITECTURE.md, "Measures") ---------------------------------------
 def test_lift_worked_example(con):
     p = [0.96, 0.91, 0.86, 0.83, 0.74, 0.55, 0.51, 0.42, 0.11, 0.06]
     truth = ["yes", "yes", "no", "yes", "yes", "no", "yes", "no", "no", "no"]

@@ -1,4 +1,5 @@
--- Accuracy, error, Cohen's kappa and the Wilson-form accuracy interval (DESIGN.md section 7):
+-- Accuracy, error, Cohen's kappa and the Wilson-form accuracy interval (docs/ARCHITECTURE.md,
+-- "Measures"):
 -- (2 N a + z^2 -/+ z sqrt(z^2 + 4 N a - 4 N a^2)) / (2 (N + z^2)).
 -- kappa = (a - chance) / (1 - chance), chance = sum over classes of
 -- (true count * predicted count) / N^2; NULL when chance = 1.

@@ -1,6 +1,7 @@
 -- Conditional mutual information CMI(Ai; Aj | C) and mutual information MI(Ai; Aj), in bits,
--- of every attribute pair, from pair counts (DESIGN.md section 4). Probabilities are relative
--- frequencies over the pair's rows (rows where Ai or Aj is NULL are not in its counts):
+-- of every attribute pair, from pair counts (docs/ARCHITECTURE.md, "Mutual information").
+-- Probabilities are relative frequencies over the pair's rows (rows where Ai or Aj is NULL are
+-- not in its counts):
 --   CMI = sum n/N * log2(n * N_c / (N_ic * N_jc)),  MI = sum n_ij/N * log2(n_ij * N / (N_i * N_j)).
 -- Logarithms are LN(x) / LN(2). Pairs without any counted row are absent (information 0).
 -- Each cell's term (|term| < 64 nats: n/N <= 1 times a log of count ratios) is summed as

@@ -1,13 +1,14 @@
 """Pair statistics: joint counts of (class, Ai, Aj) for every attribute pair, and the
 (conditional) mutual information computed from them in SQL.
 
-Counting follows DESIGN.md section 8: the attributes are covered by *blocks* of a few attributes
-such that every pair lies in at least one block; each block is one ``GROUP BY class, block``
-(one scan of those columns), read once by one SELECT that sums out the marginals of every pair
-first covered by that block (the pairs crossed in as a small VALUES list), all in one statement:
-a UNION ALL of one branch per block, not per pair (a branch per pair made DuckDB re-read the
-block, and made the statement 190 branches long at d = 20). Blocks are planned from the attributes'
-cardinalities so that a block's joint table stays small (see :func:`plan_pair_blocks`).
+Counting follows docs/ARCHITECTURE.md ("Counting in blocks"): the attributes are covered by
+*blocks* of a few attributes such that every pair lies in at least one block; each block is one
+``GROUP BY class, block`` (one scan of those columns), read once by one SELECT that sums out the
+marginals of every pair first covered by that block (the pairs crossed in as a small VALUES
+list), all in one statement: a UNION ALL of one branch per block, not per pair (a branch per
+pair made DuckDB re-read the block, and made the statement 190 branches long at d = 20). Blocks
+are planned from the attributes' cardinalities so that a block's joint table stays small (see
+:func:`plan_pair_blocks`).
 
 Rows where Ai or Aj is NULL are left out of the (Ai, Aj) counts only; rows with a NULL class are
 left out everywhere.
