@@ -110,7 +110,9 @@ def main() -> None:
     loo = []  # exact leave-one-out of Naive Bayes: one count scan + one scoring query
     seconds = best_of(
         args.repeat,
-        lambda: loo.append(wml.leave_one_out_cv(con, "t", "class", wml.NaiveBayes(), key="id")),
+        lambda: loo.append(
+            wml.cross_validate_leave_one_out(con, "t", "class", wml.NaiveBayes(), key="id")
+        ),
     )
     print(
         f"{'NaiveBayes':10s} one fit {fits[wml.NaiveBayes]:7.3f} s   leave-one-out {seconds:7.3f} s   "

@@ -469,7 +469,9 @@ def gaussian_outlier(engine: Engine) -> dict[str, Any]:
     table = engine.load("wml_engine_outlier", OUTLIER)
     w = engine.warehouse
     model = wml.NaiveBayes(var_smoothing=0).fit(w, table, "label", keys=["id"], name="outlier")
-    loo = wml.leave_one_out_cv(w, table, "label", wml.NaiveBayes(var_smoothing=0), key="id")
+    loo = wml.cross_validate_leave_one_out(
+        w, table, "label", wml.NaiveBayes(var_smoothing=0), key="id"
+    )
     return {"parameters": model.parameters(w), "loo": loo.to_arrow()}
 
 

@@ -52,7 +52,9 @@ def vocabulary() -> tuple[str, ...]:
         model.score(warehouse, "vocab", keys=["id"])
         model.create_view(warehouse, f"{kind.kind}_view", "vocab", keys=["id", "y"])
         wml.cross_validate(warehouse, "vocab", "y", kind(), folds=3, key="id").accuracy()
-    wml.leave_one_out_cv(warehouse, "vocab", "y", wml.NaiveBayes(), key="id").log_score()
+    wml.cross_validate_leave_one_out(
+        warehouse, "vocab", "y", wml.NaiveBayes(), key="id"
+    ).log_score()
     wml.holdout_split(warehouse, "vocab", test_fraction=0.3, target="y")
     wml.lift_table(warehouse, "naive_bayes_view", target="y")
     names = {

@@ -120,7 +120,7 @@ def refit_proba(
 
 
 def _loo_by_id(con, table: pa.Table, model, **kwargs) -> dict:
-    ev = loo.leave_one_out(con, table, "y", model, key="id", **kwargs)
+    ev = loo.cross_validate_leave_one_out(con, table, "y", model, key="id", **kwargs)
     got = ev.to_arrow()
     labels = [f"p_{c}" for c in ev.classes]
     assert got.column_names == ["id", "fold", "y", *labels, "prediction"]
@@ -235,7 +235,9 @@ def test_loo_equals_warehouse_fits_on_the_other_rows(con, settings):
 
 def test_without_key_rows_are_numbered_and_folds_are_one_row_each(con):
     rows = _mixed_rows(n=12)
-    ev = loo.leave_one_out(con, _table(rows).drop_columns(["id"]), "y", wml.NaiveBayes())
+    ev = loo.cross_validate_leave_one_out(
+        con, _table(rows).drop_columns(["id"]), "y", wml.NaiveBayes()
+    )
     table = ev.to_arrow()
     assert ev.key == "wml_row" and ev.folds == 12 and table.num_rows == 12
     assert len(set(table["fold"].to_pylist())) == 12
@@ -244,11 +246,13 @@ def test_without_key_rows_are_numbered_and_folds_are_one_row_each(con):
 
 def test_other_model_kinds_are_refused(con):
     with pytest.raises(wml.ParameterError, match="k-fold"):
-        loo.leave_one_out(con, _table(_mixed_rows(n=12)), "y", wml.TAN())
+        loo.cross_validate_leave_one_out(con, _table(_mixed_rows(n=12)), "y", wml.TAN())
 
 
 def test_exported(con):
-    assert wml.leave_one_out_cv is loo.leave_one_out
+    assert wml.cross_validate_leave_one_out is loo.cross_validate_leave_one_out
+    with pytest.warns(DeprecationWarning, match="cross_validate_leave_one_out"):
+        assert wml.leave_one_out_cv is wml.cross_validate_leave_one_out
 
 
 @pytest.mark.parametrize(
@@ -259,7 +263,9 @@ def test_laplace_loo_accuracy_matches_the_literature(con, datasets, name, target
     """Robles et al. (2003): Naive Bayes leave-one-out accuracy, vote 90.1%, kr-vs-kp 87.9%."""
     load_text_csv(con, "d", datasets / name)
     con.execute("CREATE TABLE dk AS SELECT row_number() OVER () AS rid, * FROM d")
-    ev = loo.leave_one_out(con, "dk", target, wml.NaiveBayes(alpha=1, prior_alpha=1), key="rid")
+    ev = loo.cross_validate_leave_one_out(
+        con, "dk", target, wml.NaiveBayes(alpha=1, prior_alpha=1), key="rid"
+    )
     n = con.execute(f'SELECT COUNT("{target}") FROM dk').fetchall()[0][0]
     assert ev.folds == n and ev.to_arrow().num_rows == n
     assert abs(ev.accuracy().accuracy - published) <= 0.02
@@ -268,6 +274,6 @@ def test_laplace_loo_accuracy_matches_the_literature(con, datasets, name, target
 def test_cross_validate_with_one_fold_per_row_dispatches_to_the_closed_form(con):
     rows = _mixed_rows(n=12)
     table = _table(rows)
-    direct = loo.leave_one_out(con, table, "y", wml.NaiveBayes(m=1.0), key="id")
+    direct = loo.cross_validate_leave_one_out(con, table, "y", wml.NaiveBayes(m=1.0), key="id")
     via = crossval.cross_validate(con, table, "y", wml.NaiveBayes(m=1.0), folds=14, key="id")
     assert via.folds == 12 and via.to_arrow().equals(direct.to_arrow())

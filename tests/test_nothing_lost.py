@@ -85,7 +85,7 @@ OPERATIONS = {
     "cross_validate_tan": lambda con: wml.cross_validate(
         con, "sales.customers", "cls", wml.TAN(), folds=3, key="id"
     ).auc(),
-    "leave_one_out": lambda con: wml.leave_one_out_cv(
+    "leave_one_out": lambda con: wml.cross_validate_leave_one_out(
         con, "sales.customers", "cls", wml.NaiveBayes(), key="id"
     ).accuracy(),
     "evaluate": lambda con: wml.evaluate(con, wml.load(con, "m"), "sales.customers").log_score(),

@@ -9,6 +9,9 @@ Public API::
     wml.load(con, model.name_)                            # in another process
 """
 
+import warnings
+from typing import Any
+
 from warehouse_ml import synthetic
 from warehouse_ml.api import (
     drop,
@@ -41,7 +44,7 @@ from warehouse_ml.errors import (
     WarehouseMLError,
 )
 from warehouse_ml.evaluation.crossval import Evaluation, cross_validate, evaluate
-from warehouse_ml.evaluation.loo import leave_one_out as leave_one_out_cv
+from warehouse_ml.evaluation.loo import cross_validate_leave_one_out
 from warehouse_ml.evaluation.metrics import (
     accuracy,
     average_precision,
@@ -108,6 +111,7 @@ __all__ = [
     "connect",
     "create_measure_view",
     "cross_validate",
+    "cross_validate_leave_one_out",
     "drop",
     "drop_evaluation",
     "drop_view",
@@ -115,7 +119,6 @@ __all__ = [
     "expected_loss",
     "holdout_split",
     "leave_one_out",
-    "leave_one_out_cv",
     "lift_table",
     "list_evaluations",
     "list_models",
@@ -135,3 +138,18 @@ __all__ = [
     "synthetic",
     "vacuum",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``leave_one_out_cv``, the former name of :func:`cross_validate_leave_one_out`, with a
+    DeprecationWarning (``leave_one_out`` is the leave-one-out *split*)."""
+    if name == "leave_one_out_cv":
+        warnings.warn(
+            "warehouse_ml.leave_one_out_cv is deprecated: use "
+            "warehouse_ml.cross_validate_leave_one_out (warehouse_ml.leave_one_out makes a "
+            "leave-one-out split table)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return cross_validate_leave_one_out
+    raise AttributeError(f"module 'warehouse_ml' has no attribute {name!r}")

@@ -1,9 +1,9 @@
 """Exact leave-one-out cross-validation of Naive Bayes: one fit, one scoring query.
 
 Naive Bayes parameters are counts, so the model a row would get if it were left out is the
-full-data model with that row's own counts taken away. :func:`leave_one_out` counts once (as
-``fit`` does), then scores every row, in ONE query, with the per-row closed form. For class c
-and a row of class y, ``own = 1`` if c == y else 0:
+full-data model with that row's own counts taken away. :func:`cross_validate_leave_one_out`
+counts once (as ``fit`` does), then scores every row, in ONE query, with the per-row closed
+form. For class c and a row of class y, ``own = 1`` if c == y else 0:
 
 * prior: (N_c - own + prior_alpha) / (N - 1 + prior_alpha K) (K stays the number of classes of
   the full data, as in k-fold cross-validation; a class whose only row is left out has prior 0
@@ -286,7 +286,7 @@ def _check_model(model: Classifier) -> NaiveBayes:
     return model
 
 
-def leave_one_out(
+def cross_validate_leave_one_out(
     con: Connectable,
     source: SourceLike,
     target: str,
@@ -322,13 +322,14 @@ def leave_one_out(
         0-based ordinal, see the module docstring), the target, ``p_<label>`` per class
         (DOUBLE), ``prediction``), with ``folds`` = number of scored rows.
     """
-    with session(con, "leave_one_out") as warehouse:
+    with session(con, "cross_validate_leave_one_out") as warehouse:
         if isinstance(source, pa.RecordBatchReader):
             source = source.read_all()
         with open_source(warehouse, source) as src:
             return leave_one_out_open(
-                warehouse, src, target, model, key=key, keep=keep, created_by="leave_one_out",
-                features=features, categorical=categorical, numeric=numeric,
+                warehouse, src, target, model, key=key, keep=keep,
+                created_by="cross_validate_leave_one_out", features=features,
+                categorical=categorical, numeric=numeric,
             )  # fmt: skip
 
 
@@ -345,8 +346,8 @@ def leave_one_out_open(
     categorical: Iterable[str] | None = None,
     numeric: Iterable[str] | None = None,
 ) -> Evaluation:
-    """:func:`leave_one_out` of an open source, for a call already in a session (``created_by``
-    names it in the object registry)."""
+    """:func:`cross_validate_leave_one_out` of an open source, for a call already in a session
+    (``created_by`` names it in the object registry)."""
     nb = _check_model(model)
     chosen = select_features(
         src, target, features, categorical=categorical, numeric=numeric,
