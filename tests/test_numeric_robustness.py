@@ -17,7 +17,7 @@ import pytest
 
 import warehouse_ml as wml
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.evaluation.loo import leave_one_out
+from warehouse_ml.evaluation.loo import cross_validate_leave_one_out
 from warehouse_ml.evaluation.metrics import DEFAULT_FLOOR
 from warehouse_ml.models.naive_bayes import outside_partitions
 from warehouse_ml.sqlgen.templates import TableName, create_table_as
@@ -206,7 +206,7 @@ def test_leave_one_out_of_the_value_that_dominates_its_class_is_exact(con):
 
     x, y = outlier_data(n=240, seed=4)
     table = pa.table({"id": np.arange(len(y)), "x0": x[:, 0], "x1": x[:, 1], "y": y})
-    ev = leave_one_out(con, table, "y", wml.NaiveBayes(var_smoothing=0), key="id")
+    ev = cross_validate_leave_one_out(con, table, "y", wml.NaiveBayes(var_smoothing=0), key="id")
     rows = ev.to_arrow().sort_by("id")
     ours = np.column_stack([rows[f"p_{c}"].to_numpy() for c in range(3)])
     expected = np.vstack(

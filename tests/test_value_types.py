@@ -20,7 +20,7 @@ from sklearn.naive_bayes import GaussianNB
 
 import warehouse_ml as wml
 from warehouse_ml.errors import ColumnError
-from warehouse_ml.evaluation.loo import leave_one_out
+from warehouse_ml.evaluation.loo import cross_validate_leave_one_out
 from warehouse_ml.models import naive_bayes
 
 UTC = dt.timezone.utc
@@ -114,7 +114,7 @@ def test_timestamptz_in_cross_validation_leave_one_out_and_wide_models(con, zone
         ]
         assert pooled[0] == pooled[1]
     loo = [
-        leave_one_out(con, source, "y", wml.NaiveBayes(), key="id").to_arrow()
+        cross_validate_leave_one_out(con, source, "y", wml.NaiveBayes(), key="id").to_arrow()
         for source in ("events", "events_text")
     ]
     assert loo[0].drop_columns(["fold"]) == loo[1].drop_columns(["fold"])
@@ -271,7 +271,7 @@ def test_hugeint_target_holds_integer_class_labels(con, hugeints):
         ours, text = (probabilities(r.to_arrow().select(["p_0", f"p_{LABELS[2]}"])) for r in runs)
         np.testing.assert_array_equal(ours, text)
     loo = [
-        leave_one_out(con, source, "t", wml.NaiveBayes(), key="id", features=["h"])
+        cross_validate_leave_one_out(con, source, "t", wml.NaiveBayes(), key="id", features=["h"])
         for source in ("huge", "huge_text")
     ]
     assert loo[0].accuracy() == loo[1].accuracy()
