@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shlex
+import shutil
+import subprocess
+
 import duckdb
 import pyarrow.parquet as pq
 import pytest
@@ -85,6 +89,36 @@ def test_demo_runs_end_to_end(tmp_path, capsys):
     con = duckdb.connect(db)
     assert set(wml.list_models(con)["name"].to_pylist()) >= {"demo_naive_bayes"}
     assert con.sql("SELECT count(*) FROM demo_naive_bayes_scores").fetchall() == [(1000,)]
+
+
+def duckdb_cli_1_5() -> str:
+    """The ``duckdb`` program of the ``duckdb-cli`` 1.5 package (a test extra), or a skip."""
+    program = shutil.which("duckdb")
+    if program is None:
+        pytest.skip('no duckdb command line program: pip install -e ".[test]"')
+    version = subprocess.run([program, "--version"], capture_output=True, text=True).stdout
+    if not version.startswith("v1.5."):
+        pytest.skip(f"the duckdb program on PATH is {version.strip()}, not the 1.5 of the extras")
+    return program
+
+
+def test_the_demos_follow_up_command_runs_in_the_duckdb_cli_from_pypi(tmp_path, capsys):
+    """The demo's database opens in DuckDB 1.5 (the CLI on PyPI); the command it prints runs
+    verbatim there and reads the view the demo made."""
+    program = duckdb_cli_1_5()
+    db = str(tmp_path / "demo.duckdb")
+    assert main(["demo", "--db", db, "--rows", "2000"]) == 0
+    command = shlex.split(capsys.readouterr().out.strip().splitlines()[-1])
+    assert command[:2] == ["duckdb", db]
+    shown = subprocess.run([program, *command[1:]], capture_output=True, text=True)
+    assert shown.returncode == 0 and shown.stderr == ""
+    assert "prediction" in shown.stdout
+    total = subprocess.run(
+        [program, "-csv", "-noheader", db, "SELECT count(*) FROM demo_naive_bayes_scores"],
+        capture_output=True,
+        text=True,
+    )
+    assert total.stdout.strip() == "400"
 
 
 def test_evaluate_report_and_tables(tmp_path, capsys):

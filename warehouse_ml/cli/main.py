@@ -66,15 +66,14 @@ def _session(args: argparse.Namespace) -> Iterator[DuckDBWarehouse]:
     :class:`ProgressDisplay` on stderr when ``--progress`` is on (default: stderr is a TTY)."""
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     display = ProgressDisplay(sys.stderr, live=sys.stderr.isatty()) if show else None
-    connection = duckdb.connect(args.db)
-    con = DuckDBWarehouse(connection)
+    con = DuckDBWarehouse.open(args.db)
     try:
         with con.operation(args.command, display):
             yield con
     finally:
         if display is not None:
             display.close()
-        connection.close()
+        con.connection.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

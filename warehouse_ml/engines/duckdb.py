@@ -52,8 +52,9 @@ class DuckDBWarehouse(Warehouse):
 
     @classmethod
     def open(cls, database: str, on_sql: SqlCallback | None = None) -> DuckDBWarehouse:
-        """An adapter over a new connection to a database file (or ``":memory:"``)."""
-        return cls(duckdb.connect(database), on_sql)
+        """An adapter over a new connection to a database file (or ``":memory:"``), opened with
+        :data:`FILE_CONFIG`; the caller closes ``adapter.connection``."""
+        return cls(duckdb.connect(database, config=FILE_CONFIG), on_sql)
 
     def _execute(self, sql: str) -> None:
         with _duckdb_errors():
@@ -284,6 +285,13 @@ class DuckDBWarehouse(Warehouse):
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+FILE_CONFIG = {"storage_compatibility_version": "v1.5.0"}
+"""Settings of the connections the library opens itself (:meth:`DuckDBWarehouse.open`, the CLI):
+a database file they create is written in the storage format of DuckDB 1.5, which DuckDB 1.5
+clients (e.g. the ``duckdb`` command line program of the ``duckdb-cli`` package on PyPI) and 2.x
+both open; a file in DuckDB 2.0's own format does not open in 1.5. Existing files keep their
+format."""
 
 SIGINT_MESSAGE = "Query interrupted"
 """The text of the ``RuntimeError`` DuckDB's Python client raises when SIGINT (Ctrl-C) arrives
