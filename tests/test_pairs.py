@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import duckdb
 import numpy as np
@@ -123,6 +124,24 @@ def test_chow_liu_mi_matches_reference_and_tree() -> None:
     assert arrow.column_names == ["parent", "child", "mi"] and arrow.num_rows == 3
     assert wml.chow_liu_tree(con, data, columns=names[:3], root="x2").root == "x2"
     assert "graph TD" in tree.to_text()
+
+
+def test_chow_liu_leaves_out_keys_and_warns_on_a_column_unique_per_row() -> None:
+    data = _random_table(3, d=4).drop_columns(["y"])
+    keyed = data.append_column("customer_id", pa.array(np.arange(data.num_rows) * 7 + 3))
+    con = duckdb.connect()
+    with pytest.warns(wml.HighCardinalityWarning, match=r"'customer_id' .* keys=\['customer_id'\]"):
+        naive = wml.chow_liu_tree(con, keyed)
+    assert "customer_id" in naive.attributes  # it wins the tree: MI(id; x) = H(x)
+    assert all("customer_id" in edge for edge in naive.undirected_edges)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        told = wml.chow_liu_tree(con, keyed, keys=["customer_id"])
+    assert told == wml.chow_liu_tree(con, data)
+    with pytest.raises(wml.ColumnError, match=r"'customer_id' .* is one of the keys"):
+        wml.chow_liu_tree(con, keyed, columns=["x0", "customer_id"], keys=["customer_id"])
+    with pytest.raises(wml.ColumnError, match="key 'id' is not a column"):
+        wml.chow_liu_tree(con, keyed, keys=["id"])
 
 
 def test_chow_liu_bins_numeric_columns() -> None:

@@ -4,6 +4,7 @@ MI and CMI come from SQL (stats/pairs.py); the spanning tree is stats/spanning_t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,7 +14,7 @@ from sqlglot import exp
 
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.errors import ColumnError
+from warehouse_ml.errors import ColumnError, HighCardinalityWarning
 from warehouse_ml.models.render import render_tree
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
@@ -102,12 +103,49 @@ def _column_feature(source: Source, name: str) -> Feature:
     )
 
 
+def _columns(src: Source, columns: Sequence[str] | None, keys: Sequence[str]) -> list[str]:
+    """The columns to relate: ``columns``, or every column of ``src`` but the ``keys``."""
+    for key in keys:
+        if key not in src.columns:
+            raise ColumnError(f"key {key!r} is not a column of {src.description}")
+    if columns is None:
+        return [name for name in src.columns if name not in keys]
+    for name in columns:
+        if name in keys:
+            raise ColumnError(
+                f"column {name!r} of {src.description} is one of the keys {list(keys)}; "
+                "expected attribute columns only"
+            )
+    return list(columns)
+
+
+def _warn_on_row_identifiers(src: Source, features: Sequence[Feature], counts: pa.Table) -> None:
+    """A :class:`HighCardinalityWarning` for each categorical column with a different value on
+    every row (it looks like a key: its MI with any column is that column's whole entropy, so
+    the tree would hang from it). ``counts``: rows (attribute, value, n) of the column values."""
+    values: dict[str, int] = {}
+    rows: dict[str, int] = {}
+    for row in counts.to_pylist():
+        values[row["attribute"]] = values.get(row["attribute"], 0) + 1
+        rows[row["attribute"]] = rows.get(row["attribute"], 0) + row["n"]
+    for feature in features:
+        n = rows.get(feature.name, 0)
+        if feature.kind == CATEGORICAL and n > 1 and values[feature.name] == n:
+            warnings.warn(
+                f"column {feature.name!r} of {src.description} has a different value on each of "
+                f"its {n} rows, like a key; leave it out with keys=[{feature.name!r}]",
+                HighCardinalityWarning,
+                stacklevel=3,
+            )
+
+
 def chow_liu_tree(
     con: Connectable,
     source: SourceLike,
     columns: Sequence[str] | None = None,
     root: str | None = None,
     *,
+    keys: Sequence[str] = (),
     bins: int = binning.DEFAULT_BINS,
 ) -> ChowLiuTree:
     """The undirected maximum-MI spanning tree of a table's columns, with edge weights.
@@ -119,8 +157,10 @@ def chow_liu_tree(
     Args:
         con: a DuckDB connection, a database path, or a Warehouse.
         source: table/view name, Arrow table or reader, or Parquet/CSV path.
-        columns: the columns to relate (at least two); None means all.
+        columns: the columns to relate (at least two); None means every column but ``keys``.
         root: the column to direct the tree from; None = the first column.
+        keys: identifier columns, left out (a categorical column with a different value on
+            every row draws a :class:`HighCardinalityWarning` naming it).
         bins: equal-frequency bins per numeric column.
 
     Returns:
@@ -128,7 +168,7 @@ def chow_liu_tree(
     """
     binning.check_bins(bins)
     with session(con) as warehouse, open_source(warehouse, source) as src:
-        names = list(src.columns if columns is None else columns)
+        names = _columns(src, columns, keys)
         if len(names) < 2 or len(set(names)) != len(names):
             raise ColumnError(f"expected at least two distinct columns, got {names}")
         if root is not None and root not in names:
@@ -150,6 +190,7 @@ def chow_liu_tree(
             ],
         ).from_(base.subquery("src"))
         singles = warehouse.fetch_tree(counting.categorical_counts(relation, constant, names))
+        _warn_on_row_identifiers(src, features, singles)
         cardinality = {n: 0 for n in names}
         for row in singles.to_pylist():
             cardinality[row["attribute"]] += 1
