@@ -142,7 +142,7 @@ OPERATIONS = {
     "rebuild_views": lambda con: wml.rebuild_views(con, "m"),
     "drop_view": lambda con: wml.drop_view(con, "scores"),
     "vacuum": lambda con: wml.vacuum(con),
-    "chow_liu_tree_all": lambda con: wml.chow_liu_tree(con, "sales.customers"),
+    "chow_liu_tree_all": lambda con: wml.chow_liu_tree(con, "sales.customers", keys=["id"]),
 }
 TARGETS = {"create_view": ("main", "v2"), "create_table": ("main", "t2"),
            "measure_view": ("main", "acc_view"), "drop_view": ("main", "scores"),
