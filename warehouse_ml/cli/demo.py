@@ -7,6 +7,7 @@ import argparse
 import time
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from warehouse_ml import synthetic
 from warehouse_ml.api import MODEL_KINDS
@@ -19,6 +20,9 @@ from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store import catalog, ownership
 
 DEMO_TABLES = ("customers", "new_customers")
+TARGET = "churned"
+"""The demo tables' class column: 'yes' or 'no'; the other columns are ``customer_id`` (the
+key, 1, 2, ...) and eight text attributes ``attribute_0`` ... ``attribute_7``."""
 
 
 def _demo_names(con: DuckDBWarehouse) -> tuple[list[ownership.Claim], list[str]]:
@@ -49,8 +53,14 @@ def cmd_demo(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         data = synthetic.tan_data(
             args.rows, 8, n_classes=2, tree="chain", concentration=3.0, strings=True, seed=11
         )
-        data = data.rename_columns([*(f"attribute_{i}" for i in range(8)), "label"])
-        data = data.append_column("customer_id", pa.array(range(1, data.num_rows + 1)))
+        churned = pc.if_else(pc.equal(data.column("class"), "c0"), "no", "yes")
+        data = pa.table(
+            {
+                "customer_id": pa.array(range(1, data.num_rows + 1)),
+                **{f"attribute_{i}": data.column(i) for i in range(8)},
+                TARGET: churned,
+            }
+        )
         n_train = int(data.num_rows * 0.8)
         parts = (data.slice(0, n_train), data.slice(n_train))
         for claimed, part in zip(claims, parts, strict=True):
@@ -66,16 +76,16 @@ def cmd_demo(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         )
         for model_name, kind in zip(models, sorted(MODEL_KINDS), strict=True):
             model = MODEL_KINDS[kind]().fit(
-                warehouse, "customers", "label", keys=["customer_id"], name=model_name,
+                warehouse, "customers", TARGET, keys=["customer_id"], name=model_name,
                 details={"demo": True},
             )  # fmt: skip
             view = model.create_view(
-                warehouse, f"{model_name}_scores", "new_customers", keys=["customer_id", "label"]
+                warehouse, f"{model_name}_scores", "new_customers", keys=["customer_id", TARGET]
             )
             hits = warehouse.fetch(
                 "select_view_accuracy",
                 view=view,
-                truth=templates.column("label"),
+                truth=templates.column(TARGET),
                 prediction=templates.column("prediction"),
             ).to_pylist()[0]
             print(
