@@ -529,6 +529,21 @@ def test_missing_table_is_a_source_error(engine: Engine) -> None:
         wml.NaiveBayes().fit(engine.warehouse, "wml_no_such_table", "label")
 
 
+def test_drop_removes_a_model_with_its_views(engine: Engine) -> None:
+    """Views go before the tables they read (PostgreSQL refuses the other order)."""
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    model = wml.TAN().fit(w, table, "label", keys=["id"], name="engine_drop")
+    view = model.create_view(w, "engine_drop_scores", table, keys=["id"])
+    wml.drop(w, "engine_drop")
+    assert w.resolve_existing(view) is None
+    for part in model.record.parts:
+        table_name = ownership.library_object(w, model.record.table(part))
+        assert w.relation_kind(table_name) is None
+    assert "engine_drop" not in {m["name"] for m in catalog.list_models(w)}
+    assert not [o for o in wml.list_objects(w).to_pylist() if o["owner"] == "engine_drop"]
+
+
 def test_refit_replaces_the_catalog_row(engine: Engine) -> None:
     """A second fit under the same name swaps the catalog row (DELETE on Spark is rewritten)."""
     table = engine.load(TABLE, DATA)
@@ -657,3 +672,4 @@ def test_names_over_the_engines_identifier_length_are_one_object(postgres_engine
     with pytest.raises(wml.NameConflictError):
         model.create_view(w, "u" * 63 + "_longer", table, keys=["id"])
     assert first.name[:63] == second.name[:63]
+

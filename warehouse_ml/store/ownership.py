@@ -192,10 +192,11 @@ def drop_object(warehouse: Warehouse, item: Owned) -> None:
 
 
 def release(warehouse: Warehouse, items: Sequence[Owned]) -> None:
-    """Drop registered objects and remove their registry rows."""
+    """Drop registered objects and remove their registry rows. Views go first: PostgreSQL
+    refuses to drop a table a view still reads."""
     if not items:
         return
-    for item in items:
+    for item in sorted(items, key=lambda item: item.kind != "view"):
         drop_object(warehouse, item)
     _delete(warehouse, _where("object_key", [_key_text(i.key) for i in items]))
 
