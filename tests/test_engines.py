@@ -20,10 +20,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import io
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -31,8 +33,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from engine_support import postgres_server, spark_session
+from test_readme import readme_blocks
 
 import warehouse_ml as wml
+from warehouse_ml.cli import main as cli_main
+from warehouse_ml.cli.demo import DEMO_TABLES
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.sqlgen import templates
@@ -673,3 +678,70 @@ def test_names_over_the_engines_identifier_length_are_one_object(postgres_engine
         model.create_view(w, "u" * 63 + "_longer", table, keys=["id"])
     assert first.name[:63] == second.name[:63]
 
+
+# -- the README's engine blocks, as written (tests/test_readme.py runs the DuckDB tour) --------
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory) -> Path:
+    """A folder with the demo's ``demo.duckdb``, as the README's tour has it."""
+    folder = tmp_path_factory.mktemp("demo")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert cli_main(["demo", "--db", str(folder / "demo.duckdb"), "--rows", "4000"]) == 0
+    return folder
+
+
+def demo_table(folder: Path, name: str) -> pa.Table:
+    connection = duckdb.connect(str(folder / "demo.duckdb"), read_only=True)
+    try:
+        return connection.table(name).to_arrow_table()
+    finally:
+        connection.close()
+
+
+def run_readme_blocks(engine: str, namespace: dict) -> None:
+    blocks = readme_blocks(engine)
+    assert blocks, f"README.md has no block for {engine}"
+    for block in blocks:
+        exec(block.compiled(), namespace)
+
+
+def test_readme_postgres_block_runs_as_written(
+    postgres_engine: Engine, demo_folder: Path, monkeypatch
+) -> None:
+    w = postgres_engine.warehouse
+    for name in DEMO_TABLES:
+        postgres_engine.load(name, demo_table(demo_folder, name))
+    info = postgres_engine.connection.info
+    for variable, value in {
+        "PGHOST": info.host, "PGPORT": str(info.port), "PGUSER": info.user,
+        "PGDATABASE": info.dbname,
+    }.items():  # fmt: skip
+        monkeypatch.setenv(variable, value)
+    namespace: dict = {}
+    try:
+        run_readme_blocks("postgres", namespace)
+        rows = w.connection.execute(
+            "SELECT count(*), count(p_yes), count(prediction) FROM public.churn_scores"
+        ).fetchall()
+        assert rows == [(demo_table(demo_folder, "new_customers").num_rows,) * 3]
+    finally:
+        if "con" in namespace:
+            namespace["con"].close()
+        wml.drop(w, "naive_bayes_churned")
+
+
+def test_readme_spark_block_runs_as_written(
+    spark_engine: Engine, demo_folder: Path, monkeypatch
+) -> None:
+    monkeypatch.chdir(demo_folder)
+    spark = spark_engine.connection
+    namespace: dict = {}
+    try:
+        run_readme_blocks("spark", namespace)
+        rows = spark.sql("SELECT count(*), count(prediction) FROM churn_scores").collect()
+        assert tuple(rows[0]) == (demo_table(demo_folder, "customers").num_rows,) * 2
+    finally:
+        if "demo" in namespace:
+            namespace["demo"].close()
+        if "tan_churned" in {m["name"] for m in catalog.list_models(spark_engine.warehouse)}:
+            wml.drop(spark_engine.warehouse, "tan_churned")
+        spark.sql("DROP TABLE IF EXISTS customers")
