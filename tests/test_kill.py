@@ -9,6 +9,7 @@ model version's or a kept evaluation's.
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pyarrow as pa
+from conftest import REPO
 
 import warehouse_ml as wml
 from warehouse_ml.store import integrity
@@ -105,6 +107,7 @@ def test_kill_9_during_fits_and_cross_validations_leaves_a_consistent_database(t
     while kills < KILLS:
         process = subprocess.Popen(
             [sys.executable, str(worker), path, str(kills)],
+            env={**os.environ, "PYTHONPATH": str(REPO)},  # this checkout, installed or not
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
