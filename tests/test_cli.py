@@ -124,7 +124,7 @@ def test_the_demos_follow_up_command_runs_in_the_duckdb_cli_from_pypi(tmp_path, 
 def test_evaluate_report_and_tables(tmp_path, capsys):
     db = str(tmp_path / "w.duckdb")
     out = tmp_path / "report"
-    args = ["evaluate", TENNIS, "--target", "play", "--key", "day", "--folds", "7", "--db", db]
+    args = ["evaluate", TENNIS, "--target", "play", "--keys", "day", "--folds", "7", "--db", db]
     assert main([*args, "--output-dir", str(out), "--format", "parquet"]) == 0
     report = capsys.readouterr().out
     for heading in (

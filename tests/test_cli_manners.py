@@ -149,3 +149,24 @@ def test_evaluate_a_stored_model_without_keys(tmp_path, capsys):
     assert "model 't' on hold-out" in capsys.readouterr().out
     predictions = duckdb.sql(f"SELECT * FROM '{out_dir / 'predictions.csv'}'").fetchall()
     assert len(predictions) == 14
+
+
+def test_keys_has_one_spelling_on_every_command(tmp_path, capsys):
+    spellings = {
+        name: {o for a in sub._actions if a.help != argparse.SUPPRESS for o in a.option_strings}
+        for name, sub in _subcommands(build_parser()).items()
+    }
+    assert not any("--key" in options for options in spellings.values())
+    assert {name for name, options in spellings.items() if "--keys" in options} >= {
+        "train", "predict", "sql", "evaluate",
+    }  # fmt: skip
+    db = str(tmp_path / "w.duckdb")
+    cv = ["evaluate", TENNIS, "--target", "play", "--folds", "3", "--db", db]
+    with pytest.raises(SystemExit) as usage:
+        main([*cv, "--keys", "day,outlook"])
+    assert usage.value.code == 2
+    assert "cross-validation takes one key column" in capsys.readouterr().err
+    assert main([*cv, "--keys", "day"]) == 0
+    by_keys = capsys.readouterr().out
+    assert main([*cv, "--key", "day"]) == 0  # the former spelling still runs, unadvertised
+    assert capsys.readouterr().out == by_keys

@@ -344,12 +344,12 @@ def test_cli_evaluate_keeps_nothing_unless_asked(tmp_path, capsys):
     _customers(con)
     before = objects(con)
     con.close()
-    assert main(["evaluate", "customers", "--target", "y", "--key", "id", "--folds", "3",
+    assert main(["evaluate", "customers", "--target", "y", "--keys", "id", "--folds", "3",
                  "--db", path]) == 0  # fmt: skip
     con = duckdb.connect(path)
     assert {o for o in objects(con) - before if o[1] not in ("models", "objects")} == set()
     con.close()
-    assert main(["evaluate", "customers", "--target", "y", "--key", "id", "--folds", "3",
+    assert main(["evaluate", "customers", "--target", "y", "--keys", "id", "--folds", "3",
                  "--keep", "--db", path]) == 0  # fmt: skip
     assert main(["evaluations", "--db", path]) == 0
     assert "cross_validate" in capsys.readouterr().out

@@ -453,7 +453,7 @@ def test_command_line_cross_validation_can_allow_an_identifier(tmp_path, capsys)
     con = duckdb.connect(db)
     table = _identifier_table(con)
     con.close()
-    command = ["evaluate", table, "--target", "cls", "--kind", "tan", "--key", "k", "--folds", "3"]
+    command = ["evaluate", table, "--target", "cls", "--kind", "tan", "--keys", "k", "--folds", "3"]
     assert main([*command, "--db", db]) == 1
     assert "categorical column 'id' of ids" in capsys.readouterr().err
     assert main([*command, "--allow-high-cardinality", "--db", db]) == 0

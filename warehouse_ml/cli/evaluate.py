@@ -32,10 +32,9 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     else:
         if not args.target:
             raise ParameterError("evaluate needs --target (or --model to evaluate a stored model)")
-        key = args.key
         evaluation = crossval.cross_validate(
             con, args.source, args.target, model_from(args.kind, args), folds=args.folds,
-            stratified=not args.no_stratify, seed=args.seed, key=key, keep=args.keep,
+            stratified=not args.no_stratify, seed=args.seed, key=args.keys, keep=args.keep,
             allow_high_cardinality=args.allow_high_cardinality,
         )  # fmt: skip
         how = f"{args.folds}-fold cross-validation of {args.kind} on {args.source}"

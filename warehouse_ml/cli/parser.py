@@ -152,8 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--seed", type=int, default=0, help="seed of the fold assignment (default 0)"
     )
-    evaluate.add_argument("--key", help="unique integer or string column (default: row order)")
-    evaluate.add_argument("--keys", help="with --model: columns to keep in the predictions")
+    evaluate.add_argument(
+        "--keys",
+        help="cross-validation: the one column identifying a row, whose MD5 picks its fold "
+        "(default: row order); with --model: comma-separated columns to keep in the predictions",
+    )
+    evaluate.add_argument("--key", dest="keys", help=argparse.SUPPRESS)  # the former spelling
     evaluate.add_argument("--no-stratify", action="store_true", help="plain k-fold")
     evaluate.add_argument(
         "--allow-high-cardinality",
@@ -209,8 +213,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The parsed command line. An option given the value ``--`` (``--target=--``, a column
     named ``--``) keeps it: argparse before Python 3.12 strips that ``--`` and leaves ``[]``,
     a value no option of this CLI can otherwise have."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     for name, value in vars(args).items():
         if isinstance(value, list) and not value:
             setattr(args, name, "--")
+    if args.command == "evaluate" and not args.model and args.keys and "," in args.keys:
+        parser.error(f"evaluate: cross-validation takes one key column; got --keys {args.keys}")
     return args
