@@ -22,6 +22,18 @@ def datasets_dir() -> Path | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The suite runs on two pytest-xdist workers (``--dist loadgroup`` in pyproject.toml):
+    every test on Spark goes to one of them, so one Spark session (a JVM) serves them all,
+    while the other tests are shared out between both workers."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        on_spark = callspec is not None and callspec.params.get("engine") == "spark"
+        if on_spark or "spark_engine" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("spark"))
+
+
 @pytest.fixture
 def con() -> duckdb.DuckDBPyConnection:
     """A fresh in-memory DuckDB connection."""
