@@ -1,0 +1,207 @@
+"""Small tables: the per-call cost of warehouse-ml against scikit-learn on the shared UCI data.
+
+Run: ``python bench/small.py`` (data sets from ``$WML_DATASETS`` or ``../shared/datasets``;
+``--repeat`` measurements per call, the median is printed).
+
+For each categorical data set (every attribute text), in one process and one run:
+
+* the one-scan floor: ``SELECT count(*), sum(length(a0)), ... FROM t`` on the same DuckDB table;
+* Naive Bayes ``fit``, ``predict_proba`` and 10-fold ``cross_validate`` (stratified MD5 folds)
+  on an in-memory DuckDB table, against the same work in scikit-learn on the same raw rows:
+  ``OrdinalEncoder`` fit + ``CategoricalNB`` fit; ``OrdinalEncoder`` transform +
+  ``predict_proba``; ``cross_val_score`` of ``CategoricalNB`` on the encoded rows plus the
+  encoding (missing values are one more category there, as they are ignored here: the work,
+  not the numbers, is compared);
+* TAN ``fit`` and ``predict_proba``, which scikit-learn does not have, against the absolute
+  target of 50 ms for ``predict_proba``;
+* a point query (``WHERE id = ...``) and ``LIMIT 1`` through the NB and TAN prediction views,
+  against the target of 20 ms.
+
+Printed: a row per data set and call (milliseconds, the ratio to scikit-learn or to the target),
+the median ratio per call over the data sets, and the process's peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pv
+from sqlglot import exp
+
+import warehouse_ml as wml
+from warehouse_ml.sqlgen.templates import column, literal
+
+REPO = Path(__file__).resolve().parents[1]
+KEY = "wml_bench_id"
+TARGET_PREDICT_MS = 50.0
+TARGET_POINT_MS = 20.0
+
+
+def datasets_dir() -> Path | None:
+    for candidate in (os.environ.get("WML_DATASETS"), REPO.parent / "shared" / "datasets"):
+        if candidate and Path(candidate, "SOURCES.md").is_file():
+            return Path(candidate)
+    return None
+
+
+def categorical_sets(folder: Path) -> dict[str, pa.Table]:
+    """Every data set whose columns are all text: read as strings (empty field = NULL), the
+    class last, a key column added first."""
+    found = {}
+    for path in sorted(folder.glob("*.csv")):
+        if path.stem.endswith(("_test", "_train")):  # parts of another file
+            continue
+        inferred = pv.read_csv(path)
+        if not all(pa.types.is_string(f.type) for f in inferred.schema):
+            continue
+        table = pv.read_csv(
+            path,
+            convert_options=pv.ConvertOptions(
+                column_types={name: pa.string() for name in inferred.column_names},
+                strings_can_be_null=True,
+            ),
+        )
+        found[path.stem] = table.add_column(0, KEY, pa.array(np.arange(table.num_rows)))
+    return found
+
+
+def median_ms(repeat: int, call: Callable[[], object]) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def sklearn_calls(table: pa.Table) -> dict[str, Callable[[], object]]:
+    """The scikit-learn work matching each of our calls, on the same raw rows."""
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.naive_bayes import CategoricalNB
+    from sklearn.preprocessing import OrdinalEncoder
+
+    target = table.column_names[-1]
+    x = np.array(
+        [table.column(n).fill_null("?").to_pylist() for n in table.column_names[1:-1]],
+        dtype=object,
+    ).T
+    y = np.array(table.column(target).fill_null("?").to_pylist(), dtype=object)
+    encoder = OrdinalEncoder().fit(x)
+    encoded = encoder.transform(x)
+    counts = [len(c) for c in encoder.categories_]
+    model = CategoricalNB(min_categories=counts).fit(encoded, y)
+
+    def fit() -> None:
+        codes = OrdinalEncoder().fit(x).transform(x)
+        CategoricalNB(min_categories=counts).fit(codes, y)
+
+    def cross_validate() -> None:
+        codes = OrdinalEncoder().fit(x).transform(x)
+        folds = StratifiedKFold(10, shuffle=True, random_state=0)
+        cross_val_score(CategoricalNB(min_categories=counts), codes, y, cv=folds)
+
+    return {
+        "nb fit": fit,
+        "nb predict_proba": lambda: model.predict_proba(encoder.transform(x)),
+        "nb 10-fold cv": cross_validate,
+    }
+
+
+def sql_of(query: exp.Expression) -> str:
+    return query.sql(dialect="duckdb")
+
+
+def our_calls(con: duckdb.DuckDBPyConnection, table: pa.Table) -> dict[str, Callable[[], object]]:
+    """Our calls on table ``t`` of ``con`` (the models and views they query made first)."""
+    target = table.column_names[-1]
+    nb = wml.NaiveBayes().fit(con, "t", target, keys=[KEY], name="small_nb")
+    tan = wml.TAN().fit(con, "t", target, keys=[KEY], name="small_tan")
+    nb.create_view(con, "small_nb_scores", "t", keys=[KEY])
+    tan.create_view(con, "small_tan_scores", "t", keys=[KEY])
+    floor = sql_of(
+        exp.select(
+            exp.Count(this=exp.Star()),
+            *[exp.Sum(this=exp.Length(this=column(n))) for n in table.column_names[1:]],
+        ).from_("t")
+    )
+
+    def point(view: str) -> str:
+        middle = literal(table.num_rows // 2)
+        return sql_of(
+            exp.select("*").from_(view).where(exp.EQ(this=column(KEY), expression=middle))
+        )
+
+    return {
+        "floor": lambda: con.sql(floor).fetchall(),
+        "nb fit": lambda: wml.NaiveBayes().fit(con, "t", target, keys=[KEY], name="timed_nb"),
+        "nb predict_proba": lambda: nb.predict_proba(con, "t"),
+        "nb 10-fold cv": lambda: wml.cross_validate(
+            con, "t", target, wml.NaiveBayes(), folds=10, key=KEY
+        ).drop(),
+        "tan fit": lambda: wml.TAN().fit(con, "t", target, keys=[KEY], name="timed_tan"),
+        "tan predict_proba": lambda: tan.predict_proba(con, "t"),
+        "nb view point query": lambda: con.sql(point("small_nb_scores")).fetchall(),
+        "tan view point query": lambda: con.sql(point("small_tan_scores")).fetchall(),
+        "tan view limit 1": lambda: con.sql(
+            sql_of(exp.select("*").from_("small_tan_scores").limit(1))
+        ).fetchall(),
+    }
+
+
+TARGETS = {
+    "tan predict_proba": TARGET_PREDICT_MS,
+    "nb view point query": TARGET_POINT_MS,
+    "tan view point query": TARGET_POINT_MS,
+    "tan view limit 1": TARGET_POINT_MS,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="measurements per call (median)")
+    parser.add_argument("--only", nargs="*", help="data set names (default: every categorical one)")
+    args = parser.parse_args()
+    folder = datasets_dir()
+    if folder is None:
+        sys.exit("no shared data sets: set WML_DATASETS to the folder holding SOURCES.md")
+    sets = categorical_sets(folder)
+    if args.only:
+        sets = {name: sets[name] for name in args.only}
+    ratios: dict[str, list[float]] = {}
+    print(f"{'data set':16s} {'rows':>6s} {'attrs':>5s} {'call':22s} {'ours ms':>9s} "
+          f"{'peer ms':>9s} {'ratio':>7s}  (peer: scikit-learn; or the target in ms)")  # fmt: skip
+    for name, table in sets.items():
+        con = duckdb.connect()
+        con.register("arrow_source", table)
+        con.execute(sql_of(exp.select("*").from_("arrow_source").ctas("t")))
+        ours = {call: median_ms(args.repeat, fn) for call, fn in our_calls(con, table).items()}
+        peers = {call: median_ms(args.repeat, fn) for call, fn in sklearn_calls(table).items()}
+        con.close()
+        shape = f"{name:16s} {table.num_rows:6d} {table.num_columns - 2:5d}"
+        print(f"{shape} {'one-scan floor':22s} {ours.pop('floor'):9.2f}")
+        for call, ms in ours.items():
+            peer = peers.get(call, TARGETS.get(call))
+            if peer is None:  # no peer, no target: the time alone
+                print(f"{shape} {call:22s} {ms:9.2f}")
+                continue
+            ratios.setdefault(call, []).append(ms / peer)
+            print(f"{shape} {call:22s} {ms:9.2f} {peer:9.2f} {ms / peer:6.1f}x")
+    print("\nmedian ratio over the data sets (to scikit-learn, or to the target):")
+    for call, values in ratios.items():
+        print(f"  {call:22s} {statistics.median(values):6.1f}x  (max {max(values):.1f}x)")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory of the process: {peak:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
