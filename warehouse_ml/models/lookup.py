@@ -85,15 +85,8 @@ def width(blocks: Sequence[Block]) -> int:
 
 
 def blocks_of(record: ModelRecord) -> list[Block]:
-    """The model's lookup blocks (none when no attribute is looked up). A layout stored as
-    ``{attribute: [first_code, low, high]}`` (one attribute per block) is read as such."""
-    stored = record.details.get("lookup") or []
-    if isinstance(stored, dict):
-        return [
-            {"first_code": first, "attributes": [[name, low, high]]}
-            for name, (first, low, high) in stored.items()
-        ]
-    return stored
+    """The model's lookup blocks (none when no attribute is looked up)."""
+    return record.details.get("lookup") or []
 
 
 def contiguous_ranges(
