@@ -6,6 +6,21 @@ what was expected and what was found, so that a user can fix the input without r
 
 from __future__ import annotations
 
+import sys
+import warnings
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def warn_user(message: str, category: type[Warning]) -> None:
+    """``warnings.warn`` pointing at the nearest caller outside warehouse_ml (the user's call),
+    however deep inside the package the warning is raised."""
+    frame, level = sys._getframe(1), 2  # level 1 is this function
+    while frame is not None and Path(frame.f_code.co_filename).resolve().is_relative_to(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
 
 class WarehouseMLError(Exception):
     """Base class of every error raised on purpose by warehouse-ml."""
@@ -81,6 +96,11 @@ class ViewRebuildError(WarehouseMLError):
 class HighCardinalityWarning(UserWarning):
     """A categorical attribute has many distinct values (see
     :mod:`warehouse_ml.stats.validation`)."""
+
+
+class IntegerColumnsWarning(UserWarning):
+    """Integer columns nobody declared are modelled as numeric: they have many distinct values
+    (see :mod:`warehouse_ml.stats.integer_rule`)."""
 
 
 class HighCardinalityError(DataError):

@@ -4,7 +4,6 @@ MI and CMI come from SQL (stats/pairs.py); the spanning tree is stats/spanning_t
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +13,7 @@ from sqlglot import exp
 
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.errors import ColumnError, HighCardinalityWarning
+from warehouse_ml.errors import ColumnError, HighCardinalityWarning, warn_user
 from warehouse_ml.models.render import render_tree
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
@@ -131,11 +130,10 @@ def _warn_on_row_identifiers(src: Source, features: Sequence[Feature], counts: p
     for feature in features:
         n = rows.get(feature.name, 0)
         if feature.kind == CATEGORICAL and n > 1 and values[feature.name] == n:
-            warnings.warn(
+            warn_user(
                 f"column {feature.name!r} of {src.description} has a different value on each of "
                 f"its {n} rows, like a key; leave it out with keys=[{feature.name!r}]",
                 HighCardinalityWarning,
-                stacklevel=3,
             )
 
 

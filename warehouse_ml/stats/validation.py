@@ -33,10 +33,7 @@ that name stays.
 from __future__ import annotations
 
 import math
-import sys
-import warnings
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from sqlglot import exp
@@ -47,6 +44,7 @@ from warehouse_ml.errors import (
     HighCardinalityError,
     HighCardinalityWarning,
     ParameterError,
+    warn_user,
 )
 from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats.features import CATEGORICAL, Feature
@@ -66,16 +64,6 @@ def _rows(warehouse: Warehouse, tables: Staging, part: str, order: Sequence[str]
     return warehouse.fetch(
         "select_table", table=tables.named(part), order_columns=[column(c, "t") for c in order]
     ).to_pylist()
-
-
-def _outside_package_stacklevel() -> int:
-    """The ``warnings.warn`` stacklevel of the nearest caller outside warehouse_ml (the user's
-    fit or cross-validation call), however deep inside the package the check is made."""
-    package = Path(__file__).resolve().parents[1]
-    frame, level = sys._getframe(1), 1
-    while frame is not None and Path(frame.f_code.co_filename).resolve().is_relative_to(package):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 class CardinalityCheck:
@@ -158,11 +146,10 @@ def _check_attribute(
             "features=[...]), bin or group it in a view, or pass "
             "allow_high_cardinality=True"
         )
-    warnings.warn(
+    warn_user(
         f"{what}: more than {WARN_CATEGORIES}; its parameters are large and its "
         "estimates weak (bin or group it in a view, or leave it out)",
         HighCardinalityWarning,
-        stacklevel=_outside_package_stacklevel(),
     )
 
 

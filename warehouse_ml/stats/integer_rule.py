@@ -1,0 +1,92 @@
+"""Integer columns nobody declared: codes or counts?
+
+An integer column is a code (a category: a product class, a rating, a flag) or a count or
+measure (an age, an amount, a weight). The rule, applied by every call that chooses a model's
+features (``fit``, cross-validation, leave-one-out, ``select_model``, the CLI) before any heavy
+statement: an integer-valued column (an integer type, or a decimal of scale 0 such as
+``HUGEINT``) that ``categorical=`` / ``numeric=`` do not name is
+
+* **categorical** when it has at most :data:`MAX_INTEGER_CATEGORIES` distinct non-NULL values in
+  the source;
+* **numeric** otherwise (a Gaussian per class in Naive Bayes, equal-frequency bins in TAN), with
+  one :class:`~warehouse_ml.errors.IntegerColumnsWarning` naming those columns, their numbers
+  of distinct values and the ``categorical=[...]`` that keeps them categorical.
+
+The distinct values are counted in one statement over the whole source (``COUNT(DISTINCT x)``
+for each such column); a cross-validation decides once for all its folds, so every fold models
+a column the same way. On UCI ``adult``: age, fnlwgt, capital-gain, capital-loss and
+hours-per-week become numeric, education-num (16 values) stays categorical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from sqlglot import exp
+
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source
+from warehouse_ml.errors import IntegerColumnsWarning, warn_user
+from warehouse_ml.sqlgen.templates import alias, column
+from warehouse_ml.stats.features import CATEGORICAL, NUMERIC, Feature, integer_valued
+
+MAX_INTEGER_CATEGORIES = 32
+"""An undeclared integer column with more distinct non-NULL values than this is numeric."""
+
+
+def undeclared_integers(features: Sequence[Feature], declared: Iterable[str]) -> list[str]:
+    """The categorical integer-valued features whose kind the caller did not declare."""
+    named = set(declared)
+    return [
+        f.name
+        for f in features
+        if f.kind == CATEGORICAL and integer_valued(f.sql_type) and f.name not in named
+    ]
+
+
+def distinct_counts_query(source: Source, names: Sequence[str]) -> exp.Query:
+    """One row: ``wml_n_<i>`` (BIGINT) the number of distinct non-NULL values of ``names[i]``."""
+    return exp.select(
+        *[
+            alias(exp.Count(this=exp.Distinct(expressions=[column(name, "src")])), f"wml_n_{i}")
+            for i, name in enumerate(names)
+        ]
+    ).from_(source.relation.copy().as_("src"))
+
+
+def decide(features: Sequence[Feature], distinct: Mapping[str, int]) -> list[Feature]:
+    """``features`` with each column of ``distinct`` (name -> distinct values) that has more
+    than :data:`MAX_INTEGER_CATEGORIES` values made numeric."""
+    return [
+        Feature(f.name, NUMERIC, f.sql_type)
+        if distinct.get(f.name, 0) > MAX_INTEGER_CATEGORIES
+        else f
+        for f in features
+    ]
+
+
+def _warning(source: Source, made_numeric: Mapping[str, int]) -> str:
+    listed = ", ".join(f"{name!r} ({n} distinct values)" for name, n in made_numeric.items())
+    names = ", ".join(repr(name) for name in made_numeric)
+    return (
+        f"integer columns {listed} of {source.description} are modelled as numeric, having "
+        f"more than {MAX_INTEGER_CATEGORIES} distinct values; categorical=[{names}] counts "
+        "their values as categories instead"
+    )
+
+
+def apply_integer_rule(
+    warehouse: Warehouse, source: Source, features: Sequence[Feature], declared: Iterable[str]
+) -> list[Feature]:
+    """``features`` with the rule of this module applied to the undeclared integer columns
+    (one statement when there is any; none otherwise). ``declared``: the columns named by
+    ``categorical=`` or ``numeric=``."""
+    names = undeclared_integers(features, declared)
+    if not names:
+        return list(features)
+    row = warehouse.fetch_tree(distinct_counts_query(source, names)).to_pylist()[0]
+    distinct = {name: row[f"wml_n_{i}"] for i, name in enumerate(names)}
+    made_numeric = {n: c for n, c in distinct.items() if c > MAX_INTEGER_CATEGORIES}
+    if made_numeric:
+        warn_user(_warning(source, made_numeric), IntegerColumnsWarning)
+    return decide(features, distinct)
