@@ -86,7 +86,9 @@ def test_warnings_are_one_line_in_the_clis_spelling(tmp_path, capsys):
 
 def test_errors_suggest_cli_options_not_python_arguments(tmp_path, capsys):
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
-    con.execute("CREATE TABLE ids AS SELECT i AS id, i % 2 AS y FROM range(2000) t(i)")
+    con.execute(
+        "CREATE TABLE ids AS SELECT 'c' || CAST(i AS VARCHAR) AS id, i % 2 AS y FROM range(2000) t(i)"
+    )
     con.close()
     assert main(["train", "ids", "--target", "y", "--db", str(tmp_path / "w.duckdb")]) == 1
     err = capsys.readouterr().err

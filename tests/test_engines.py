@@ -645,7 +645,9 @@ def test_an_open_postgres_transaction_is_refused(postgres_engine: Engine) -> Non
     import psycopg
 
     table = postgres_engine.load(TABLE, DATA)
-    model = wml.NaiveBayes().fit(postgres_engine.warehouse, table, "label", name="engine_tx")
+    model = wml.NaiveBayes().fit(
+        postgres_engine.warehouse, table, "label", keys=["id"], name="engine_tx"
+    )
     connection = psycopg.connect(postgres_engine.connection.info.dsn)  # autocommit off
     try:
         connection.execute(f'SELECT count(*) FROM "{table}"').fetchall()  # opens a transaction

@@ -304,7 +304,7 @@ def test_calls_leave_no_unfinished_result_or_transaction(con):
     _customers(con)
     model = wml.NaiveBayes().fit(con, "customers", "y", keys=["id"])
     model.predict(con, "customers")
-    wml.cross_validate(con, "customers", "y", wml.NaiveBayes(), folds=3).accuracy()
+    wml.cross_validate(con, "customers", "y", wml.NaiveBayes(), folds=3, key="id").accuracy()
     first = con.sql("SELECT txid_current()").fetchall()
     second = con.sql("SELECT txid_current()").fetchall()
     assert first != second  # autocommit: no transaction left open
@@ -514,8 +514,8 @@ def test_an_empty_class_label_is_a_class_like_any_other(con):
 
 def test_a_stale_model_object_says_so(con):
     _customers(con)
-    first = wml.NaiveBayes().fit(con, "customers", "y")
-    wml.NaiveBayes().fit(con, "customers", "y")  # same default name: replaces it
+    first = wml.NaiveBayes().fit(con, "customers", "y", keys=["id"])
+    wml.NaiveBayes().fit(con, "customers", "y", keys=["id"])  # same default name: replaces it
     with pytest.raises(
         StaleModelError, match=r"re-fitted.*warehouse_ml\.load\(con, 'naive_bayes_y'\)"
     ):

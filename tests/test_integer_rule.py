@@ -9,9 +9,11 @@ import warnings
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import warehouse_ml as wml
+from warehouse_ml.cli import main
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.sources import open_source
 from warehouse_ml.stats.features import CATEGORICAL, NUMERIC, select_features
@@ -97,3 +99,64 @@ def test_adult_integers(datasets):
             chosen = apply_integer_rule(warehouse, src, features, [])
     numeric = [f.name for f in chosen if f.kind == NUMERIC]
     assert numeric == ["age", "fnlwgt", "capital-gain", "capital-loss", "hours-per-week"]
+
+
+# -- the same rule in every call that chooses features --------------------------------------
+def kinds_of(model: wml.NaiveBayes | wml.TAN) -> dict[str, str]:
+    return {f.name: f.kind for f in model.features_}
+
+
+MANY = ["count", "null_heavy", "unsigned", "huge"]  # the integer columns with > 32 values
+
+
+def test_fit_applies_the_rule_and_the_models_own_declarations_win_over_it(con):
+    with pytest.warns(wml.IntegerColumnsWarning) as caught:
+        automatic = wml.NaiveBayes().fit(con, DATA, "y")
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert [n for n, k in kinds_of(automatic).items() if k == NUMERIC] == [*MANY, "real"]
+    configured = wml.TAN(categorical=MANY)
+    assert configured.get_params()["categorical"] == MANY
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fitted = configured.fit(con, DATA, "y", name="configured")
+        assert kinds_of(fitted)["count"] == CATEGORICAL
+        assert wml.load(con, "configured").get_params()["categorical"] == MANY
+        overridden = configured.fit(con, DATA, "y", categorical=[], numeric=MANY, name="o")
+    assert kinds_of(overridden)["count"] == NUMERIC  # the call's own declarations win
+
+
+def test_cross_validation_decides_once_for_every_fold(con):
+    with pytest.warns(wml.IntegerColumnsWarning) as caught:
+        automatic = wml.cross_validate(con, DATA, "y", wml.NaiveBayes(), folds=5)
+    assert len(caught) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        declared = wml.cross_validate(con, DATA, "y", wml.NaiveBayes(), folds=5, numeric=MANY)
+    assert automatic.to_arrow().equals(declared.to_arrow())
+    tan = wml.TAN()
+    with pytest.warns(wml.IntegerColumnsWarning) as caught:
+        wml.cross_validate(con, DATA, "y", tan, folds=3).drop()  # TAN: numeric folds fit each
+    assert len(caught) == 1
+
+
+def test_select_model_refits_the_winner_with_the_features_its_cv_chose(con):
+    candidates = [wml.NaiveBayes(categorical=MANY), wml.Candidate(wml.NaiveBayes(), numeric=MANY)]
+    selection = wml.select_model(con, DATA, "y", candidates, folds=3, name="chosen")
+    winner = next(row for row in selection.comparison.to_pylist() if row["chosen"])
+    expected = CATEGORICAL if winner["candidate"] == 0 else NUMERIC
+    assert kinds_of(selection.model)["count"] == expected
+
+
+def test_the_cli_warns_in_one_line_with_its_own_options(tmp_path, capsys):
+    source = tmp_path / "data.parquet"
+    pq.write_table(DATA.select(["code", "count", "y"]), source)
+    db = str(tmp_path / "w.duckdb")
+    assert main(["evaluate", str(source), "--target", "y", "--folds", "3", "--db", db]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "warning: integer columns 'count' (33 distinct values) of "
+        f"{source} are modelled as numeric, having more than 32 distinct values; "
+        "--categorical count counts their values as categories instead"
+    ]
+    assert main(["train", str(source), "--target", "y", "--categorical", "count", "--db", db]) == 0
+    assert capsys.readouterr().err == ""

@@ -420,7 +420,7 @@ def test_many_valued_integer_codes_keep_the_lookup_within_its_cap(con):
             pa.table({"a": [400, 7, None], "b": [3, 999, 5], "c": [0, 1, 2], "y": [0, 1, 0]}),
         ]
     )
-    model = wml.TAN().fit(con, train, "y")
+    model = wml.TAN().fit(con, train, "y", categorical=["a", "b"])  # codes, not counts
     assert model.parents_ == {"a": None, "b": "a", "c": "a"}
     placed = model.record.details["lookup"]
     assert set(placed) == {"a", "c"}  # b: (400 + 2) * 401 codes > lookup.MAX_TAN_CODES

@@ -278,17 +278,21 @@ def test_hugeint_target_holds_integer_class_labels(con, hugeints):
 
 
 def test_integer_valued_decimals_are_integers_for_the_type_rule(con, hugeints):
-    """HUGEINT and DECIMAL(p, 0) features are categorical unless declared numeric (then a
-    Gaussian equal to scikit-learn's); a decimal with a fractional part stays numeric and is
-    refused as a target with a message naming the column and the way out."""
+    """HUGEINT and DECIMAL(p, 0) features are integers: categorical with few values, numeric
+    with many (stats/integer_rule.py), either when declared (numeric: a Gaussian equal to
+    scikit-learn's); a decimal with a fractional part stays numeric and is refused as a target
+    with a message naming the column and the way out."""
     con.execute(
         "CREATE TABLE mixed AS SELECT id, g, CAST(id % 4 AS DECIMAL(18, 0)) AS d, "
         "CAST(id / 7 AS DECIMAL(10, 2)) AS amount, t FROM huge"
     )
-    kinds = wml.NaiveBayes().fit(con, "mixed", "t", keys=["id"]).features_
+    with pytest.warns(wml.IntegerColumnsWarning, match=r"'g' \(90 distinct values\)"):
+        kinds = wml.NaiveBayes().fit(con, "mixed", "t", keys=["id"]).features_
     assert [(f.name, f.kind) for f in kinds] == [
-        ("g", "categorical"), ("d", "categorical"), ("amount", "numeric"),
+        ("g", "numeric"), ("d", "categorical"), ("amount", "numeric"),
     ]  # fmt: skip
+    declared = wml.NaiveBayes(categorical=["g"]).fit(con, "mixed", "t", keys=["id"]).features_
+    assert declared[0].kind == "categorical"
     model = wml.NaiveBayes().fit(con, "huge", "t", features=["g"], numeric=["g"])
     x = np.array(hugeints["g"], dtype=float)[:, None]
     oracle = GaussianNB().fit(x, np.array(hugeints["t"], dtype=object).astype(str))

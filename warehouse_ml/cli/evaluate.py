@@ -35,6 +35,8 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         evaluation = crossval.cross_validate(
             con, args.source, args.target, model_from(args.kind, args), folds=args.folds,
             stratified=not args.no_stratify, seed=args.seed, key=args.keys, keep=args.keep,
+            features=split_names(args.features), categorical=split_names(args.categorical),
+            numeric=split_names(args.numeric),
             allow_high_cardinality=args.allow_high_cardinality,
         )  # fmt: skip
         how = f"{args.folds}-fold cross-validation of {args.kind} on {args.source}"

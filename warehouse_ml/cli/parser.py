@@ -23,6 +23,7 @@ from warehouse_ml.cli.commands import (
 )
 from warehouse_ml.cli.demo import cmd_demo
 from warehouse_ml.cli.evaluate import cmd_evaluate
+from warehouse_ml.stats.integer_rule import MAX_INTEGER_CATEGORIES
 
 DEFAULT_DB = os.environ.get("WML_DB", "warehouse.duckdb")
 
@@ -58,6 +59,23 @@ def _model_options(sub: argparse.ArgumentParser) -> None:
     )
 
 
+def _column_options(sub: argparse.ArgumentParser) -> None:
+    """Which columns are features, and how each is modelled (train and evaluate)."""
+    sub.add_argument(
+        "--features", help="comma-separated feature columns (default: all but target and keys)"
+    )
+    sub.add_argument(
+        "--categorical",
+        help="comma-separated columns to count as categories, whatever their type (e.g. "
+        f"integer codes with more than {MAX_INTEGER_CATEGORIES} values)",
+    )
+    sub.add_argument(
+        "--numeric",
+        help="comma-separated integer or decimal columns to model as numbers (Gaussian in NB, "
+        f"bins in TAN); integers with more than {MAX_INTEGER_CATEGORIES} values are by default",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="warehouse-ml",
@@ -88,12 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--name", help="model name (default <kind>_<target>; replaces a model of that name)"
     )
-    train.add_argument(
-        "--features", help="comma-separated feature columns (default: all but target and keys)"
-    )
     train.add_argument("--keys", help="comma-separated identifier columns, never features")
-    train.add_argument("--categorical", help="columns to treat as categorical")
-    train.add_argument("--numeric", help="columns to treat as numeric")
+    _column_options(train)
     _model_options(train)
     train.add_argument(
         "--allow-high-cardinality",
@@ -145,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("source", help="table name or .parquet/.csv path")
     evaluate.add_argument("--target", help="the class column (cross-validation)")
     evaluate.add_argument("--model", help="a stored model to evaluate on SOURCE instead")
+    _column_options(evaluate)
     _model_options(evaluate)
     evaluate.add_argument(
         "--folds", type=int, default=10, help="number of cross-validation folds (default 10)"

@@ -43,7 +43,7 @@ from warehouse_ml.models.names import FOLD, PREDICTION, probability_columns
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
-from warehouse_ml.stats.features import select_features
+from warehouse_ml.stats.integer_rule import as_declared, choose_features
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store import catalog, ownership
 from warehouse_ml.store.ownership import Staging
@@ -66,10 +66,11 @@ def _fold_classes(
 
 @dataclass(frozen=True)
 class Plan:
-    """What one cross-validation needs besides its folds: an id for its tables, the feature
-    arguments as given (``selection``: features, categorical, numeric), the features chosen
-    from them, the class counts, the number of source rows (NULL targets included), whether
-    its results are kept and the high-cardinality check of the source."""
+    """What one cross-validation needs besides its folds: an id for its tables, the features
+    chosen (and ``selection``: the features / categorical / numeric arguments that choose them
+    again with nothing left to decide, stats/integer_rule.as_declared), the class counts, the
+    number of source rows (NULL targets included), whether its results are kept and the
+    high-cardinality check of the source."""
 
     cv_id: str
     selection: dict[str, Any]
@@ -97,14 +98,17 @@ def plan_evaluation(
     """The :class:`Plan` of cross-validating ``model`` on ``src``: its features, classes and
     row count, read before any table is made."""
     catalog.ensure(warehouse)
-    chosen = select_features(src, target, keys=[key] if key else None, **selection)
+    chosen = choose_features(
+        warehouse, src, target, selection.get("features"), keys=[key] if key else None,
+        **model.column_kinds(selection.get("categorical"), selection.get("numeric")),
+    )  # fmt: skip
     classes, n_null = model._classes(warehouse, src, target)
     n_labelled = sum(c["n"] for c in classes)
     check = CardinalityCheck(
         src.description, chosen, n_labelled, allow_high_cardinality=allow_high_cardinality
     )
     cv_id = f"cv{uuid.uuid4().hex[:12]}"
-    return Plan(cv_id, selection, chosen, classes, n_labelled + n_null, keep, check)
+    return Plan(cv_id, as_declared(chosen), chosen, classes, n_labelled + n_null, keep, check)
 
 
 def _results(

@@ -72,10 +72,10 @@ from warehouse_ml.stats.features import (
     CATEGORICAL,
     NUMERIC,
     Feature,
-    select_features,
     value_expression,
     valued_source,
 )
+from warehouse_ml.stats.integer_rule import choose_features
 from warehouse_ml.stats.moments import numeric_moments, without_extremes
 from warehouse_ml.store import catalog, ownership
 from warehouse_ml.store.ownership import Staging
@@ -349,9 +349,9 @@ def leave_one_out_open(
     """:func:`cross_validate_leave_one_out` of an open source, for a call already in a session
     (``created_by`` names it in the object registry)."""
     nb = _check_model(model)
-    chosen = select_features(
-        src, target, features, categorical=categorical, numeric=numeric,
-        keys=[key] if key else None,
+    chosen = choose_features(
+        warehouse, src, target, features, keys=[key] if key else None,
+        **nb.column_kinds(categorical, numeric),
     )  # fmt: skip
     key_column = key or splits.ROW_KEY
     splits.check_key(src, key)

@@ -112,6 +112,7 @@ def select_model(
         if isinstance(source, pa.RecordBatchReader):  # read by every candidate and the refit
             source = source.read_all()
         rows = []
+        decided = []  # each candidate's features, as its cross-validation chose them
         with open_source(warehouse, source) as src:
             catalog.ensure(warehouse)
             selection_id = f"sel{uuid.uuid4().hex[:12]}"
@@ -131,7 +132,7 @@ def select_model(
                         if crossval.uses_exact_leave_one_out(candidate.model, folds, plan):
                             ev = leave_one_out_open(
                                 warehouse, src, target, candidate.model, key=key, keep=False,
-                                created_by="select_model", **selection,
+                                created_by="select_model", **plan.selection,
                             )  # fmt: skip
                         else:
                             shared = shared or crossval.assign_once(
@@ -148,6 +149,7 @@ def select_model(
                             [index, candidate.describe(), candidate.model.kind, measure, value,
                              accuracy]
                         )  # fmt: skip
+                        decided.append(plan.selection)
                 finally:
                     work.drop()
         values = [r[4] for r in rows]
@@ -168,8 +170,7 @@ def select_model(
                 )
             )
             model = type(winner.model)(**winner.model.get_params()).fit(
-                warehouse, source, target, features=winner.features,
-                categorical=winner.categorical, numeric=winner.numeric,
+                warehouse, source, target, **decided[best],
                 keys=[key] if key else None, name=model_name,
                 details={"selection": list(table.parts)},
                 allow_high_cardinality=allow_high_cardinality,

@@ -41,7 +41,8 @@ from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats import validation
-from warehouse_ml.stats.features import Feature, integer_valued, select_features
+from warehouse_ml.stats.features import Feature, integer_valued
+from warehouse_ml.stats.integer_rule import choose_features
 from warehouse_ml.store import catalog, integrity, ownership
 from warehouse_ml.store.catalog import PREDICTION_VIEW, ModelRecord
 from warehouse_ml.store.ownership import Staging
@@ -82,8 +83,22 @@ class Classifier(abc.ABC):
     kind: ClassVar[str]
     record_: ModelRecord | None
 
-    def __init__(self) -> None:
+    def __init__(
+        self, *, categorical: Iterable[str] | None = None, numeric: Iterable[str] | None = None
+    ) -> None:
         self.record_ = None
+        self.categorical = None if categorical is None else list(categorical)
+        self.numeric = None if numeric is None else list(numeric)
+
+    def column_kinds(
+        self, categorical: Iterable[str] | None, numeric: Iterable[str] | None
+    ) -> dict[str, list[str] | None]:
+        """The ``categorical`` / ``numeric`` declarations of one call on this model: the call's
+        own where it gives them, else the model's (its constructor's)."""
+        return {
+            "categorical": self.categorical if categorical is None else list(categorical),
+            "numeric": self.numeric if numeric is None else list(numeric),
+        }
 
     # -- settings and capabilities --------------------------------------------------------
     def get_params(self) -> dict[str, Any]:
@@ -332,7 +347,9 @@ class Classifier(abc.ABC):
             target: the class column. Rows where it is NULL are left out (counted in
                 ``n_null_target_``).
             features: feature columns; None means every column but the target and ``keys``.
-            categorical, numeric: per-column overrides of the type rule (see features.py).
+            categorical, numeric: per-column overrides of the type rule (stats/features.py)
+                and of the integer rule (stats/integer_rule.py); default: the model's own
+                (given to its constructor).
             keys: identifier columns never used as features.
             name: the model's name in the catalog; default ``<kind>_<target>``. A model of the
                 same name is replaced atomically.
@@ -354,9 +371,10 @@ class Classifier(abc.ABC):
         """
         name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
         with session(con, "fit", progress) as warehouse, open_source(warehouse, source) as src:
-            chosen = select_features(
-                src, target, features, categorical=categorical, numeric=numeric, keys=keys
-            )  # checks the target too
+            chosen = choose_features(
+                warehouse, src, target, features, keys=keys,
+                **self.column_kinds(categorical, numeric),
+            )  # checks the target too  # fmt: skip
             target_type = src.field(target).type
             classes, n_null = self._classes(warehouse, src, target)
             catalog.ensure(warehouse)

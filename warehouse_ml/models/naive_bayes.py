@@ -24,7 +24,7 @@ Smoothing conventions reproduced exactly:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlglot import exp
@@ -158,6 +158,9 @@ class NaiveBayes(Classifier):
         var_smoothing: variance floor for numeric attributes, as a fraction of the largest
             overall variance among them (scikit-learn's default 1e-9).
         block_size: attributes grouped per scan when counting (see counting.py).
+        categorical, numeric: columns to model as categorical / numeric whatever their type
+            or number of distinct values says (stats/features.py, stats/integer_rule.py);
+            ``fit``, ``cross_validate`` and ``select_model`` use them unless given their own.
     """
 
     kind = "naive_bayes"
@@ -170,8 +173,10 @@ class NaiveBayes(Classifier):
         m: float = 0.0,
         var_smoothing: float = 1e-9,
         block_size: int = counting.DEFAULT_BLOCK_SIZE,
+        categorical: Iterable[str] | None = None,
+        numeric: Iterable[str] | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(categorical=categorical, numeric=numeric)
         self.alpha = non_negative("alpha", alpha)
         self.prior_alpha = non_negative("prior_alpha", prior_alpha)
         self.m = non_negative("m", m)

@@ -67,7 +67,7 @@ step, so last-bit differences of parallel floating-point sums cannot change the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sqlglot import exp
@@ -120,6 +120,9 @@ class TAN(Classifier):
         root: the attribute at the root of the tree (no attribute parent); None = the first
             feature.
         bins: number of equal-frequency bins for numeric attributes (>= 1).
+        categorical, numeric: columns to model as categorical / numeric whatever their type
+            or number of distinct values says (stats/features.py, stats/integer_rule.py);
+            ``fit``, ``cross_validate`` and ``select_model`` use them unless given their own.
     """
 
     kind = "tan"
@@ -131,8 +134,10 @@ class TAN(Classifier):
         prior_alpha: float = 0.5,
         root: str | None = None,
         bins: int = binning.DEFAULT_BINS,
+        categorical: Iterable[str] | None = None,
+        numeric: Iterable[str] | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(categorical=categorical, numeric=numeric)
         self.alpha = validation.non_negative("alpha", alpha)
         self.prior_alpha = validation.non_negative("prior_alpha", prior_alpha)
         if root is not None and not isinstance(root, str):

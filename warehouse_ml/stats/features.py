@@ -5,9 +5,9 @@ The rule, applied at fit and stored with the model:
 * floating-point columns and decimals with a fractional part (scale > 0) are **numeric** (a
   Gaussian per class in Naive Bayes, equal-frequency bins in TAN);
 * strings, integers, booleans, dictionary/ENUM, dates, times and timestamps are **categorical**
-  (integer columns are usually codes: declare a count-like integer as ``numeric=[...]``);
-  integer-valued decimals (scale 0: ``DECIMAL(p, 0)``, and DuckDB's ``HUGEINT``/``UHUGEINT``,
-  which Arrow shows as ``decimal128(38, 0)``) are integers here;
+  here; integer-valued decimals (scale 0: ``DECIMAL(p, 0)``, and DuckDB's ``HUGEINT``/
+  ``UHUGEINT``, which Arrow shows as ``decimal128(38, 0)``) are integers; an undeclared integer
+  column with many distinct values is then made numeric by stats/integer_rule.py;
 * ``categorical=[...]`` and ``numeric=[...]`` override the rule per column (``numeric`` accepts
   integer, floating and decimal columns only);
 * nested, binary and other types are refused with a hint.

@@ -28,7 +28,13 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import IntegerColumnsWarning, warn_user
 from warehouse_ml.sqlgen.templates import alias, column
-from warehouse_ml.stats.features import CATEGORICAL, NUMERIC, Feature, integer_valued
+from warehouse_ml.stats.features import (
+    CATEGORICAL,
+    NUMERIC,
+    Feature,
+    integer_valued,
+    select_features,
+)
 
 MAX_INTEGER_CATEGORIES = 32
 """An undeclared integer column with more distinct non-NULL values than this is numeric."""
@@ -90,3 +96,33 @@ def apply_integer_rule(
     if made_numeric:
         warn_user(_warning(source, made_numeric), IntegerColumnsWarning)
     return decide(features, distinct)
+
+
+def choose_features(
+    warehouse: Warehouse,
+    source: Source,
+    target: str,
+    features: Sequence[str] | None = None,
+    *,
+    categorical: Iterable[str] | None = None,
+    numeric: Iterable[str] | None = None,
+    keys: Iterable[str] | None = None,
+) -> list[Feature]:
+    """A model's features: :func:`~warehouse_ml.stats.features.select_features` (the type rule,
+    the declarations, the target checked), then the integer rule on what is left undeclared."""
+    categorical, numeric = list(categorical or ()), list(numeric or ())
+    chosen = select_features(
+        source, target, features, categorical=categorical, numeric=numeric, keys=keys
+    )
+    return apply_integer_rule(warehouse, source, chosen, [*categorical, *numeric])
+
+
+def as_declared(features: Sequence[Feature]) -> dict[str, list[str]]:
+    """The ``features`` / ``categorical`` / ``numeric`` arguments that choose exactly
+    ``features`` again with nothing left to decide (no statement, no warning): what each fold of
+    a cross-validation and the refit of a model selection are given."""
+    return {
+        "features": [f.name for f in features],
+        "categorical": [f.name for f in features if f.kind == CATEGORICAL],
+        "numeric": [f.name for f in features if f.kind == NUMERIC],
+    }
