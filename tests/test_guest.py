@@ -195,8 +195,8 @@ def test_columns_named_like_internal_aliases_change_nothing(con, name):
     plain = _fold_data("a").append_column("other", pa.array([7] * 90))
     model = wml.NaiveBayes().fit(con, data, "y", keys=["id", name], name="hostile")
     reference = wml.NaiveBayes().fit(con, plain, "y", keys=["id", "other"], name="plain")
-    got = model.score(con, data, keys=["id", name])
-    want = reference.score(con, plain, keys=["id", "other"])
+    got = model.score_rows(con, data, keys=["id", name])
+    want = reference.score_rows(con, plain, keys=["id", "other"])
     assert got.column_names == ["id", name, "p_c0", "p_c1", "p_c2", "prediction"]
     assert got.rename_columns(want.column_names) == want
     for kind in (wml.NaiveBayes, wml.TAN):  # and as a feature
@@ -212,7 +212,7 @@ def test_a_key_with_the_name_of_an_output_column_is_refused_naming_both(con, key
     model = wml.NaiveBayes().fit(con, "customers", "y", keys=["id", key])
     before = _state(con)
     with pytest.raises(ColumnConflictError, match=f"{key!r}.*output column"):
-        model.score(con, "customers", keys=["id", key])
+        model.score_rows(con, "customers", keys=["id", key])
     with pytest.raises(ColumnConflictError):
         model.create_view(con, "v", "customers", keys=["id", key])
     with pytest.raises(ColumnConflictError):

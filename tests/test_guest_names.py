@@ -49,7 +49,7 @@ def vocabulary() -> tuple[str, ...]:
     warehouse = wml.connect(con, on_sql=seen.append)
     for kind in (wml.NaiveBayes, wml.TAN):
         model = kind().fit(warehouse, "vocab", "y", keys=["id"], name=kind.kind)
-        model.score(warehouse, "vocab", keys=["id"])
+        model.score_rows(warehouse, "vocab", keys=["id"])
         model.create_view(warehouse, f"{kind.kind}_view", "vocab", keys=["id", "y"])
         wml.cross_validate(warehouse, "vocab", "y", kind(), folds=3, key="id").accuracy()
     wml.cross_validate_leave_one_out(
@@ -164,8 +164,8 @@ def test_names_from_the_librarys_own_vocabulary_change_no_result(data, kind):
 
     _same_or_refused(
         con,
-        lambda: model.score(con, "hostile", keys=[key, target]),
-        lambda: reference.score(con, "plain", keys=["key", "cls"]),
+        lambda: model.score_rows(con, "hostile", keys=[key, target]),
+        lambda: reference.score_rows(con, "plain", keys=["key", "cls"]),
         same_scores,
     )
     _same_or_refused(
@@ -174,7 +174,7 @@ def test_names_from_the_librarys_own_vocabulary_change_no_result(data, kind):
         lambda: None,
         lambda got, _: same_scores(
             con.sql("SELECT * FROM out_view").to_arrow_table(),
-            reference.score(con, "plain", keys=["key"]),
+            reference.score_rows(con, "plain", keys=["key"]),
         ),
     )
 

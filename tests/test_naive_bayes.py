@@ -101,6 +101,26 @@ def test_equals_categorical_nb(con, alpha):
     log_ours = probabilities(model.predict_log_proba(con, table))
     np.testing.assert_allclose(log_ours, oracle.predict_log_proba(x), rtol=0, atol=1e-9)
     assert model.predict(con, table)["prediction"].to_pylist() == oracle.predict(x).tolist()
+    assert model.score(con, table) == pytest.approx(oracle.score(x, y), abs=1e-12)
+
+
+def test_score_is_accuracy_on_a_labelled_source_and_score_rows_the_view(con, tennis):
+    model = wml.NaiveBayes().fit(con, tennis, "play", keys=["day"])
+    rows = model.score_rows(con, tennis, keys=["day", "play"])
+    assert rows.column_names == ["day", "play", "p_no", "p_yes", "prediction"]
+    truth, predicted = rows["play"].to_pylist(), rows["prediction"].to_pylist()
+    expected = np.mean([t == p for t, p in zip(truth, predicted, strict=True)])
+    assert model.score(con, tennis) == pytest.approx(expected, abs=1e-15)
+    con.execute("CREATE TABLE relabelled AS SELECT *, 'yes' AS always FROM tennis")
+    assert model.score(con, "relabelled", target="always") == pytest.approx(
+        predicted.count("yes") / len(predicted), abs=1e-15
+    )
+    con.execute("CREATE TABLE unlabelled AS SELECT * EXCLUDE (play) FROM tennis")
+    with pytest.raises(wml.ColumnError, match="unlabelled has no target column 'play'"):
+        model.score(con, "unlabelled")
+    con.execute("CREATE TABLE no_labels AS SELECT * REPLACE (NULL::VARCHAR AS play) FROM tennis")
+    with pytest.raises(wml.DataError, match="no row of no_labels has a value of 'play'"):
+        model.score(con, "no_labels")
 
 
 def test_equals_gaussian_nb(con):

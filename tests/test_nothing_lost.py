@@ -75,6 +75,7 @@ OPERATIONS = {
     "predict_proba": lambda con: wml.load(con, "m").predict_proba(con, "sales.customers"),
     "predict_log_proba": lambda con: wml.load(con, "m").predict_log_proba(con, "sales.customers"),
     "score": lambda con: wml.load(con, "m").score(con, "sales.customers"),
+    "score_rows": lambda con: wml.load(con, "m").score_rows(con, "sales.customers"),
     "create_view": lambda con: wml.load(con, "m").create_view(con, "v2", "sales.customers"),
     "create_table": lambda con: wml.load(con, "m").create_table(con, "t2", "sales.customers"),
     "sql": lambda con: wml.load(con, "m").sql(con, "sales.customers", dialect="postgres"),

@@ -316,6 +316,6 @@ def test_csv_values_stay_as_written(con, tmp_path):
     model = wml.NaiveBayes().fit(con, str(path), "play", keys=["id"])
     assert model.classes_ == ["no", "yes"]
     assert {f.name: f.sql_type for f in model.features_} == {"day": "string", "windy": "string"}
-    scores = model.score(con, str(path), keys=["id"])
+    scores = model.score_rows(con, str(path), keys=["id"])
     assert scores.column_names == ["id", "p_no", "p_yes", "prediction"]
     assert set(scores["prediction"].to_pylist()) <= {"no", "yes"}

@@ -90,7 +90,7 @@ def cmd_predict(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         name = model.create_table(con, args.to_table, args.source, keys=keys, **_decision(args))
         print(f"created table {name}")
     else:
-        scores = model.score(con, args.source, keys=keys, **_decision(args))
+        scores = model.score_rows(con, args.source, keys=keys, **_decision(args))
         if args.output:
             write_table(scores, args.output)
             print(f"wrote {scores.num_rows} rows to {args.output}")

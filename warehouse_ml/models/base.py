@@ -39,7 +39,7 @@ from warehouse_ml.models.names import PREDICTION, probability_columns
 from warehouse_ml.models.scoring import Decision, Term, score_query
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
-from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats import validation
 from warehouse_ml.stats.features import Feature, integer_valued
 from warehouse_ml.stats.integer_rule import choose_features
@@ -607,7 +607,42 @@ class Classifier(abc.ABC):
     def _class_names(self) -> list[str]:
         return [str(c) for c in self.classes_]
 
-    def score(
+    def score(self, con: Connectable, source: SourceLike, target: str | None = None) -> float:
+        """Accuracy on a labelled ``source``, as scikit-learn's ``score``: the share of its rows
+        whose prediction (argmax) equals the ``target`` column (default: the column the model
+        was trained on); rows with a NULL target are left out. :meth:`score_rows` fetches the
+        predictions themselves.
+
+        Raises:
+            ColumnError: the source has no such target column. DataError: no row of it has a
+            target value.
+        """
+        with (
+            session(con) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            truth = record.target if target is None else target
+            if truth not in src.columns:
+                raise ColumnError(
+                    f"{src.description} has no target column {truth!r} to score against; "
+                    "expected a labelled source (or pass target=...)"
+                )
+            query = self.scoring_query(
+                warehouse, record, src, passthrough=[(truth, "wml_truth")],
+                prediction_name="wml_prediction",
+            )  # fmt: skip
+            row = warehouse.fetch(
+                "select_view_accuracy",
+                view=query.subquery(),
+                truth=column("wml_truth"),
+                prediction=column("wml_prediction"),
+            ).to_pylist()[0]
+        if row["n"] == 0:
+            raise DataError(f"no row of {src.description} has a value of {truth!r} to score")
+        return row["accuracy"]
+
+    def score_rows(
         self,
         con: Connectable,
         source: SourceLike,
@@ -618,7 +653,8 @@ class Classifier(abc.ABC):
         loss: Sequence[Sequence[float]] | None = None,
     ) -> pa.Table:
         """What a prediction view shows, fetched in source order: the ``keys`` columns (default
-        all source columns), ``p_<label>`` per class and ``prediction``."""
+        all source columns), ``p_<label>`` per class and ``prediction`` (this was ``score``
+        before it became accuracy)."""
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
         with (
             session(con) as warehouse,
