@@ -254,3 +254,11 @@ def test_a_fold_assignment_that_cannot_be_reused_is_refused(con):
     kept = splits.assign_folds(con, data, folds=3, key="id", keep_columns=True)
     with pytest.raises(wml.errors.ParameterError, match="differs from the key 'id'"):
         crossval.cross_validate(con, data, "class", wml.NaiveBayes(), folds=kept, key="a0")
+
+
+def test_candidates_describe_their_settings_and_column_declarations():
+    plain = wml.Candidate(wml.TAN(alpha=1.0))
+    assert plain.describe() == "TAN(alpha=1.0, prior_alpha=0.5, bins=5) features=all"
+    declared = wml.Candidate(wml.NaiveBayes(numeric=["age"]), features=["age", "job"])
+    assert "numeric=['age']" in declared.describe()
+    assert declared.describe().endswith("features=age,job")

@@ -34,8 +34,10 @@ class Candidate:
     numeric: Sequence[str] | None = None
 
     def describe(self) -> str:
-        """A readable one-line description, e.g. ``NaiveBayes(alpha=1.0, ...) features=all``."""
-        settings = ", ".join(f"{k}={v!r}" for k, v in self.model.get_params().items())
+        """A readable one-line description, e.g. ``NaiveBayes(alpha=1.0, ...) features=all``
+        (settings left at None are not shown)."""
+        params = self.model.get_params().items()
+        settings = ", ".join(f"{k}={v!r}" for k, v in params if v is not None)
         features = "all" if self.features is None else ",".join(self.features)
         return f"{type(self.model).__name__}({settings}) features={features}"
 
