@@ -63,8 +63,17 @@ def test_train_predict_models_show_sql_drop(tmp_path, capsys):
     assert main(["show", "t", "--db", db]) == 0
     shown = capsys.readouterr().out
     assert "outlook: categorical" in shown and "categorical (" in shown
-    assert main(["sql", "t", TENNIS, "--dialect", "postgres", "--db", db]) == 0
-    assert "LN(" in capsys.readouterr().out
+    assert main(["export", "t", "--dialect", "postgres", "--db", db]) == 1  # trained from a file
+    assert "--source" in capsys.readouterr().err
+    export = ["export", "t", "--source", "public.tennis", "--keys", "day", "--dialect", "postgres"]
+    assert main([*export, "--db", db]) == 0
+    exported = capsys.readouterr().out
+    assert "LN(" in exported and '"public"."tennis"' in exported and '"wml".' not in exported
+    assert (
+        main(["sql", "t", "public.tennis", "--keys", "day", "--dialect", "postgres", "--db", db])
+        == 0
+    )
+    assert capsys.readouterr().out == exported  # sql: the same, the table as an argument
     assert main(["drop", "t", "--db", db]) == 0
     assert main(["show", "t", "--db", db]) == 1
     assert "no model 't'" in capsys.readouterr().err

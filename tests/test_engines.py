@@ -681,6 +681,34 @@ def test_names_over_the_engines_identifier_length_are_one_object(postgres_engine
     assert first.name[:63] == second.name[:63]
 
 
+# -- exported SQL on a warehouse that holds only the source table -------------------------------
+def run_text(engine: Engine, sql: str) -> pa.Table:
+    """Run SQL text on the engine's own connection (as a client of that warehouse would)."""
+    if engine.name == "spark":
+        return engine.connection.sql(sql).toArrow()
+    if engine.name == "postgres":
+        cursor = engine.connection.execute(sql)
+        names = [d.name for d in cursor.description]
+        return pa.Table.from_pylist([dict(zip(names, r, strict=True)) for r in cursor.fetchall()])
+    return engine.connection.sql(sql).to_arrow_table()
+
+
+@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+def test_exported_sql_runs_where_only_the_source_table_is(
+    engine: Engine, duckdb_engine: Engine, kind
+) -> None:
+    """A model fitted in DuckDB, exported for the engine: its SQL reads only the source table
+    there (loaded under another name) and gives DuckDB's probabilities."""
+    w = duckdb_engine.warehouse
+    model = kind().fit(w, duckdb_engine.load(TABLE, DATA), "label", keys=["id"], name="export")
+    target = engine.load("wml_export_source", DATA)
+    sql = model.sql(w, target, keys=["id"], dialect=engine.warehouse.dialect)
+    got = run_text(engine, sql).sort_by("id")
+    want = model.score_rows(w, DATA, keys=["id"]).sort_by("id")
+    assert got.column_names == want.column_names
+    assert_agree(got.to_pylist(), want.to_pylist())
+
+
 # -- the README's engine blocks, as written (tests/test_readme.py runs the DuckDB tour) --------
 @pytest.fixture(scope="module")
 def demo_folder(tmp_path_factory) -> Path:

@@ -1,7 +1,236 @@
-WITH wml_input AS (
+WITH `wml_param_classes` AS (
+  SELECT
+    CAST(`v`.`class_index` AS INT64) AS `class_index`,
+    CAST(`v`.`class_label` AS STRING) AS `class_label`,
+    CAST(`v`.`n` AS INT64) AS `n`,
+    CAST(`v`.`log_prior` AS FLOAT64) AS `log_prior`
+  FROM UNNEST([
+    STRUCT(
+      0 AS class_index,
+      'p' AS class_label,
+      3 AS n,
+      CAST(-0.6931471805599452 AS FLOAT64) AS log_prior
+    ),
+    STRUCT(
+      1 AS class_index,
+      'q' AS class_label,
+      3 AS n,
+      CAST(-0.6931471805599452 AS FLOAT64) AS log_prior
+    )
+  ]) AS v
+), `wml_param_categorical` AS (
+  SELECT
+    CAST(`v`.`attribute` AS STRING) AS `attribute`,
+    CAST(`v`.`value` AS STRING) AS `value`,
+    CAST(`v`.`class_index` AS INT64) AS `class_index`,
+    CAST(`v`.`n` AS INT64) AS `n`,
+    CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
+  FROM UNNEST([
+    STRUCT(
+      'c' AS attribute,
+      'a' AS value,
+      0 AS class_index,
+      2 AS n,
+      CAST(-0.5108256237659905 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'c' AS attribute,
+      'a' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'c' AS attribute,
+      'b' AS value,
+      0 AS class_index,
+      1 AS n,
+      CAST(-0.916290731874155 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'c' AS attribute,
+      'b' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS value,
+      0 AS class_index,
+      2 AS n,
+      CAST(-0.5108256237659905 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'y' AS value,
+      0 AS class_index,
+      1 AS n,
+      CAST(-0.916290731874155 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'y' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '0' AS value,
+      0 AS class_index,
+      1 AS n,
+      CAST(-0.916290731874155 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '0' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-1.0986122886681096 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '1' AS value,
+      0 AS class_index,
+      1 AS n,
+      CAST(-0.916290731874155 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '1' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-1.0986122886681096 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '2' AS value,
+      0 AS class_index,
+      0 AS n,
+      CAST(-1.6094379124341003 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '2' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-1.0986122886681096 AS FLOAT64) AS log_prob
+    )
+  ]) AS v
+), `wml_param_unseen` AS (
+  SELECT
+    CAST(`v`.`attribute` AS STRING) AS `attribute`,
+    CAST(`v`.`class_index` AS INT64) AS `class_index`,
+    CAST(`v`.`n_class` AS INT64) AS `n_class`,
+    CAST(`v`.`n_values` AS INT64) AS `n_values`,
+    CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
+  FROM UNNEST([
+    STRUCT(
+      'c' AS attribute,
+      0 AS class_index,
+      3 AS n_class,
+      2 AS n_values,
+      CAST(-1.6094379124341003 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'c' AS attribute,
+      1 AS class_index,
+      2 AS n_class,
+      2 AS n_values,
+      CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      0 AS class_index,
+      3 AS n_class,
+      2 AS n_values,
+      CAST(-1.6094379124341003 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      1 AS class_index,
+      2 AS n_class,
+      2 AS n_values,
+      CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      0 AS class_index,
+      2 AS n_class,
+      3 AS n_values,
+      CAST(-1.6094379124341003 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      1 AS class_index,
+      3 AS n_class,
+      3 AS n_values,
+      CAST(-1.791759469228055 AS FLOAT64) AS log_prob
+    )
+  ]) AS v
+), `wml_param_gaussian` AS (
+  SELECT
+    CAST(`v`.`attribute` AS STRING) AS `attribute`,
+    CAST(`v`.`class_index` AS INT64) AS `class_index`,
+    CAST(`v`.`n` AS INT64) AS `n`,
+    CAST(`v`.`mean` AS FLOAT64) AS `mean`,
+    CAST(`v`.`variance` AS FLOAT64) AS `variance`
+  FROM UNNEST([
+    STRUCT(
+      'x' AS attribute,
+      0 AS class_index,
+      3 AS n,
+      CAST(1.6666666666666667 AS FLOAT64) AS mean,
+      CAST(1.0555555562955554 AS FLOAT64) AS variance
+    ),
+    STRUCT(
+      'x' AS attribute,
+      1 AS class_index,
+      2 AS n,
+      CAST(2.25 AS FLOAT64) AS mean,
+      CAST(0.06250000074 AS FLOAT64) AS variance
+    )
+  ]) AS v
+), `wml_param_lookup` AS (
+  SELECT
+    CAST(`v`.`code` AS INT64) AS `code`,
+    CAST(`v`.`lp_0` AS FLOAT64) AS `lp_0`,
+    CAST(`v`.`lp_1` AS FLOAT64) AS `lp_1`
+  FROM UNNEST([
+    STRUCT(
+      0 AS code,
+      CAST(-0.916290731874155 AS FLOAT64) AS lp_0,
+      CAST(-1.0986122886681096 AS FLOAT64) AS lp_1
+    ),
+    STRUCT(
+      1 AS code,
+      CAST(-0.916290731874155 AS FLOAT64) AS lp_0,
+      CAST(-1.0986122886681096 AS FLOAT64) AS lp_1
+    ),
+    STRUCT(
+      2 AS code,
+      CAST(-1.6094379124341003 AS FLOAT64) AS lp_0,
+      CAST(-1.0986122886681096 AS FLOAT64) AS lp_1
+    ),
+    STRUCT(
+      3 AS code,
+      CAST(-1.6094379124341003 AS FLOAT64) AS lp_0,
+      CAST(-1.791759469228055 AS FLOAT64) AS lp_1
+    ),
+    STRUCT(4 AS code, CAST(0.0 AS FLOAT64) AS lp_0, CAST(0.0 AS FLOAT64) AS lp_1)
+  ]) AS v
+), wml_input AS (
   SELECT
     *
-  FROM `main`.`t`
+  FROM `t`
 ), wml_joint AS (
   SELECT
     `s`.`id` AS `wml_k_0`,
@@ -68,7 +297,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prior` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prior` END) AS `lp_1`
-    FROM `wml`.`MODEL_classes` AS p
+    FROM `wml_param_classes` AS p
     WHERE
       TRUE
   ) AS wml_prior
@@ -77,7 +306,7 @@ WITH wml_input AS (
       p.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_categorical` AS p
+    FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'c'
     GROUP BY
@@ -88,7 +317,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_unseen` AS p
+    FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'c'
   ) AS wml_a0_unseen
@@ -96,7 +325,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`mean` END) AS `mean_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`mean` END) AS `mean_1`
-    FROM `wml`.`MODEL_gaussian` AS p
+    FROM `wml_param_gaussian` AS p
     WHERE
       `p`.`attribute` = 'x'
   ) AS wml_g1_mean
@@ -104,7 +333,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`variance` END) AS `var_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`variance` END) AS `var_1`
-    FROM `wml`.`MODEL_gaussian` AS p
+    FROM `wml_param_gaussian` AS p
     WHERE
       `p`.`attribute` = 'x'
   ) AS wml_g1_var
@@ -113,7 +342,7 @@ WITH wml_input AS (
       p.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_categorical` AS p
+    FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
@@ -124,11 +353,11 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_unseen` AS p
+    FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'd'
   ) AS wml_a2_unseen
-  INNER JOIN `wml`.`MODEL_lookup` AS wml_a3
+  INNER JOIN `wml_param_lookup` AS wml_a3
     ON `wml_a3`.`code` = CAST(0 + CASE
       WHEN `s`.`k` IS NULL
       THEN 4

@@ -1,7 +1,79 @@
-WITH wml_input AS (
+WITH "wml_param_classes" AS (
+  SELECT
+    CAST("v"."class_index" AS INTEGER) AS "class_index",
+    CAST("v"."class_label" AS VARCHAR) AS "class_label",
+    CAST("v"."n" AS BIGINT) AS "n",
+    CAST("v"."log_prior" AS DOUBLE) AS "log_prior"
+  FROM (VALUES
+    (0, 'p', 3, CAST(-0.6931471805599452 AS DOUBLE)),
+    (1, 'q', 3, CAST(-0.6931471805599452 AS DOUBLE))) AS v(class_index, class_label, n, log_prior)
+), "wml_param_categorical" AS (
+  SELECT
+    CAST("v"."attribute" AS VARCHAR) AS "attribute",
+    CAST("v"."value" AS VARCHAR) AS "value",
+    CAST("v"."class_index" AS INTEGER) AS "class_index",
+    CAST("v"."n" AS BIGINT) AS "n",
+    CAST("v"."log_prob" AS DOUBLE) AS "log_prob"
+  FROM (VALUES
+    ('c', 'a', 0, 2, CAST(-0.5108256237659905 AS DOUBLE)),
+    ('c', 'a', 1, 1, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('c', 'b', 0, 1, CAST(-0.916290731874155 AS DOUBLE)),
+    ('c', 'b', 1, 1, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('d', 'x', 0, 2, CAST(-0.5108256237659905 AS DOUBLE)),
+    ('d', 'x', 1, 1, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('d', 'y', 0, 1, CAST(-0.916290731874155 AS DOUBLE)),
+    ('d', 'y', 1, 1, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('k', '0', 0, 1, CAST(-0.916290731874155 AS DOUBLE)),
+    ('k', '0', 1, 1, CAST(-1.0986122886681096 AS DOUBLE)),
+    ('k', '1', 0, 1, CAST(-0.916290731874155 AS DOUBLE)),
+    ('k', '1', 1, 1, CAST(-1.0986122886681096 AS DOUBLE)),
+    ('k', '2', 0, 0, CAST(-1.6094379124341003 AS DOUBLE)),
+    ('k', '2', 1, 1, CAST(-1.0986122886681096 AS DOUBLE))) AS v(attribute, value, class_index, n, log_prob)
+), "wml_param_unseen" AS (
+  SELECT
+    CAST("v"."attribute" AS VARCHAR) AS "attribute",
+    CAST("v"."class_index" AS INTEGER) AS "class_index",
+    CAST("v"."n_class" AS BIGINT) AS "n_class",
+    CAST("v"."n_values" AS BIGINT) AS "n_values",
+    CAST("v"."log_prob" AS DOUBLE) AS "log_prob"
+  FROM (VALUES
+    ('c', 0, 3, 2, CAST(-1.6094379124341003 AS DOUBLE)),
+    ('c', 1, 2, 2, CAST(-1.3862943611198906 AS DOUBLE)),
+    ('d', 0, 3, 2, CAST(-1.6094379124341003 AS DOUBLE)),
+    ('d', 1, 2, 2, CAST(-1.3862943611198906 AS DOUBLE)),
+    ('k', 0, 2, 3, CAST(-1.6094379124341003 AS DOUBLE)),
+    ('k', 1, 3, 3, CAST(-1.791759469228055 AS DOUBLE))) AS v(attribute, class_index, n_class, n_values, log_prob)
+), "wml_param_gaussian" AS (
+  SELECT
+    CAST("v"."attribute" AS VARCHAR) AS "attribute",
+    CAST("v"."class_index" AS INTEGER) AS "class_index",
+    CAST("v"."n" AS BIGINT) AS "n",
+    CAST("v"."mean" AS DOUBLE) AS "mean",
+    CAST("v"."variance" AS DOUBLE) AS "variance"
+  FROM (VALUES
+    (
+      'x',
+      0,
+      3,
+      CAST(1.6666666666666667 AS DOUBLE),
+      CAST(1.0555555562955554 AS DOUBLE)
+    ),
+    ('x', 1, 2, CAST(2.25 AS DOUBLE), CAST(0.06250000074 AS DOUBLE))) AS v(attribute, class_index, n, mean, variance)
+), "wml_param_lookup" AS (
+  SELECT
+    CAST("v"."code" AS BIGINT) AS "code",
+    CAST("v"."lp_0" AS DOUBLE) AS "lp_0",
+    CAST("v"."lp_1" AS DOUBLE) AS "lp_1"
+  FROM (VALUES
+    (0, CAST(-0.916290731874155 AS DOUBLE), CAST(-1.0986122886681096 AS DOUBLE)),
+    (1, CAST(-0.916290731874155 AS DOUBLE), CAST(-1.0986122886681096 AS DOUBLE)),
+    (2, CAST(-1.6094379124341003 AS DOUBLE), CAST(-1.0986122886681096 AS DOUBLE)),
+    (3, CAST(-1.6094379124341003 AS DOUBLE), CAST(-1.791759469228055 AS DOUBLE)),
+    (4, CAST(0.0 AS DOUBLE), CAST(0.0 AS DOUBLE))) AS v(code, lp_0, lp_1)
+), wml_input AS (
   SELECT
     *
-  FROM "main"."t"
+  FROM "t"
 ), wml_joint AS (
   SELECT
     "s"."id" AS "wml_k_0",
@@ -68,7 +140,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prior" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prior" END) AS "lp_1"
-    FROM "wml"."MODEL_classes" AS p
+    FROM "wml_param_classes" AS p
     WHERE
       TRUE
   ) AS wml_prior
@@ -77,7 +149,7 @@ WITH wml_input AS (
       p."value" AS "value",
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_categorical" AS p
+    FROM "wml_param_categorical" AS p
     WHERE
       p.attribute = 'c'
     GROUP BY
@@ -88,7 +160,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_unseen" AS p
+    FROM "wml_param_unseen" AS p
     WHERE
       "p"."attribute" = 'c'
   ) AS wml_a0_unseen
@@ -96,7 +168,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN "p"."mean" END) AS "mean_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."mean" END) AS "mean_1"
-    FROM "wml"."MODEL_gaussian" AS p
+    FROM "wml_param_gaussian" AS p
     WHERE
       "p"."attribute" = 'x'
   ) AS wml_g1_mean
@@ -104,7 +176,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN "p"."variance" END) AS "var_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."variance" END) AS "var_1"
-    FROM "wml"."MODEL_gaussian" AS p
+    FROM "wml_param_gaussian" AS p
     WHERE
       "p"."attribute" = 'x'
   ) AS wml_g1_var
@@ -113,7 +185,7 @@ WITH wml_input AS (
       p."value" AS "value",
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_categorical" AS p
+    FROM "wml_param_categorical" AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
@@ -124,11 +196,11 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_unseen" AS p
+    FROM "wml_param_unseen" AS p
     WHERE
       "p"."attribute" = 'd'
   ) AS wml_a2_unseen
-  INNER JOIN "wml"."MODEL_lookup" AS wml_a3
+  INNER JOIN "wml_param_lookup" AS wml_a3
     ON "wml_a3"."code" = CAST(0 + CASE
       WHEN "s"."k" IS NULL
       THEN 4

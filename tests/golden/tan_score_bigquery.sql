@@ -1,7 +1,679 @@
-WITH wml_input AS (
+WITH `wml_param_classes` AS (
+  SELECT
+    CAST(`v`.`class_index` AS INT64) AS `class_index`,
+    CAST(`v`.`class_label` AS STRING) AS `class_label`,
+    CAST(`v`.`n` AS INT64) AS `n`,
+    CAST(`v`.`log_prior` AS FLOAT64) AS `log_prior`
+  FROM UNNEST([
+    STRUCT(
+      0 AS class_index,
+      'p' AS class_label,
+      3 AS n,
+      CAST(-0.6931471805599452 AS FLOAT64) AS log_prior
+    ),
+    STRUCT(
+      1 AS class_index,
+      'q' AS class_label,
+      3 AS n,
+      CAST(-0.6931471805599452 AS FLOAT64) AS log_prior
+    )
+  ]) AS v
+), `wml_param_categorical` AS (
+  SELECT
+    CAST(`v`.`attribute` AS STRING) AS `attribute`,
+    CAST(`v`.`value` AS STRING) AS `value`,
+    CAST(`v`.`class_index` AS INT64) AS `class_index`,
+    CAST(`v`.`n` AS INT64) AS `n`,
+    CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
+  FROM UNNEST([
+    STRUCT(
+      'c' AS attribute,
+      'a' AS value,
+      0 AS class_index,
+      2 AS n,
+      CAST(-0.47000362924573547 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'c' AS attribute,
+      'a' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-0.6931471805599454 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'c' AS attribute,
+      'b' AS value,
+      0 AS class_index,
+      1 AS n,
+      CAST(-0.9808292530117262 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'c' AS attribute,
+      'b' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-0.6931471805599454 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS value,
+      0 AS class_index,
+      2 AS n,
+      CAST(-0.47000362924573547 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-0.6931471805599454 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'y' AS value,
+      0 AS class_index,
+      1 AS n,
+      CAST(-0.9808292530117262 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'y' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-0.6931471805599454 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '0' AS value,
+      0 AS class_index,
+      1 AS n,
+      CAST(-0.8472978603872037 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '0' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-1.0986122886681098 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '1' AS value,
+      0 AS class_index,
+      1 AS n,
+      CAST(-0.8472978603872037 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '1' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-1.0986122886681098 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '2' AS value,
+      0 AS class_index,
+      0 AS n,
+      CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      '2' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-1.0986122886681098 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      '0' AS value,
+      0 AS class_index,
+      1 AS n,
+      CAST(-1.2992829841302609 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      '0' AS value,
+      1 AS class_index,
+      0 AS n,
+      CAST(-2.1972245773362196 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      '1' AS value,
+      0 AS class_index,
+      1 AS n,
+      CAST(-1.2992829841302609 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      '1' AS value,
+      1 AS class_index,
+      0 AS n,
+      CAST(-2.1972245773362196 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      '2' AS value,
+      0 AS class_index,
+      0 AS n,
+      CAST(-2.3978952727983707 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      '2' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-1.0986122886681098 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      '3' AS value,
+      0 AS class_index,
+      0 AS n,
+      CAST(-2.3978952727983707 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      '3' AS value,
+      1 AS class_index,
+      1 AS n,
+      CAST(-1.0986122886681098 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      '4' AS value,
+      0 AS class_index,
+      1 AS n,
+      CAST(-1.2992829841302609 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      '4' AS value,
+      1 AS class_index,
+      0 AS n,
+      CAST(-2.1972245773362196 AS FLOAT64) AS log_prob
+    )
+  ]) AS v
+), `wml_param_unseen` AS (
+  SELECT
+    CAST(`v`.`attribute` AS STRING) AS `attribute`,
+    CAST(`v`.`class_index` AS INT64) AS `class_index`,
+    CAST(`v`.`n_class` AS INT64) AS `n_class`,
+    CAST(`v`.`n_values` AS INT64) AS `n_values`,
+    CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
+  FROM UNNEST([
+    STRUCT(
+      'c' AS attribute,
+      0 AS class_index,
+      3 AS n_class,
+      2 AS n_values,
+      CAST(-2.0794415416798357 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'c' AS attribute,
+      1 AS class_index,
+      2 AS n_class,
+      2 AS n_values,
+      CAST(-1.791759469228055 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      0 AS class_index,
+      3 AS n_class,
+      2 AS n_values,
+      CAST(-2.0794415416798357 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      1 AS class_index,
+      2 AS n_class,
+      2 AS n_values,
+      CAST(-1.791759469228055 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      0 AS class_index,
+      2 AS n_class,
+      3 AS n_values,
+      CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      1 AS class_index,
+      3 AS n_class,
+      3 AS n_values,
+      CAST(-2.1972245773362196 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      0 AS class_index,
+      3 AS n_class,
+      5 AS n_values,
+      CAST(-2.3978952727983707 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      1 AS class_index,
+      2 AS n_class,
+      5 AS n_values,
+      CAST(-2.1972245773362196 AS FLOAT64) AS log_prob
+    )
+  ]) AS v
+), `wml_param_cpt` AS (
+  SELECT
+    CAST(`v`.`attribute` AS STRING) AS `attribute`,
+    CAST(`v`.`parent` AS STRING) AS `parent`,
+    CAST(`v`.`value` AS STRING) AS `value`,
+    CAST(`v`.`parent_value` AS STRING) AS `parent_value`,
+    CAST(`v`.`class_index` AS INT64) AS `class_index`,
+    CAST(`v`.`n` AS INT64) AS `n`,
+    CAST(`v`.`n_parent` AS INT64) AS `n_parent`,
+    CAST(`v`.`n_values` AS INT64) AS `n_values`,
+    CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
+  FROM UNNEST([
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      'x' AS value,
+      '0' AS parent_value,
+      0 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      2 AS n_values,
+      CAST(-0.2876820724517809 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      'x' AS value,
+      '0' AS parent_value,
+      1 AS class_index,
+      0 AS n,
+      0 AS n_parent,
+      2 AS n_values,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      'x' AS value,
+      '1' AS parent_value,
+      0 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      2 AS n_values,
+      CAST(-0.2876820724517809 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      'x' AS value,
+      '1' AS parent_value,
+      1 AS class_index,
+      0 AS n,
+      0 AS n_parent,
+      2 AS n_values,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      'x' AS value,
+      '2' AS parent_value,
+      0 AS class_index,
+      0 AS n,
+      0 AS n_parent,
+      2 AS n_values,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      'x' AS value,
+      '2' AS parent_value,
+      1 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      2 AS n_values,
+      CAST(-0.2876820724517809 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      'y' AS value,
+      '4' AS parent_value,
+      0 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      2 AS n_values,
+      CAST(-0.2876820724517809 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      'y' AS value,
+      '4' AS parent_value,
+      1 AS class_index,
+      0 AS n,
+      0 AS n_parent,
+      2 AS n_values,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      'c' AS parent,
+      '0' AS value,
+      'a' AS parent_value,
+      0 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      3 AS n_values,
+      CAST(-0.5108256237659907 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      'c' AS parent,
+      '0' AS value,
+      'a' AS parent_value,
+      1 AS class_index,
+      0 AS n,
+      1 AS n_parent,
+      3 AS n_values,
+      CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      'c' AS parent,
+      '1' AS value,
+      'b' AS parent_value,
+      0 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      3 AS n_values,
+      CAST(-0.5108256237659907 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      'c' AS parent,
+      '1' AS value,
+      'b' AS parent_value,
+      1 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      3 AS n_values,
+      CAST(-0.5108256237659907 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      'c' AS parent,
+      '2' AS value,
+      'a' AS parent_value,
+      0 AS class_index,
+      0 AS n,
+      1 AS n_parent,
+      3 AS n_values,
+      CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      'c' AS parent,
+      '2' AS value,
+      'a' AS parent_value,
+      1 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      3 AS n_values,
+      CAST(-0.5108256237659907 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '0' AS value,
+      '1' AS parent_value,
+      0 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-0.8472978603872037 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '0' AS value,
+      '1' AS parent_value,
+      1 AS class_index,
+      0 AS n,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '1' AS value,
+      '0' AS parent_value,
+      0 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-0.8472978603872037 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '1' AS value,
+      '0' AS parent_value,
+      1 AS class_index,
+      0 AS n,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '2' AS value,
+      '0' AS parent_value,
+      0 AS class_index,
+      0 AS n,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '2' AS value,
+      '0' AS parent_value,
+      1 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-0.8472978603872037 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '3' AS value,
+      '1' AS parent_value,
+      0 AS class_index,
+      0 AS n,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '3' AS value,
+      '1' AS parent_value,
+      1 AS class_index,
+      1 AS n,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-0.8472978603872037 AS FLOAT64) AS log_prob
+    )
+  ]) AS v
+), `wml_param_cpt_parent` AS (
+  SELECT
+    CAST(`v`.`attribute` AS STRING) AS `attribute`,
+    CAST(`v`.`parent` AS STRING) AS `parent`,
+    CAST(`v`.`parent_value` AS STRING) AS `parent_value`,
+    CAST(`v`.`class_index` AS INT64) AS `class_index`,
+    CAST(`v`.`n_parent` AS INT64) AS `n_parent`,
+    CAST(`v`.`n_values` AS INT64) AS `n_values`,
+    CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
+  FROM UNNEST([
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      '0' AS parent_value,
+      0 AS class_index,
+      1 AS n_parent,
+      2 AS n_values,
+      CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      '0' AS parent_value,
+      1 AS class_index,
+      0 AS n_parent,
+      2 AS n_values,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      '1' AS parent_value,
+      0 AS class_index,
+      1 AS n_parent,
+      2 AS n_values,
+      CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      '1' AS parent_value,
+      1 AS class_index,
+      0 AS n_parent,
+      2 AS n_values,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      '2' AS parent_value,
+      0 AS class_index,
+      0 AS n_parent,
+      2 AS n_values,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      '2' AS parent_value,
+      1 AS class_index,
+      1 AS n_parent,
+      2 AS n_values,
+      CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      '4' AS parent_value,
+      0 AS class_index,
+      1 AS n_parent,
+      2 AS n_values,
+      CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'd' AS attribute,
+      'x' AS parent,
+      '4' AS parent_value,
+      1 AS class_index,
+      0 AS n_parent,
+      2 AS n_values,
+      CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      'c' AS parent,
+      'a' AS parent_value,
+      0 AS class_index,
+      1 AS n_parent,
+      3 AS n_values,
+      CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      'c' AS parent,
+      'a' AS parent_value,
+      1 AS class_index,
+      1 AS n_parent,
+      3 AS n_values,
+      CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      'c' AS parent,
+      'b' AS parent_value,
+      0 AS class_index,
+      1 AS n_parent,
+      3 AS n_values,
+      CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'k' AS attribute,
+      'c' AS parent,
+      'b' AS parent_value,
+      1 AS class_index,
+      1 AS n_parent,
+      3 AS n_values,
+      CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '0' AS parent_value,
+      0 AS class_index,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '0' AS parent_value,
+      1 AS class_index,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '1' AS parent_value,
+      0 AS class_index,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
+    ),
+    STRUCT(
+      'x' AS attribute,
+      'k' AS parent,
+      '1' AS parent_value,
+      1 AS class_index,
+      1 AS n_parent,
+      5 AS n_values,
+      CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
+    )
+  ]) AS v
+), wml_input AS (
   SELECT
     *
-  FROM `main`.`t`
+  FROM `t`
 ), wml_joint AS (
   SELECT
     `s`.`id` AS `wml_k_0`,
@@ -168,7 +840,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prior` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prior` END) AS `lp_1`
-    FROM `wml`.`MODEL_classes` AS p
+    FROM `wml_param_classes` AS p
     WHERE
       TRUE
   ) AS wml_prior
@@ -177,7 +849,7 @@ WITH wml_input AS (
       p.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_categorical` AS p
+    FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'c'
     GROUP BY
@@ -188,7 +860,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_unseen` AS p
+    FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'c'
   ) AS wml_a0_unseen
@@ -197,7 +869,7 @@ WITH wml_input AS (
       p.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_categorical` AS p
+    FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'x'
     GROUP BY
@@ -220,7 +892,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_unseen` AS p
+    FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'x'
   ) AS wml_a1_unseen
@@ -230,7 +902,7 @@ WITH wml_input AS (
       p.parent_value AS parent_value,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_cpt` AS p
+    FROM `wml_param_cpt` AS p
     WHERE
       p.attribute = 'x'
     GROUP BY
@@ -256,7 +928,7 @@ WITH wml_input AS (
       p.`parent_value` AS `parent_value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_cpt_parent` AS p
+    FROM `wml_param_cpt_parent` AS p
     WHERE
       p.attribute = 'x'
     GROUP BY
@@ -268,7 +940,7 @@ WITH wml_input AS (
       p.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_categorical` AS p
+    FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
@@ -279,7 +951,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_unseen` AS p
+    FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'd'
   ) AS wml_a2_unseen
@@ -289,7 +961,7 @@ WITH wml_input AS (
       p.parent_value AS parent_value,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_cpt` AS p
+    FROM `wml_param_cpt` AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
@@ -315,7 +987,7 @@ WITH wml_input AS (
       p.`parent_value` AS `parent_value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_cpt_parent` AS p
+    FROM `wml_param_cpt_parent` AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
@@ -339,7 +1011,7 @@ WITH wml_input AS (
       p.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_categorical` AS p
+    FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'k'
     GROUP BY
@@ -350,7 +1022,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_unseen` AS p
+    FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'k'
   ) AS wml_a3_unseen
@@ -360,7 +1032,7 @@ WITH wml_input AS (
       p.parent_value AS parent_value,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_cpt` AS p
+    FROM `wml_param_cpt` AS p
     WHERE
       p.attribute = 'k'
     GROUP BY
@@ -374,7 +1046,7 @@ WITH wml_input AS (
       p.`parent_value` AS `parent_value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
-    FROM `wml`.`MODEL_cpt_parent` AS p
+    FROM `wml_param_cpt_parent` AS p
     WHERE
       p.attribute = 'k'
     GROUP BY

@@ -1,7 +1,124 @@
-WITH wml_input AS (
+WITH "wml_param_classes" AS (
+  SELECT
+    CAST("v"."class_index" AS INT) AS "class_index",
+    CAST("v"."class_label" AS VARCHAR) AS "class_label",
+    CAST("v"."n" AS BIGINT) AS "n",
+    CAST("v"."log_prior" AS DOUBLE) AS "log_prior"
+  FROM (VALUES
+    (0, 'p', 3, CAST(-0.6931471805599452 AS DOUBLE)),
+    (1, 'q', 3, CAST(-0.6931471805599452 AS DOUBLE))) AS v(class_index, class_label, n, log_prior)
+), "wml_param_categorical" AS (
+  SELECT
+    CAST("v"."attribute" AS VARCHAR) AS "attribute",
+    CAST("v"."value" AS VARCHAR) AS "value",
+    CAST("v"."class_index" AS INT) AS "class_index",
+    CAST("v"."n" AS BIGINT) AS "n",
+    CAST("v"."log_prob" AS DOUBLE) AS "log_prob"
+  FROM (VALUES
+    ('c', 'a', 0, 2, CAST(-0.47000362924573547 AS DOUBLE)),
+    ('c', 'a', 1, 1, CAST(-0.6931471805599454 AS DOUBLE)),
+    ('c', 'b', 0, 1, CAST(-0.9808292530117262 AS DOUBLE)),
+    ('c', 'b', 1, 1, CAST(-0.6931471805599454 AS DOUBLE)),
+    ('d', 'x', 0, 2, CAST(-0.47000362924573547 AS DOUBLE)),
+    ('d', 'x', 1, 1, CAST(-0.6931471805599454 AS DOUBLE)),
+    ('d', 'y', 0, 1, CAST(-0.9808292530117262 AS DOUBLE)),
+    ('d', 'y', 1, 1, CAST(-0.6931471805599454 AS DOUBLE)),
+    ('k', '0', 0, 1, CAST(-0.8472978603872037 AS DOUBLE)),
+    ('k', '0', 1, 1, CAST(-1.0986122886681098 AS DOUBLE)),
+    ('k', '1', 0, 1, CAST(-0.8472978603872037 AS DOUBLE)),
+    ('k', '1', 1, 1, CAST(-1.0986122886681098 AS DOUBLE)),
+    ('k', '2', 0, 0, CAST(-1.9459101490553135 AS DOUBLE)),
+    ('k', '2', 1, 1, CAST(-1.0986122886681098 AS DOUBLE)),
+    ('x', '0', 0, 1, CAST(-1.2992829841302609 AS DOUBLE)),
+    ('x', '0', 1, 0, CAST(-2.1972245773362196 AS DOUBLE)),
+    ('x', '1', 0, 1, CAST(-1.2992829841302609 AS DOUBLE)),
+    ('x', '1', 1, 0, CAST(-2.1972245773362196 AS DOUBLE)),
+    ('x', '2', 0, 0, CAST(-2.3978952727983707 AS DOUBLE)),
+    ('x', '2', 1, 1, CAST(-1.0986122886681098 AS DOUBLE)),
+    ('x', '3', 0, 0, CAST(-2.3978952727983707 AS DOUBLE)),
+    ('x', '3', 1, 1, CAST(-1.0986122886681098 AS DOUBLE)),
+    ('x', '4', 0, 1, CAST(-1.2992829841302609 AS DOUBLE)),
+    ('x', '4', 1, 0, CAST(-2.1972245773362196 AS DOUBLE))) AS v(attribute, value, class_index, n, log_prob)
+), "wml_param_unseen" AS (
+  SELECT
+    CAST("v"."attribute" AS VARCHAR) AS "attribute",
+    CAST("v"."class_index" AS INT) AS "class_index",
+    CAST("v"."n_class" AS BIGINT) AS "n_class",
+    CAST("v"."n_values" AS BIGINT) AS "n_values",
+    CAST("v"."log_prob" AS DOUBLE) AS "log_prob"
+  FROM (VALUES
+    ('c', 0, 3, 2, CAST(-2.0794415416798357 AS DOUBLE)),
+    ('c', 1, 2, 2, CAST(-1.791759469228055 AS DOUBLE)),
+    ('d', 0, 3, 2, CAST(-2.0794415416798357 AS DOUBLE)),
+    ('d', 1, 2, 2, CAST(-1.791759469228055 AS DOUBLE)),
+    ('k', 0, 2, 3, CAST(-1.9459101490553135 AS DOUBLE)),
+    ('k', 1, 3, 3, CAST(-2.1972245773362196 AS DOUBLE)),
+    ('x', 0, 3, 5, CAST(-2.3978952727983707 AS DOUBLE)),
+    ('x', 1, 2, 5, CAST(-2.1972245773362196 AS DOUBLE))) AS v(attribute, class_index, n_class, n_values, log_prob)
+), "wml_param_cpt" AS (
+  SELECT
+    CAST("v"."attribute" AS VARCHAR) AS "attribute",
+    CAST("v"."parent" AS VARCHAR) AS "parent",
+    CAST("v"."value" AS VARCHAR) AS "value",
+    CAST("v"."parent_value" AS VARCHAR) AS "parent_value",
+    CAST("v"."class_index" AS INT) AS "class_index",
+    CAST("v"."n" AS BIGINT) AS "n",
+    CAST("v"."n_parent" AS BIGINT) AS "n_parent",
+    CAST("v"."n_values" AS BIGINT) AS "n_values",
+    CAST("v"."log_prob" AS DOUBLE) AS "log_prob"
+  FROM (VALUES
+    ('d', 'x', 'x', '0', 0, 1, 1, 2, CAST(-0.2876820724517809 AS DOUBLE)),
+    ('d', 'x', 'x', '0', 1, 0, 0, 2, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('d', 'x', 'x', '1', 0, 1, 1, 2, CAST(-0.2876820724517809 AS DOUBLE)),
+    ('d', 'x', 'x', '1', 1, 0, 0, 2, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('d', 'x', 'x', '2', 0, 0, 0, 2, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('d', 'x', 'x', '2', 1, 1, 1, 2, CAST(-0.2876820724517809 AS DOUBLE)),
+    ('d', 'x', 'y', '4', 0, 1, 1, 2, CAST(-0.2876820724517809 AS DOUBLE)),
+    ('d', 'x', 'y', '4', 1, 0, 0, 2, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('k', 'c', '0', 'a', 0, 1, 1, 3, CAST(-0.5108256237659907 AS DOUBLE)),
+    ('k', 'c', '0', 'a', 1, 0, 1, 3, CAST(-1.6094379124341005 AS DOUBLE)),
+    ('k', 'c', '1', 'b', 0, 1, 1, 3, CAST(-0.5108256237659907 AS DOUBLE)),
+    ('k', 'c', '1', 'b', 1, 1, 1, 3, CAST(-0.5108256237659907 AS DOUBLE)),
+    ('k', 'c', '2', 'a', 0, 0, 1, 3, CAST(-1.6094379124341005 AS DOUBLE)),
+    ('k', 'c', '2', 'a', 1, 1, 1, 3, CAST(-0.5108256237659907 AS DOUBLE)),
+    ('x', 'k', '0', '1', 0, 1, 1, 5, CAST(-0.8472978603872037 AS DOUBLE)),
+    ('x', 'k', '0', '1', 1, 0, 1, 5, CAST(-1.9459101490553135 AS DOUBLE)),
+    ('x', 'k', '1', '0', 0, 1, 1, 5, CAST(-0.8472978603872037 AS DOUBLE)),
+    ('x', 'k', '1', '0', 1, 0, 1, 5, CAST(-1.9459101490553135 AS DOUBLE)),
+    ('x', 'k', '2', '0', 0, 0, 1, 5, CAST(-1.9459101490553135 AS DOUBLE)),
+    ('x', 'k', '2', '0', 1, 1, 1, 5, CAST(-0.8472978603872037 AS DOUBLE)),
+    ('x', 'k', '3', '1', 0, 0, 1, 5, CAST(-1.9459101490553135 AS DOUBLE)),
+    ('x', 'k', '3', '1', 1, 1, 1, 5, CAST(-0.8472978603872037 AS DOUBLE))) AS v(attribute, parent, value, parent_value, class_index, n, n_parent, n_values, log_prob)
+), "wml_param_cpt_parent" AS (
+  SELECT
+    CAST("v"."attribute" AS VARCHAR) AS "attribute",
+    CAST("v"."parent" AS VARCHAR) AS "parent",
+    CAST("v"."parent_value" AS VARCHAR) AS "parent_value",
+    CAST("v"."class_index" AS INT) AS "class_index",
+    CAST("v"."n_parent" AS BIGINT) AS "n_parent",
+    CAST("v"."n_values" AS BIGINT) AS "n_values",
+    CAST("v"."log_prob" AS DOUBLE) AS "log_prob"
+  FROM (VALUES
+    ('d', 'x', '0', 0, 1, 2, CAST(-1.3862943611198906 AS DOUBLE)),
+    ('d', 'x', '0', 1, 0, 2, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('d', 'x', '1', 0, 1, 2, CAST(-1.3862943611198906 AS DOUBLE)),
+    ('d', 'x', '1', 1, 0, 2, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('d', 'x', '2', 0, 0, 2, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('d', 'x', '2', 1, 1, 2, CAST(-1.3862943611198906 AS DOUBLE)),
+    ('d', 'x', '4', 0, 1, 2, CAST(-1.3862943611198906 AS DOUBLE)),
+    ('d', 'x', '4', 1, 0, 2, CAST(-0.6931471805599453 AS DOUBLE)),
+    ('k', 'c', 'a', 0, 1, 3, CAST(-1.6094379124341005 AS DOUBLE)),
+    ('k', 'c', 'a', 1, 1, 3, CAST(-1.6094379124341005 AS DOUBLE)),
+    ('k', 'c', 'b', 0, 1, 3, CAST(-1.6094379124341005 AS DOUBLE)),
+    ('k', 'c', 'b', 1, 1, 3, CAST(-1.6094379124341005 AS DOUBLE)),
+    ('x', 'k', '0', 0, 1, 5, CAST(-1.9459101490553135 AS DOUBLE)),
+    ('x', 'k', '0', 1, 1, 5, CAST(-1.9459101490553135 AS DOUBLE)),
+    ('x', 'k', '1', 0, 1, 5, CAST(-1.9459101490553135 AS DOUBLE)),
+    ('x', 'k', '1', 1, 1, 5, CAST(-1.9459101490553135 AS DOUBLE))) AS v(attribute, parent, parent_value, class_index, n_parent, n_values, log_prob)
+), wml_input AS (
   SELECT
     *
-  FROM "main"."t"
+  FROM "t"
 ), wml_joint AS (
   SELECT
     "s"."id" AS "wml_k_0",
@@ -168,7 +285,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prior" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prior" END) AS "lp_1"
-    FROM "wml"."MODEL_classes" AS p
+    FROM "wml_param_classes" AS p
     WHERE
       TRUE
   ) AS wml_prior
@@ -177,7 +294,7 @@ WITH wml_input AS (
       p."value" AS "value",
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_categorical" AS p
+    FROM "wml_param_categorical" AS p
     WHERE
       p.attribute = 'c'
     GROUP BY
@@ -188,7 +305,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_unseen" AS p
+    FROM "wml_param_unseen" AS p
     WHERE
       "p"."attribute" = 'c'
   ) AS wml_a0_unseen
@@ -197,7 +314,7 @@ WITH wml_input AS (
       p."value" AS "value",
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_categorical" AS p
+    FROM "wml_param_categorical" AS p
     WHERE
       p.attribute = 'x'
     GROUP BY
@@ -220,7 +337,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_unseen" AS p
+    FROM "wml_param_unseen" AS p
     WHERE
       "p"."attribute" = 'x'
   ) AS wml_a1_unseen
@@ -230,7 +347,7 @@ WITH wml_input AS (
       p.parent_value AS parent_value,
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_cpt" AS p
+    FROM "wml_param_cpt" AS p
     WHERE
       p.attribute = 'x'
     GROUP BY
@@ -256,7 +373,7 @@ WITH wml_input AS (
       p."parent_value" AS "parent_value",
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_cpt_parent" AS p
+    FROM "wml_param_cpt_parent" AS p
     WHERE
       p.attribute = 'x'
     GROUP BY
@@ -268,7 +385,7 @@ WITH wml_input AS (
       p."value" AS "value",
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_categorical" AS p
+    FROM "wml_param_categorical" AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
@@ -279,7 +396,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_unseen" AS p
+    FROM "wml_param_unseen" AS p
     WHERE
       "p"."attribute" = 'd'
   ) AS wml_a2_unseen
@@ -289,7 +406,7 @@ WITH wml_input AS (
       p.parent_value AS parent_value,
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_cpt" AS p
+    FROM "wml_param_cpt" AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
@@ -315,7 +432,7 @@ WITH wml_input AS (
       p."parent_value" AS "parent_value",
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_cpt_parent" AS p
+    FROM "wml_param_cpt_parent" AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
@@ -339,7 +456,7 @@ WITH wml_input AS (
       p."value" AS "value",
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_categorical" AS p
+    FROM "wml_param_categorical" AS p
     WHERE
       p.attribute = 'k'
     GROUP BY
@@ -350,7 +467,7 @@ WITH wml_input AS (
     SELECT
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_unseen" AS p
+    FROM "wml_param_unseen" AS p
     WHERE
       "p"."attribute" = 'k'
   ) AS wml_a3_unseen
@@ -360,7 +477,7 @@ WITH wml_input AS (
       p.parent_value AS parent_value,
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_cpt" AS p
+    FROM "wml_param_cpt" AS p
     WHERE
       p.attribute = 'k'
     GROUP BY
@@ -374,7 +491,7 @@ WITH wml_input AS (
       p."parent_value" AS "parent_value",
       MAX(CASE WHEN p.class_index = 0 THEN "p"."log_prob" END) AS "lp_0",
       MAX(CASE WHEN p.class_index = 1 THEN "p"."log_prob" END) AS "lp_1"
-    FROM "wml"."MODEL_cpt_parent" AS p
+    FROM "wml_param_cpt_parent" AS p
     WHERE
       p.attribute = 'k'
     GROUP BY

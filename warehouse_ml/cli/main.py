@@ -25,7 +25,9 @@ INTERRUPTED = 130
 CLOSED_PIPE = 141
 """Exit status when the reader of stdout went away (128 + SIGPIPE, as ``head`` leaves it)."""
 
-READ_ONLY = frozenset({"models", "show", "sql", "predict", "drop", "vacuum", "evaluations"})
+READ_ONLY = frozenset(
+    {"models", "show", "export", "sql", "predict", "drop", "vacuum", "evaluations"}
+)
 """Commands that need an existing database: they never create the file."""
 
 PYTHON_LIST_ARGUMENT = re.compile(r"\b(keys|features|numeric|categorical)=\[([^\]]*)\]")

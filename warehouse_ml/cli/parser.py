@@ -76,6 +76,18 @@ def _column_options(sub: argparse.ArgumentParser) -> None:
     )
 
 
+def _export_options(sub: argparse.ArgumentParser) -> None:
+    """Options of export and its alias sql."""
+    sub.add_argument(
+        "--keys",
+        help="comma-separated columns to carry along (default: all, when the table is in --db)",
+    )
+    sub.add_argument(
+        "--dialect", help="any sqlglot dialect (default duckdb): postgres, spark, snowflake ..."
+    )
+    sub.set_defaults(run=cmd_sql)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="warehouse-ml",
@@ -142,14 +154,22 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--rows", type=int, default=20, help="rows per parameter table (default 20)")
     show.set_defaults(run=cmd_show)
 
-    sql = command("sql", "print the SQL that scores a source with a model")
-    sql.add_argument("model", help="name of a stored model (see 'models')")
-    sql.add_argument("source", help="table name or .parquet/.csv path the SQL reads")
-    sql.add_argument("--keys", help="comma-separated columns to carry along (default: all)")
-    sql.add_argument(
-        "--dialect", help="any sqlglot dialect (default duckdb): postgres, spark, snowflake ..."
+    export = command(
+        "export",
+        "print self-contained SQL scoring a table with a model, for any warehouse: the "
+        "model's parameters are written into it, so it needs only that table",
     )
-    sql.set_defaults(run=cmd_sql)
+    export.add_argument("model", help="name of a stored model (see 'models')")
+    export.add_argument(
+        "--source",
+        help="the table the SQL reads, as the target warehouse names it (default: the table "
+        "the model was trained from; required when that was a file)",
+    )
+    _export_options(export)
+    sql = command("sql", "the same as export, with the table as an argument")
+    sql.add_argument("model", help="name of a stored model (see 'models')")
+    sql.add_argument("source", help="the table the SQL reads, as the target warehouse names it")
+    _export_options(sql)
 
     evaluate = command(
         "evaluate",

@@ -145,16 +145,26 @@ def _missing(warehouse: Warehouse, name: TableName) -> SourceError:
     return SourceError(f"source table {str(name)!r} does not exist or cannot be read{hint}")
 
 
+ARROW_DESCRIPTION = "an Arrow table"
+"""How a source made from Arrow data is described (in messages and in the model catalog)."""
+
+
+def schema_if_exists(warehouse: Warehouse, name: TableName) -> pa.Schema | None:
+    """The columns of the table or view ``name`` reads, or None when there is none."""
+    located = warehouse.resolve_existing(name)
+    return None if located is None else warehouse.schema_of(located.name.parts.to_table())
+
+
 @contextlib.contextmanager
 def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
     """Resolve ``source`` for the duration of a ``with`` block; temporary objects are removed."""
     if isinstance(source, pa.RecordBatchReader):
         source = source.read_all()
     if isinstance(source, pa.Table):
-        check_case(warehouse, source.schema, "an Arrow table")
+        check_case(warehouse, source.schema, ARROW_DESCRIPTION)
         name = warehouse.register_arrow(source)
         try:
-            yield Source(name.to_table(), source.schema, "an Arrow table", durable=False)
+            yield Source(name.to_table(), source.schema, ARROW_DESCRIPTION, durable=False)
         finally:
             warehouse.unregister(name)
         return

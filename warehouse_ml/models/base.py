@@ -34,7 +34,7 @@ from warehouse_ml.errors import (
     ViewRebuildError,
     WarehouseMLError,
 )
-from warehouse_ml.models import names
+from warehouse_ml.models import export, names
 from warehouse_ml.models.names import PREDICTION, probability_columns
 from warehouse_ml.models.scoring import Decision, Term, score_query
 from warehouse_ml.progress import ProgressCallback
@@ -704,7 +704,7 @@ class Classifier(abc.ABC):
     def sql(
         self,
         con: Connectable,
-        source: SourceLike,
+        source: SourceLike | None = None,
         *,
         keys: Sequence[str] | None = None,
         dialect: str | None = None,
@@ -712,12 +712,17 @@ class Classifier(abc.ABC):
         positive: Any = None,
         loss: Sequence[Sequence[float]] | None = None,
     ) -> str:
-        """The SQL text of the prediction query for ``source``, in ``dialect`` (default: the
-        connection's own)."""
+        """Self-contained SQL text of the prediction query, for ``dialect`` (default: the
+        connection's own): the model's parameters written into it as literals, the source read
+        by the table name given (default: the table the model was trained from; required when
+        that was a file or Arrow data). It runs on a warehouse holding only that table
+        (models/export.py). Output columns: ``keys`` (default: every column of the source when
+        it is in this database, else none), ``p_<label>`` per class, ``prediction``."""
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        with session(con) as warehouse, open_source(warehouse, source) as src:
-            with self._current(warehouse) as record:
-                query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
+        with session(con) as warehouse, self._current(warehouse) as record:
+            src = export.export_source(warehouse, record, source, keys or ())
+            query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
+            query = export.inline_parameters(warehouse, record, query)
             return templates.generate(query, dialect or warehouse.dialect)
 
     def create_view(
