@@ -185,6 +185,22 @@ def test_unsupported_column_types(db, sql_type, value, hint):
         wml.TAN().fit(db, "odd", "cls", name="m")
 
 
+def test_a_refusal_at_the_limit_names_only_the_rule_it_breaks(db, monkeypatch):
+    """At exactly MAX_CATEGORIES values the count is allowed; an identifier-like column there
+    is refused for being identifier-like, and the message says that alone."""
+    monkeypatch.setattr(validation, "WARN_CATEGORIES", 10)
+    monkeypatch.setattr(validation, "MAX_CATEGORIES", 40)
+    db.execute(
+        "CREATE TABLE limit_ids AS SELECT 'id' || (i % 40) AS id, "
+        "CASE WHEN i % 2 = 0 THEN 'y' ELSE 'n' END AS cls FROM range(60) r(i)"
+    )
+    with pytest.raises(HighCardinalityError) as refused:
+        wml.NaiveBayes().fit(db, "limit_ids", "cls")
+    message = str(refused.value)
+    assert "has 40 distinct values in 60 training rows" in message
+    assert "at most 50% of the rows (here 67%" in message and "at most 40" not in message
+
+
 def test_high_cardinality_identifier_is_refused_unless_allowed(db):
     n = 2 * validation.WARN_CATEGORIES
     db.execute(
@@ -194,8 +210,9 @@ def test_high_cardinality_identifier_is_refused_unless_allowed(db):
     for kind in (wml.NaiveBayes, wml.TAN):
         _refused(
             db, HighCardinalityError,
-            rf"categorical column 'id' of ids has {n} distinct values in {n} training rows "
-            r"\(most values occur once, like an identifier\); expected at most",
+            rf"categorical column 'id' of ids has {n} distinct values in {n} training rows; "
+            r"expected distinct values on at most 50% of the rows \(here 100%: most values occur "
+            r"once, like an identifier\)",
             lambda name, kind=kind: kind().fit(db, "ids", "cls", name=name),
         )  # fmt: skip
     with pytest.warns(HighCardinalityWarning, match=f"'id' of ids has {n} distinct"):

@@ -44,8 +44,8 @@ def _identifier_table(con, numeric: bool = False) -> str:
 
 
 REFUSAL = (
-    rf"categorical column 'id' of ids(_x)? has {N_IDS} distinct values in {N_IDS} training rows "
-    r"\(most values occur once, like an identifier\)"
+    rf"categorical column 'id' of ids(_x)? has {N_IDS} distinct values in {N_IDS} training rows; "
+    r".*most values occur once, like an identifier"
 )
 
 

@@ -135,16 +135,15 @@ def _check_attribute(
         f"{n_rows} training rows"
     )
     if not allow_high_cardinality and (n_values > MAX_CATEGORIES or identifier):
-        why = (
-            "most values occur once, like an identifier"
-            if identifier
-            else f"more than {MAX_CATEGORIES}"
+        expected = (
+            f"expected at most {MAX_CATEGORIES} distinct values"
+            if n_values > MAX_CATEGORIES
+            else f"expected distinct values on at most {IDENTIFIER_FRACTION:.0%} of the rows "
+            f"(here {n_values / n_rows:.0%}: most values occur once, like an identifier)"
         )
         raise HighCardinalityError(
-            f"{what} ({why}); expected at most {MAX_CATEGORIES} distinct values and at most "
-            f"{IDENTIFIER_FRACTION:.0%} of the rows: leave it out (keys=[{name!r}] or "
-            "features=[...]), bin or group it in a view, or pass "
-            "allow_high_cardinality=True"
+            f"{what}; {expected}: leave it out (keys=[{name!r}] or features=[...]), bin or "
+            "group it in a view, or pass allow_high_cardinality=True"
         )
     warn_user(
         f"{what}: more than {WARN_CATEGORIES}; its parameters are large and its "
