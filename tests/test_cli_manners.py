@@ -172,3 +172,19 @@ def test_keys_has_one_spelling_on_every_command(tmp_path, capsys):
     by_keys = capsys.readouterr().out
     assert main([*cv, "--key", "day"]) == 0  # the former spelling still runs, unadvertised
     assert capsys.readouterr().out == by_keys
+
+
+def test_a_view_onto_a_users_table_is_refused_with_a_clear_message(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    assert (
+        main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"]) == 0
+    )
+    con = duckdb.connect(db)
+    con.execute("CREATE TABLE t1 AS SELECT 1 AS a")
+    con.close()
+    capsys.readouterr()
+    assert main(["predict", "t", TENNIS, "--to-view", "t1", "--keys", "day", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("warehouse-ml predict: error: table main.t1 already exists and was not")
+    assert "choose another name for the view" in err and "Catalog Error" not in err
+    assert duckdb.connect(db).sql("SELECT * FROM t1").fetchall() == [(1,)]
