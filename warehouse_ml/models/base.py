@@ -1,12 +1,14 @@
-"""What every classifier shares: fitting into the catalog, scoring, views, loading.
+"""What every classifier shares: settings, the learner protocol, fitting into the catalog,
+loading (scoring, views and export: models/prediction.py).
 
 A subclass (Naive Bayes, TAN) implements two methods: :meth:`Classifier._learn`, which writes
 its parameter tables from a source, and :meth:`Classifier._terms`, which says how those tables
-score a row. Everything else (the fit protocol, predictions, views, SQL export) is here, so all
-models keep one contract, including the guest contract (docs/RELIABILITY.md): every call runs
-in a session of the user's connection (warehouse.session), every object it creates is owned
-(ownership.py), output columns are named by names.py, and a model version's tables are
-verified against the checksums its fit recorded before they score (integrity.py).
+score a row. Everything else (the fit protocol here; predictions, views and SQL export in
+prediction.py) is shared, so all models keep one contract, including the guest contract
+(docs/RELIABILITY.md): every call runs in a session of the user's connection
+(warehouse.session), every object it creates is owned (ownership.py), output columns are named
+by names.py, and a model version's tables are verified against the checksums its fit recorded
+before they score (integrity.py).
 """
 
 from __future__ import annotations
@@ -19,32 +21,25 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
 import pyarrow as pa
-from sqlglot import exp
 
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.engines.sources import Source, SourceLike, open_source, source_from_spec
+from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import (
-    ColumnError,
     DataError,
-    NameConflictError,
     NotFittedError,
     SourceError,
     StaleModelError,
-    ViewRebuildError,
-    WarehouseMLError,
 )
-from warehouse_ml.models import export, names
-from warehouse_ml.models.names import PREDICTION, probability_columns
-from warehouse_ml.models.scoring import Decision, Term, score_query
+from warehouse_ml.models.prediction import Predictor
+from warehouse_ml.models.scoring import Term
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
-from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats import validation
-from warehouse_ml.stats.features import Feature, integer_valued
+from warehouse_ml.stats.features import Feature
 from warehouse_ml.stats.integer_rule import choose_features
 from warehouse_ml.store import catalog, integrity, ownership
-from warehouse_ml.store.catalog import PREDICTION_VIEW, ModelRecord
+from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 from warehouse_ml.version import VERSION
 
@@ -63,7 +58,7 @@ def _python_label(value: Any) -> Any:
     return str(value)
 
 
-class Classifier(abc.ABC):
+class Classifier(Predictor, abc.ABC):
     """Base of the warehouse classifiers. Fitted attributes end in ``_``.
 
     A model kind provides:
@@ -467,373 +462,7 @@ class Classifier(abc.ABC):
         ]
         return classes, n_null
 
-    # -- scoring ------------------------------------------------------------------------
-    @staticmethod
-    def _check_source(record: ModelRecord, source: Source) -> None:
-        """The source holds every feature of ``record``, of the fitted type's family."""
-        for name in record.features:
-            fitted = record.feature_types[name]
-            feature = Feature(name, fitted["kind"], fitted["sql_type"])
-            if source.schema.get_field_index(name) < 0:
-                raise ColumnError(
-                    f"source {source.description} has no column {name!r}, a feature of "
-                    f"model {record.name!r}; expected the features {record.features}, "
-                    f"found the columns {source.columns}"
-                )
-            field = source.field(name)
-            if str(field.type) != feature.sql_type and not _compatible(feature, field.type):
-                raise ColumnError(
-                    f"column {name!r} of {source.description} has type {field.type}; "
-                    f"model {record.name!r} was fitted on type {feature.sql_type}"
-                )
-
-    def scoring_query(
-        self,
-        warehouse: Warehouse,
-        record: ModelRecord,
-        source: Source,
-        *,
-        passthrough: Sequence[tuple[str, str]] = (),
-        probability_names: Sequence[str] | None = None,
-        log_probability_names: Sequence[str] | None = None,
-        prediction_name: str | None = None,
-        decision: Decision | None = None,
-        keep_order: bool = False,
-    ) -> exp.Query:
-        """The query scoring ``source`` with ``record``'s tables. ``passthrough``: (source
-        column, output name) pairs; an output name that equals (ignoring case) one of the
-        probability, log-probability or prediction names is refused (names.check_outputs)."""
-        self._check_source(record, source)
-        outputs = [*(probability_names or []), *(log_probability_names or [])]
-        if prediction_name:
-            outputs.append(prediction_name)
-        for column_name, _ in passthrough:
-            source.field(column_name)
-        names.check_outputs([o for _, o in passthrough], outputs, source.description)
-        return score_query(
-            source.relation,
-            self._terms(warehouse, record, source),
-            record.classes,
-            passthrough=passthrough,
-            probability_names=probability_names,
-            log_probability_names=log_probability_names,
-            prediction_name=prediction_name,
-            decision=decision,
-            row=names.fresh("wml_row", source.columns) if keep_order else None,
-        )
-
-    def _fetch_classes(self, con: Connectable, source: SourceLike, *, log: bool) -> pa.Table:
-        """One float64 column per class, named ``str(label)`` (renamed in Arrow, which allows
-        any name: the engine sees only the library's own)."""
-        internal = [f"wml_c_{i}" for i in range(len(self.classes_))]
-        with (
-            session(con) as warehouse,
-            open_source(warehouse, source) as src,
-            self._current(warehouse) as record,
-        ):
-            query = self.scoring_query(
-                warehouse, record, src, keep_order=True,
-                **{"log_probability_names" if log else "probability_names": internal},
-            )  # fmt: skip
-            table = warehouse.fetch_tree(query)
-        return table.rename_columns([str(c) for c in self.classes_])
-
-    def predict_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
-        """Class probabilities: one float64 column per class, in ``classes_`` order, named
-        ``str(label)``, one row per source row, in source order."""
-        return self._fetch_classes(con, source, log=False)
-
-    def predict_log_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
-        """Natural-log class probabilities, laid out as :meth:`predict_proba`."""
-        return self._fetch_classes(con, source, log=True)
-
-    def predict(
-        self,
-        con: Connectable,
-        source: SourceLike,
-        *,
-        keys: Sequence[str] = (),
-        threshold: float | None = None,
-        positive: Any = None,
-        loss: Sequence[Sequence[float]] | None = None,
-    ) -> pa.Table:
-        """Predicted classes: the ``keys`` columns, then ``prediction``, in source order.
-
-        Decision rule: argmax by default; ``threshold`` (binary models: predict ``positive``,
-        default the second class, when its probability >= threshold); or ``loss``, a KxK
-        matrix L[true][predicted] whose expected loss is minimised.
-        """
-        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        with (
-            session(con) as warehouse,
-            open_source(warehouse, source) as src,
-            self._current(warehouse) as record,
-        ):
-            query = self.scoring_query(
-                warehouse, record, src, passthrough=[(k, k) for k in keys],
-                prediction_name=PREDICTION, decision=decision, keep_order=True,
-            )  # fmt: skip
-            return warehouse.fetch_tree(query)
-
-    def view_query(
-        self,
-        warehouse: Warehouse,
-        record: ModelRecord,
-        source: Source,
-        *,
-        keys: Sequence[str] | None = None,
-        decision: Decision | None = None,
-        keep_order: bool = False,
-    ) -> exp.Query:
-        """The query behind a prediction view: key columns (default: every source column),
-        ``p_<label>`` per class (DOUBLE; names.probability_columns), ``prediction``."""
-        chosen = source.columns if keys is None else keys
-        return self.scoring_query(
-            warehouse,
-            record,
-            source,
-            passthrough=[(k, k) for k in chosen],
-            probability_names=self.probability_names(warehouse),
-            prediction_name=PREDICTION,
-            decision=decision,
-            keep_order=keep_order,
-        )
-
-    def probability_names(self, warehouse: Warehouse) -> list[str]:
-        """The ``p_<label>`` columns of this model's views and tables on ``warehouse``'s engine
-        (names.probability_columns)."""
-        return probability_columns(self._class_names(), warehouse.IDENTIFIER_BYTES)
-
-    def _class_names(self) -> list[str]:
-        return [str(c) for c in self.classes_]
-
-    def score(self, con: Connectable, source: SourceLike, target: str | None = None) -> float:
-        """Accuracy on a labelled ``source``, as scikit-learn's ``score``: the share of its rows
-        whose prediction (argmax) equals the ``target`` column (default: the column the model
-        was trained on); rows with a NULL target are left out. :meth:`score_rows` fetches the
-        predictions themselves.
-
-        Raises:
-            ColumnError: the source has no such target column. DataError: no row of it has a
-            target value.
-        """
-        with (
-            session(con) as warehouse,
-            open_source(warehouse, source) as src,
-            self._current(warehouse) as record,
-        ):
-            truth = record.target if target is None else target
-            if truth not in src.columns:
-                raise ColumnError(
-                    f"{src.description} has no target column {truth!r} to score against; "
-                    "expected a labelled source (or pass target=...)"
-                )
-            query = self.scoring_query(
-                warehouse, record, src, passthrough=[(truth, "wml_truth")],
-                prediction_name="wml_prediction",
-            )  # fmt: skip
-            row = warehouse.fetch(
-                "select_view_accuracy",
-                view=query.subquery(),
-                truth=column("wml_truth"),
-                prediction=column("wml_prediction"),
-            ).to_pylist()[0]
-        if row["n"] == 0:
-            raise DataError(f"no row of {src.description} has a value of {truth!r} to score")
-        return row["accuracy"]
-
-    def score_rows(
-        self,
-        con: Connectable,
-        source: SourceLike,
-        *,
-        keys: Sequence[str] | None = None,
-        threshold: float | None = None,
-        positive: Any = None,
-        loss: Sequence[Sequence[float]] | None = None,
-    ) -> pa.Table:
-        """What a prediction view shows, fetched in source order: the ``keys`` columns (default
-        all source columns), ``p_<label>`` per class and ``prediction`` (this was ``score``
-        before it became accuracy)."""
-        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        with (
-            session(con) as warehouse,
-            open_source(warehouse, source) as src,
-            self._current(warehouse) as record,
-        ):
-            query = self.view_query(
-                warehouse, record, src, keys=keys, decision=decision, keep_order=True
-            )
-            return warehouse.fetch_tree(query)
-
-    def create_table(
-        self,
-        con: Connectable,
-        table: str | Sequence[str],
-        source: SourceLike,
-        *,
-        keys: Sequence[str] | None = None,
-        threshold: float | None = None,
-        positive: Any = None,
-        loss: Sequence[Sequence[float]] | None = None,
-        progress: ProgressCallback | None = None,
-    ) -> TableName:
-        """Materialise the predictions of :meth:`score` as a new table.
-
-        The name must be new, or a prediction table warehouse-ml made earlier (replaced); a
-        user's table or view of that name, or the source itself, is a NameConflictError before
-        anything runs. ``progress`` is called with a :class:`warehouse_ml.progress.Progress`
-        (operation ``"create_table"``) before each statement; it may raise to cancel (no table
-        is left).
-        """
-        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        with (
-            session(con, "create_table", progress) as warehouse,
-            open_source(warehouse, source) as src,
-            self._current(warehouse) as record,
-        ):
-            query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
-            claimed = ownership.claim(
-                warehouse, TableName.parse(table), "table", sources=_objects(src)
-            )
-            return ownership.create(
-                warehouse, claimed, query, owner_kind="prediction_table", owner=record.name,
-                role="predictions", created_by="create_table", lifetime=ownership.KEPT,
-            )  # fmt: skip
-
-    def sql(
-        self,
-        con: Connectable,
-        source: SourceLike | None = None,
-        *,
-        keys: Sequence[str] | None = None,
-        dialect: str | None = None,
-        threshold: float | None = None,
-        positive: Any = None,
-        loss: Sequence[Sequence[float]] | None = None,
-    ) -> str:
-        """Self-contained SQL text of the prediction query, for ``dialect`` (default: the
-        connection's own): the model's parameters written into it as literals, the source read
-        by the table name given (default: the table the model was trained from; required when
-        that was a file or Arrow data). It runs on a warehouse holding only that table
-        (models/export.py). Output columns: ``keys`` (default: every column of the source when
-        it is in this database, else none), ``p_<label>`` per class, ``prediction``."""
-        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        with session(con) as warehouse, self._current(warehouse) as record:
-            src = export.export_source(warehouse, record, source, keys or ())
-            query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
-            query = export.inline_parameters(warehouse, record, query)
-            return templates.generate(query, dialect or warehouse.dialect)
-
-    def create_view(
-        self,
-        con: Connectable,
-        view: str | Sequence[str],
-        source: str | Sequence[str],
-        *,
-        keys: Sequence[str] | None = None,
-        threshold: float | None = None,
-        positive: Any = None,
-        loss: Sequence[Sequence[float]] | None = None,
-    ) -> TableName:
-        """Create (or replace) a plain-SQL prediction view over a table, view or file.
-
-        The view outputs the ``keys`` columns (default: all source columns), one probability
-        column ``p_<label>`` per class and ``prediction``. It is registered as the model's, so
-        a re-fit rebuilds it in the same transaction; its name must be new or a view
-        warehouse-ml made (a user's table or view of that name, or the source itself, is a
-        NameConflictError before anything runs). Returns the view's schema-qualified name.
-        """
-        decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        options = {"keys": None if keys is None else list(keys), "decision": decision.to_json()}
-        with session(con) as warehouse, open_source(warehouse, source) as src:
-            spec = src.durable_spec("a prediction view")
-            unreadable = warehouse.views_read_library()
-            if unreadable is not None:
-                raise NameConflictError(f"cannot create view {str(view)!r}: {unreadable}")
-            with self._current(warehouse) as record:
-                query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
-            claimed = ownership.claim(
-                warehouse, TableName.parse(view), "view", sources=_objects(src)
-            )
-            return ownership.create(
-                warehouse, claimed, query, owner_kind="model", owner=record.name,
-                role=PREDICTION_VIEW, created_by="create_view", lifetime=ownership.MODEL,
-                details={"source": spec, "options": options},
-            )  # fmt: skip
-
-    def _view_query_from(
-        self, warehouse: Warehouse, record: ModelRecord, source: Source, options: dict[str, Any]
-    ) -> exp.Query:
-        stored = options["decision"]
-        decision = Decision(
-            threshold=stored["threshold"],
-            positive=stored["positive"],
-            loss=None if stored["loss"] is None else tuple(map(tuple, stored["loss"])),
-        )
-        model = type(self).from_record(record)
-        return model.view_query(warehouse, record, source, keys=options["keys"], decision=decision)
-
-    def _rebuild_views(
-        self, warehouse: Warehouse, record: ModelRecord, views: Sequence[ownership.Owned]
-    ) -> None:
-        """Rebuild the registered views of the model (``views``: their registry rows) over
-        ``record``'s tables (inside the publishing transaction)."""
-        for row in views:
-            self._rebuild_view(warehouse, record, row)
-
-    def _rebuild_view(
-        self, warehouse: Warehouse, record: ModelRecord, row: ownership.Owned
-    ) -> None:
-        """Replace one registered view by the same view over ``record``'s tables; a source that
-        no longer fits is a ViewRebuildError naming the view and the way out."""
-        spec = row.details["source"]
-        unreadable = warehouse.views_read_library()
-        if unreadable is not None:
-            raise ViewRebuildError(f"view {row.name} of model {record.name!r}: {unreadable}")
-        try:
-            with open_source(warehouse, source_from_spec(spec)) as src:
-                query = self._view_query_from(warehouse, record, src, row.details["options"])
-        except WarehouseMLError as error:
-            raise ViewRebuildError(
-                f"view {row.name} of model {record.name!r} cannot be rebuilt over its source "
-                f"{source_from_spec(spec)!s}: {error}. Nothing was changed. Recreate the view "
-                "over a source with the model's columns, or remove it with "
-                f"warehouse_ml.drop_view(con, {str(row.name)!r}) (or warehouse_ml.rebuild_views"
-                f"(con, {record.name!r}, on_broken='drop')), then fit again"
-            ) from error
-        warehouse.run("drop_view", view=row.name)
-        warehouse.run_tree(templates.create_view(row.name, query))
-
     def __repr__(self) -> str:
         state = f"name={self.record_.name!r}" if self.record_ is not None else "unfitted"
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({params}) [{state}]"
-
-
-def _objects(source: Source) -> list:
-    """The identity of a source that is a table or view (for ownership.claim's check that an
-    output does not replace the call's own input)."""
-    return [] if source.object is None else [source.object]
-
-
-def _compatible(feature: Feature, arrow_type: pa.DataType) -> bool:
-    """Scoring accepts the fitted type, or another type of the same family (e.g. int32 codes
-    for int64, large_string for string, integer-valued decimals for integers, a timestamp in
-    another time zone, as DuckDB shows TIMESTAMPTZ in the session's)."""
-    if pa.types.is_null(arrow_type):  # an all-NULL column (e.g. from Python None values)
-        return True
-    fitted = feature.sql_type
-    now = str(arrow_type)
-    if integer_valued(fitted) and integer_valued(now):
-        return True
-    families = (
-        ("int", "uint"),
-        ("string", "large_string", "string_view"),
-        ("double", "float", "halffloat", "decimal"),
-        ("timestamp[s, tz=", "timestamp[ms, tz=", "timestamp[us, tz=", "timestamp[ns, tz="),
-    )
-    return any(
-        any(fitted.startswith(p) for p in family) and any(now.startswith(p) for p in family)
-        for family in families
-    )
