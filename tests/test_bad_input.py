@@ -317,7 +317,7 @@ def test_loading_a_model_of_a_newer_format(db):
     db.execute("UPDATE wml.models SET format_version = 99 WHERE name = 'm'")
     with pytest.raises(
         IncompatibleModelError,
-        match=r"model 'm' was written in catalog format 99 .* this version reads format 2",
+        match=r"model 'm' was written in catalog format 99 .* this version reads format 3",
     ):
         wml.load(db, "m")
     db.execute("UPDATE wml.models SET format_version = 1, kind = 'forest' WHERE name = 'm'")

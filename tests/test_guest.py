@@ -10,6 +10,8 @@ views whose source changed, an attached database named ``wml``).
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import numpy as np
 import pyarrow as pa
@@ -482,6 +484,35 @@ def test_a_model_of_catalog_format_1_loads_unverified_and_its_views_are_migrated
     names = {n for (n,) in con.sql("SELECT table_name FROM duckdb_tables()").fetchall()}
     assert "views" not in names
     assert not any(n.startswith(old.record.model_id) for n in names)  # old tables dropped
+
+
+@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+def test_a_model_of_catalog_format_2_scores_views_and_exports_as_before(con, kind):
+    """Format 2 stored parameter tables without the model partition column wml_part: such a
+    model still scores, serves views and exports, reading its tables as partition 0."""
+    _customers(con)
+    con.execute("ALTER TABLE customers ADD COLUMN x DOUBLE")
+    con.execute("UPDATE customers SET x = id * 0.37 % 5")
+    model = kind().fit(con, "customers", "y", keys=["id"], name="m")
+    expected = model.predict_proba(con, "customers")
+    warehouse = wml.connect(con)
+    record = model.record
+    for part in record.parts:  # the tables as format 2 wrote them
+        con.execute(f"ALTER TABLE {record.table(part)} DROP COLUMN IF EXISTS wml_part")
+    checksums = integrity.checksums(warehouse, {p: record.table(p) for p in record.parts})
+    con.execute(
+        "UPDATE wml.models SET format_version = 2, details = json_merge_patch(details, ?) "
+        "WHERE name = 'm'",
+        [json.dumps({"checksums": checksums})],
+    )
+    integrity._VERIFIED.clear()
+    old = wml.load(con, "m")
+    assert old.record.format_version == 2 and old.verified_
+    assert old.predict_proba(con, "customers") == expected
+    old.create_view(con, "scores", "customers", keys=["id"])
+    assert con.sql("SELECT count(*) FROM scores").fetchall() == [(60,)]
+    exported = con.sql(old.sql(con, "customers", keys=["id"])).to_arrow_table()
+    assert exported.num_rows == 60
 
 
 # -- the remaining cases ----------------------------------------------------------------------

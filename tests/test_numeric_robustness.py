@@ -19,7 +19,7 @@ import warehouse_ml as wml
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation.loo import cross_validate_leave_one_out
 from warehouse_ml.evaluation.metrics import DEFAULT_FLOOR
-from warehouse_ml.models.naive_bayes import outside_partitions
+from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, create_table_as
 from warehouse_ml.stats.moments import numeric_moments
 
@@ -289,7 +289,11 @@ def test_moments_of_classes_from_1e_minus_300_to_1e300_are_exact(con, magnitudes
         create_table_as(per_fold, numeric_moments(source, "y", ["x"], partition="fold"))
     )
     pooled = warehouse.fetch_tree(
-        outside_partitions(per_fold, "select_moments_outside_partitions", range(3))
+        templates.build(
+            "select_moments_outside_partitions",
+            per_partition=per_fold,
+            partitions=templates.values([(p,) for p in range(3)], "p", ("wml_part",)),
+        )
     ).to_pylist()
     assert len(pooled) == 3 * len(rows)
     for row in pooled:

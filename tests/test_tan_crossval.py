@@ -1,6 +1,6 @@
 """TAN cross-validation by pair-count subtraction equals fitting TAN on each fold from scratch.
 
-TAN._learn_partitioned counts the split once per fold (categorical and pair counts grouped by
+TAN.learn_tables, given the fold column, counts the split once per fold (categorical and pair counts grouped by
 fold), derives every fold's training counts as total minus that fold and learns every fold's
 model in the same statements (tables with a wml_part column). The oracle here is independent of
 that path: for each fold f, ``wml.TAN`` is fitted on ``SELECT * FROM folds WHERE fold <> f`` (a
@@ -49,11 +49,12 @@ def _sorted_table(con, table: templates.TableName) -> pa.Table:
 class FoldSpy:
     """Records, during cross-validation, each fold's model as the tests compare it
     (cross_validate drops its tables once scored): its tree, information rows, bins and
-    parameter tables, whether the folds were learned all at once (TAN._learn_partitioned:
-    tables with wml_part = fold, here split per fold) or one by one (Classifier._learn_folds:
-    TAN with numeric attributes); how many times TAN._learn ran; and the details of the
-    all-folds model (None when the folds were learned one by one). ``refit``: make
-    cross-validation fit each fold from its own rows instead (the per-fold oracle)."""
+    parameter tables (without their wml_part column), whether the folds were learned all at
+    once (TAN.learn_tables given a held-out fold column: tables with wml_part = fold, here split
+    per fold) or one by one (TAN with numeric attributes: TAN.learn_tables on each fold's rows);
+    how many folds were learned one by one (``fits``); and the details of the all-folds model
+    (None when the folds were learned one by one). ``refit``: make cross-validation fit each
+    fold from its own rows instead (the per-fold oracle)."""
 
     def __init__(self, monkeypatch, con, refit: bool = False) -> None:
         self.parents: list[dict[str, str | None]] = []
@@ -62,37 +63,27 @@ class FoldSpy:
         self.tables: list[dict[str, pa.Table]] = []
         self.fits = 0
         self.stacked: dict[str, Any] | None = None
-        learn_folds, learn = wml.TAN._learn_folds, wml.TAN._learn
-        learn_partitioned = wml.TAN._learn_partitioned
+        learn = wml.TAN.learn_tables
 
-        def spy_learn_folds(model, warehouse, split, target, features, fold, fold_classes,
-                            tables, check):  # fmt: skip
-            records = learn_folds(
-                model, warehouse, split, target, features, fold, fold_classes, tables, check
-            )
-            self.parents = [r.details["parents"] for r in records]
-            self.information = [r.details["information"] for r in records]
-            self.bins = [r.details["bins"] for r in records]
-            self.tables = [
-                {part: _sorted_table(con, r.table(part)) for part in r.parts} for r in records
-            ]
-            return records
-
-        def spy_learn_partitioned(model, warehouse, split, target, features, fold,
-                                  fold_classes, tables, check):  # fmt: skip
-            details = learn_partitioned(
-                model, warehouse, split, target, features, fold, fold_classes, tables, check
-            )
-            self.stacked = {**details, "tables": tables.roles}
+        def spy_learn(model, warehouse, training, tables, check):
+            details = learn(model, warehouse, training, tables, check)
             stacked = {part: _sorted_table(con, tables.named(part)) for part in tables.roles}
+            if training.held_out is None:  # one fold's model, from its rows
+                self.fits += 1
+                self.parents.append(details["parents"])
+                self.information.append(details["information"])
+                self.bins.append(details["bins"])
+                self.tables.append({part: _without_partition(t) for part, t in stacked.items()})
+                return details
+            self.stacked = {**details, "tables": tables.roles}
             self.parents = details["partition_parents"]
             self.tables = [
                 {
-                    part: t.filter(pc.equal(t[PARTITION], f)).drop_columns([PARTITION])
+                    part: _without_partition(t.filter(pc.equal(t[PARTITION], f)))
                     for part, t in stacked.items()
                     if PARTITION in t.column_names
                 }
-                for f in range(len(fold_classes))
+                for f in range(training.n_models)
             ]
             self.information = [
                 [[r["attribute_i"], r["attribute_j"], r["cmi"], r["mi"]]
@@ -102,15 +93,16 @@ class FoldSpy:
             self.bins = [{} for _ in self.tables]
             return details
 
-        def spy_learn(model, *args):
-            self.fits += 1
-            return learn(model, *args)
-
-        monkeypatch.setattr(wml.TAN, "_learn_folds", spy_learn_folds)
-        monkeypatch.setattr(wml.TAN, "_learn", spy_learn)
-        monkeypatch.setattr(wml.TAN, "_learn_partitioned", spy_learn_partitioned)
+        monkeypatch.setattr(wml.TAN, "learn_tables", spy_learn)
         if refit:
-            monkeypatch.setattr(wml.TAN, "_partitioned_scoring", lambda model, features: False)
+            monkeypatch.setattr(wml.TAN, "learns_folds_at_once", lambda model, features: False)
+
+
+def _without_partition(table: pa.Table) -> pa.Table:
+    """A parameter table without its model partition column wml_part."""
+    if PARTITION not in table.column_names:
+        return table
+    return table.drop_columns([PARTITION])
 
 
 def _assert_tables_equal(got: pa.Table, expected: pa.Table, where: str) -> None:
@@ -186,7 +178,9 @@ def _check_against_scratch_fits(
         fitted = scratch.parameters(con)
         for part in COMPARED_PARTS:
             if part in fitted:
-                _assert_tables_equal(spy.tables[f][part], fitted[part], f"fold {f} {part}")
+                _assert_tables_equal(
+                    spy.tables[f][part], _without_partition(fitted[part]), f"fold {f} {part}"
+                )
         got = pooled.filter(pc.equal(pooled["fold"], f)).sort_by(key)
         text_only = wml.TAN.from_record(
             dataclasses.replace(scratch.record, details=_without_lookup(fitted_details))
@@ -374,8 +368,8 @@ def test_subtraction_equals_scratch_fits_on_random_tables(monkeypatch, data, alp
 # -- a class with no training row in a fold ---------------------------------------------------
 def test_a_class_absent_from_a_training_fold_matches_the_refit_path(con, monkeypatch):
     """A class whose one row is held out has zero training rows in that fold; the from-scratch
-    fit would not know the class, so the oracle is the per-fold refit (Classifier._learn_folds,
-    TAN._learn on each fold's rows with every class), which keeps the class with n = 0."""
+    fit would not know the class, so the oracle is the per-fold refit (TAN.learn_tables on each
+    fold's rows with every class), which keeps the class with n = 0."""
     data = wml.synthetic.tan_data(300, 4, seed=5, concentration=1.0)
     labels = data["class"].to_pylist()
     labels[17] = 9  # a class of one row

@@ -281,18 +281,17 @@ def _with_rare_values(table: pa.Table) -> pa.Table:
 
 
 class Stacked:
-    """Records the all-folds model of a TAN cross-validation (TAN._learn_partitioned): its
-    details and its parameter tables (cross_validate drops them once scored)."""
+    """Records the all-folds model of a TAN cross-validation (TAN.learn_tables given a held-out
+    fold column): its details and its parameter tables (cross_validate drops them once
+    scored)."""
 
     def __init__(self, monkeypatch, con) -> None:
         self.details: dict[str, Any] = {}
         self.tables: dict[str, pa.Table] = {}
-        learn = wml.TAN._learn_partitioned
+        learn = wml.TAN.learn_tables
 
-        def spy(model, warehouse, split, target, features, fold, fold_classes, tables, check):
-            details = learn(
-                model, warehouse, split, target, features, fold, fold_classes, tables, check
-            )
+        def spy(model, warehouse, training, tables, check):
+            details = learn(model, warehouse, training, tables, check)
             self.details = details
             self.tables = {
                 part: con.sql(f"SELECT * FROM {tables.named(part)}").to_arrow_table()
@@ -300,7 +299,7 @@ class Stacked:
             }
             return details
 
-        monkeypatch.setattr(wml.TAN, "_learn_partitioned", spy)
+        monkeypatch.setattr(wml.TAN, "learn_tables", spy)
 
     def fold_table(self, part: str, fold: int) -> pa.Table:
         table = self.tables[part]
@@ -352,7 +351,8 @@ def test_sparse_tables_hold_counted_pairs_and_parent_values_only(con):
     model = wml.TAN().fit(con, train, "y", keys=["id"])
     tables = model.parameters(con)
     assert tables["cpt_parent"].column_names == [
-        "attribute", "parent", "parent_value", "class_index", "n_parent", "n_values", "log_prob",
+        "wml_part", "attribute", "parent", "parent_value", "class_index", "n_parent", "n_values",
+        "log_prob",
     ]  # fmt: skip
     expected = _sparse_rows(train, model.parents_, "y", 3)
     assert tables["cpt"].num_rows == expected["cpt"]

@@ -61,19 +61,20 @@ def test_golden_nb_classes_sql():
         "create_nb_classes",
         table=TableName(("wml", "m1_classes")),
         class_rows=templates.values(
-            [(0, "no", 5, 14), (1, "yes", 9, 14)],
+            [(0, 0, "no", 5, 14), (0, 1, "yes", 9, 14)],
             "r",
-            ("class_index", "class_label", "n", "n_total"),
+            ("wml_part", "class_index", "class_label", "n", "n_total"),
         ),
-        partition_columns=[],
         prior_alpha=1.0,
         n_classes=2,
     )
     assert rendered == (
-        'CREATE TABLE "wml"."m1_classes" AS SELECT CAST(r.class_index AS INT) AS class_index, '
+        'CREATE TABLE "wml"."m1_classes" AS SELECT CAST(r.wml_part AS INT) AS wml_part, '
+        "CAST(r.class_index AS INT) AS class_index, "
         "CAST(r.class_label AS TEXT) AS class_label, CAST(r.n AS BIGINT) AS n, "
         "LN(CAST(r.n AS DOUBLE) + CAST(1.0 AS DOUBLE)) - LN(CAST(r.n_total AS DOUBLE) + CAST(1.0 AS DOUBLE) * 2) "
-        "AS log_prior FROM (VALUES (0, 'no', 5, 14), (1, 'yes', 9, 14)) AS r(class_index, class_label, n, n_total)"
+        "AS log_prior FROM (VALUES (0, 0, 'no', 5, 14), (0, 1, 'yes', 9, 14)) "
+        "AS r(wml_part, class_index, class_label, n, n_total)"
     )
 
 

@@ -7,7 +7,7 @@
 --   $unseen_other (unseen_log_prob.sql over u.n_class and (u.n_values - 1)), $seen_own
 --   (smoothed_log_prob.sql over (k.n - 1), (u.n_class - 1), u.n_values), $unseen_own
 --   (unseen_log_prob.sql over (u.n_class - 1), (u.n_values - 1)); the alpha and m bound there.
--- Output columns: attribute (VARCHAR), value (VARCHAR), class_index (INTEGER),
+-- Output columns: wml_part (INTEGER, the model's: 0), attribute (VARCHAR), value (VARCHAR), class_index (INTEGER),
 --   log_prob_other (DOUBLE: k.log_prob itself for a value seen in other rows too),
 --   log_prob_own (DOUBLE; NULL where n_xc = 0: no row with the value is of the class, so it
 --   is never used). NULL log-probabilities mean "impossible", as in the model's tables.
@@ -19,6 +19,7 @@ WITH value_totals AS (
     GROUP BY k.attribute, k.value
 )
 SELECT
+    k.wml_part AS wml_part,
     k.attribute AS attribute,
     k.value AS value,
     k.class_index AS class_index,

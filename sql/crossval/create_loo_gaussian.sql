@@ -7,13 +7,14 @@
 --   class_label, n, mean, variance, extreme: the raw moments it was fitted from),
 --   $rest_moments (the same of the rows without each class's extreme value,
 --   moments.without_extremes), $classes (the model's class table).
--- Output columns: attribute (VARCHAR), class_index (INTEGER), n (BIGINT), mean (DOUBLE),
+-- Output columns: wml_part (INTEGER, the model's: 0), attribute (VARCHAR), class_index (INTEGER), n (BIGINT), mean (DOUBLE),
 --   variance (DOUBLE, population, unfloored), epsilon (DOUBLE), extreme (DOUBLE), n_rest
 --   (BIGINT values other than the extreme), mean_rest, variance_rest (DOUBLE, their moments);
 --   NULL means/variances when there are no values.
 -- Rendered by: warehouse_ml/evaluation/loo.py.
 CREATE TABLE $table AS
 SELECT
+    g.wml_part AS wml_part,
     g.attribute AS attribute,
     g.class_index AS class_index,
     g.n AS n,

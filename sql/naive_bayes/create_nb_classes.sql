@@ -1,14 +1,13 @@
--- Class table of a model (or of one model per partition): smoothed log prior per class.
+-- Class table of the models of each partition (wml_part): smoothed log prior per class.
 -- P(c) = (n_c + prior_alpha) / (N + prior_alpha * K); K = number of classes.
 -- Placeholders: $table (output), $class_rows (VALUES r: class_index, class_label, n, n_total =
---   N of the row's model, and wml_part for one model per partition), $partition_columns
---   (empty, or [r.wml_part AS wml_part]), $prior_alpha (number), $n_classes (K).
--- Output columns: [wml_part (INTEGER partition)], class_index (INTEGER, 0-based in classes_
+--   N of the row's model, wml_part: the row's model partition), $prior_alpha (number), $n_classes (K).
+-- Output columns: wml_part (INTEGER partition), class_index (INTEGER, 0-based in classes_
 --   order), class_label (VARCHAR), n (BIGINT rows), log_prior (DOUBLE, natural log).
 -- Rendered by: warehouse_ml/models/naive_bayes.py.
 CREATE TABLE $table AS
 SELECT
-    $partition_columns,
+    CAST(r.wml_part AS INTEGER) AS wml_part,
     CAST(r.class_index AS INTEGER) AS class_index,
     CAST(r.class_label AS VARCHAR) AS class_label,
     CAST(r.n AS BIGINT) AS n,

@@ -1,19 +1,16 @@
 -- Gaussian parameters per numeric attribute and class, with scikit-learn's variance floor:
 -- variance = population variance + var_smoothing * (largest overall variance of any numeric
--- attribute), the overall variance pooled exactly from the per-class moments. One model, or
--- one model per partition (cross-validation folds: moments and classes with a wml_part
--- column, each partition floored by its own largest variance).
--- Placeholders: $table (output), $moments (attribute, class_label, n, mean, variance
---   [, wml_part]), $moments_part (m.wml_part, or 0 for one model), $classes (the class
---   table), $classes_part (c.wml_part, or 0), $partition_columns (empty, or
---   [m.wml_part AS wml_part]), $var_smoothing (number >= 0).
--- Output columns: [wml_part (INTEGER)], attribute (VARCHAR), class_index (INTEGER),
+-- attribute), the overall variance pooled exactly from the per-class moments. Each model
+-- partition (column wml_part) is floored by its own largest variance.
+-- Placeholders: $table (output), $moments (attribute, class_label, n, mean, variance, wml_part),
+--   $classes (the class table), $var_smoothing (number >= 0).
+-- Output columns: wml_part (INTEGER), attribute (VARCHAR), class_index (INTEGER),
 --   n (BIGINT non-NULL rows), mean (DOUBLE), variance (DOUBLE, floored; NULL mean/variance
 --   when n = 0).
 -- Rendered by: warehouse_ml/models/naive_bayes.py.
 CREATE TABLE $table AS
 WITH tagged AS (
-    SELECT $moments_part AS wml_part, m.attribute, m.class_label, m.n, m.mean, m.variance
+    SELECT m.wml_part, m.attribute, m.class_label, m.n, m.mean, m.variance
     FROM $moments AS m
 ),
 grand_mean AS (
@@ -39,12 +36,12 @@ floor_value AS (
     GROUP BY o.wml_part
 )
 SELECT
-    $partition_columns,
+    m.wml_part AS wml_part,
     m.attribute AS attribute,
     c.class_index AS class_index,
     m.n AS n,
     m.mean AS mean,
     m.variance + f.epsilon AS variance
 FROM tagged AS m
-JOIN $classes AS c ON $classes_part = m.wml_part AND c.class_label = m.class_label
+JOIN $classes AS c ON c.wml_part = m.wml_part AND c.class_label = m.class_label
 LEFT JOIN floor_value AS f ON f.wml_part = m.wml_part

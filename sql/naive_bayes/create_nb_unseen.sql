@@ -1,17 +1,16 @@
 -- What a value never seen in training contributes, per attribute and class: the smoothed
 -- zero-count probability (alpha + m/|X|) / (n_class + alpha*|X| + m), or nothing (log 0.0) when
 -- that is zero (alpha = m = 0) or the class has no non-NULL value of the attribute.
--- Placeholders: $table (output), $categorical (a categorical table, of one model or of one
---   model per partition), $categorical_part (k.wml_part, or 0 for one model),
---   $partition_columns (empty, or [t.wml_part AS wml_part]), $log_prob (unseen_log_prob.sql,
+-- Placeholders: $table (output), $categorical (a categorical table, with column wml_part),
+--   $log_prob (unseen_log_prob.sql,
 --   shared with leave-one-out scoring, bound to n_class = t.n_class, n_values = t.n_values and
 --   the model's alpha and m; see naive_bayes.unseen_log_prob).
--- Output columns: [wml_part (INTEGER)], attribute (VARCHAR), class_index (INTEGER),
+-- Output columns: wml_part (INTEGER), attribute (VARCHAR), class_index (INTEGER),
 --   n_class (BIGINT), n_values (BIGINT), log_prob (DOUBLE natural log).
 -- Rendered by: warehouse_ml/models/naive_bayes.py.
 CREATE TABLE $table AS
 WITH tagged AS (
-    SELECT $categorical_part AS wml_part, k.attribute, k.class_index, k.n FROM $categorical AS k
+    SELECT k.wml_part, k.attribute, k.class_index, k.n FROM $categorical AS k
 ),
 totals AS (
     SELECT k.wml_part, k.attribute, k.class_index, SUM(k.n) AS n_class, COUNT(*) AS n_values
@@ -19,7 +18,7 @@ totals AS (
     GROUP BY k.wml_part, k.attribute, k.class_index
 )
 SELECT
-    $partition_columns,
+    t.wml_part AS wml_part,
     t.attribute AS attribute,
     t.class_index AS class_index,
     CAST(t.n_class AS BIGINT) AS n_class,

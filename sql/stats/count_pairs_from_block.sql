@@ -5,13 +5,13 @@
 -- ... END). Rows where either attribute or the class is NULL are left out (of that pair only).
 -- The class is tested and grouped raw, cast to text only after grouping: a filter on the cast
 -- would be pushed into the source scan and cast every row there.
--- With a partition (e.g. a cross-validation fold id counted as block column wml_part), the
--- counts are per partition value, in column wml_part.
+-- The counts are per value of the block's partition column wml_part (e.g. a cross-validation
+-- fold id; 0 for one partition).
 -- Placeholders: $block (relation from count_block.sql), $pairs (VALUES p(attribute_i,
 --   attribute_j, slot_i, slot_j)), $value_i, $value_j (the slot-picking expressions over b, p),
---   $block_partition ("b.wml_part AS wml_part", or empty), $partition_columns
---   ("x.wml_part AS wml_part", or empty), $partition_group ("x.wml_part", or empty).
--- Output columns: [wml_part,] attribute_i (VARCHAR), attribute_j (VARCHAR), value_i (VARCHAR),
+--   $block_partition ("b.wml_part AS wml_part"), $partition_columns
+--   ("x.wml_part AS wml_part"), $partition_group ("x.wml_part").
+-- Output columns: wml_part, attribute_i (VARCHAR), attribute_j (VARCHAR), value_i (VARCHAR),
 --   value_j (VARCHAR), class_label (VARCHAR), n (BIGINT rows).
 -- Rendered by: warehouse_ml/stats/pairs.py.
 SELECT

@@ -2,8 +2,9 @@
 -- NULL classes are left out (NULL attribute values are ignored per attribute).
 -- Placeholders: $block (relation from count_block.sql), $attribute (attribute name, a string
 --   value), $value (the block column holding that attribute), $partition_columns (list: the
---   block's partition column, e.g. a fold id, or empty), $partition_group (the same, unaliased).
--- Output columns: [partition column,] attribute (VARCHAR), value (VARCHAR), class_label
+--   block's partition column aliased wml_part, e.g. a fold id, or 0 AS wml_part for one
+--   partition), $partition_group (the column, unaliased, or empty).
+-- Output columns: wml_part, attribute (VARCHAR), value (VARCHAR), class_label
 --   (VARCHAR), n (BIGINT rows).
 -- Rendered by: warehouse_ml/stats/counting.py.
 SELECT

@@ -1,8 +1,8 @@
 -- One numeric attribute's moments picked out of the wide per-class moments.
 -- Placeholders: $moments (relation from select_exact_class_moments.sql), $attribute (name, a
 --   string value), $n_column, $mean_column, $variance_column, $extreme_column (its four
---   columns there), $partition_columns (list: the partition column, or empty).
--- Output columns: [partition column,] attribute (VARCHAR), class_label (VARCHAR), n (BIGINT
+--   columns there), $partition_columns (list: the partition column aliased wml_part).
+-- Output columns: wml_part, attribute (VARCHAR), class_label (VARCHAR), n (BIGINT
 --   non-NULL rows), mean (DOUBLE), variance (DOUBLE, population), extreme (DOUBLE, the value
 --   farthest from the mean).
 -- Rendered by: warehouse_ml/stats/moments.py.

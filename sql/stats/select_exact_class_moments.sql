@@ -18,11 +18,11 @@
 --   the class's scales u), $deviations (list: per attribute wml_q_<i> over src and the first
 --   moments f), $moments (list: per attribute n_<i>, mean_<i>, var_<i>, extreme_<i> over f
 --   and q), $partition_columns (list:
---   "src.<partition> AS wml_part", or empty), $partition_group (the same, unaliased, or
---   empty), $same_partition_u (u.wml_part = src.<partition>, or TRUE), $same_partition
+--   "src.<partition> AS wml_part", or "0 AS wml_part" for one partition), $partition_group
+--   (the column, unaliased, or empty), $same_partition_u (u.wml_part = src.<partition>, or TRUE), $same_partition
 --   (f.wml_part = src.<partition>, or TRUE), $same_partition_q (q.wml_part = f.wml_part, or
---   TRUE), $partition_output (list: f.wml_part, or empty).
--- Output columns: class_label (VARCHAR), [wml_part,] n_<i> (BIGINT), mean_<i> (DOUBLE),
+--   TRUE), $partition_output (list: f.wml_part).
+-- Output columns: class_label (VARCHAR), wml_part, n_<i> (BIGINT), mean_<i> (DOUBLE),
 --   var_<i> (DOUBLE), extreme_<i> (DOUBLE: the finite value farthest from the class mean, the
 --   largest on a tie) for each attribute i.
 -- Rendered by: warehouse_ml/stats/moments.py.

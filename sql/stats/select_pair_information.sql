@@ -9,16 +9,13 @@
 -- parallel engine adds the cells (a DOUBLE SUM differs in its last bits between runs and
 -- thread counts, and a near tie between two CMIs could then change the tree); each term is
 -- rounded to 1e-30 first, far below DOUBLE precision of the total.
--- One model, or one model per partition (cross-validation folds: pair counts with a wml_part
--- column, each partition's information from its own counts).
--- Placeholders: $pair_counts (attribute_i, attribute_j, value_i, value_j, class_index, n
---   [, wml_part]), $pair_part (p.wml_part, or 0 for one model), $partition_columns (empty, or
---   [t.wml_part AS wml_part]).
--- Output columns: [wml_part (INTEGER)], attribute_i (VARCHAR), attribute_j (VARCHAR),
+-- Each model partition (column wml_part) from its own counts.
+-- Placeholders: $pair_counts (attribute_i, attribute_j, value_i, value_j, class_index, n, wml_part).
+-- Output columns: wml_part (INTEGER), attribute_i (VARCHAR), attribute_j (VARCHAR),
 --   n (BIGINT rows of the pair), cmi (DOUBLE bits), mi (DOUBLE bits).
 -- Rendered by: warehouse_ml/stats/pairs.py.
 WITH cells AS (
-    SELECT $pair_part AS wml_part, p.attribute_i, p.attribute_j, p.value_i, p.value_j,
+    SELECT p.wml_part, p.attribute_i, p.attribute_j, p.value_i, p.value_j,
         p.class_index, p.n
     FROM $pair_counts AS p
     WHERE p.n > 0
@@ -110,7 +107,7 @@ mutual AS (
     GROUP BY k.wml_part, k.attribute_i, k.attribute_j
 )
 SELECT
-    $partition_columns,
+    t.wml_part AS wml_part,
     t.attribute_i AS attribute_i,
     t.attribute_j AS attribute_j,
     CAST(t.n AS BIGINT) AS n,

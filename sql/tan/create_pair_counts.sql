@@ -1,17 +1,16 @@
 -- A model's pair-count table: joint counts of every attribute pair and the class, so that
 -- structure (CMI, MI) and TAN parameters can be recomputed without rescanning the source.
--- One model, or one model per partition (counts and classes with a wml_part column).
+-- Each model partition (counts and classes with a wml_part column) from its own counts.
 -- Placeholders: $table (output), $counts (attribute_i, attribute_j, value_i, value_j,
---   class_label, n [, wml_part]; e.g. from pairs.pair_counts_query), $classes (the class
---   table), $classes_part (c.wml_part, or 0 for one model), $counts_part (k.wml_part, or 0),
---   $partition_columns (empty, or [k.wml_part AS wml_part]).
--- Output columns: [wml_part (INTEGER)], attribute_i (VARCHAR, the earlier attribute in feature order), attribute_j
+--   class_label, n, wml_part; e.g. from pairs.pair_counts_query), $classes (the class
+--   table).
+-- Output columns: wml_part (INTEGER), attribute_i (VARCHAR, the earlier attribute in feature order), attribute_j
 --   (VARCHAR), value_i (VARCHAR), value_j (VARCHAR), class_index (INTEGER), n (BIGINT rows,
 --   > 0; rows where attribute_i or attribute_j is NULL are not counted).
 -- Rendered by: warehouse_ml/models/tan.py.
 CREATE TABLE $table AS
 SELECT
-    $partition_columns,
+    k.wml_part AS wml_part,
     k.attribute_i AS attribute_i,
     k.attribute_j AS attribute_j,
     k.value_i AS value_i,
@@ -19,4 +18,4 @@ SELECT
     c.class_index AS class_index,
     CAST(k.n AS BIGINT) AS n
 FROM $counts AS k
-JOIN $classes AS c ON $classes_part = $counts_part AND c.class_label = k.class_label
+JOIN $classes AS c ON c.wml_part = k.wml_part AND c.class_label = k.class_label

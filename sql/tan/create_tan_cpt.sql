@@ -6,15 +6,14 @@
 -- (create_tan_cpt_parent.sql), which also holds N(pa,c) and |X|; scoring and the lookup table
 -- read both (tan.py, create_tan_lookup.sql). N counts rows where both the attribute and its
 -- parent are non-NULL. A zero probability is stored as log_prob NULL ("impossible"); a (parent
--- value, class) with no row and alpha = 0 gets the uniform 1/|X|. One model, or one model per
--- partition (cross-validation folds, each with its own tree: tables with a wml_part column).
--- Rendered by tan.py (TAN._learn_from_counts).
+-- value, class) with no row and alpha = 0 gets the uniform 1/|X|. Each model
+-- partition (column wml_part) with its own tree.
+-- Written by TAN.learn_tables (tan.py).
 -- Placeholders: $table (output), $edge_counts (relation from select_tan_edge_counts.sql),
---   $cpt_parent (the model's cpt_parent table), $cpt_parent_part (q.wml_part, or 0 for one
---   model), $partition_columns (empty, or [f.wml_part AS wml_part]), $log_prob
+--   $cpt_parent (the model's cpt_parent table), $log_prob
 --   (sql/tan_log_prob.sql bound to n = f.n, n_parent = f.n_parent, n_values = f.n_values and
 --   the model's alpha).
--- Output columns: [wml_part (INTEGER)], attribute (VARCHAR), parent (VARCHAR), value (VARCHAR),
+-- Output columns: wml_part (INTEGER), attribute (VARCHAR), parent (VARCHAR), value (VARCHAR),
 --   parent_value (VARCHAR), class_index (INTEGER), n (BIGINT), n_parent (BIGINT), n_values
 --   (BIGINT, |X|), log_prob (DOUBLE natural log, NULL when the probability is 0).
 -- Rendered by: warehouse_ml/models/tan.py.
@@ -28,7 +27,7 @@ pairs AS (
 ),
 parents AS (
     SELECT
-        $cpt_parent_part AS wml_part,
+        q.wml_part AS wml_part,
         q.attribute AS attribute,
         q.parent AS parent,
         q.parent_value AS parent_value,
@@ -57,7 +56,7 @@ filled AS (
         AND k.parent_value = p.parent_value AND k.class_index = q.class_index
 )
 SELECT
-    $partition_columns,
+    f.wml_part AS wml_part,
     f.attribute AS attribute,
     f.parent AS parent,
     f.value AS value,

@@ -5,14 +5,14 @@
 -- without such rows), |X| (values of the attribute in training, from the categorical table)
 -- and ln((0 + alpha) / (N(pa, c) + alpha * |X|)) (sql/tan_log_prob.sql with n = 0: the uniform
 -- -ln|X| when N(pa, c) + alpha * |X| = 0, NULL "impossible" when alpha = 0 otherwise).
--- One model, or one model per partition (cross-validation folds: tables with a wml_part
--- column). Rendered by tan.py (TAN._learn_from_counts), before create_tan_cpt.sql.
+-- Each model partition (tables with a wml_part
+-- column). Written by TAN.learn_tables (tan.py), before
+-- create_tan_cpt.sql.
 -- Placeholders: $table (output), $edge_counts (relation from select_tan_edge_counts.sql),
 --   $categorical (a categorical table: attribute, value, class_index), $classes (the class
---   table), $categorical_part, $classes_part (g.wml_part, c.wml_part, or 0 for one model),
---   $partition_columns (empty, or [f.wml_part AS wml_part]), $log_prob (sql/tan_log_prob.sql
+--   table), $log_prob (sql/tan_log_prob.sql
 --   bound to n = 0, n_parent = f.n_parent, n_values = f.n_values and the model's alpha).
--- Output columns: [wml_part (INTEGER)], attribute (VARCHAR), parent (VARCHAR), parent_value
+-- Output columns: wml_part (INTEGER), attribute (VARCHAR), parent (VARCHAR), parent_value
 --   (VARCHAR), class_index (INTEGER), n_parent (BIGINT), n_values (BIGINT, |X|), log_prob
 --   (DOUBLE natural log, NULL when the probability is 0).
 -- Rendered by: warehouse_ml/models/tan.py.
@@ -26,7 +26,7 @@ parent_values AS (
     SELECT DISTINCT p.wml_part, p.attribute, p.parent, p.parent_value FROM parent_counts AS p
 ),
 child_values AS (
-    SELECT DISTINCT $categorical_part AS wml_part, g.attribute, g.value FROM $categorical AS g
+    SELECT DISTINCT g.wml_part, g.attribute, g.value FROM $categorical AS g
 ),
 cardinality AS (
     SELECT v.wml_part, v.attribute, COUNT(*) AS n_values
@@ -43,14 +43,14 @@ filled AS (
         CAST(COALESCE(t.n, 0) AS BIGINT) AS n_parent,
         CAST(r.n_values AS BIGINT) AS n_values
     FROM parent_values AS v
-    JOIN $classes AS c ON $classes_part = v.wml_part
+    JOIN $classes AS c ON c.wml_part = v.wml_part
     JOIN cardinality AS r ON r.wml_part = v.wml_part AND r.attribute = v.attribute
     LEFT JOIN parent_counts AS t
         ON t.wml_part = v.wml_part AND t.attribute = v.attribute
         AND t.parent_value = v.parent_value AND t.class_index = c.class_index
 )
 SELECT
-    $partition_columns,
+    f.wml_part AS wml_part,
     f.attribute AS attribute,
     f.parent AS parent,
     f.parent_value AS parent_value,

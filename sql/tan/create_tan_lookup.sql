@@ -3,8 +3,7 @@
 -- class, parent value) where the sparse cpt has that (value, parent value) row, else for a
 -- seen value (a categorical row) the cpt_parent row of the parent value (a value never counted
 -- with it), else the class-only term (the categorical row, else the unseen row). In model part
--- p (one per partition, e.g. cross-validation fold, for tables with
--- a wml_part column; else 0), an attribute with contiguous seen values low..high and parent q
+-- p (the tables' wml_part: 0 for a fitted model, the fold for cross-validation's), an attribute with contiguous seen values low..high and parent q
 -- (seen values parent_low..parent_high, n_q of them; none at the root, n_q = 0) owns the codes
 -- p * $width + first_code + child_slot * stride + parent_slot: child_slot = value - low for a
 -- seen value, high - low + 1 for any other value, high - low + 2 for NULL; parent_slot = parent
@@ -15,9 +14,7 @@
 --   model's tables),
 --   $layout (relation: wml_part, attribute, parent (NULL at the root), low, high, parent_low,
 --   parent_high (NULL at the root), first_code, stride; one row per part and placed attribute),
---   $width (codes per part), $categorical_part, $unseen_part, $cpt_part, $cpt_parent_part,
---   $classes_part (k.wml_part, u.wml_part, t.wml_part, q.wml_part, c.wml_part for partitioned
---   tables, else 0),
+--   $width (codes per part), --   tables, else 0),
 --   $class_columns (list of aliased MAX(CASE WHEN p.class_index = i THEN p.log_prob END)
 --   items, scoring.pivot_columns).
 -- Output columns: code (BIGINT), lp_0 .. lp_{K-1} (DOUBLE natural log; NULL when the
@@ -84,18 +81,18 @@ slots AS (
     FROM placed AS g
     JOIN child_slots AS x ON x.part = g.part AND x.attribute = g.attribute
     JOIN parent_slots AS y ON y.part = g.part AND y.attribute = g.attribute
-    JOIN $classes AS c ON $classes_part = g.part
+    JOIN $classes AS c ON c.wml_part = g.part
     LEFT JOIN $cpt AS t
-        ON $cpt_part = g.part AND t.attribute = g.attribute AND t.value = x.value
+        ON t.wml_part = g.part AND t.attribute = g.attribute AND t.value = x.value
         AND t.parent_value = y.parent_value AND t.class_index = c.class_index
     LEFT JOIN $cpt_parent AS q
-        ON $cpt_parent_part = g.part AND q.attribute = g.attribute
+        ON q.wml_part = g.part AND q.attribute = g.attribute
         AND q.parent_value = y.parent_value AND q.class_index = c.class_index
     LEFT JOIN $categorical AS k
-        ON $categorical_part = g.part AND k.attribute = g.attribute AND k.value = x.value
+        ON k.wml_part = g.part AND k.attribute = g.attribute AND k.value = x.value
         AND k.class_index = c.class_index
     LEFT JOIN $unseen AS u
-        ON $unseen_part = g.part AND u.attribute = g.attribute AND u.class_index = c.class_index
+        ON u.wml_part = g.part AND u.attribute = g.attribute AND u.class_index = c.class_index
 )
 SELECT p.code AS code, $class_columns
 FROM slots AS p

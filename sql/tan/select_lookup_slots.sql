@@ -1,14 +1,13 @@
 -- The slots of integer-coded attributes for the dense lookup table (lookup.py): an attribute
 -- with contiguous seen values low..high has the slots 0 .. high - low + 2 in each model part:
 -- value - low for a seen value, high - low + 1 for any value not seen in training, high - low + 2
--- for NULL (contributes nothing: 0.0). Parameter tables holding one model per partition
--- (cross-validation folds, column wml_part) give each partition its own slots; a value seen by
+-- for NULL (contributes nothing: 0.0). Each model partition (column wml_part: 0 for a fitted
+-- model, cross-validation's folds) has its own slots; a value seen by
 -- another partition's model only is that partition's unseen value.
 -- Placeholders: $categorical, $unseen, $classes (the model's tables), $layout (relation:
---   attribute, low, high), $categorical_part, $unseen_part, $classes_part (k.wml_part,
---   u.wml_part, c.wml_part for partitioned tables, else 0), $class_columns (list of aliased
+--   attribute, low, high), $class_columns (list of aliased
 --   MAX(CASE WHEN p.class_index = i THEN p.log_prob END) items, scoring.pivot_columns).
--- Output columns: wml_part (INTEGER, 0 for one model), attribute (VARCHAR), slot (BIGINT),
+-- Output columns: wml_part (INTEGER), attribute (VARCHAR), slot (BIGINT),
 --   lp_0 .. lp_{K-1} (DOUBLE natural log P(value | class i); NULL when the probability is 0).
 -- Rendered by: warehouse_ml/models/lookup.py.
 WITH seen_values AS (
@@ -16,7 +15,7 @@ WITH seen_values AS (
 ),
 cells AS (
     SELECT
-        $classes_part AS part,
+        c.wml_part AS part,
         c.class_index AS class_index,
         l.attribute AS attribute,
         l.low AS low,
@@ -35,9 +34,9 @@ slots AS (
     JOIN seen_values AS v ON v.attribute = g.attribute
     LEFT JOIN $categorical AS k
         ON k.attribute = g.attribute AND k.value = v.value AND k.class_index = g.class_index
-        AND $categorical_part = g.part
+        AND k.wml_part = g.part
     LEFT JOIN $unseen AS u
-        ON u.attribute = g.attribute AND u.class_index = g.class_index AND $unseen_part = g.part
+        ON u.attribute = g.attribute AND u.class_index = g.class_index AND u.wml_part = g.part
     UNION ALL
     SELECT
         g.part AS part,
@@ -48,7 +47,7 @@ slots AS (
     FROM cells AS g
     CROSS JOIN (VALUES (1, FALSE), (2, TRUE)) AS e(slot_offset, is_null)
     LEFT JOIN $unseen AS u
-        ON u.attribute = g.attribute AND u.class_index = g.class_index AND $unseen_part = g.part
+        ON u.attribute = g.attribute AND u.class_index = g.class_index AND u.wml_part = g.part
 )
 SELECT
     CAST(p.part AS INTEGER) AS wml_part,

@@ -1,15 +1,13 @@
 -- The pair counts of each TAN edge, oriented from the attribute's side (tan.py): one row per
 -- (attribute, value, parent value, class) counted in training, i.e. N(x, pa, c) > 0 of rows
--- where both the attribute and its parent are non-NULL. One model, or one model per partition
--- (cross-validation folds, each with its own tree: pair counts and edges with a wml_part
--- column).
--- Placeholders: $pair_counts (a pair-count table), $edges (VALUES e: attribute, parent
---   [, wml_part]), $pair_part, $edges_part (k.wml_part, e.wml_part, or 0 for one model).
--- Output columns: wml_part (INTEGER, 0 for one model), attribute (VARCHAR), parent (VARCHAR),
+-- where both the attribute and its parent are non-NULL. Each model partition
+-- (column wml_part) with its own tree.
+-- Placeholders: $pair_counts (a pair-count table), $edges (VALUES e: attribute, parent, wml_part).
+-- Output columns: wml_part (INTEGER), attribute (VARCHAR), parent (VARCHAR),
 --   value (VARCHAR), parent_value (VARCHAR), class_index (INTEGER), n (BIGINT rows, > 0).
 -- Rendered by: warehouse_ml/models/tan.py.
 SELECT
-    $pair_part AS wml_part,
+    k.wml_part AS wml_part,
     e.attribute AS attribute,
     e.parent AS parent,
     CASE WHEN k.attribute_i = e.attribute THEN k.value_i ELSE k.value_j END AS value,
@@ -18,7 +16,7 @@ SELECT
     k.n AS n
 FROM $pair_counts AS k
 JOIN $edges
-    ON $edges_part = $pair_part
+    ON e.wml_part = k.wml_part
     AND (
         (k.attribute_i = e.attribute AND k.attribute_j = e.parent)
         OR (k.attribute_i = e.parent AND k.attribute_j = e.attribute)

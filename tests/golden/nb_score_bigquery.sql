@@ -1,17 +1,20 @@
 WITH `wml_param_classes` AS (
   SELECT
+    CAST(`v`.`wml_part` AS INT64) AS `wml_part`,
     CAST(`v`.`class_index` AS INT64) AS `class_index`,
     CAST(`v`.`class_label` AS STRING) AS `class_label`,
     CAST(`v`.`n` AS INT64) AS `n`,
     CAST(`v`.`log_prior` AS FLOAT64) AS `log_prior`
   FROM UNNEST([
     STRUCT(
+      0 AS wml_part,
       0 AS class_index,
       'p' AS class_label,
       3 AS n,
       CAST(-0.6931471805599452 AS FLOAT64) AS log_prior
     ),
     STRUCT(
+      0 AS wml_part,
       1 AS class_index,
       'q' AS class_label,
       3 AS n,
@@ -20,6 +23,7 @@ WITH `wml_param_classes` AS (
   ]) AS v
 ), `wml_param_categorical` AS (
   SELECT
+    CAST(`v`.`wml_part` AS INT64) AS `wml_part`,
     CAST(`v`.`attribute` AS STRING) AS `attribute`,
     CAST(`v`.`value` AS STRING) AS `value`,
     CAST(`v`.`class_index` AS INT64) AS `class_index`,
@@ -27,6 +31,7 @@ WITH `wml_param_classes` AS (
     CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
   FROM UNNEST([
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       'a' AS value,
       0 AS class_index,
@@ -34,6 +39,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.5108256237659905 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       'a' AS value,
       1 AS class_index,
@@ -41,6 +47,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       'b' AS value,
       0 AS class_index,
@@ -48,6 +55,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.916290731874155 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       'b' AS value,
       1 AS class_index,
@@ -55,6 +63,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS value,
       0 AS class_index,
@@ -62,6 +71,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.5108256237659905 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS value,
       1 AS class_index,
@@ -69,6 +79,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'y' AS value,
       0 AS class_index,
@@ -76,6 +87,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.916290731874155 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'y' AS value,
       1 AS class_index,
@@ -83,6 +95,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '0' AS value,
       0 AS class_index,
@@ -90,6 +103,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.916290731874155 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '0' AS value,
       1 AS class_index,
@@ -97,6 +111,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.0986122886681096 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '1' AS value,
       0 AS class_index,
@@ -104,6 +119,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.916290731874155 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '1' AS value,
       1 AS class_index,
@@ -111,6 +127,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.0986122886681096 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '2' AS value,
       0 AS class_index,
@@ -118,6 +135,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.6094379124341003 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '2' AS value,
       1 AS class_index,
@@ -127,6 +145,7 @@ WITH `wml_param_classes` AS (
   ]) AS v
 ), `wml_param_unseen` AS (
   SELECT
+    CAST(`v`.`wml_part` AS INT64) AS `wml_part`,
     CAST(`v`.`attribute` AS STRING) AS `attribute`,
     CAST(`v`.`class_index` AS INT64) AS `class_index`,
     CAST(`v`.`n_class` AS INT64) AS `n_class`,
@@ -134,6 +153,7 @@ WITH `wml_param_classes` AS (
     CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
   FROM UNNEST([
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       0 AS class_index,
       3 AS n_class,
@@ -141,6 +161,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.6094379124341003 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       1 AS class_index,
       2 AS n_class,
@@ -148,6 +169,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       0 AS class_index,
       3 AS n_class,
@@ -155,6 +177,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.6094379124341003 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       1 AS class_index,
       2 AS n_class,
@@ -162,6 +185,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       0 AS class_index,
       2 AS n_class,
@@ -169,6 +193,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.6094379124341003 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       1 AS class_index,
       3 AS n_class,
@@ -178,6 +203,7 @@ WITH `wml_param_classes` AS (
   ]) AS v
 ), `wml_param_gaussian` AS (
   SELECT
+    CAST(`v`.`wml_part` AS INT64) AS `wml_part`,
     CAST(`v`.`attribute` AS STRING) AS `attribute`,
     CAST(`v`.`class_index` AS INT64) AS `class_index`,
     CAST(`v`.`n` AS INT64) AS `n`,
@@ -185,6 +211,7 @@ WITH `wml_param_classes` AS (
     CAST(`v`.`variance` AS FLOAT64) AS `variance`
   FROM UNNEST([
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       0 AS class_index,
       3 AS n,
@@ -192,6 +219,7 @@ WITH `wml_param_classes` AS (
       CAST(1.0555555562955554 AS FLOAT64) AS variance
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       1 AS class_index,
       2 AS n,
@@ -293,70 +321,94 @@ WITH `wml_param_classes` AS (
       )
     ) + `wml_a3`.`lp_1` AS `wml_j_1`
   FROM wml_input AS s
-  CROSS JOIN (
+  LEFT JOIN (
     SELECT
+      p.wml_part AS wml_part,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prior` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prior` END) AS `lp_1`
     FROM `wml_param_classes` AS p
     WHERE
       TRUE
+    GROUP BY
+      p.wml_part
   ) AS wml_prior
+    ON `wml_prior`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.`value` AS `value`,
+      p.wml_part AS wml_part,
+      `p`.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'c'
     GROUP BY
-      p.`value`
+      p.wml_part,
+      `p`.`value`
   ) AS wml_a0
-    ON `wml_a0`.`value` = CAST(`s`.`c` AS STRING)
-  CROSS JOIN (
+    ON `wml_a0`.`value` = CAST(`s`.`c` AS STRING) AND `wml_a0`.`wml_part` = 0
+  LEFT JOIN (
     SELECT
+      p.wml_part AS wml_part,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'c'
+    GROUP BY
+      p.wml_part
   ) AS wml_a0_unseen
-  CROSS JOIN (
+    ON `wml_a0_unseen`.`wml_part` = 0
+  LEFT JOIN (
     SELECT
+      p.wml_part AS wml_part,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`mean` END) AS `mean_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`mean` END) AS `mean_1`
     FROM `wml_param_gaussian` AS p
     WHERE
       `p`.`attribute` = 'x'
+    GROUP BY
+      p.wml_part
   ) AS wml_g1_mean
-  CROSS JOIN (
+    ON `wml_g1_mean`.`wml_part` = 0
+  LEFT JOIN (
     SELECT
+      p.wml_part AS wml_part,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`variance` END) AS `var_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`variance` END) AS `var_1`
     FROM `wml_param_gaussian` AS p
     WHERE
       `p`.`attribute` = 'x'
+    GROUP BY
+      p.wml_part
   ) AS wml_g1_var
+    ON `wml_g1_var`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.`value` AS `value`,
+      p.wml_part AS wml_part,
+      `p`.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
-      p.`value`
+      p.wml_part,
+      `p`.`value`
   ) AS wml_a2
-    ON `wml_a2`.`value` = CAST(`s`.`d` AS STRING)
-  CROSS JOIN (
+    ON `wml_a2`.`value` = CAST(`s`.`d` AS STRING) AND `wml_a2`.`wml_part` = 0
+  LEFT JOIN (
     SELECT
+      p.wml_part AS wml_part,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'd'
+    GROUP BY
+      p.wml_part
   ) AS wml_a2_unseen
+    ON `wml_a2_unseen`.`wml_part` = 0
   INNER JOIN `wml_param_lookup` AS wml_a3
     ON `wml_a3`.`code` = CAST(0 + CASE
       WHEN `s`.`k` IS NULL

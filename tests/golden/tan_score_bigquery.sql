@@ -1,17 +1,20 @@
 WITH `wml_param_classes` AS (
   SELECT
+    CAST(`v`.`wml_part` AS INT64) AS `wml_part`,
     CAST(`v`.`class_index` AS INT64) AS `class_index`,
     CAST(`v`.`class_label` AS STRING) AS `class_label`,
     CAST(`v`.`n` AS INT64) AS `n`,
     CAST(`v`.`log_prior` AS FLOAT64) AS `log_prior`
   FROM UNNEST([
     STRUCT(
+      0 AS wml_part,
       0 AS class_index,
       'p' AS class_label,
       3 AS n,
       CAST(-0.6931471805599452 AS FLOAT64) AS log_prior
     ),
     STRUCT(
+      0 AS wml_part,
       1 AS class_index,
       'q' AS class_label,
       3 AS n,
@@ -20,6 +23,7 @@ WITH `wml_param_classes` AS (
   ]) AS v
 ), `wml_param_categorical` AS (
   SELECT
+    CAST(`v`.`wml_part` AS INT64) AS `wml_part`,
     CAST(`v`.`attribute` AS STRING) AS `attribute`,
     CAST(`v`.`value` AS STRING) AS `value`,
     CAST(`v`.`class_index` AS INT64) AS `class_index`,
@@ -27,6 +31,7 @@ WITH `wml_param_classes` AS (
     CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
   FROM UNNEST([
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       'a' AS value,
       0 AS class_index,
@@ -34,6 +39,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.47000362924573547 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       'a' AS value,
       1 AS class_index,
@@ -41,6 +47,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599454 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       'b' AS value,
       0 AS class_index,
@@ -48,6 +55,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.9808292530117262 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       'b' AS value,
       1 AS class_index,
@@ -55,6 +63,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599454 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS value,
       0 AS class_index,
@@ -62,6 +71,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.47000362924573547 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS value,
       1 AS class_index,
@@ -69,6 +79,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599454 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'y' AS value,
       0 AS class_index,
@@ -76,6 +87,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.9808292530117262 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'y' AS value,
       1 AS class_index,
@@ -83,6 +95,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599454 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '0' AS value,
       0 AS class_index,
@@ -90,6 +103,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.8472978603872037 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '0' AS value,
       1 AS class_index,
@@ -97,6 +111,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.0986122886681098 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '1' AS value,
       0 AS class_index,
@@ -104,6 +119,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.8472978603872037 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '1' AS value,
       1 AS class_index,
@@ -111,6 +127,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.0986122886681098 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '2' AS value,
       0 AS class_index,
@@ -118,6 +135,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       '2' AS value,
       1 AS class_index,
@@ -125,6 +143,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.0986122886681098 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       '0' AS value,
       0 AS class_index,
@@ -132,6 +151,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.2992829841302609 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       '0' AS value,
       1 AS class_index,
@@ -139,6 +159,7 @@ WITH `wml_param_classes` AS (
       CAST(-2.1972245773362196 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       '1' AS value,
       0 AS class_index,
@@ -146,6 +167,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.2992829841302609 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       '1' AS value,
       1 AS class_index,
@@ -153,6 +175,7 @@ WITH `wml_param_classes` AS (
       CAST(-2.1972245773362196 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       '2' AS value,
       0 AS class_index,
@@ -160,6 +183,7 @@ WITH `wml_param_classes` AS (
       CAST(-2.3978952727983707 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       '2' AS value,
       1 AS class_index,
@@ -167,6 +191,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.0986122886681098 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       '3' AS value,
       0 AS class_index,
@@ -174,6 +199,7 @@ WITH `wml_param_classes` AS (
       CAST(-2.3978952727983707 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       '3' AS value,
       1 AS class_index,
@@ -181,6 +207,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.0986122886681098 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       '4' AS value,
       0 AS class_index,
@@ -188,6 +215,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.2992829841302609 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       '4' AS value,
       1 AS class_index,
@@ -197,6 +225,7 @@ WITH `wml_param_classes` AS (
   ]) AS v
 ), `wml_param_unseen` AS (
   SELECT
+    CAST(`v`.`wml_part` AS INT64) AS `wml_part`,
     CAST(`v`.`attribute` AS STRING) AS `attribute`,
     CAST(`v`.`class_index` AS INT64) AS `class_index`,
     CAST(`v`.`n_class` AS INT64) AS `n_class`,
@@ -204,6 +233,7 @@ WITH `wml_param_classes` AS (
     CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
   FROM UNNEST([
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       0 AS class_index,
       3 AS n_class,
@@ -211,6 +241,7 @@ WITH `wml_param_classes` AS (
       CAST(-2.0794415416798357 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'c' AS attribute,
       1 AS class_index,
       2 AS n_class,
@@ -218,6 +249,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.791759469228055 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       0 AS class_index,
       3 AS n_class,
@@ -225,6 +257,7 @@ WITH `wml_param_classes` AS (
       CAST(-2.0794415416798357 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       1 AS class_index,
       2 AS n_class,
@@ -232,6 +265,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.791759469228055 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       0 AS class_index,
       2 AS n_class,
@@ -239,6 +273,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       1 AS class_index,
       3 AS n_class,
@@ -246,6 +281,7 @@ WITH `wml_param_classes` AS (
       CAST(-2.1972245773362196 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       0 AS class_index,
       3 AS n_class,
@@ -253,6 +289,7 @@ WITH `wml_param_classes` AS (
       CAST(-2.3978952727983707 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       1 AS class_index,
       2 AS n_class,
@@ -262,6 +299,7 @@ WITH `wml_param_classes` AS (
   ]) AS v
 ), `wml_param_cpt` AS (
   SELECT
+    CAST(`v`.`wml_part` AS INT64) AS `wml_part`,
     CAST(`v`.`attribute` AS STRING) AS `attribute`,
     CAST(`v`.`parent` AS STRING) AS `parent`,
     CAST(`v`.`value` AS STRING) AS `value`,
@@ -273,6 +311,7 @@ WITH `wml_param_classes` AS (
     CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
   FROM UNNEST([
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       'x' AS value,
@@ -284,6 +323,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.2876820724517809 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       'x' AS value,
@@ -295,6 +335,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       'x' AS value,
@@ -306,6 +347,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.2876820724517809 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       'x' AS value,
@@ -317,6 +359,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       'x' AS value,
@@ -328,6 +371,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       'x' AS value,
@@ -339,6 +383,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.2876820724517809 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       'y' AS value,
@@ -350,6 +395,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.2876820724517809 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       'y' AS value,
@@ -361,6 +407,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       'c' AS parent,
       '0' AS value,
@@ -372,6 +419,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.5108256237659907 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       'c' AS parent,
       '0' AS value,
@@ -383,6 +431,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       'c' AS parent,
       '1' AS value,
@@ -394,6 +443,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.5108256237659907 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       'c' AS parent,
       '1' AS value,
@@ -405,6 +455,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.5108256237659907 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       'c' AS parent,
       '2' AS value,
@@ -416,6 +467,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       'c' AS parent,
       '2' AS value,
@@ -427,6 +479,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.5108256237659907 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '0' AS value,
@@ -438,6 +491,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.8472978603872037 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '0' AS value,
@@ -449,6 +503,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '1' AS value,
@@ -460,6 +515,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.8472978603872037 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '1' AS value,
@@ -471,6 +527,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '2' AS value,
@@ -482,6 +539,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '2' AS value,
@@ -493,6 +551,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.8472978603872037 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '3' AS value,
@@ -504,6 +563,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '3' AS value,
@@ -517,6 +577,7 @@ WITH `wml_param_classes` AS (
   ]) AS v
 ), `wml_param_cpt_parent` AS (
   SELECT
+    CAST(`v`.`wml_part` AS INT64) AS `wml_part`,
     CAST(`v`.`attribute` AS STRING) AS `attribute`,
     CAST(`v`.`parent` AS STRING) AS `parent`,
     CAST(`v`.`parent_value` AS STRING) AS `parent_value`,
@@ -526,6 +587,7 @@ WITH `wml_param_classes` AS (
     CAST(`v`.`log_prob` AS FLOAT64) AS `log_prob`
   FROM UNNEST([
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       '0' AS parent_value,
@@ -535,6 +597,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       '0' AS parent_value,
@@ -544,6 +607,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       '1' AS parent_value,
@@ -553,6 +617,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       '1' AS parent_value,
@@ -562,6 +627,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       '2' AS parent_value,
@@ -571,6 +637,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       '2' AS parent_value,
@@ -580,6 +647,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       '4' AS parent_value,
@@ -589,6 +657,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.3862943611198906 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'd' AS attribute,
       'x' AS parent,
       '4' AS parent_value,
@@ -598,6 +667,7 @@ WITH `wml_param_classes` AS (
       CAST(-0.6931471805599453 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       'c' AS parent,
       'a' AS parent_value,
@@ -607,6 +677,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       'c' AS parent,
       'a' AS parent_value,
@@ -616,6 +687,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       'c' AS parent,
       'b' AS parent_value,
@@ -625,6 +697,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'k' AS attribute,
       'c' AS parent,
       'b' AS parent_value,
@@ -634,6 +707,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.6094379124341005 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '0' AS parent_value,
@@ -643,6 +717,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '0' AS parent_value,
@@ -652,6 +727,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '1' AS parent_value,
@@ -661,6 +737,7 @@ WITH `wml_param_classes` AS (
       CAST(-1.9459101490553135 AS FLOAT64) AS log_prob
     ),
     STRUCT(
+      0 AS wml_part,
       'x' AS attribute,
       'k' AS parent,
       '1' AS parent_value,
@@ -836,44 +913,56 @@ WITH `wml_param_classes` AS (
       END
     END AS `wml_j_1`
   FROM wml_input AS s
-  CROSS JOIN (
+  LEFT JOIN (
     SELECT
+      p.wml_part AS wml_part,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prior` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prior` END) AS `lp_1`
     FROM `wml_param_classes` AS p
     WHERE
       TRUE
+    GROUP BY
+      p.wml_part
   ) AS wml_prior
+    ON `wml_prior`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.`value` AS `value`,
+      p.wml_part AS wml_part,
+      `p`.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'c'
     GROUP BY
-      p.`value`
+      p.wml_part,
+      `p`.`value`
   ) AS wml_a0
-    ON `wml_a0`.`value` = CAST(`s`.`c` AS STRING)
-  CROSS JOIN (
+    ON `wml_a0`.`value` = CAST(`s`.`c` AS STRING) AND `wml_a0`.`wml_part` = 0
+  LEFT JOIN (
     SELECT
+      p.wml_part AS wml_part,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'c'
+    GROUP BY
+      p.wml_part
   ) AS wml_a0_unseen
+    ON `wml_a0_unseen`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.`value` AS `value`,
+      p.wml_part AS wml_part,
+      `p`.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'x'
     GROUP BY
-      p.`value`
+      p.wml_part,
+      `p`.`value`
   ) AS wml_a1
     ON `wml_a1`.`value` = CAST(CASE
       WHEN `s`.`x` IS NULL
@@ -888,110 +977,135 @@ WITH `wml_param_classes` AS (
       THEN 3
       ELSE 4
     END AS STRING)
-  CROSS JOIN (
+    AND `wml_a1`.`wml_part` = 0
+  LEFT JOIN (
     SELECT
+      p.wml_part AS wml_part,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'x'
+    GROUP BY
+      p.wml_part
   ) AS wml_a1_unseen
+    ON `wml_a1_unseen`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.value AS value,
-      p.parent_value AS parent_value,
+      p.wml_part AS wml_part,
+      `p`.`value` AS `value`,
+      `p`.`parent_value` AS `parent_value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_cpt` AS p
     WHERE
       p.attribute = 'x'
     GROUP BY
-      p.value,
-      p.parent_value
+      p.wml_part,
+      `p`.`value`,
+      `p`.`parent_value`
   ) AS wml_t1
-    ON `wml_t1`.`value` = CAST(CASE
-      WHEN `s`.`x` IS NULL
-      THEN NULL
-      WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
-      THEN 0
-      WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
-      THEN 1
-      WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
-      THEN 2
-      WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
-      THEN 3
-      ELSE 4
-    END AS STRING)
-    AND `wml_t1`.`parent_value` = CAST(`s`.`k` AS STRING)
+    ON (
+      `wml_t1`.`value` = CAST(CASE
+        WHEN `s`.`x` IS NULL
+        THEN NULL
+        WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
+        THEN 0
+        WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
+        THEN 1
+        WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
+        THEN 2
+        WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
+        THEN 3
+        ELSE 4
+      END AS STRING)
+      AND `wml_t1`.`parent_value` = CAST(`s`.`k` AS STRING)
+    )
+    AND `wml_t1`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.`parent_value` AS `parent_value`,
+      p.wml_part AS wml_part,
+      `p`.`parent_value` AS `parent_value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_cpt_parent` AS p
     WHERE
       p.attribute = 'x'
     GROUP BY
-      p.`parent_value`
+      p.wml_part,
+      `p`.`parent_value`
   ) AS wml_q1
-    ON `wml_q1`.`parent_value` = CAST(`s`.`k` AS STRING)
+    ON `wml_q1`.`parent_value` = CAST(`s`.`k` AS STRING) AND `wml_q1`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.`value` AS `value`,
+      p.wml_part AS wml_part,
+      `p`.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
-      p.`value`
+      p.wml_part,
+      `p`.`value`
   ) AS wml_a2
-    ON `wml_a2`.`value` = CAST(`s`.`d` AS STRING)
-  CROSS JOIN (
+    ON `wml_a2`.`value` = CAST(`s`.`d` AS STRING) AND `wml_a2`.`wml_part` = 0
+  LEFT JOIN (
     SELECT
+      p.wml_part AS wml_part,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'd'
+    GROUP BY
+      p.wml_part
   ) AS wml_a2_unseen
+    ON `wml_a2_unseen`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.value AS value,
-      p.parent_value AS parent_value,
+      p.wml_part AS wml_part,
+      `p`.`value` AS `value`,
+      `p`.`parent_value` AS `parent_value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_cpt` AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
-      p.value,
-      p.parent_value
+      p.wml_part,
+      `p`.`value`,
+      `p`.`parent_value`
   ) AS wml_t2
-    ON `wml_t2`.`value` = CAST(`s`.`d` AS STRING)
-    AND `wml_t2`.`parent_value` = CAST(CASE
-      WHEN `s`.`x` IS NULL
-      THEN NULL
-      WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
-      THEN 0
-      WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
-      THEN 1
-      WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
-      THEN 2
-      WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
-      THEN 3
-      ELSE 4
-    END AS STRING)
+    ON (
+      `wml_t2`.`value` = CAST(`s`.`d` AS STRING)
+      AND `wml_t2`.`parent_value` = CAST(CASE
+        WHEN `s`.`x` IS NULL
+        THEN NULL
+        WHEN `s`.`x` <= CAST(0.5 AS FLOAT64)
+        THEN 0
+        WHEN `s`.`x` <= CAST(1.5 AS FLOAT64)
+        THEN 1
+        WHEN `s`.`x` <= CAST(2.0 AS FLOAT64)
+        THEN 2
+        WHEN `s`.`x` <= CAST(2.5 AS FLOAT64)
+        THEN 3
+        ELSE 4
+      END AS STRING)
+    )
+    AND `wml_t2`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.`parent_value` AS `parent_value`,
+      p.wml_part AS wml_part,
+      `p`.`parent_value` AS `parent_value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_cpt_parent` AS p
     WHERE
       p.attribute = 'd'
     GROUP BY
-      p.`parent_value`
+      p.wml_part,
+      `p`.`parent_value`
   ) AS wml_q2
     ON `wml_q2`.`parent_value` = CAST(CASE
       WHEN `s`.`x` IS NULL
@@ -1006,53 +1120,67 @@ WITH `wml_param_classes` AS (
       THEN 3
       ELSE 4
     END AS STRING)
+    AND `wml_q2`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.`value` AS `value`,
+      p.wml_part AS wml_part,
+      `p`.`value` AS `value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_categorical` AS p
     WHERE
       p.attribute = 'k'
     GROUP BY
-      p.`value`
+      p.wml_part,
+      `p`.`value`
   ) AS wml_a3
-    ON `wml_a3`.`value` = CAST(`s`.`k` AS STRING)
-  CROSS JOIN (
+    ON `wml_a3`.`value` = CAST(`s`.`k` AS STRING) AND `wml_a3`.`wml_part` = 0
+  LEFT JOIN (
     SELECT
+      p.wml_part AS wml_part,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_unseen` AS p
     WHERE
       `p`.`attribute` = 'k'
+    GROUP BY
+      p.wml_part
   ) AS wml_a3_unseen
+    ON `wml_a3_unseen`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.value AS value,
-      p.parent_value AS parent_value,
+      p.wml_part AS wml_part,
+      `p`.`value` AS `value`,
+      `p`.`parent_value` AS `parent_value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_cpt` AS p
     WHERE
       p.attribute = 'k'
     GROUP BY
-      p.value,
-      p.parent_value
+      p.wml_part,
+      `p`.`value`,
+      `p`.`parent_value`
   ) AS wml_t3
-    ON `wml_t3`.`value` = CAST(`s`.`k` AS STRING)
-    AND `wml_t3`.`parent_value` = CAST(`s`.`c` AS STRING)
+    ON (
+      `wml_t3`.`value` = CAST(`s`.`k` AS STRING)
+      AND `wml_t3`.`parent_value` = CAST(`s`.`c` AS STRING)
+    )
+    AND `wml_t3`.`wml_part` = 0
   LEFT JOIN (
     SELECT
-      p.`parent_value` AS `parent_value`,
+      p.wml_part AS wml_part,
+      `p`.`parent_value` AS `parent_value`,
       MAX(CASE WHEN p.class_index = 0 THEN `p`.`log_prob` END) AS `lp_0`,
       MAX(CASE WHEN p.class_index = 1 THEN `p`.`log_prob` END) AS `lp_1`
     FROM `wml_param_cpt_parent` AS p
     WHERE
       p.attribute = 'k'
     GROUP BY
-      p.`parent_value`
+      p.wml_part,
+      `p`.`parent_value`
   ) AS wml_q3
-    ON `wml_q3`.`parent_value` = CAST(`s`.`c` AS STRING)
+    ON `wml_q3`.`parent_value` = CAST(`s`.`c` AS STRING) AND `wml_q3`.`wml_part` = 0
 ), wml_maxed AS (
   SELECT
     *,

@@ -40,18 +40,22 @@ from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation
 from warehouse_ml.models import names
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.names import FOLD, PREDICTION, probability_columns
+from warehouse_ml.models.training import ClassCount, Training, class_counts, total
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.stats import counting
+from warehouse_ml.stats.features import CATEGORICAL, Feature
 from warehouse_ml.stats.integer_rule import as_declared, choose_features
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store import catalog, ownership
+from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 
 
 def _fold_classes(
-    warehouse: Warehouse, split: splits.Split, target: str, classes: list[dict[str, Any]]
-) -> list[list[dict[str, Any]]]:
+    warehouse: Warehouse, split: splits.Split, target: str, classes: list[ClassCount]
+) -> list[list[ClassCount]]:
     """Each fold's training class counts: the class totals minus that fold's rows."""
     rows = warehouse.fetch(
         "select_fold_classes", source=split.table, target=target, fold=split.fold_column
@@ -59,7 +63,7 @@ def _fold_classes(
     held_out = {(r["fold"], r["class_label"]): r["n"] for r in rows.to_pylist()}
     assert split.folds is not None, "a k-fold assignment"
     return [
-        [{**c, "n": c["n"] - held_out.get((f, c["class_label"]), 0)} for c in classes]
+        [dataclasses.replace(c, n=c.n - held_out.get((f, c.label), 0)) for c in classes]
         for f in range(split.folds)
     ]
 
@@ -75,14 +79,14 @@ class Plan:
     cv_id: str
     selection: dict[str, Any]
     features: list
-    classes: list[dict[str, Any]]
+    classes: list[ClassCount]
     n_rows: int
     keep: bool
     check: CardinalityCheck
 
     @property
     def labels(self) -> tuple[Any, ...]:
-        return tuple(c["value"] for c in self.classes)
+        return tuple(c.value for c in self.classes)
 
 
 def plan_evaluation(
@@ -102,8 +106,8 @@ def plan_evaluation(
         warehouse, src, target, selection.get("features"), keys=[key] if key else None,
         **model.column_kinds(selection.get("categorical"), selection.get("numeric")),
     )  # fmt: skip
-    classes, n_null = model._classes(warehouse, src, target)
-    n_labelled = sum(c["n"] for c in classes)
+    classes, n_null = class_counts(warehouse, src, target)
+    n_labelled = total(classes)
     check = CardinalityCheck(
         src.description, chosen, n_labelled, allow_high_cardinality=allow_high_cardinality
     )
@@ -318,6 +322,41 @@ def assign_once(
     )  # fmt: skip
 
 
+def _learn_fold_by_fold(
+    warehouse: Warehouse,
+    model: Classifier,
+    split: Source,
+    target: str,
+    features: list[Feature],
+    fold: str,
+    fold_classes: list[list[ClassCount]],
+    tables: Staging,
+    check: CardinalityCheck,
+) -> list[ModelRecord]:
+    """One model per fold (when the model does not learn every fold at once): fold f learns
+    from the rows of ``split`` whose ``fold`` differs from f, in tables named by
+    ``tables.part(f"f{f}")``; one scan per fold. The high-cardinality ``check`` is made first
+    on the categorical attributes' values in all folds together (one count scan of the split),
+    so that no fold does heavier work with an attribute that is refused. Returns each fold's
+    (uncatalogued) record."""
+    categorical = [f.name for f in features if f.kind == CATEGORICAL]
+    if categorical:
+        check.of_counts(warehouse, counting.categorical_counts(split.relation, target, categorical))
+    records = []
+    for index, classes in enumerate(fold_classes):
+        rows = templates.build(
+            "select_rows_outside_fold", split=split.relation, fold=fold, index=index
+        )
+        training = Training(
+            Source(rows.subquery("wml_training"), split.schema, split.description, True),
+            target, features, [classes],
+        )  # fmt: skip
+        fold_tables = tables.part(f"f{index}")
+        details = model.learn_tables(warehouse, training, fold_tables, check)
+        records.append(model.record_of(warehouse, fold_tables, training, details))
+    return records
+
+
 def cross_validate_planned(
     warehouse: Warehouse,
     src: Source,
@@ -353,22 +392,22 @@ def cross_validate_planned(
                     probability_names=probability_names, prediction_name=PREDICTION,
                 )  # fmt: skip
 
-            if model._partitioned_scoring(chosen):
+            if model.learns_folds_at_once(chosen):
                 tables = learned.part("all")
-                details = model._learn_partitioned(
-                    warehouse, split_source, target, chosen, split.fold_column, fold_classes,
-                    tables, plan.check,
-                )  # fmt: skip
-                record = model._uncatalogued(
-                    tables, target, split_source, chosen, plan.classes,
+                training = Training(
+                    split_source, target, chosen, fold_classes, held_out=split.fold_column
+                )
+                details = model.learn_tables(warehouse, training, tables, plan.check)
+                record = model.record_of(
+                    warehouse, tables, training,
                     {**details, "partition_column": split.fold_column},
                 )  # fmt: skip
                 rows = templates.build("select_rows_with_target", source=split.table, target=target)
                 write = _writer(warehouse, scored(record, rows))
             else:
-                records = model._learn_folds(
-                    warehouse, split_source, target, chosen, split.fold_column, fold_classes,
-                    learned, plan.check,
+                records = _learn_fold_by_fold(
+                    warehouse, model, split_source, target, chosen, split.fold_column,
+                    fold_classes, learned, plan.check,
                 )  # fmt: skip
 
                 def write(table: TableName) -> None:

@@ -62,9 +62,16 @@ from warehouse_ml.evaluation import splits
 from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation
 from warehouse_ml.models import names
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.naive_bayes import NaiveBayes
+from warehouse_ml.models.naive_bayes import NaiveBayes, write_parameters
 from warehouse_ml.models.names import FOLD, PREDICTION
-from warehouse_ml.models.scoring import Join, Term, pivot_columns, score_query
+from warehouse_ml.models.scoring import (
+    Join,
+    Term,
+    partition_condition,
+    pivot_columns,
+    score_query,
+)
+from warehouse_ml.models.training import ClassCount, class_counts, total
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
 from warehouse_ml.stats import counting
@@ -96,15 +103,19 @@ def _pivot(table: TableName, attribute: str | None, items: list[exp.Expression])
         if attribute is None
         else exp.EQ(this=column("attribute", "p"), expression=literal(attribute))
     )
-    return templates.build(
-        "pivot_table_by_class", table=table, condition=condition, class_columns=items
-    )
+    return templates.build("pivot_by_class", table=table, condition=condition, class_columns=items)
+
+
+def _one_row_join(pivot: exp.Query, name: str) -> Join:
+    """A one-row pivot of the full-data model (partition 0), LEFT JOINed so that it never
+    removes a scored row."""
+    return Join(pivot, name, on=partition_condition(name, None))
 
 
 def scored_rows(
     source: exp.Expression,
     target: str,
-    classes: list[dict[str, Any]],
+    classes: list[ClassCount],
     key: str | None,
     internal: dict[str, str],
 ) -> exp.Query:
@@ -117,7 +128,7 @@ def scored_rows(
     label = templates.expression("cast_to_text", value=column(target, "src"))
     own = [
         alias(
-            templates.expression("loo_own", label=label, class_label=c["class_label"]),
+            templates.expression("loo_own", label=label, class_label=c.label),
             internal[f"own_{i}"],
         )
         for i, c in enumerate(classes)
@@ -149,7 +160,7 @@ def prior_term(
     """log P(c) of the fold without the row: (N_c - own + prior_alpha) / (N - 1 + prior_alpha K)."""
     k = len(own)
     name = "wml_loo_prior"
-    join = Join(_pivot(classes_table, None, pivot_columns("n", k, "n")), name)
+    join = _one_row_join(_pivot(classes_table, None, pivot_columns("n", k, "n")), name)
     per_class = [
         templates.expression(
             "log_prior",
@@ -212,7 +223,8 @@ def categorical_term(
         templates.build(
             "pivot_rows_by_class",
             table=loo_table,
-            key="value",
+            key_columns=[alias(column("value", "p"), "value")],
+            key_group=[column("value", "p")],
             attribute=attribute,
             class_columns=[
                 *pivot_columns("log_prob_other", k, "lpo"),
@@ -247,7 +259,7 @@ def gaussian_term(
         ("n_rest", "nr"), ("mean_rest", "mr"), ("variance_rest", "vr"),
     )  # fmt: skip
     columns = [item for part, prefix in parts for item in pivot_columns(part, k, prefix)]
-    join = Join(_pivot(gaussian_table, attribute, columns), name)
+    join = _one_row_join(_pivot(gaussian_table, attribute, columns), name)
     value = templates.expression("cast_to_double", value=column(attribute, "s"))
     per_class = []
     for c in range(k):
@@ -361,8 +373,8 @@ def leave_one_out_open(
             "gives its row numbers: pass it as key=..."
         )
     splits.profile(warehouse, src, key)  # a key must be unique and non-NULL
-    classes, _ = nb._classes(warehouse, src, target)
-    labels = tuple(c["value"] for c in classes)
+    classes, _ = class_counts(warehouse, src, target)
+    labels = tuple(c.value for c in classes)
     probability_names = names.probability_columns(
         [str(c) for c in labels], warehouse.IDENTIFIER_BYTES
     )
@@ -380,7 +392,7 @@ def leave_one_out_open(
         warehouse, owner_kind="evaluation", owner=loo_id, created_by=created_by,
         version=f"{loo_id}_work", lifetime=ownership.SESSION, temporary=True,
     )  # fmt: skip
-    n_scored = sum(c["n"] for c in classes)
+    n_scored = total(classes)
     draft = Evaluation(
         warehouse, UNWRITTEN, target, labels, key_column, n_scored, None, loo_id,
         tuple(probability_names), keep,
@@ -404,7 +416,7 @@ def _scoring_query(
     key: str | None,
     target: str,
     chosen: list[Any],
-    classes: list[dict[str, Any]],
+    classes: list[ClassCount],
     tables: Staging,
     probability_names: Sequence[str],
 ) -> exp.Query:
@@ -430,7 +442,7 @@ def _scoring_query(
         moments = materialise("moments", numeric_moments(relation, target, numeric))
         rest = without_extremes(relation, target, numeric, tables.named("moments"))
         materialise("rest_moments", numeric_moments(rest, target, numeric))
-    nb._learn_from_counts(warehouse, counts, moments, [classes], tables)
+    write_parameters(warehouse, nb, counts, moments, [classes], tables)
     table = tables.named
     if categorical:
         create_categorical_table(
@@ -447,7 +459,7 @@ def _scoring_query(
         )
     internal = _internal_names(src.columns, len(classes))
     own = own_columns(internal, len(classes))
-    terms = [prior_term(table("classes"), own, sum(c["n"] for c in classes), nb.prior_alpha)]
+    terms = [prior_term(table("classes"), own, total(classes), nb.prior_alpha)]
     for i, feature in enumerate(chosen):
         if feature.kind == CATEGORICAL:
             terms.append(categorical_term(table("loo_categorical"), feature, f"wml_a{i}", own))
@@ -457,7 +469,7 @@ def _scoring_query(
     return score_query(
         rows.subquery("wml_scored_rows"),
         terms,
-        [c["value"] for c in classes],
+        [c.value for c in classes],
         passthrough=[
             (key or internal["row"], key or splits.ROW_KEY),
             (internal["fold"], FOLD),

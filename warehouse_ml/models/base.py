@@ -1,8 +1,9 @@
 """What every classifier shares: settings, the learner protocol, fitting into the catalog,
 loading (scoring, views and export: models/prediction.py).
 
-A subclass (Naive Bayes, TAN) implements two methods: :meth:`Classifier._learn`, which writes
-its parameter tables from a source, and :meth:`Classifier._terms`, which says how those tables
+A subclass (Naive Bayes, TAN) implements two methods: :meth:`Classifier.learn_tables`, which
+writes its parameter tables from a :class:`warehouse_ml.models.training.Training` (one model,
+or one per cross-validation fold), and :meth:`Classifier._terms`, which says how those tables
 score a row. Everything else (the fit protocol here; predictions, views and SQL export in
 prediction.py) is shared, so all models keep one contract, including the guest contract
 (docs/RELIABILITY.md): every call runs in a session of the user's connection
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import abc
 import contextlib
-import decimal
 import inspect
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
@@ -25,37 +25,19 @@ import pyarrow as pa
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.errors import (
-    DataError,
-    NotFittedError,
-    SourceError,
-    StaleModelError,
-)
+from warehouse_ml.errors import NotFittedError, SourceError, StaleModelError
 from warehouse_ml.models.prediction import Predictor
 from warehouse_ml.models.scoring import Term
+from warehouse_ml.models.training import Training, class_counts, total
 from warehouse_ml.progress import ProgressCallback
-from warehouse_ml.sqlgen import templates
 from warehouse_ml.stats import validation
 from warehouse_ml.stats.features import Feature
 from warehouse_ml.stats.integer_rule import choose_features
+from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store import catalog, integrity, ownership
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 from warehouse_ml.version import VERSION
-
-MAX_CLASSES = 256
-"""Most classes a model may have: each class is a column of every scoring step, and past a few
-hundred classes the scoring SQL grows too wide for engines to plan in reasonable time."""
-
-
-def _python_label(value: Any) -> Any:
-    """A class label as stored in the catalog (JSON): str, int (an integer-valued decimal such
-    as a HUGEINT too), bool, or text for other types."""
-    if isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, decimal.Decimal) and value == value.to_integral_value():
-        return int(value)
-    return str(value)
 
 
 class Classifier(Predictor, abc.ABC):
@@ -67,12 +49,15 @@ class Classifier(Predictor, abc.ABC):
       stored under the same names (:meth:`get_params` reads them back);
     * optionally :meth:`exact_leave_one_out`: True when k-fold cross-validation with k = n has
       an exact count-subtraction form (evaluation/loo.py);
-    * :meth:`_learn`: write the parameter tables of one model, naming each new table with
-      ``tables.table(part)`` (a :class:`warehouse_ml.store.ownership.Staging`: registered before it
-      is created, dropped if the fit fails);
+    * :meth:`learn_tables`: write the parameter tables of the models of a
+      :class:`~warehouse_ml.models.training.Training` (each row tagged with its model in column
+      wml_part), naming each new table with ``tables.table(part)`` (a
+      :class:`warehouse_ml.store.ownership.Staging`: registered before it is created, dropped if
+      the fit fails);
     * :meth:`_terms`: the log-space terms that score a row with those tables;
-    * optionally :meth:`_partitioned_scoring` / :meth:`_learn_partitioned`: every
-      cross-validation fold's model in one set of tables, scored in one query.
+    * optionally :meth:`learns_folds_at_once`: whether :meth:`learn_tables` takes a
+      cross-validation's every fold at once for these features (else cross-validation learns
+      one model per fold).
     """
 
     kind: ClassVar[str]
@@ -114,116 +99,62 @@ class Classifier(Predictor, abc.ABC):
 
     # -- what a model kind implements ----------------------------------------------------
 
-    @abc.abstractmethod
-    def _learn(
-        self,
-        warehouse: Warehouse,
-        source: Source,
-        target: str,
-        features: list[Feature],
-        classes: list[dict[str, Any]],
-        tables: Staging,
-        check: validation.CardinalityCheck,
-    ) -> dict[str, Any]:
-        """Write the parameter tables of a new model, each named by ``tables.table(part)``.
+    def learns_folds_at_once(self, features: Sequence[Feature]) -> bool:
+        """Whether :meth:`learn_tables` learns every cross-validation fold's model at once
+        (a :class:`Training` with ``held_out``) for these features, their tables then scoring
+        every fold in one query (default: yes)."""
+        return True
 
-        ``classes`` holds one dict per class (class_index, class_label, value, n) in
-        ``classes_`` order. ``check`` is the high-cardinality check, to make as soon as the
-        attributes' distinct values are known when statements heavier than the counts follow
-        (TAN's pair counts); else :func:`validation.check_learned` makes it after learning.
+    @abc.abstractmethod
+    def learn_tables(
+        self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
+    ) -> dict[str, Any]:
+        """Write the parameter tables of the models of ``training``, each named by
+        ``tables.table(part)`` and holding every model (column wml_part).
+
+        ``check`` is the high-cardinality check, to make with the categorical attributes'
+        distinct values (``check.of_counts``) before any statement heavier than the counts.
         Returns kind-specific details for the catalog.
         """
-
-    def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
-        """Whether :meth:`_terms` can score with tables holding one model per partition (the
-        record's details name the rows' partition column) for these features: cross-validation
-        then learns them with :meth:`_learn_partitioned` and scores every fold in one query
-        instead of one query per fold (default: no)."""
-        return False
-
-    def _learn_partitioned(
-        self,
-        warehouse: Warehouse,
-        split: Source,
-        target: str,
-        features: list[Feature],
-        fold: str,
-        fold_classes: list[list[dict[str, Any]]],
-        tables: Staging,
-        check: validation.CardinalityCheck,
-    ) -> dict[str, Any]:
-        """Learn every fold's model at once (cross-validation, when
-        :meth:`_partitioned_scoring`) from the fold assignment ``split``: fold f trains on the
-        rows whose ``fold`` column differs from f, with class counts ``fold_classes[f]``. The
-        scoring tables are named by ``tables``, each holding all folds (column wml_part = f).
-        ``check``: the high-cardinality check of the whole source, made from the per-fold
-        counts before anything heavier. Returns the catalog details."""
-        raise NotImplementedError(f"{type(self).__name__} does not learn partitioned models")
 
     @abc.abstractmethod
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         """The log-space terms that score ``source`` with the model in ``record`` (whose
         parameter tables ``warehouse`` can read)."""
 
-    def _learn_folds(
+    def record_of(
         self,
         warehouse: Warehouse,
-        split: Source,
-        target: str,
-        features: list[Feature],
-        fold: str,
-        fold_classes: list[list[dict[str, Any]]],
         tables: Staging,
-        check: validation.CardinalityCheck,
-    ) -> list[ModelRecord]:
-        """Learn one model per fold (for cross-validation) from the fold assignment ``split``.
-
-        Fold f trains on the rows whose ``fold`` column differs from f, with class counts
-        ``fold_classes[f]``, in tables named by ``tables.part(f"f{f}")``. Returns each fold's
-        (uncatalogued) record. It fits each fold from its rows (one scan per fold);
-        cross-validation uses it when :meth:`_partitioned_scoring` says no (TAN with numeric
-        attributes, whose bins differ per fold), the folds then being scored one statement
-        each. ``check`` is handed to each fold's :meth:`_learn` (it is made once).
-        """
-        records = []
-        for index, classes in enumerate(fold_classes):
-            rows = templates.build(
-                "select_rows_outside_fold", split=split.relation, fold=fold, index=index
-            )
-            training = Source(rows.subquery("wml_training"), split.schema, split.description, True)
-            fold_tables = tables.part(f"f{index}")
-            detail = self._learn(warehouse, training, target, features, classes, fold_tables, check)
-            records.append(
-                self._uncatalogued(fold_tables, target, split, features, classes, detail)
-            )
-        return records
-
-    def _uncatalogued(
-        self,
-        tables: Staging,
-        target: str,
-        source: Source,
-        features: Sequence[Feature],
-        classes: Sequence[dict[str, Any]],
+        training: Training,
         details: dict[str, Any],
+        *,
+        name: str | None = None,
+        n_null_target: int = 0,
     ) -> ModelRecord:
-        """A record of a model learned in ``tables`` that is not in the catalog (a
-        cross-validation fold's)."""
+        """The one constructor of a model's record: the models just learned in ``tables`` from
+        ``training``. With a ``name``, a fitted model's catalog row (its tables checksummed for
+        integrity.py); without, a cross-validation's models, not catalogued (their tables found
+        by ``locations``). ``n_rows`` and ``classes`` are model 0's."""
+        roles = {role: tables.named(role) for role in tables.roles}
+        catalogued = {} if name is None else {"checksums": integrity.checksums(warehouse, roles)}
         return ModelRecord(
-            name=tables.version,
+            name=tables.version if name is None else name,
             model_id=tables.version,
             kind=self.kind,
-            target=target,
-            target_type=str(source.field(target).type),
-            features=[f.name for f in features],
-            feature_types={f.name: f.to_json() for f in features},
+            target=training.target,
+            target_type=str(training.source.field(training.target).type),
+            features=[f.name for f in training.features],
+            feature_types={f.name: f.to_json() for f in training.features},
             smoothing=self.get_params(),
-            source=source.description,
-            n_rows=sum(c["n"] for c in classes),
-            n_null_target=0,
-            classes=[c["value"] for c in classes],
-            details={**details, "tables": tables.roles},
-            locations={role: tables.named(role) for role in tables.roles},
+            source=training.source.description,
+            n_rows=total(training.classes[0]),
+            n_null_target=n_null_target,
+            classes=[c.value for c in training.classes[0]],
+            details={**details, "tables": tables.roles, **catalogued},
+            created_at=None if name is None else ownership.now(),
+            library_version=VERSION,
+            locations=roles if name is None else None,
         )
 
     @classmethod
@@ -278,7 +209,7 @@ class Classifier(Predictor, abc.ABC):
 
     @property
     def verified_(self) -> bool:
-        """Whether the model's parameter tables have checksums to verify (catalog format 2);
+        """Whether the model's parameter tables have checksums to verify (catalog format 2 on);
         models stored by earlier versions score unverified. (The checksums are compared under
         the engine version that took them, see integrity.py.)"""
         return "checksums" in self.record.details
@@ -370,97 +301,29 @@ class Classifier(Predictor, abc.ABC):
                 warehouse, src, target, features, keys=keys,
                 **self.column_kinds(categorical, numeric),
             )  # checks the target too  # fmt: skip
-            target_type = src.field(target).type
-            classes, n_null = self._classes(warehouse, src, target)
+            classes, n_null = class_counts(warehouse, src, target)
             catalog.ensure(warehouse)
-            model_id = catalog.new_model_id()
             with Staging(
-                warehouse, owner_kind="model", owner=name, created_by="fit", version=model_id,
-                lifetime=ownership.MODEL,
+                warehouse, owner_kind="model", owner=name, created_by="fit",
+                version=catalog.new_model_id(), lifetime=ownership.MODEL,
             ) as tables:  # fmt: skip
                 check = validation.CardinalityCheck(
-                    src.description, chosen, sum(c["n"] for c in classes),
+                    src.description, chosen, total(classes),
                     allow_high_cardinality=allow_high_cardinality,
                 )  # fmt: skip
-                learned = self._learn(warehouse, src, target, chosen, classes, tables, check)
-                validation.check_learned(warehouse, src.description, tables, classes, check)
-                record = ModelRecord(
-                    name=name,
-                    model_id=model_id,
-                    kind=self.kind,
-                    target=target,
-                    target_type=str(target_type),
-                    features=[f.name for f in chosen],
-                    feature_types={f.name: f.to_json() for f in chosen},
-                    smoothing=self.get_params(),
-                    source=src.description,
-                    n_rows=sum(c["n"] for c in classes),
+                training = Training(src, target, chosen, [classes])
+                learned = self.learn_tables(warehouse, training, tables, check)
+                validation.check_learned(warehouse, src.description, tables, classes)
+                record = self.record_of(
+                    warehouse, tables, training, {**(details or {}), **learned}, name=name,
                     n_null_target=n_null,
-                    classes=[c["value"] for c in classes],
-                    details={
-                        **(details or {}),
-                        **learned,
-                        "tables": tables.roles,
-                        "checksums": integrity.checksums(
-                            warehouse, {role: tables.named(role) for role in tables.roles}
-                        ),
-                    },
-                    created_at=ownership.now(),
-                    library_version=VERSION,
-                )
+                )  # fmt: skip
                 catalog.publish(
                     warehouse, record, lambda r, views: self._rebuild_views(warehouse, r, views)
                 )
         integrity.mark_verified(record.model_id)
         self.record_ = record
         return self
-
-    def _classes(
-        self, warehouse: Warehouse, source: Source, target: str
-    ) -> tuple[list[dict[str, Any]], int]:
-        rows = warehouse.fetch("select_classes", source=source.relation, target=target).to_pylist()
-        n_null = sum(r["n"] for r in rows if r["class_value"] is None)
-        present = sorted(
-            (r for r in rows if r["class_value"] is not None), key=lambda r: r["class_value"]
-        )
-        if not rows or sum(r["n"] for r in rows) == 0:
-            raise DataError(
-                f"source {source.description} has no rows; expected rows with at least two "
-                f"classes in target column {target!r}"
-            )
-        if not present:
-            raise DataError(
-                f"target column {target!r} of {source.description} is NULL in all "
-                f"{n_null} rows; expected at least two classes"
-            )
-        if len(present) < 2:
-            raise DataError(
-                f"target column {target!r} of {source.description} has a single class "
-                f"{present[0]['class_value']!r}; expected at least two classes"
-            )
-        if len(present) > MAX_CLASSES:
-            raise DataError(
-                f"target column {target!r} of {source.description} has {len(present)} "
-                f"classes; expected at most {MAX_CLASSES} (each class is a column of the "
-                "scoring SQL): group rare classes in a view, or choose another target"
-            )
-        nul = [r["class_label"] for r in present if "\x00" in r["class_label"]]
-        if nul:
-            raise DataError(
-                f"target column {target!r} of {source.description} has the class {nul[0]!r}, "
-                "which contains a NUL character; expected labels without one (each class names "
-                "a probability column p_<label>, and SQL engines end a name at NUL)"
-            )
-        classes = [
-            {
-                "class_index": i,
-                "class_label": r["class_label"],
-                "value": _python_label(r["class_value"]),
-                "n": r["n"],
-            }
-            for i, r in enumerate(present)
-        ]
-        return classes, n_null
 
     def __repr__(self) -> str:
         state = f"name={self.record_.name!r}" if self.record_ is not None else "unfitted"

@@ -42,7 +42,6 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.models.scoring import Join, Term, per_partition, pivot_columns
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
-from warehouse_ml.stats.counting import partition_or_zero
 from warehouse_ml.stats.features import CATEGORICAL, INTEGER_TYPES, Feature
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
@@ -143,7 +142,6 @@ def learn(
     tables: Staging,
     features: Sequence[Feature],
     n_classes: int,
-    partitioned: bool = False,
 ) -> dict[str, list[Block]]:
     """Lay out the integer-coded features of the model being learned in ``tables`` and write
     its lookup table (part ``lookup``) when any qualifies. Returns the catalog details
@@ -152,7 +150,7 @@ def learn(
         return {"lookup": []}
     blocks = layout(warehouse, tables.named("categorical"), features)
     if blocks:
-        create_table(warehouse, tables, blocks, n_classes, partitioned)
+        create_table(warehouse, tables, blocks, n_classes)
     return {"lookup": blocks}
 
 
@@ -199,10 +197,10 @@ def create_table(
     tables: Staging,
     blocks: Sequence[Block],
     n_classes: int,
-    partitioned: bool = False,
 ) -> None:
     """Write the model's ``lookup`` table (code BIGINT, lp_0 .. lp_{K-1} DOUBLE) from its
-    categorical, unseen and classes tables (``partitioned``: tables with a wml_part column)."""
+    categorical, unseen and classes tables (of every model partition: partition p's codes are
+    shifted by p times the width of one model's codes)."""
     slots = templates.build(
         "select_lookup_slots",
         categorical=tables.named("categorical"),
@@ -213,9 +211,6 @@ def create_table(
             "l",
             ("attribute", "low", "high"),
         ),
-        categorical_part=partition_or_zero(partitioned, "k"),
-        unseen_part=partition_or_zero(partitioned, "u"),
-        classes_part=partition_or_zero(partitioned, "c"),
         class_columns=pivot_columns("log_prob", n_classes, "lp"),
     )
     model_width = width(blocks)
@@ -317,10 +312,9 @@ def learn_tan(
     features: Sequence[Feature],
     n_classes: int,
     parents: Sequence[Mapping[str, str | None]],
-    partitioned: bool = False,
 ) -> dict[str, TanLayout]:
-    """Lay out the integer-coded attributes of the TAN model being learned in ``tables`` (one
-    tree per part, ``parents``; the tables have a wml_part column when ``partitioned``) and
+    """Lay out the integer-coded attributes of the TAN models being learned in ``tables`` (one
+    tree per model partition, ``parents``) and
     write its lookup table (sql/create_tan_lookup.sql, part ``lookup``) when any is placed.
     Returns the catalog details ``{"lookup": layout}``."""
     placed = tan_layout(
@@ -346,11 +340,6 @@ def learn_tan(
         classes=tables.named("classes"),
         layout=templates.values(rows, "l", TAN_LAYOUT_COLUMNS),
         width=tan_width(placed),
-        categorical_part=partition_or_zero(partitioned, "k"),
-        unseen_part=partition_or_zero(partitioned, "u"),
-        cpt_part=partition_or_zero(partitioned, "t"),
-        cpt_parent_part=partition_or_zero(partitioned, "q"),
-        classes_part=partition_or_zero(partitioned, "c"),
         class_columns=pivot_columns("log_prob", n_classes, "lp"),
     )
     return {"lookup": placed}

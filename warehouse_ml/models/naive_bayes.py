@@ -1,6 +1,8 @@
 """Naive Bayes learned as GROUP BY counts and scored by a plain-SQL query.
 
-Parameter tables of a model (``wml.<model_id>_<part>``):
+Parameter tables of a model (``wml.<model_id>_<part>``), each led by the model partition
+``wml_part`` (0 for a fitted model; cross-validation learns each fold's model in the same tables,
+models/training.py), but the lookup table, whose codes are shifted per partition:
 
 * ``classes``: class_index, class_label, n, log_prior;
 * ``categorical``: attribute, value, class_index, n, log_prob (one row per seen value and class);
@@ -36,6 +38,7 @@ from warehouse_ml.models import lookup
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.literal_terms import MAX_JOINED_ATTRIBUTES, literal_terms
 from warehouse_ml.models.scoring import Join, Term, partition_condition, pivot_one_row, pivot_rows
+from warehouse_ml.models.training import ClassCount, Training, total
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats import counting
@@ -56,26 +59,23 @@ from warehouse_ml.store.ownership import Staging
 def create_classes_table(
     warehouse: Warehouse,
     table: TableName,
-    models: Sequence[list[dict[str, Any]]],
+    models: Sequence[Sequence[ClassCount]],
     prior_alpha: float,
-    partitioned: bool = False,
 ) -> None:
-    """Write a class table (class_index, class_label, n, log_prior) from each model's class
-    counts, P(c) smoothed by ``prior_alpha`` (shared by Naive Bayes and TAN): ``models`` holds
-    one class list, or with ``partitioned`` one per partition (e.g. cross-validation fold),
-    the table then carrying a leading wml_part column."""
+    """Write a class table (wml_part, class_index, class_label, n, log_prior) from each model's
+    class counts (``models[p]``: partition p's), P(c) smoothed by ``prior_alpha`` (shared by
+    Naive Bayes and TAN)."""
     rows = [
-        (*([part] if partitioned else []), c["class_index"], c["class_label"], c["n"], total)
+        (part, c.index, c.label, c.n, total(model))
         for part, model in enumerate(models)
-        for total in [sum(c["n"] for c in model)]
         for c in model
     ]
-    columns = ("class_index", "class_label", "n", "n_total")
     warehouse.run(
         "create_nb_classes",
         table=table,
-        class_rows=templates.values(rows, "r", (PARTITION, *columns) if partitioned else columns),
-        partition_columns=counting.partition_columns(partitioned, "r"),
+        class_rows=templates.values(
+            rows, "r", (PARTITION, "class_index", "class_label", "n", "n_total")
+        ),
         prior_alpha=prior_alpha,
         n_classes=len(models[0]),
     )
@@ -88,39 +88,56 @@ def create_categorical_tables(
     classes_table: TableName,
     alpha: float,
     m: float,
-    partitioned: bool = False,
 ) -> None:
-    """Write the ``categorical`` and ``unseen`` tables (``tables``, in that order) of a model,
-    or of one model per partition, from categorical counts (attribute, value, class_label, n
-    [, wml_part]) and the class table (shared by Naive Bayes and TAN)."""
+    """Write the ``categorical`` and ``unseen`` tables (``tables``, in that order) of the
+    models in ``counts`` (wml_part, attribute, value, class_label, n: each model's training
+    counts) and the class table (shared by Naive Bayes and TAN)."""
     categorical_table, unseen_table = tables
     warehouse.run(
         "create_nb_categorical",
         table=categorical_table,
         counts=counts,
-        counts_part=counting.partition_or_zero(partitioned, "k"),
         classes=classes_table,
-        classes_part=counting.partition_or_zero(partitioned, "c"),
-        partition_columns=counting.partition_columns(partitioned, "f"),
         log_prob=categorical_log_prob(alpha, m),
     )
     warehouse.run(
         "create_nb_unseen",
         table=unseen_table,
         categorical=categorical_table,
-        categorical_part=counting.partition_or_zero(partitioned, "k"),
-        partition_columns=counting.partition_columns(partitioned, "t"),
         log_prob=unseen_log_prob(alpha, m),
     )
 
 
-def outside_partitions(table: TableName, template: str, partitions: range) -> exp.Query:
-    """Training counts, pair counts or moments of cross-validation folds from per-fold ones
-    (``template``: select_counts_outside_partitions, select_pair_counts_outside_partitions or
-    select_moments_outside_partitions), for each held-out partition in ``partitions`` (output
-    column wml_part)."""
-    held_out = templates.values([(p,) for p in partitions], "p", (PARTITION,))
-    return templates.build(template, per_partition=table, partitions=held_out)
+def write_parameters(
+    warehouse: Warehouse,
+    model: NaiveBayes,
+    counts: exp.Query | None,
+    moments: exp.Query | None,
+    models: Sequence[Sequence[ClassCount]],
+    tables: Staging,
+) -> None:
+    """Naive Bayes parameter tables (``classes``, ``categorical``, ``unseen``, ``gaussian``)
+    of the models ``models`` (each partition's class counts) from their training counts:
+    ``counts`` as counting.categorical_counts outputs (wml_part, attribute, value,
+    class_label, n), ``moments`` as moments.numeric_moments (wml_part, attribute, class_label,
+    n, mean, variance); None where the model has no such attribute. Leave-one-out
+    (evaluation/loo.py) starts from these tables too."""
+    table = tables.table
+    classes_table = table("classes")
+    create_classes_table(warehouse, classes_table, models, model.prior_alpha)
+    if counts is not None:
+        create_categorical_tables(
+            warehouse, (table("categorical"), table("unseen")), counts, classes_table,
+            model.alpha, model.m,
+        )  # fmt: skip
+    if moments is not None:
+        warehouse.run(
+            "create_nb_gaussian",
+            table=table("gaussian"),
+            moments=moments,
+            classes=classes_table,
+            var_smoothing=model.var_smoothing,
+        )
 
 
 def categorical_log_prob(alpha: float, m: float) -> exp.Expression:
@@ -189,118 +206,57 @@ class NaiveBayes(Classifier):
         """Naive Bayes leave-one-out is exact from the full counts (evaluation/loo.py)."""
         return True
 
-    def _learn(
-        self,
-        warehouse: Warehouse,
-        source: Source,
-        target: str,
-        features: list[Feature],
-        classes: list[dict[str, Any]],
-        tables: Staging,
-        check: CardinalityCheck,
+    def learn_tables(
+        self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> dict[str, Any]:
-        """The counts are the heavy statement: ``check`` is left to validation.check_learned."""
+        """Every model from ONE count scan of the source grouped by model (cross-validation:
+        by fold; a fold's training counts are the sums over the other folds, and its Gaussian
+        moments the exact pooled moments of the other folds), so a handful of statements learn
+        all of them. A wide model counts its attributes chunk by chunk into a staging table
+        (counting.MAX_COUNTED_ATTRIBUTES)."""
+        features = training.features
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
-        counted = valued_source(source.relation, [target], features)
-        chunks = [
-            counting.categorical_counts(counted, target, chunk, self.block_size)
-            for chunk in counting.blocks(categorical, counting.MAX_COUNTED_ATTRIBUTES)
-        ]
-        counts = chunks[0] if len(chunks) == 1 else None
-        staged = tables.table("counts") if len(chunks) > 1 else None
-        if staged is not None:  # a wide model: count chunk by chunk into a staging table
-            warehouse.run_tree(templates.create_table_as(staged, chunks[0]))
-            for chunk in chunks[1:]:
-                warehouse.run("insert_rows", table=staged, rows=chunk)
-            counts = exp.select(exp.Star()).from_(staged.to_table())
-        moments = numeric_moments(source.relation, target, numeric) if numeric else None
-        self._learn_from_counts(warehouse, counts, moments, [classes], tables)
-        if staged is not None:
-            tables.drop(["counts"])
-        return lookup.learn(warehouse, tables, features, len(classes))
-
-    def _learn_from_counts(
-        self,
-        warehouse: Warehouse,
-        counts: exp.Query | None,
-        moments: exp.Query | None,
-        models: Sequence[list[dict[str, Any]]],
-        tables: Staging,
-        partitioned: bool = False,
-    ) -> None:
-        """Parameter tables from count relations: ``counts`` as categorical_counts outputs
-        (attribute, value, class_label, n), ``moments`` as numeric_moments (attribute,
-        class_label, n, mean, variance); None where the model has no such attribute.
-        ``models`` holds the model's class counts, or with ``partitioned`` one model's per
-        partition: both relations then carry wml_part, and so do the tables written."""
-        table = tables.table
-        classes_table = table("classes")
-        create_classes_table(warehouse, classes_table, models, self.prior_alpha, partitioned)
-        if counts is not None:
-            create_categorical_tables(
-                warehouse, (table("categorical"), table("unseen")), counts, classes_table,
-                self.alpha, self.m, partitioned,
-            )  # fmt: skip
-        if moments is not None:
-            warehouse.run(
-                "create_nb_gaussian",
-                table=table("gaussian"),
-                moments=moments,
-                moments_part=counting.partition_or_zero(partitioned, "m"),
-                classes=classes_table,
-                classes_part=counting.partition_or_zero(partitioned, "c"),
-                partition_columns=counting.partition_columns(partitioned, "m"),
-                var_smoothing=self.var_smoothing,
-            )
-
-    def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
-        """Every kind of attribute scores with one model per partition."""
-        return True
-
-    def _learn_partitioned(
-        self,
-        warehouse: Warehouse,
-        split: Source,
-        target: str,
-        features: list[Feature],
-        fold: str,
-        fold_classes: list[list[dict[str, Any]]],
-        tables: Staging,
-        check: CardinalityCheck,
-    ) -> dict[str, Any]:
-        """Every fold's model at once, from ONE count scan of the split grouped by fold: fold
-        f's training counts are the sums over the other folds (total minus fold f) and its
-        Gaussian moments the exact pooled moments of the other folds; each parameter table
-        holds all folds (column wml_part = f), so a handful of statements learn all of them.
-        The high-cardinality ``check`` is made on the per-fold counts, before the parameters."""
-        categorical = [f.name for f in features if f.kind == CATEGORICAL]
-        numeric = [f.name for f in features if f.kind == NUMERIC]
-        folds = range(len(fold_classes))
         counts = moments = None
         if categorical:
-            per_fold = tables.table("fold_counts")
-            counted = valued_source(split.relation, [target, fold], features)
-            warehouse.run_tree(
-                templates.create_table_as(
-                    per_fold,
-                    counting.categorical_counts(
-                        counted, target, categorical, self.block_size, partition=fold
-                    ),
-                )
-            )
-            check.of_counts(warehouse, per_fold)
-            counts = outside_partitions(per_fold, "select_counts_outside_partitions", folds)
+            counts = training.model_counts(
+                warehouse, tables, "part_counts", self._counts(warehouse, training, tables),
+                "select_counts_outside_partitions",
+            )  # fmt: skip
         if numeric:
-            per_fold = tables.table("fold_moments")
-            warehouse.run_tree(
-                templates.create_table_as(
-                    per_fold, numeric_moments(split.relation, target, numeric, partition=fold)
-                )
+            per_part = numeric_moments(
+                training.source.relation, training.target, numeric, partition=training.held_out
             )
-            moments = outside_partitions(per_fold, "select_moments_outside_partitions", folds)
-        self._learn_from_counts(warehouse, counts, moments, fold_classes, tables, partitioned=True)
-        return lookup.learn(warehouse, tables, features, len(fold_classes[0]), partitioned=True)
+            moments = training.model_counts(
+                warehouse, tables, "part_moments", per_part, "select_moments_outside_partitions"
+            )
+        write_parameters(warehouse, self, counts, moments, training.classes, tables)
+        staged = [r for r in ("counts", "part_counts", "part_moments") if r in tables.roles]
+        if "categorical" in tables.roles:
+            check.of_counts(warehouse, tables.named("categorical"))
+        tables.discard(staged)
+        return lookup.learn(warehouse, tables, features, len(training.classes[0]))
+
+    def _counts(
+        self, warehouse: Warehouse, training: Training, tables: Staging
+    ) -> exp.Query | TableName:
+        """The categorical counts of the source per model partition: one query, or a staging
+        table ``counts`` filled chunk by chunk for a wide model."""
+        categorical = [f.name for f in training.features if f.kind == CATEGORICAL]
+        counted = valued_source(training.source.relation, training.carried, training.features)
+        chunks = [
+            counting.categorical_counts(
+                counted, training.target, chunk, self.block_size, partition=training.held_out
+            )
+            for chunk in counting.blocks(categorical, counting.MAX_COUNTED_ATTRIBUTES)
+        ]
+        if len(chunks) == 1:
+            return chunks[0]
+        staged = tables.table("counts")
+        warehouse.run_tree(templates.create_table_as(staged, chunks[0]))
+        for chunk in chunks[1:]:
+            warehouse.run("insert_rows", table=staged, rows=chunk)
+        return staged
 
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         k = len(record.classes)
@@ -324,25 +280,23 @@ class NaiveBayes(Classifier):
 
 
 def _partition(record: ModelRecord) -> str | None:
-    """The scored rows' column naming the model partition (cross-validation fold), if the
-    record's tables hold one model per partition."""
+    """The scored rows' column naming their model partition (cross-validation's held-out fold),
+    for a record of cross-validation's models; None for a fitted model (partition 0 only)."""
     return record.details.get("partition_column")
 
 
 def _one_row_join(query: exp.Query, name: str, partition: str | None) -> Join:
-    """A one-row pivot: CROSS JOIN, or per partition a LEFT JOIN on the row's partition."""
-    return Join(query, name, on=None if partition is None else partition_condition(name, partition))
+    """A one-row-per-partition pivot, LEFT JOINed on the row's partition (so a pivot with no
+    row, e.g. the unseen row of an attribute never seen, leaves NULLs instead of no row)."""
+    return Join(query, name, on=partition_condition(name, partition))
 
 
 def prior_term(record: ModelRecord, k: int) -> Term:
     """log P(c), read from the model's classes table."""
-    partition = _partition(record)
-    query = pivot_one_row(
-        record.table("classes"), "log_prior", k, "lp", partitioned=partition is not None
-    )
+    query = pivot_one_row(record.parameters("classes"), "log_prior", k, "lp")
     return Term(
         [column(f"lp_{c}", "wml_prior") for c in range(k)],
-        [_one_row_join(query, "wml_prior", partition)],
+        [_one_row_join(query, "wml_prior", _partition(record))],
     )
 
 
@@ -356,7 +310,6 @@ def categorical_term(
     expression for a discretised numeric attribute.
     """
     partition = _partition(record)
-    partitioned = partition is not None
     fitted_type = record.feature_types.get(attribute, {}).get("sql_type", "")
     feature = Feature(attribute, CATEGORICAL, fitted_type)
     raw = value_expression(feature, column(attribute, "s")) if value is None else value
@@ -367,18 +320,15 @@ def categorical_term(
     else:
         text = templates.expression("cast_to_text", value=raw)
         condition = templates.expression("equals", left=column("value", name), right=text)
-    if partitioned:
-        condition = exp.and_(condition, partition_condition(name, partition))
+    condition = exp.and_(condition, partition_condition(name, partition))
     seen = Join(
-        pivot_rows(
-            record.table("categorical"), "value", "log_prob", k, "lp", attribute, partitioned
-        ),
+        pivot_rows(record.parameters("categorical"), ["value"], "log_prob", k, "lp", attribute),
         name,
         on=condition,
     )
     unseen_name = f"{name}_unseen"
     unseen = _one_row_join(
-        pivot_one_row(record.table("unseen"), "log_prob", k, "lp", attribute, partitioned),
+        pivot_one_row(record.parameters("unseen"), "log_prob", k, "lp", attribute),
         unseen_name,
         partition,
     )
@@ -398,12 +348,10 @@ def categorical_term(
 def gaussian_term(record: ModelRecord, attribute: str, name: str, k: int) -> Term:
     """log N(x; mean_c, variance_c) of a numeric attribute."""
     partition = _partition(record)
-    table = record.table("gaussian")
+    table = record.parameters("gaussian")
     joins = [
         _one_row_join(
-            pivot_one_row(table, column_name, k, prefix, attribute, partition is not None),
-            f"{name}_{prefix}",
-            partition,
+            pivot_one_row(table, column_name, k, prefix, attribute), f"{name}_{prefix}", partition
         )
         for column_name, prefix in (("mean", "mean"), ("variance", "var"))
     ]

@@ -341,11 +341,12 @@ def pivot_columns(value_column: str, n_classes: int, prefix: str) -> list[exp.Ex
     ]
 
 
-def partition_condition(name: str, partition: str) -> exp.Expression:
-    """Join condition matching a partitioned pivot ``name`` to the scored row's partition."""
-    return templates.expression(
-        "equals", left=column(PARTITION, name), right=column(partition, "s")
-    )
+def partition_condition(name: str, partition: str | None) -> exp.Expression:
+    """Join condition matching the pivot ``name`` (column wml_part) to the scored row's model
+    partition: its ``partition`` column (cross-validation's held-out fold), or 0, a fitted
+    model's (``partition`` None)."""
+    row = literal(0) if partition is None else column(partition, "s")
+    return templates.expression("equals", left=column(PARTITION, name), right=row)
 
 
 def per_partition(
@@ -368,22 +369,21 @@ def per_partition(
 
 
 def pivot_one_row(
-    table: TableName,
+    table: TableName | exp.Query,
     value_column: str,
     n_classes: int,
     prefix: str,
     attribute: str | None = None,
-    partitioned: bool = False,
 ) -> exp.Query:
-    """A one-row query with one column per class of ``table.value_column`` (one row per
-    partition, with column wml_part, when the table is ``partitioned``)."""
+    """One row per model partition (column wml_part) with one column per class of
+    ``table.value_column`` (of ``attribute``'s rows, or of every row)."""
     condition = (
         exp.true()
         if attribute is None
         else exp.EQ(this=column("attribute", "p"), expression=literal(attribute))
     )
     return templates.build(
-        "pivot_partitions_by_class" if partitioned else "pivot_table_by_class",
+        "pivot_by_class",
         table=table,
         condition=condition,
         class_columns=pivot_columns(value_column, n_classes, prefix),
@@ -391,20 +391,20 @@ def pivot_one_row(
 
 
 def pivot_rows(
-    table: TableName,
-    key: str,
+    table: TableName | exp.Query,
+    keys: Sequence[str],
     value_column: str,
     n_classes: int,
     prefix: str,
     attribute: str,
-    partitioned: bool = False,
 ) -> exp.Query:
-    """One row per ``key`` of one attribute (per partition and key when ``partitioned``), with
-    one column per class of ``value_column``."""
+    """One row per model partition (column wml_part) and ``keys`` of one attribute, with one
+    column per class of ``value_column``."""
     return templates.build(
-        "pivot_partitioned_rows_by_class" if partitioned else "pivot_rows_by_class",
+        "pivot_rows_by_class",
         table=table,
-        key=key,
+        key_columns=[alias(column(key, "p"), key) for key in keys],
+        key_group=[column(key, "p") for key in keys],
         attribute=attribute,
         class_columns=pivot_columns(value_column, n_classes, prefix),
     )

@@ -14,7 +14,8 @@ Learning a TAN (Friedman, Geiger & Goldszmidt 1997):
 7. P(Ai | C, parent(Ai)) -> ``cpt_parent`` and ``cpt``, from the stored pair counts (no scan
    of the source), sparse: only (value, parent value) pairs counted in training are stored.
 
-Parameter tables of a model (``wml.<model_id>_<part>``):
+Parameter tables of a model (``wml.<model_id>_<part>``), each led by the model partition
+``wml_part`` as in naive_bayes.py:
 
 * ``classes``, ``categorical``, ``unseen``: as for Naive Bayes (naive_bayes.py), with numeric
   attributes replaced by their bin index (text '0', '1', ...);
@@ -50,11 +51,12 @@ not seen with the attribute in training, the attribute falls back to its class-o
 P(a_i | c), which treats a value unseen in training exactly as Naive Bayes does (its smoothed
 zero-count probability, or nothing when alpha = 0).
 
-Cross-validation (:meth:`TAN._learn_partitioned`): with categorical attributes only, the split
-is counted once per fold (categorical counts and pair counts, grouped by fold, stored as
-``fold_counts`` and ``fold_pair_counts``); each fold's training counts and pair counts are the
-sums over the other folds, and steps 3-7 run on them for every fold in the same statements
-(each table with column wml_part = fold), so each fold gets its own CMI, tree and CPTs,
+Cross-validation (:meth:`TAN.learn_tables` with a held-out fold column, models/training.py):
+with categorical attributes only, the split is counted once per fold (categorical counts and
+pair counts, grouped by fold, staged as ``part_counts`` and ``part_pair_counts``); each fold's
+training counts and pair counts are the sums over the other folds, and steps 3-7 run on them
+for every fold in the same statements (each table with column wml_part = fold; a fitted model's
+tables have wml_part = 0), so each fold gets its own CMI, tree and CPTs,
 identical to a fit on that fold's training rows, and ONE query scores every row with its own
 fold's tree: the parent's value (or, in the lookup table, its code) is chosen per row by a
 CASE over the fold (:meth:`TAN._terms`). Numeric attributes make it fit and score fold by
@@ -67,7 +69,7 @@ step, so last-bit differences of parallel floating-point sums cannot change the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlglot import exp
@@ -82,7 +84,6 @@ from warehouse_ml.models.naive_bayes import (
     categorical_term,
     create_categorical_tables,
     create_classes_table,
-    outside_partitions,
     prior_term,
 )
 from warehouse_ml.models.render import render_tree
@@ -91,19 +92,14 @@ from warehouse_ml.models.scoring import (
     Term,
     partition_condition,
     per_partition,
-    pivot_columns,
     pivot_rows,
 )
+from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import templates
-from warehouse_ml.sqlgen.templates import TableName, column, literal
+from warehouse_ml.sqlgen.templates import column, literal
 from warehouse_ml.stats import binning, counting, pairs, validation
-from warehouse_ml.stats.counting import PARTITION, partition_columns, partition_or_zero
-from warehouse_ml.stats.features import (
-    CATEGORICAL,
-    NUMERIC,
-    Feature,
-    valued_source,
-)
+from warehouse_ml.stats.counting import PARTITION
+from warehouse_ml.stats.features import NUMERIC, Feature
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
@@ -146,46 +142,79 @@ class TAN(Classifier):
         self.bins = binning.check_bins(bins)
 
     # -- learning -------------------------------------------------------------------------
-    def _learn(
-        self,
-        warehouse: Warehouse,
-        source: Source,
-        target: str,
-        features: list[Feature],
-        classes: list[dict[str, Any]],
-        tables: Staging,
-        check: CardinalityCheck,
+    def learns_folds_at_once(self, features: Sequence[Feature]) -> bool:
+        """Categorical models learn and score every cross-validation fold at once, each row
+        with its own fold's tree; numeric bin edges are quantiles of each fold's training rows,
+        so those models are learned fold by fold."""
+        return not any(f.kind == NUMERIC for f in features)
+
+    def learn_tables(
+        self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> dict[str, Any]:
+        """Steps 1-7 of the module docstring for every model of ``training`` in the same
+        statements: ONE categorical count scan and ONE pair count scan of the source, each
+        grouped by model (cross-validation: fold f's training counts and pair counts are the
+        sums over the other folds, staged per fold as ``part_counts`` and
+        ``part_pair_counts``), so each model gets its own CMI, tree and CPTs, identical to a
+        fit on its training rows. A value or pair cell seen only in fold f has no count in the
+        other folds, so it is absent from fold f's training counts, as in a fit on the other
+        folds' rows; a class absent from the training folds keeps its zero-count row. The
+        high-cardinality ``check`` is made on the ``categorical`` table (the values of every
+        model), before any pair is counted."""
         table = tables.table
-        names = self._checked_names(features)
+        names = self._checked_names(training.features)
         classes_table = table("classes")
-        create_classes_table(warehouse, classes_table, [classes], self.prior_alpha)
-        numeric = [f.name for f in features if f.kind == NUMERIC]
-        edges: dict[str, list[float]] = {}
-        if numeric:
-            edges = binning.learn_edges(
-                warehouse, source.relation, target, numeric, self.bins, table("bins"),
-                source.description,
-            )  # fmt: skip
-        relation = binning.discretised_source(source.relation, target, features, edges)
-
-        def pair_counts(categorical: TableName) -> tuple[exp.Query, list[list[int]]]:
-            # the distinct values are known: refuse an identifier before counting its pairs
-            n_values = check.of_counts(warehouse, categorical)
-            blocks = pairs.plan_pair_blocks(
-                [n_values.get(n, 0) for n in names], n_classes=len(classes)
-            )
-            return pairs.pair_counts_query(relation, target, names, blocks), blocks
-
-        learned = self._learn_from_counts(
-            warehouse, table, names, classes_table,
-            counting.categorical_counts(relation, target, names), pair_counts,
+        create_classes_table(warehouse, classes_table, training.classes, self.prior_alpha)
+        edges = self._bins(warehouse, training, tables)
+        relation = binning.discretised_source(
+            training.source.relation, training.carried, training.features, edges
+        )
+        counts = training.model_counts(
+            warehouse, tables, "part_counts",
+            counting.categorical_counts(
+                relation, training.target, names, partition=training.held_out
+            ),
+            "select_counts_outside_partitions",
         )  # fmt: skip
+        categorical_table, unseen_table = table("categorical"), table("unseen")
+        create_categorical_tables(
+            warehouse, (categorical_table, unseen_table), counts, classes_table, self.alpha, 0.0
+        )
+        n_values = check.of_counts(warehouse, categorical_table)  # before any pair is counted
+        trees: list[dict[str, str | None]] = [dict.fromkeys(names) for _ in training.classes]
+        information: list[list[list[Any]]] = [[] for _ in trees]
+        blocks: list[list[int]] = []
+        if len(names) >= 2:
+            blocks = pairs.plan_pair_blocks(  # a block's joint table holds every model's
+                [n_values.get(n, 0) for n in names],
+                n_classes=len(training.classes[0]) * training.n_models,
+            )
+            pair_counts = training.model_counts(
+                warehouse, tables, "part_pair_counts",
+                pairs.pair_counts_query(
+                    relation, training.target, names, blocks, partition=training.held_out
+                ),
+                "select_pair_counts_outside_partitions",
+            )  # fmt: skip
+            information = self._trees(warehouse, tables, names, pair_counts, trees)
+            self._conditional_tables(warehouse, tables, trees)
+        tables.discard([r for r in ("part_counts", "part_pair_counts") if r in tables.roles])
+        learned: dict[str, Any] = {"pair_blocks": blocks, "bins": edges}
+        if training.held_out is None:
+            learned.update(
+                root=next(n for n in names if trees[0][n] is None),
+                parents=trees[0],
+                information=information[0],
+            )
+        else:
+            learned["partition_parents"] = trees
         if "cpt" in tables.roles:
             learned.update(
-                lookup.learn_tan(warehouse, tables, features, len(classes), [learned["parents"]])
+                lookup.learn_tan(
+                    warehouse, tables, training.features, len(training.classes[0]), trees
+                )
             )
-        return {**learned, "bins": edges}
+        return learned
 
     def _checked_names(self, features: Sequence[Feature]) -> list[str]:
         """The feature names, after checking that the chosen root is one of them."""
@@ -194,120 +223,92 @@ class TAN(Classifier):
             raise ColumnError(f"root {self.root!r} is not one of the features {names}")
         return names
 
-    def _learn_from_counts(
+    def _bins(
+        self, warehouse: Warehouse, training: Training, tables: Staging
+    ) -> dict[str, list[float]]:
+        """Step 2: the numeric attributes' bin edges (table ``bins``) of a one-model training
+        (learns_folds_at_once says cross-validation learns numeric models fold by fold)."""
+        numeric = [f.name for f in training.features if f.kind == NUMERIC]
+        if not numeric:
+            return {}
+        assert training.held_out is None, "numeric TAN attributes are learned fold by fold"
+        return binning.learn_edges(
+            warehouse, training.source.relation, training.target, numeric, self.bins,
+            tables.table("bins"), training.source.description,
+        )  # fmt: skip
+
+    def _trees(
         self,
         warehouse: Warehouse,
-        table: Callable[[str], TableName],
+        tables: Staging,
         names: list[str],
-        classes_table: TableName,
-        counts: exp.Query,
-        pair_counts: Callable[[TableName], tuple[exp.Query, list[list[int]]]],
-        partitions: int | None = None,
-    ) -> dict[str, Any]:
-        """Every parameter table but ``classes`` and ``bins`` (steps 3-7 of the module
-        docstring) from count relations, without reading the source itself.
-
-        Args:
-            table: the name of a new part of the model (and records the part).
-            names: the attributes, in feature order (numeric ones already discretised).
-            classes_table: the model's class table.
-            counts: the training rows' categorical counts (attribute, value, class_label, n;
-                as counting.categorical_counts, only non-zero counts).
-            pair_counts: given the model's ``categorical`` table (whose values are the training
-                values), the training rows' pair-count query (attribute_i, attribute_j,
-                value_i, value_j, class_label, n; as pairs.pair_counts_query, only non-zero
-                cells) and the attribute blocks it counts.
-            partitions: None for one model; else the number of models learned at once (one
-                per cross-validation fold): the count relations, the class table and every
-                table written carry wml_part, and each partition gets its own tree.
-
-        Returns:
-            the catalog details root, parents, information (rows attribute_i, attribute_j,
-            cmi, mi in feature order; bits) and pair_blocks; with ``partitions``, the trees
-            as ``partition_parents`` (one ``parents`` per partition) and pair_blocks.
-        """
-        partitioned = partitions is not None
-        categorical_table, unseen_table = table("categorical"), table("unseen")
-        create_categorical_tables(
-            warehouse, (categorical_table, unseen_table), counts, classes_table, self.alpha, 0.0,
-            partitioned,
+        pair_counts: exp.Query,
+        trees: list[dict[str, str | None]],
+    ) -> list[list[list[Any]]]:
+        """Steps 4-6: the ``pair_counts`` and ``information`` tables, and each model's tree
+        (set in ``trees``). Returns each model's information rows (attribute_i, attribute_j,
+        cmi, mi; bits) in feature order."""
+        table = tables.table
+        pair_table = table("pair_counts")
+        warehouse.run(
+            "create_pair_counts", table=pair_table, counts=pair_counts,
+            classes=tables.named("classes"),
         )  # fmt: skip
+        information_table = table("information")
+        warehouse.run_tree(
+            templates.create_table_as(information_table, pairs.information_query(pair_table))
+        )
+        found = warehouse.fetch(
+            "select_table",
+            table=information_table,
+            order_columns=[column("attribute_i", "t"), column("attribute_j", "t")],
+        ).to_pylist()
         order = {n: i for i, n in enumerate(names)}
-        trees: list[dict[str, str | None]] = [dict.fromkeys(names) for _ in range(partitions or 1)]
-        information: list[list[list[Any]]] = [[] for _ in trees]
-        blocks: list[list[int]] = []
-        if len(names) >= 2:
-            query, blocks = pair_counts(categorical_table)
-            pair_table = table("pair_counts")
-            warehouse.run(
-                "create_pair_counts", table=pair_table, counts=query, classes=classes_table,
-                classes_part=partition_or_zero(partitioned, "c"),
-                counts_part=partition_or_zero(partitioned, "k"),
-                partition_columns=partition_columns(partitioned, "k"),
-            )  # fmt: skip
-            information_table = table("information")
-            warehouse.run_tree(
-                templates.create_table_as(
-                    information_table, pairs.information_query(pair_table, partitioned)
-                )
-            )
-            found = warehouse.fetch(
-                "select_table",
-                table=information_table,
-                order_columns=[column("attribute_i", "t"), column("attribute_j", "t")],
-            ).to_pylist()
-            for part in range(len(trees)):
-                rows = [r for r in found if r.get(PARTITION, 0) == part]
-                information[part] = sorted(
+        information = []
+        for part in range(len(trees)):
+            rows = [r for r in found if r[PARTITION] == part]
+            information.append(
+                sorted(
                     ([r["attribute_i"], r["attribute_j"], r["cmi"], r["mi"]] for r in rows),
                     key=lambda r: (order[r[0]], order[r[1]]),
                 )
-                weights = pairs.information_matrix(rows, names, "cmi")
-                trees[part] = parents_from_weights(names, weights, self.root)
-            edges = [
-                (*([part] if partitioned else []), a, p)
-                for part, parents in enumerate(trees)
-                for a, p in parents.items()
-                if p is not None
-            ]
-            edge_counts = templates.build(
-                "select_tan_edge_counts",
-                pair_counts=pair_table,
-                edges=templates.values(
-                    edges, "e", (*([PARTITION] if partitioned else []), "attribute", "parent")
-                ),
-                pair_part=partition_or_zero(partitioned, "k"),
-                edges_part=partition_or_zero(partitioned, "e"),
             )
-            cpt_parent = table("cpt_parent")
-            warehouse.run(
-                "create_tan_cpt_parent",
-                table=cpt_parent,
-                edge_counts=edge_counts.copy(),
-                categorical=categorical_table,
-                classes=classes_table,
-                categorical_part=partition_or_zero(partitioned, "g"),
-                classes_part=partition_or_zero(partitioned, "c"),
-                partition_columns=partition_columns(partitioned, "f"),
-                log_prob=self._log_prob(literal(0)),
-            )
-            warehouse.run(
-                "create_tan_cpt",
-                table=table("cpt"),
-                edge_counts=edge_counts,
-                cpt_parent=cpt_parent,
-                cpt_parent_part=partition_or_zero(partitioned, "q"),
-                partition_columns=partition_columns(partitioned, "f"),
-                log_prob=self._log_prob(column("n", "f")),
-            )
-        if partitioned:
-            return {"partition_parents": trees, "pair_blocks": blocks}
-        return {
-            "root": next(n for n in names if trees[0][n] is None),
-            "parents": trees[0],
-            "information": information[0],
-            "pair_blocks": blocks,
-        }
+            weights = pairs.information_matrix(rows, names, "cmi")
+            trees[part] = parents_from_weights(names, weights, self.root)
+        return information
+
+    def _conditional_tables(
+        self, warehouse: Warehouse, tables: Staging, trees: list[dict[str, str | None]]
+    ) -> None:
+        """Step 7: ``cpt_parent`` and ``cpt`` of each model's tree edges, from its stored pair
+        counts."""
+        edges = [
+            (part, a, p)
+            for part, parents in enumerate(trees)
+            for a, p in parents.items()
+            if p is not None
+        ]
+        edge_counts = templates.build(
+            "select_tan_edge_counts",
+            pair_counts=tables.named("pair_counts"),
+            edges=templates.values(edges, "e", (PARTITION, "attribute", "parent")),
+        )
+        cpt_parent = tables.table("cpt_parent")
+        warehouse.run(
+            "create_tan_cpt_parent",
+            table=cpt_parent,
+            edge_counts=edge_counts.copy(),
+            categorical=tables.named("categorical"),
+            classes=tables.named("classes"),
+            log_prob=self._log_prob(literal(0)),
+        )
+        warehouse.run(
+            "create_tan_cpt",
+            table=tables.table("cpt"),
+            edge_counts=edge_counts,
+            cpt_parent=cpt_parent,
+            log_prob=self._log_prob(column("n", "f")),
+        )
 
     def _log_prob(self, n: exp.Expression) -> exp.Expression:
         """sql/tan_log_prob.sql with count ``n``, over a row ``f`` holding n_parent and
@@ -321,105 +322,6 @@ class TAN(Classifier):
         )
 
     # -- scoring --------------------------------------------------------------------------
-    def _partitioned_scoring(self, features: Sequence[Feature]) -> bool:
-        """Categorical models score every cross-validation fold in one query, each row with its
-        own fold's tree; numeric bin edges differ per fold, so those models score fold by
-        fold."""
-        return not any(f.kind == NUMERIC for f in features)
-
-    def _learn_folds(
-        self,
-        warehouse: Warehouse,
-        split: Source,
-        target: str,
-        features: list[Feature],
-        fold: str,
-        fold_classes: list[list[dict[str, Any]]],
-        tables: Staging,
-        check: CardinalityCheck,
-    ) -> list[ModelRecord]:
-        """Fold by fold (numeric attributes, Classifier._learn_folds), after the high-cardinality
-        check of the categorical attributes' values in all folds together (one count scan of
-        the split), so that no fold counts pairs of an attribute that is refused."""
-        categorical = [f.name for f in features if f.kind == CATEGORICAL]
-        if categorical:
-            check.of_counts(
-                warehouse, counting.categorical_counts(split.relation, target, categorical)
-            )
-        return super()._learn_folds(
-            warehouse, split, target, features, fold, fold_classes, tables, check
-        )
-
-    def _learn_partitioned(
-        self,
-        warehouse: Warehouse,
-        split: Source,
-        target: str,
-        features: list[Feature],
-        fold: str,
-        fold_classes: list[list[dict[str, Any]]],
-        tables: Staging,
-        check: CardinalityCheck,
-    ) -> dict[str, Any]:
-        """All folds' models (categorical attributes) from ONE categorical count scan and ONE
-        pair count scan of the split, each grouped by fold (``fold_counts``,
-        ``fold_pair_counts``): fold f's training counts and pair counts are the sums over the
-        other folds (total minus fold f), from which its CMI, its own tree and its CPTs follow
-        exactly as in :meth:`_learn`, every fold in the same statements (tables with
-        wml_part = f). A value or pair cell seen only in fold f has no count in the other
-        folds, so it is absent from fold f's training counts, as in a fit on the other folds'
-        rows; a class absent from the training folds keeps its zero-count row, as
-        ``fold_classes`` says. The trees are returned as ``partition_parents``; the lookup
-        table covers every fold (codes shifted by fold, parents chosen per fold). The
-        high-cardinality ``check`` is made on the values of all folds together, between the
-        two scans."""
-        names = self._checked_names(features)
-        folds = range(len(fold_classes))
-        counted = valued_source(split.relation, [target, fold], features)
-        table = tables.table
-        fold_counts = table("fold_counts")
-        warehouse.run_tree(
-            templates.create_table_as(
-                fold_counts, counting.categorical_counts(counted, target, names, partition=fold)
-            )
-        )
-        cardinality = check.of_counts(warehouse, fold_counts)  # values in any fold
-        blocks: list[list[int]] = []
-        fold_pairs = None
-        if len(names) >= 2:
-            blocks = pairs.plan_pair_blocks(  # a block's joint table holds every fold
-                [cardinality.get(n, 0) for n in names],
-                n_classes=len(fold_classes[0]) * len(fold_classes),
-            )
-            fold_pairs = table("fold_pair_counts")
-            warehouse.run_tree(
-                templates.create_table_as(
-                    fold_pairs,
-                    pairs.pair_counts_query(counted, target, names, blocks, partition=fold),
-                )
-            )
-        classes_table = table("classes")
-        create_classes_table(
-            warehouse, classes_table, fold_classes, self.prior_alpha, partitioned=True
-        )
-        learned = self._learn_from_counts(
-            warehouse, table, names, classes_table,
-            outside_partitions(fold_counts, "select_counts_outside_partitions", folds),
-            lambda _categorical: (
-                outside_partitions(fold_pairs, "select_pair_counts_outside_partitions", folds),
-                blocks,
-            ),
-            partitions=len(fold_classes),
-        )  # fmt: skip
-        if "cpt" in tables.roles:
-            learned.update(
-                lookup.learn_tan(
-                    warehouse, tables, features, len(fold_classes[0]),
-                    learned["partition_parents"], partitioned=True,
-                )
-            )  # fmt: skip
-        return learned
-
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         k = len(record.classes)
         features = {
@@ -463,21 +365,16 @@ class TAN(Classifier):
             parent_condition = templates.expression(
                 "equals", left=column("parent_value", parent_name), right=parent_value
             )
-            if partition is not None:
-                condition = exp.and_(condition, partition_condition(cpt_name, partition))
-                parent_condition = exp.and_(
-                    parent_condition, partition_condition(parent_name, partition)
-                )
-            pivot = templates.build(
-                "pivot_cpt_by_class" if partition is None else "pivot_partitioned_cpt_by_class",
-                table=record.table("cpt"),
-                attribute=name,
-                class_columns=pivot_columns("log_prob", k, "lp"),
+            condition = exp.and_(condition, partition_condition(cpt_name, partition))
+            parent_condition = exp.and_(
+                parent_condition, partition_condition(parent_name, partition)
+            )
+            pivot = pivot_rows(
+                record.parameters("cpt"), ["value", "parent_value"], "log_prob", k, "lp", name
             )
             parent_pivot = pivot_rows(
-                record.table("cpt_parent"), "parent_value", "log_prob", k, "lp", name,
-                partition is not None,
-            )  # fmt: skip
+                record.parameters("cpt_parent"), ["parent_value"], "log_prob", k, "lp", name
+            )
             per_class = [
                 templates.expression(
                     "term_tan",

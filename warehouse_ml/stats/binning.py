@@ -132,7 +132,7 @@ def value_expression(
 
 def discretised_source(
     source: exp.Table,
-    target: str | None,
+    carried: Sequence[str],
     features: Sequence[Feature],
     edges: Mapping[str, Sequence[float]],
 ) -> exp.Table | exp.Query:
@@ -140,11 +140,12 @@ def discretised_source(
     same column name): a numeric feature by its bin index.
 
     Returns ``source`` itself when every value is its column (no numeric feature, no timestamp
-    with a time zone); otherwise a query with the target (if any) and the features.
+    with a time zone); otherwise a query with the ``carried`` columns (the target, a fold
+    column) and the features.
     """
     return valued_source(
         source,
-        [] if target is None else [target],
+        carried,
         features,
         lambda feature, value: value_expression(feature, value, edges),
     )

@@ -21,27 +21,19 @@ MAX_COUNTED_ATTRIBUTES = 128
 the statement's size (1,000 attributes in one statement: 17 s to plan; in chunks of 128: about
 2 s), so a wider model counts its attributes chunk by chunk into a staging table."""
 PARTITION = "wml_part"
-"""Output name of the optional partition column (e.g. a cross-validation fold id)."""
+"""Output name of the partition column of every count and parameter table: the model the row
+belongs to (0 for a fitted model; the held-out fold for cross-validation's models)."""
 
 
 def partition_items(
     partition: str | None, table: str
 ) -> tuple[list[exp.Expression], list[exp.Expression]]:
-    """The (aliased select items, group items) that carry an optional partition column."""
+    """The (aliased select items, group items) that give a count query its wml_part column:
+    the ``partition`` column of ``table`` (e.g. a cross-validation fold id), or the constant 0
+    when the rows are one partition (None)."""
     if partition is None:
-        return [], []
+        return [alias(templates.literal(0), PARTITION)], []
     return [alias(column(partition, table), PARTITION)], [column(partition, table)]
-
-
-def partition_or_zero(partitioned: bool, table: str) -> exp.Expression:
-    """``table.wml_part`` for tables holding one model per partition, else the constant 0 (so
-    one template serves both)."""
-    return column(PARTITION, table) if partitioned else templates.literal(0)
-
-
-def partition_columns(partitioned: bool, table: str) -> list[exp.Expression]:
-    """The select item ``table.wml_part AS wml_part`` of partitioned output, else none."""
-    return partition_items(PARTITION if partitioned else None, table)[0]
 
 
 def blocks(attributes: Sequence[str], size: int = DEFAULT_BLOCK_SIZE) -> list[list[str]]:
@@ -60,14 +52,14 @@ def categorical_counts(
 ) -> exp.Query:
     """Query of (attribute, value, class_label, n) for every categorical attribute.
 
-    Output columns: [wml_part,] attribute (VARCHAR name), value (VARCHAR, the value cast to
+    Output columns: wml_part, attribute (VARCHAR name), value (VARCHAR, the value cast to
     text), class_label (VARCHAR), n (BIGINT rows with that value and class). NULL values and
     NULL classes are left out; values with no row in a class are absent (filled in later).
     With ``partition`` (a source column such as a fold id) the counts are per partition value,
-    still in one scan, in column ``wml_part``.
+    still in one scan, in column ``wml_part``; without, wml_part is 0.
     """
     source_part, source_group = partition_items(partition, "src")
-    block_part, block_group = partition_items(PARTITION if partition else None, "b")
+    block_part, block_group = partition_items(PARTITION, "b")
     marginals = []
     ctes = []
     for b, block in enumerate(blocks(attributes, block_size)):

@@ -26,7 +26,7 @@ from sqlglot import exp
 
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
-from warehouse_ml.stats.counting import PARTITION, partition_columns, partition_items
+from warehouse_ml.stats.counting import PARTITION, partition_items
 
 EXACT = exp.DataType.build("DECIMAL(38, 26)")
 """Type of the exact sums: 12 integer digits (up to 10^12 rows of terms in [-1, 1])."""
@@ -142,10 +142,10 @@ def _extreme(i: int) -> exp.Expression:
 def class_moments(
     source: exp.Table | exp.Query, target: str, attributes: Sequence[str], partition: str | None
 ) -> exp.Query:
-    """Wide per-class moments: class_label, [wml_part,] n_<i>, mean_<i>, var_<i> per attribute
+    """Wide per-class moments: class_label, wml_part, n_<i>, mean_<i>, var_<i> per attribute
     (sql/select_exact_class_moments.sql)."""
     parts, groups = partition_items(partition, "src")
-    output = partition_columns(partition is not None, "f")
+    output = [alias(column(PARTITION, "f"), PARTITION)]
     same_u, same, same_q = exp.true(), exp.true(), exp.true()
     if partition is not None:
         same_u = exp.EQ(this=column(PARTITION, "u"), expression=column(partition, "src"))
@@ -173,15 +173,15 @@ def numeric_moments(
 ) -> exp.Query:
     """Query of (attribute, class_label, n, mean, variance) for every numeric attribute.
 
-    Output columns: [wml_part,] attribute (VARCHAR), class_label (VARCHAR), n (BIGINT non-NULL
+    Output columns: wml_part, attribute (VARCHAR), class_label (VARCHAR), n (BIGINT non-NULL
     rows), mean (DOUBLE), variance (DOUBLE, population; NULL when n = 0), extreme (DOUBLE: the
     class's value farthest from its mean, the largest on a tie; see
     :func:`without_extremes`). Two scans of the
     numeric columns (plus one for their per-class scales); with ``partition``, moments per partition
-    value (column ``wml_part``). Identical on every run and thread count (module docstring).
+    value (column ``wml_part``; else 0). Identical on every run and thread count (module docstring).
     """
     wide = class_moments(source, target, attributes, partition)
-    wide_part = partition_columns(partition is not None, "w")
+    wide_part = [alias(column(PARTITION, "w"), PARTITION)]
     query = templates.union_all(
         templates.build(
             "moments_of_attribute",

@@ -127,14 +127,13 @@ def pair_counts_query(
             still in one scan per block; None counts all rows together.
 
     Returns:
-        query with columns [wml_part (the partition value, with ``partition``),] attribute_i
+        query with columns wml_part (the partition value, 0 without ``partition``), attribute_i
         (VARCHAR), attribute_j (VARCHAR), value_i (VARCHAR), value_j (VARCHAR), class_label
         (VARCHAR), n (BIGINT rows). Only non-zero cells.
     """
     source_part, source_group = counting.partition_items(partition, "src")
-    counted = counting.PARTITION if partition else None  # the partition column once counted
-    block_part, _ = counting.partition_items(counted, "b")
-    pair_part, pair_group = counting.partition_items(counted, "x")
+    block_part, _ = counting.partition_items(counting.PARTITION, "b")
+    pair_part, pair_group = counting.partition_items(counting.PARTITION, "x")
     done: set[tuple[int, int]] = set()
     selects = []
     for block in blocks:
@@ -180,24 +179,21 @@ def pair_counts_query(
     return templates.union_all(selects)
 
 
-def information_query(pair_counts: TableName | exp.Query, partitioned: bool = False) -> exp.Query:
+def information_query(pair_counts: TableName | exp.Query) -> exp.Query:
     """CMI(Ai; Aj | C) and MI(Ai; Aj) in bits of every pair with counted rows.
 
     Args:
         pair_counts: a pair-count table or query (attribute_i, attribute_j, value_i, value_j,
-            class_index, n).
-        partitioned: the counts hold one model per partition (column wml_part); each
-            partition's information is computed from its own counts.
+            class_index, n, wml_part): each partition's information is computed from its own
+            counts.
 
     Returns:
-        query with columns [wml_part,] attribute_i, attribute_j, n (BIGINT rows of the pair),
+        query with columns wml_part, attribute_i, attribute_j, n (BIGINT rows of the pair),
         cmi (DOUBLE bits), mi (DOUBLE bits).
     """
     return templates.build(
         "select_pair_information",
         pair_counts=pair_counts,
-        pair_part=counting.partition_or_zero(partitioned, "p"),
-        partition_columns=counting.partition_columns(partitioned, "t"),
     )
 
 

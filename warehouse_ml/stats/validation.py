@@ -71,8 +71,7 @@ class CardinalityCheck:
 
     Created where the fit (or cross-validation) starts and handed to the learner, which calls it
     as soon as it knows each attribute's distinct training values; a later call does nothing,
-    so :func:`check_learned` leaves it alone when the learner has already made it, and the
-    per-fold fits of a cross-validation do not repeat it.
+    so the per-fold fits of a cross-validation do not repeat it.
 
     Args:
         description: the source, as error messages name it.
@@ -186,19 +185,13 @@ def check_gaussian(
 
 
 def check_learned(
-    warehouse: Warehouse,
-    description: str,
-    tables: Staging,
-    classes: Sequence[dict[str, Any]],
-    cardinality: CardinalityCheck,
+    warehouse: Warehouse, description: str, tables: Staging, classes: Sequence[Any]
 ) -> None:
-    """Every check that applies to the parameter tables in ``tables``: the high-cardinality one
-    (from the ``unseen`` table) unless the learner has made it already."""
-    if "unseen" in tables.roles and not cardinality.made:
-        rows = _rows(warehouse, tables, "unseen", ("attribute", "class_index"))
-        cardinality({r["attribute"]: int(r["n_values"]) for r in rows})
+    """The checks of a fitted model's parameter tables in ``tables`` that counting cannot make:
+    every Gaussian mean and variance finite, and no class variance zero (:func:`check_gaussian`;
+    the high-cardinality check is made by the learner, ``CardinalityCheck.of_counts``)."""
     if "gaussian" in tables.roles:
-        check_gaussian(warehouse, description, tables, [c["value"] for c in classes])
+        check_gaussian(warehouse, description, tables, [c.value for c in classes])
 
 
 def non_negative(name: str, value: float) -> float:

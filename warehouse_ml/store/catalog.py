@@ -7,10 +7,12 @@ new set of tables under a fresh id, then, in one transaction, swaps the catalog 
 the model's registered views and drops the old version's tables. Readers therefore see the old
 model or the new one, never a mix, and a fit that fails leaves the old model untouched.
 
-Catalog format 2 (this version) keeps the model's views in the object registry (format 1 had a
-table ``wml.views``, migrated on the first write) and records each parameter table's row count
-and checksum (``details["checksums"]``, see :mod:`warehouse_ml.store.integrity`). Models of format 1
-load and score; they have no checksums ("unverified").
+Catalog format 3 (this version) gives every parameter table the model partition column
+``wml_part`` (models/training.py). Format 2 keeps the model's views in the object registry
+(format 1 had a table ``wml.views``, migrated on the first write) and records each parameter
+table's row count and checksum (``details["checksums"]``, see
+:mod:`warehouse_ml.store.integrity`). Models of formats 1 and 2 load and score (their tables
+read as partition 0); format 1 models have no checksums ("unverified").
 """
 
 from __future__ import annotations
@@ -41,7 +43,14 @@ from warehouse_ml.store.ownership import Owned
 SCHEMA = LIBRARY_SCHEMA
 CATALOG_NAME = "models"
 LEGACY_VIEWS = "views"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+"""3: every parameter table has column wml_part (the model's partition, 0 for a fitted model;
+models/training.py). 2: parameter tables registered in the object registry and checksummed,
+without wml_part (read as partition 0, :meth:`ModelRecord.parameters`). 1: neither."""
+REGISTERED_FORMAT = 2
+"""The first format whose parameter tables are owned through the object registry."""
+PARTITIONED_FORMAT = 3
+"""The first format whose parameter tables carry column wml_part."""
 CATALOG_COLUMNS = (
     "name", "model_id", "kind", "target", "target_type", "features", "feature_types",
     "smoothing", "source", "n_rows", "n_null_target", "classes", "details", "created_at",
@@ -84,6 +93,14 @@ class ModelRecord:
         if self.locations is not None:
             return self.locations[part]
         return parameter_table(self.model_id, part)
+
+    def parameters(self, part: str) -> TableName | exp.Query:
+        """What scoring reads of one parameter table: the table, or for a model stored before
+        catalog format 3 the table with the column ``wml_part = 0`` it lacks."""
+        table = self.table(part)
+        if self.format_version >= PARTITIONED_FORMAT:
+            return table
+        return templates.build("select_as_partition_zero", table=table)
 
     @property
     def parts(self) -> list[str]:
@@ -276,7 +293,7 @@ def current_versions(warehouse: Warehouse) -> tuple[dict[str, str], set[str]]:
     legacy: set[str] = set()
     for row in list_models(warehouse):
         versions[row["name"]] = row["model_id"]
-        if row["format_version"] < FORMAT_VERSION:
+        if row["format_version"] < REGISTERED_FORMAT:
             legacy |= {f"{row['model_id']}_{part}" for part in row["details"].get("tables", [])}
         if row["details"].get("selection"):
             legacy.add(row["details"]["selection"][-1])
@@ -371,7 +388,7 @@ def publish(
         rebuild_views(record, [o for o in owned if o.role == PREDICTION_VIEW])
         ownership.release(warehouse, _leftovers(warehouse, record, owned, replaced))
         for old in replaced:
-            if old.format_version < FORMAT_VERSION:
+            if old.format_version < REGISTERED_FORMAT:
                 for part in old.parts:
                     warehouse.run("drop_table", table=old.table(part))
 
@@ -391,7 +408,7 @@ def drop(warehouse: Warehouse, name: str) -> None:
             "delete_rows_where", table=catalog_table(warehouse), condition=_condition(name=name)
         )
         for record in records:
-            if record.format_version < FORMAT_VERSION:
+            if record.format_version < REGISTERED_FORMAT:
                 for part in record.parts:
                     warehouse.run("drop_table", table=record.table(part))
     warehouse.after_drop()

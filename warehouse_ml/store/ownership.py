@@ -323,6 +323,19 @@ class Staging:
         wanted = set(roles)
         self._drop([i for i in self._mine() if i.role in wanted])
 
+    def discard(self, roles: Iterable[str]) -> None:
+        """Drop this call's intermediate tables of ``roles`` while the call goes on: ordinary
+        statements, which a cancel interrupts like any other (the call's failure then drops
+        what is left), unlike the clean-up of :meth:`drop`."""
+        wanted = set(roles)
+        chosen = [i for i in self._mine() if i.role in wanted]
+        for item in chosen:
+            drop_object(self.warehouse, item)
+        registered = [i for i in chosen if i.lifetime]
+        if registered:
+            _delete(self.warehouse, _where("object_key", [_key_text(i.key) for i in registered]))
+        self.items[:] = [i for i in self.items if i not in chosen]
+
     def _drop(self, chosen: list[Owned]) -> None:
         """Drop objects of this call; the clean-up goes on past a failing drop, and a drop
         interrupted by a second Ctrl-C is tried once more."""

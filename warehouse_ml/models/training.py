@@ -1,0 +1,161 @@
+"""What a learner learns from: the labelled rows, their classes, and the models wanted of them.
+
+A fit is a cross-validation with one partition. Every count and parameter table carries the
+model it belongs to in column ``wml_part``: 0 for a fitted model; for cross-validation's
+models, the fold each one holds out (model f trains on the rows outside fold f, and all k
+models are learned by the same statements from one count scan grouped by fold). So a learner
+has one learn path (:meth:`warehouse_ml.models.base.Classifier.learn_tables`) whatever the
+number of models, and scoring tells the models apart by the rows' fold
+(docs/ARCHITECTURE.md, "The learner protocol").
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlglot import exp
+
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source
+from warehouse_ml.errors import DataError
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.stats.counting import PARTITION
+from warehouse_ml.stats.features import Feature
+from warehouse_ml.store.ownership import Staging
+
+MAX_CLASSES = 256
+"""Most classes a model may have: each class is a column of every scoring step, and past a few
+hundred classes the scoring SQL grows too wide for engines to plan in reasonable time."""
+
+
+@dataclass(frozen=True)
+class ClassCount:
+    """One class of a model: its index (ascending order of the target's values, the column
+    order of ``predict_proba``), its label as text (``class_label`` in the parameter tables),
+    its value as stored in the catalog (JSON: str, int, bool, or text) and its training rows."""
+
+    index: int
+    label: str
+    value: Any
+    n: int
+
+
+@dataclass(frozen=True)
+class Training:
+    """The rows a learner learns from and the models it learns of them.
+
+    Attributes:
+        source: the training rows (a NULL target is not counted).
+        target: the class column.
+        features: the attributes, each with its kind (categorical or numeric).
+        classes: per model (partition), its classes with their training rows.
+        held_out: None: one model (partition 0) learns from every row. Else a column of
+            ``source`` numbering each row's fold 0..k-1 (``len(classes) == k``): model f
+            learns from the rows outside fold f (cross-validation).
+    """
+
+    source: Source
+    target: str
+    features: list[Feature]
+    classes: list[list[ClassCount]]
+    held_out: str | None = None
+
+    @property
+    def n_models(self) -> int:
+        """Models learned at once (partitions 0 .. n_models - 1)."""
+        return len(self.classes)
+
+    @property
+    def carried(self) -> list[str]:
+        """The source columns a count query passes through besides the attributes."""
+        return [self.target] if self.held_out is None else [self.target, self.held_out]
+
+    def model_counts(
+        self,
+        warehouse: Warehouse,
+        tables: Staging,
+        role: str,
+        counts: TableName | exp.Query,
+        outside_template: str,
+    ) -> exp.Query:
+        """Each model's training counts from ``counts``, counts of the source grouped by
+        ``held_out`` (column wml_part; e.g. counting.categorical_counts(..., partition=
+        held_out)). One model: ``counts`` themselves. Cross-validation: fold f's counts are
+        the sums over the other folds (``outside_template``: select_counts_outside_partitions,
+        select_moments_outside_partitions or select_pair_counts_outside_partitions), over the
+        per-fold counts staged in table ``role`` (unless ``counts`` is a table already)."""
+        if self.held_out is None:
+            return counts if isinstance(counts, exp.Query) else _all_rows(counts)
+        if isinstance(counts, exp.Query):
+            staged = tables.table(role)
+            warehouse.run_tree(templates.create_table_as(staged, counts))
+            counts = staged
+        held_out = templates.values([(p,) for p in range(self.n_models)], "p", (PARTITION,))
+        return templates.build(outside_template, per_partition=counts, partitions=held_out)
+
+
+def _all_rows(table: TableName) -> exp.Query:
+    return exp.select(exp.Star()).from_(table.to_table())
+
+
+def python_label(value: Any) -> Any:
+    """A class label as stored in the catalog (JSON): str, int (an integer-valued decimal such
+    as a HUGEINT too), bool, or text for other types."""
+    if isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, decimal.Decimal) and value == value.to_integral_value():
+        return int(value)
+    return str(value)
+
+
+def class_counts(warehouse: Warehouse, source: Source, target: str) -> tuple[list[ClassCount], int]:
+    """The classes of ``target`` in ``source`` (ascending values) with their rows, and the
+    rows whose target is NULL. Refuses (DataError, naming the column) a source with no rows,
+    fewer than two classes, more than :data:`MAX_CLASSES`, or a label with a NUL character."""
+    rows = warehouse.fetch("select_classes", source=source.relation, target=target).to_pylist()
+    n_null = sum(r["n"] for r in rows if r["class_value"] is None)
+    present = sorted(
+        (r for r in rows if r["class_value"] is not None), key=lambda r: r["class_value"]
+    )
+    if not rows or sum(r["n"] for r in rows) == 0:
+        raise DataError(
+            f"source {source.description} has no rows; expected rows with at least two "
+            f"classes in target column {target!r}"
+        )
+    if not present:
+        raise DataError(
+            f"target column {target!r} of {source.description} is NULL in all "
+            f"{n_null} rows; expected at least two classes"
+        )
+    if len(present) < 2:
+        raise DataError(
+            f"target column {target!r} of {source.description} has a single class "
+            f"{present[0]['class_value']!r}; expected at least two classes"
+        )
+    if len(present) > MAX_CLASSES:
+        raise DataError(
+            f"target column {target!r} of {source.description} has {len(present)} "
+            f"classes; expected at most {MAX_CLASSES} (each class is a column of the "
+            "scoring SQL): group rare classes in a view, or choose another target"
+        )
+    nul = [r["class_label"] for r in present if "\x00" in r["class_label"]]
+    if nul:
+        raise DataError(
+            f"target column {target!r} of {source.description} has the class {nul[0]!r}, "
+            "which contains a NUL character; expected labels without one (each class names "
+            "a probability column p_<label>, and SQL engines end a name at NUL)"
+        )
+    classes = [
+        ClassCount(i, r["class_label"], python_label(r["class_value"]), r["n"])
+        for i, r in enumerate(present)
+    ]
+    return classes, n_null
+
+
+def total(classes: Sequence[ClassCount]) -> int:
+    """Training rows of one model: the sum of its classes' rows."""
+    return sum(c.n for c in classes)
