@@ -17,7 +17,7 @@ from sqlglot import exp
 
 import warehouse_ml as wml
 from warehouse_ml.engines import DuckDBWarehouse
-from warehouse_ml.sqlgen import dialects, templates
+from warehouse_ml.sqlgen import dialects, expressions, templates
 from warehouse_ml.sqlgen.templates import TableName
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -81,13 +81,13 @@ def test_row_number_in_scan_order(dialect, expected):
 @pytest.mark.parametrize(
     ("dialect", "expected"),
     [
-        ("duckdb", 'SELECT CAST("x" AS TEXT) AS text_value'),
-        ("postgres", 'SELECT CAST("x" AS TEXT) AS text_value'),
-        ("spark", "SELECT CAST(`x` AS STRING) AS text_value"),
+        ("duckdb", 'CAST("x" AS TEXT)'),
+        ("postgres", 'CAST("x" AS TEXT)'),
+        ("spark", "CAST(`x` AS STRING)"),
     ],
 )
 def test_text_cast(dialect, expected):
-    tree = templates.build("cast_to_text", value=templates.column("x"))
+    tree = expressions.as_text(templates.column("x"))
     assert templates.generate(tree, dialect) == expected
 
 

@@ -72,7 +72,7 @@ from warehouse_ml.models.scoring import (
     score_query,
 )
 from warehouse_ml.models.training import ClassCount, class_counts, total
-from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
 from warehouse_ml.stats import counting
 from warehouse_ml.stats.features import (
@@ -125,7 +125,7 @@ def scored_rows(
     (= row - 1) and ``own_<i>`` per class (is the row of class i, 0 or 1)."""
     order = exp.Order(expressions=[exp.Ordered(this=column(key, "src"))]) if key else None
     ordinal = exp.Window(this=exp.RowNumber(), order=order)
-    label = templates.expression("cast_to_text", value=column(target, "src"))
+    label = expressions.as_text(column(target, "src"))
     own = [
         alias(
             templates.expression("loo_own", label=label, class_label=c.label),
@@ -218,7 +218,7 @@ def categorical_term(
     k = len(own)
     attribute = feature.name
     value = value_expression(feature, column(attribute, "s"))
-    text = templates.expression("cast_to_text", value=value)
+    text = expressions.as_text(value)
     join = Join(
         templates.build(
             "pivot_rows_by_class",
@@ -232,7 +232,7 @@ def categorical_term(
             ],
         ),
         name,
-        on=templates.expression("equals", left=column("value", name), right=text),
+        on=expressions.equals(column("value", name), text),
     )
     per_class = [
         templates.expression(
@@ -260,7 +260,7 @@ def gaussian_term(
     )  # fmt: skip
     columns = [item for part, prefix in parts for item in pivot_columns(part, k, prefix)]
     join = _one_row_join(_pivot(gaussian_table, attribute, columns), name)
-    value = templates.expression("cast_to_double", value=column(attribute, "s"))
+    value = expressions.as_double(column(attribute, "s"))
     per_class = []
     for c in range(k):
         n, mean = column(f"n_{c}", name), column(f"mean_{c}", name)

@@ -25,7 +25,7 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.models.lookup import integer_coded
 from warehouse_ml.models.scoring import Term
-from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import column, literal
 from warehouse_ml.stats.features import CATEGORICAL, Feature, value_expression
 from warehouse_ml.store import catalog
@@ -47,7 +47,7 @@ def _matches(value: exp.Expression, stored: str, feature: Feature) -> exp.Expres
     features.value_expression)."""
     if integer_coded(feature.sql_type):
         return exp.EQ(this=value.copy(), expression=literal(int(stored)))
-    text = templates.expression("cast_to_text", value=value_expression(feature, value))
+    text = expressions.as_text(value_expression(feature, value))
     return exp.EQ(this=text, expression=literal(stored))
 
 
@@ -80,7 +80,7 @@ def literal_terms(warehouse: Warehouse, record: ModelRecord, k: int) -> list[Ter
                 per_class.append(
                     templates.expression(
                         "term_gaussian",
-                        value=templates.expression("cast_to_double", value=value),
+                        value=expressions.as_double(value),
                         mean=literal(moments.get("mean")),
                         variance=literal(moments.get("variance")),
                     )

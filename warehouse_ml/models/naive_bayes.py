@@ -39,7 +39,7 @@ from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.literal_terms import MAX_JOINED_ATTRIBUTES, literal_terms
 from warehouse_ml.models.scoring import Join, Term, partition_condition, pivot_one_row, pivot_rows
 from warehouse_ml.models.training import ClassCount, Training, total
-from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats import counting
 from warehouse_ml.stats.counting import PARTITION
@@ -315,11 +315,11 @@ def categorical_term(
     raw = value_expression(feature, column(attribute, "s")) if value is None else value
     if value is None and lookup.integer_coded(fitted_type):
         # integer codes: the (few) stored values are cast back, not every scored row to text
-        stored = templates.expression("cast_to_bigint", value=column("value", name))
-        condition = templates.expression("equals", left=stored, right=raw)
+        stored = expressions.as_bigint(column("value", name))
+        condition = expressions.equals(stored, raw)
     else:
-        text = templates.expression("cast_to_text", value=raw)
-        condition = templates.expression("equals", left=column("value", name), right=text)
+        text = expressions.as_text(raw)
+        condition = expressions.equals(column("value", name), text)
     condition = exp.and_(condition, partition_condition(name, partition))
     seen = Join(
         pivot_rows(record.parameters("categorical"), ["value"], "log_prob", k, "lp", attribute),
@@ -355,7 +355,7 @@ def gaussian_term(record: ModelRecord, attribute: str, name: str, k: int) -> Ter
         )
         for column_name, prefix in (("mean", "mean"), ("variance", "var"))
     ]
-    value = templates.expression("cast_to_double", value=column(attribute, "s"))
+    value = expressions.as_double(column(attribute, "s"))
     per_class = [
         templates.expression(
             "term_gaussian",

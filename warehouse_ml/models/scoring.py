@@ -24,7 +24,7 @@ from typing import Any
 from sqlglot import exp
 
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
 from warehouse_ml.stats.counting import PARTITION
 
@@ -346,7 +346,7 @@ def partition_condition(name: str, partition: str | None) -> exp.Expression:
     partition: its ``partition`` column (cross-validation's held-out fold), or 0, a fitted
     model's (``partition`` None)."""
     row = literal(0) if partition is None else column(partition, "s")
-    return templates.expression("equals", left=column(PARTITION, name), right=row)
+    return expressions.equals(column(PARTITION, name), row)
 
 
 def per_partition(

@@ -95,7 +95,7 @@ from warehouse_ml.models.scoring import (
     pivot_rows,
 )
 from warehouse_ml.models.training import Training
-from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import column, literal
 from warehouse_ml.stats import binning, counting, pairs, validation
 from warehouse_ml.stats.counting import PARTITION
@@ -346,25 +346,17 @@ class TAN(Classifier):
             fallback = categorical_term(record, name, seen_name, k, value=value)
             parent_value = per_partition(  # as text: parents of several types share a CASE
                 partition,
-                [
-                    None if p is None else templates.expression("cast_to_text", value=value_of(p))
-                    for p in parents
-                ],
+                [None if p is None else expressions.as_text(value_of(p)) for p in parents],
             )
             if parent_value is None:
                 terms.append(fallback)
                 continue
             cpt_name, parent_name = f"wml_t{i}", f"wml_q{i}"
-            condition = templates.expression(
-                "equals_both",
-                left_1=column("value", cpt_name),
-                right_1=templates.expression("cast_to_text", value=value),
-                left_2=column("parent_value", cpt_name),
-                right_2=parent_value,
+            condition = expressions.all_equal(
+                (column("value", cpt_name), expressions.as_text(value)),
+                (column("parent_value", cpt_name), parent_value),
             )
-            parent_condition = templates.expression(
-                "equals", left=column("parent_value", parent_name), right=parent_value
-            )
+            parent_condition = expressions.equals(column("parent_value", parent_name), parent_value)
             condition = exp.and_(condition, partition_condition(cpt_name, partition))
             parent_condition = exp.and_(
                 parent_condition, partition_condition(parent_name, partition)
