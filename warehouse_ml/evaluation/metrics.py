@@ -254,6 +254,10 @@ def _groups(spec: _Spec, src: Source, indexes: Sequence[int]) -> exp.Query:
     return templates.build("select_score_groups", scores=scores)
 
 
+def _counts(spec: _Spec, src: Source, indexes: Sequence[int]) -> exp.Query:
+    return templates.build("select_cumulative_counts", groups=_groups(spec, src, indexes))
+
+
 # -- query builders, one per measure -------------------------------------------------------
 def _confusion_query(spec: _Spec, src: Source) -> exp.Query:
     return templates.build(
@@ -298,16 +302,16 @@ def _averaged_measures_query(spec: _Spec, src: Source, beta: float = 1.0) -> exp
 
 def _roc_query(spec: _Spec, src: Source, positive: Any = None) -> exp.Query:
     return templates.build(
-        "select_roc_points", groups=_groups(spec, src, [_positive(spec, positive)])
+        "select_roc_points", counts=_counts(spec, src, [_positive(spec, positive)])
     )
 
 
 def _auc_query(spec: _Spec, src: Source, positive: Any = None) -> exp.Query:
-    return templates.build("select_auc", groups=_groups(spec, src, [_positive(spec, positive)]))
+    return templates.build("select_auc", counts=_counts(spec, src, [_positive(spec, positive)]))
 
 
 def _class_aucs_query(spec: _Spec, src: Source) -> exp.Query:
-    return templates.build("select_auc", groups=_groups(spec, src, range(spec.k)))
+    return templates.build("select_auc", counts=_counts(spec, src, range(spec.k)))
 
 
 def _ovr_auc_query(spec: _Spec, src: Source) -> exp.Query:
@@ -316,13 +320,13 @@ def _ovr_auc_query(spec: _Spec, src: Source) -> exp.Query:
 
 def _pr_query(spec: _Spec, src: Source, positive: Any = None) -> exp.Query:
     return templates.build(
-        "select_precision_recall_points", groups=_groups(spec, src, [_positive(spec, positive)])
+        "select_precision_recall_points", counts=_counts(spec, src, [_positive(spec, positive)])
     )
 
 
 def _average_precision_query(spec: _Spec, src: Source, positive: Any = None) -> exp.Query:
     return templates.build(
-        "select_average_precision", groups=_groups(spec, src, [_positive(spec, positive)])
+        "select_average_precision", counts=_counts(spec, src, [_positive(spec, positive)])
     )
 
 
@@ -343,7 +347,7 @@ def _interpolated_query(
     return templates.build(
         "select_interpolated_precision",
         points=templates.build(
-            "select_precision_recall_points", groups=_groups(spec, src, [index])
+            "select_precision_recall_points", counts=_counts(spec, src, [index])
         ),
         class_index=index,
         levels=templates.values(
