@@ -7,7 +7,7 @@
 -- Output columns: class_index (INTEGER), positives (BIGINT), negatives (BIGINT),
 --   mann_whitney_u (DOUBLE), auc (DOUBLE in [0, 1]; NULL without positives or negatives).
 -- Ordered by class_index.
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
 WITH sums AS (
     SELECT
         c.class_index AS class_index,

@@ -5,7 +5,7 @@
 -- Placeholders: $counts (relation from select_cumulative_counts.sql).
 -- Output columns: class_index (INTEGER), positives (BIGINT), average_precision (DOUBLE;
 --   NULL without positives). Ordered by class_index.
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
 WITH running AS (
     SELECT
         c.class_index AS class_index,

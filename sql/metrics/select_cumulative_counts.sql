@@ -8,7 +8,7 @@
 --   (DOUBLE, the score: predict the class when its score >= threshold), positives, negatives
 --   (BIGINT, rows of that score), tp, fp (positives and negatives scored >= threshold),
 --   all_positives, all_negatives (the class's positives and negatives over every score).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
 SELECT
     g.class_index AS class_index,
     ROW_NUMBER() OVER (PARTITION BY g.class_index ORDER BY g.score DESC) AS point,

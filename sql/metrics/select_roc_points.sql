@@ -5,7 +5,7 @@
 -- Placeholders: $counts (relation from select_cumulative_counts.sql).
 -- Output columns: class_index (INTEGER), point (BIGINT, 0-based), threshold (DOUBLE),
 --   tp (BIGINT), fp (BIGINT), tpr (DOUBLE), fpr (DOUBLE). Ordered by class_index, point.
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
 WITH counts AS (
     SELECT x.* FROM $counts AS x
 ),
