@@ -44,11 +44,6 @@ class Candidate:
         return f"{type(self.model).__name__}({settings}) features={features}"
 
 
-MEASURES = metrics.registry.criteria()
-"""Selection measures: name -> (measure name, criterion) of the registry entries whose criterion
-has that name, each for the numbers of classes it applies to (``metrics/registry.py``)."""
-
-
 def _score(
     ev: Evaluation, criteria: Sequence[tuple[str, Criterion]], arguments: dict[str, Any]
 ) -> float:
@@ -96,16 +91,18 @@ def select_model(
     rows (stored as model ``name``) and keep the comparison table in schema ``wml``.
 
     ``measure`` is one of error, log_score, brier (smaller is better), auc (binary: of
-    ``positive``; multiclass: macro one-vs-rest) or expected_loss (needs ``loss``). Ties go to
+    ``positive``; multiclass: macro one-vs-rest), expected_loss (needs ``loss``), or the name
+    of any registered measure's criterion (``metrics/registry.py``, ``Criterion``). Ties go to
     the earlier candidate. The folds are assigned once (a temporary table of the call) and
     every candidate is cross-validated on them. ``allow_high_cardinality`` is as for ``fit``
     (checked in every candidate's cross-validation and the refit). ``progress`` is called
     before each statement of every step (operation ``"select_model"``) and may raise to
     cancel.
     """
-    if measure not in MEASURES:
-        raise ParameterError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
-    criteria = MEASURES[measure]
+    known = metrics.registry.criteria()  # the registry entries' criteria, by selection name
+    if measure not in known:
+        raise ParameterError(f"measure must be one of {sorted(known)}, got {measure!r}")
+    criteria = known[measure]
     arguments = {"positive": positive, "loss": loss}
     for _, criterion in criteria:
         if criterion.missing and arguments.get(criterion.argument or "") is None:
