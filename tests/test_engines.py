@@ -338,7 +338,8 @@ def folds(engine: Engine) -> dict[str, Any]:
 
 @case
 def measures(engine: Engine) -> dict[str, Any]:
-    """ROC, AUC, lift, log and Brier scores over a prediction view."""
+    """ROC and PR curves, AUC (one class and one-vs-rest), average precision, lift, log and
+    Brier scores over a prediction view."""
     table = engine.load(TABLE, DATA)
     w = engine.warehouse
     view = _naive_bayes(engine).create_view(w, "engine_nb_measures", table, keys=["id", "label"])
@@ -346,6 +347,9 @@ def measures(engine: Engine) -> dict[str, Any]:
     return {
         "roc": wml.roc_curve(w, source, target="label", positive="mid"),
         "auc": wml.roc_auc(w, source, target="label", positive="mid"),
+        "ovr_auc": wml.ovr_auc(w, source, target="label"),
+        "pr": wml.precision_recall_curve(w, source, target="label", positive="mid"),
+        "ap": wml.average_precision(w, source, target="label", positive="mid"),
         "lift": wml.lift_table(w, source, target="label", positive="mid", quantiles=4),
         "log": wml.log_score(w, source, target="label"),
         "brier": wml.brier_score(w, source, target="label"),

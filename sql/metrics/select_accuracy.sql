@@ -7,7 +7,7 @@
 --   $level (DOUBLE confidence level).
 -- Output columns: n (BIGINT rows), correct (BIGINT), accuracy, error, kappa, level,
 --   accuracy_low, accuracy_high (DOUBLE, fractions in [0, 1]).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/confusion.py.
 WITH cells AS (
     SELECT x.* FROM $cells AS x
 ),

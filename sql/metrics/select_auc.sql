@@ -1,34 +1,21 @@
 -- Area under the ROC curve per class, rank-based: the Mann-Whitney statistic
 -- U = sum over positives of (negatives scored lower + half the negatives scored equal), which
--- equals the trapezoid-rule area under the ROC points. 2U is summed as an exact integer, so the
--- result does not depend on the order of aggregation. AUC = U / (positives * negatives).
--- Placeholders: $groups (relation from select_score_groups.sql).
+-- equals the trapezoid-rule area under the ROC points. The negatives scored lower than a
+-- point are all_negatives - fp. 2U is summed as an exact integer, so the result does not
+-- depend on the order of aggregation. AUC = U / (positives * negatives).
+-- Placeholders: $counts (relation from select_cumulative_counts.sql).
 -- Output columns: class_index (INTEGER), positives (BIGINT), negatives (BIGINT),
 --   mann_whitney_u (DOUBLE), auc (DOUBLE in [0, 1]; NULL without positives or negatives).
 -- Ordered by class_index.
--- Rendered by: warehouse_ml/evaluation/metrics.py.
-WITH groups AS (
-    SELECT x.* FROM $groups AS x
-),
-ranked AS (
+-- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
+WITH sums AS (
     SELECT
-        g.class_index AS class_index,
-        g.positives AS positives,
-        g.negatives AS negatives,
-        SUM(g.negatives) OVER (
-            PARTITION BY g.class_index ORDER BY g.score
-            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        ) - g.negatives AS negatives_below
-    FROM groups AS g
-),
-sums AS (
-    SELECT
-        r.class_index AS class_index,
-        SUM(r.positives) AS positives,
-        SUM(r.negatives) AS negatives,
-        SUM(r.positives * (2 * r.negatives_below + r.negatives)) AS twice_u
-    FROM ranked AS r
-    GROUP BY r.class_index
+        c.class_index AS class_index,
+        SUM(c.positives) AS positives,
+        SUM(c.negatives) AS negatives,
+        SUM(c.positives * (2 * (c.all_negatives - c.fp) + c.negatives)) AS twice_u
+    FROM $counts AS c
+    GROUP BY c.class_index
 )
 SELECT
     CAST(s.class_index AS INTEGER) AS class_index,

@@ -3,7 +3,7 @@
 -- Placeholders: $measures (relation from select_class_measures.sql).
 -- Output columns: average ('macro' or 'weighted'), "precision", recall, specificity, fpr,
 --   f_measure (DOUBLE).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/confusion.py.
 WITH m AS (
     SELECT x.* FROM $measures AS x
 )

@@ -5,7 +5,7 @@
 -- Output columns: class_index (INTEGER), class_label (label), support (BIGINT true rows),
 --   predicted (BIGINT rows predicted as the class), tp, fp, fn, tn (BIGINT), "precision",
 --   recall (= TPR), specificity (= TNR), fpr, f_measure (DOUBLE fractions).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/confusion.py.
 WITH cells AS (
     SELECT x.* FROM $cells AS x
 ),

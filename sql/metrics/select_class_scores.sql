@@ -4,7 +4,7 @@
 --   (INTEGER), $score (name of that class's probability column, wml_p_<i>).
 -- Output columns: class_index (INTEGER), score (DOUBLE), positive (INTEGER 1 when the true
 --   class is this class, else 0).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
 SELECT
     CAST($class_index AS INTEGER) AS class_index,
     p.$score AS score,

@@ -5,7 +5,7 @@
 -- Output columns: true_index (INTEGER), true_class (label), predicted_index (INTEGER),
 --   predicted_class (label), n (BIGINT rows), fraction (DOUBLE, of all rows),
 --   row_fraction (DOUBLE, of the rows of the true class; NULL when it has none).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/confusion.py.
 WITH counts AS (
     SELECT p.wml_truth AS true_index, p.wml_predicted AS predicted_index, COUNT(*) AS n
     FROM $predictions AS p

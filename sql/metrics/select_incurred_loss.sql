@@ -4,7 +4,7 @@
 --   chosen-class index column: decision_index or predicted_index), $costs (VALUES
 --   m(true_index, predicted_index, loss)).
 -- Output columns: term (DOUBLE).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/loss.py.
 SELECT CAST(m.loss AS DOUBLE) AS term
 FROM $decisions AS d
 JOIN $costs ON m.true_index = d.true_index AND m.predicted_index = d.$chosen

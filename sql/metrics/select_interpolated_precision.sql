@@ -3,7 +3,7 @@
 -- Placeholders: $points (relation from select_precision_recall_points.sql), $class_index
 --   (INTEGER), $levels (VALUES l(level_index, recall_level)).
 -- Output columns: recall_level (DOUBLE), "precision" (DOUBLE). Ordered by recall_level.
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
 SELECT
     l.recall_level AS recall_level,
     MAX(p."precision") AS "precision"

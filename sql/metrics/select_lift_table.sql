@@ -10,7 +10,7 @@
 --   size (BIGINT), positives (BIGINT), accuracy, lift, cumulative_size (BIGINT),
 --   cumulative_positives (BIGINT), cumulative_accuracy, cumulative_lift, gain,
 --   min_score, max_score (DOUBLE). Ordered by quantile.
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/lift.py.
 WITH ranked AS (
     SELECT
         s.score AS score,

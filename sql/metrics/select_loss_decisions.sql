@@ -8,7 +8,7 @@
 --   k(class_index, class_label)), $true_classes (the same VALUES as t(...)).
 -- Output columns: the $keys, true_class (label), decision (label), expected_loss (DOUBLE,
 --   the decision's expected loss), true_index, decision_index, predicted_index (INTEGER).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/loss.py.
 WITH losses AS (
     SELECT p.*, $expected_losses FROM $predictions AS p
 ),

@@ -4,7 +4,7 @@
 --   select_ordered_sum.sql).
 -- Output columns: n (BIGINT rows with a decision), prediction_loss, decision_loss,
 --   expected_loss (DOUBLE, mean per row).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/loss.py.
 SELECT
     b.n AS n,
     a.mean AS prediction_loss,

@@ -4,7 +4,7 @@
 -- Placeholders: $terms (relation with a DOUBLE column term).
 -- Output columns: n (BIGINT rows), total (DOUBLE), mean (DOUBLE); no row when there are no
 --   terms.
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/spec.py.
 WITH grouped AS (
     SELECT t.term AS term, COUNT(*) AS n
     FROM $terms AS t

@@ -2,7 +2,7 @@
 -- (by each class's positives, its prevalence).
 -- Placeholders: $aucs (relation from select_auc.sql).
 -- Output columns: macro_auc (DOUBLE), weighted_auc (DOUBLE), n_classes (BIGINT).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
 WITH a AS (
     SELECT x.* FROM $aucs AS x
 )

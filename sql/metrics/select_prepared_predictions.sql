@@ -7,7 +7,7 @@
 --   CAST(src.<column> AS DOUBLE) AS wml_p_<i>, one per class in class order).
 -- Output columns: the $keys, wml_truth (INTEGER), wml_predicted (INTEGER, NULL when the
 --   prediction is NULL or not a class), wml_p_0 .. wml_p_<K-1> (DOUBLE).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/spec.py.
 SELECT $keys, $truth AS wml_truth, $predicted AS wml_predicted, $probabilities
 FROM $source AS src
 WHERE $truth IS NOT NULL

@@ -2,7 +2,7 @@
 -- Placeholders: $scores (relation from select_class_scores.sql or a UNION ALL of them).
 -- Output columns: class_index (INTEGER), score (DOUBLE, distinct within a class),
 --   positives (BIGINT), negatives (BIGINT).
--- Rendered by: warehouse_ml/evaluation/metrics.py.
+-- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
 SELECT
     s.class_index AS class_index,
     s.score AS score,

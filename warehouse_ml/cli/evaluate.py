@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -13,11 +14,43 @@ from warehouse_ml.cli.commands import model_from, split_names
 from warehouse_ml.cli.display import print_table, write_table
 from warehouse_ml.engines import DuckDBWarehouse
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.evaluation import crossval
+from warehouse_ml.evaluation import crossval, metrics
 
 
-def _section(title: str) -> None:
-    print(f"\n== {title}")
+def _reported(entry: metrics.Measure, k: int) -> bool:
+    """Whether the report shows or writes ``entry`` for a problem of ``k`` classes."""
+    return entry.report is not None and entry.report.applies(k)
+
+
+def _options(entry: metrics.Measure, settings: dict[str, Any]) -> dict[str, Any]:
+    """The report's settings the entry takes as options (``Report.settings``)."""
+    return {name: settings[name] for name in entry.report.settings} if entry.report else {}
+
+
+def _print_report(
+    reported: list[metrics.Measure], results: dict[str, Any], settings: dict[str, Any]
+) -> None:
+    """Each measure's text (or table) under its section's heading, in the registry's order;
+    texts of one section marked ``same_line`` share the previous text's line."""
+    heading = None
+    line: list[str] = []
+    for entry in reported:
+        report = entry.report
+        if report is None or report.section is None:
+            continue
+        title = report.section.format(**settings)
+        if line and (title != heading or not report.same_line or report.text is None):
+            print("   ".join(line))
+            line = []
+        if title != heading:
+            print(f"\n== {title}")
+            heading = title
+        if report.text is None:
+            print_table(results[entry.name])
+        else:
+            line.append(report.text(results[entry.name]))
+    if line:
+        print("   ".join(line))
 
 
 def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
@@ -44,50 +77,16 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     positive = args.positive if args.positive is not None else classes[-1]
     if args.positive is not None and positive not in classes:
         positive = next((c for c in classes if str(c) == args.positive), positive)
-    accuracy = evaluation.accuracy(level=args.level)
-    tables: dict[str, pa.Table] = {
-        "predictions": evaluation.to_arrow(),
-        "confusion": evaluation.confusion_matrix(),
-        "class_measures": evaluation.class_measures(),
-        "averaged_measures": evaluation.averaged_measures(),
-        "roc": evaluation.roc_curve(positive),
-        "lift": evaluation.lift_table(positive),
-    }
+    settings = {"positive": positive, "level": args.level}
+    reported = [e for e in metrics.registry.entries() if _reported(e, len(classes))]
+    results = {e.name: evaluation.measure(e.name, **_options(e, settings)) for e in reported}
+    tables: dict[str, pa.Table] = {"predictions": evaluation.to_arrow()}
+    for entry in reported:
+        if entry.report is not None and entry.report.table is not None:
+            tables[entry.report.table] = results[entry.name]
     kept = f", kept as evaluation {evaluation.id!r}" if args.keep else ""
-    print(f"{how}: {accuracy.n} rows, classes {classes}{kept}")
-    _section("confusion matrix (rows: true class, columns: predicted)")
-    confusion = tables["confusion"].to_pylist()
-    width = max(len(str(c)) for c in classes) + 2
-    print(" " * width + "".join(str(c).rjust(width) for c in classes))
-    for i, label in enumerate(classes):
-        cells = [r["n"] for r in confusion if r["true_index"] == i]
-        print(str(label).ljust(width) + "".join(str(n).rjust(width) for n in cells))
-    _section("accuracy")
-    print(
-        f"accuracy {accuracy.accuracy:.4f}  ({accuracy.level:.0%} interval "
-        f"[{accuracy.accuracy_low:.4f}, {accuracy.accuracy_high:.4f}])  "
-        f"error {accuracy.error:.4f}  "
-        f"kappa {accuracy.kappa:.4f}"
-    )
-    _section("per class")
-    print_table(tables["class_measures"])
-    print_table(tables["averaged_measures"])
-    _section(f"ranking, positive class {positive!r}")
-    auc = evaluation.auc(positive)
-    ap = evaluation.average_precision(positive)
-    print(
-        f"AUC {auc.auc:.4f}   average precision {ap.average_precision:.4f}   "
-        f"3-point AP {ap.interpolated_average_precision:.4f}"
-    )
-    if len(classes) > 2:
-        ovr = evaluation.ovr_auc()
-        print(f"one-vs-rest AUC: macro {ovr.macro_auc:.4f}, class-weighted {ovr.weighted_auc:.4f}")
-    _section("lift by decile")
-    print_table(tables["lift"])
-    _section("scoring rules")
-    log_score, brier = evaluation.log_score(), evaluation.brier_score()
-    print(f"log score: sum {log_score.total:.4f}, mean {log_score.mean:.4f} (natural log)")
-    print(f"Brier score: mean {brier.mean:.4f}")
+    print(f"{how}: {results['accuracy'].n} rows, classes {classes}{kept}")
+    _print_report(reported, results, settings)
     if args.output_dir:
         folder = Path(args.output_dir)
         folder.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,9 @@
 """The result of an evaluation: out-of-sample predictions in a table and every measure over it.
 
 :class:`Evaluation` is returned by cross-validation (crossval.py), exact leave-one-out (loo.py)
-and hold-out evaluation; each measure is computed in SQL by metrics.py.
+and hold-out evaluation; each measure is computed in SQL by the metrics package, and
+:class:`Evaluation` offers every registered measure (:meth:`Evaluation.measure`) and a method per
+measure whose registry entry names one (``metrics/registry.py``, ``Method``).
 
 Lifetime (the guest contract, docs/RELIABILITY.md): an evaluation's tables belong to it. By
 default they are temporary: the engine's temporary tables of the connection, gone when it
@@ -15,7 +17,7 @@ and :func:`load_evaluation` opens one again in another process.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,13 +89,18 @@ class Evaluation:
     def __exit__(self, *_: Any) -> None:
         self.drop()
 
-    def _kwargs(self, prediction: bool = False) -> dict[str, Any]:
-        """Arguments naming the predictions table's columns for the metrics functions."""
-        names = {
+    def measure(self, name: str, **options: Any) -> Any:
+        """The measure ``name`` (a registered measure, see ``metrics.MEASURES``) over the
+        predictions, with the measure's ``options``; the same as ``metrics.<name>`` over this
+        evaluation's predictions table."""
+        entry = metrics.registry.entry(name)
+        columns = {
             "target": self.target,
             "probabilities": dict(zip(self.classes, self.probability_columns, strict=True)),
+            "prediction": PREDICTION,
         }
-        return {**names, "prediction": PREDICTION} if prediction else names
+        chosen = {column: columns[column] for column in entry.reads}
+        return metrics.registry.compute(entry, self.warehouse, self.predictions, chosen, options)
 
     def to_arrow(self) -> pa.Table:
         """The predictions, ordered by fold then key (a hold-out evaluation without keys: in
@@ -106,75 +113,34 @@ class Evaluation:
                 return warehouse.fetch("select_all", source=self.predictions)
             return warehouse.fetch("select_table", table=self.predictions, order_columns=order)
 
-    def accuracy(self, level: float = 0.95) -> metrics.Accuracy:
-        """Accuracy, error, kappa and the Wilson interval at ``level``."""
-        return metrics.accuracy(
-            self.warehouse, self.predictions, level=level, **self._kwargs(prediction=True)
-        )
 
-    def confusion_matrix(self) -> pa.Table:
-        """Counts and fractions per (true, predicted) class (see metrics.confusion_matrix)."""
-        return metrics.confusion_matrix(
-            self.warehouse, self.predictions, **self._kwargs(prediction=True)
-        )
+def _method(entry: metrics.Measure, name: str, doc: str) -> Callable[..., Any]:
+    """The :class:`Evaluation` method ``name`` of a registry entry: :meth:`Evaluation.measure`
+    with the entry's options the method takes (``entry.method``)."""
+    signature = entry.method_signature()
 
-    def class_measures(self, beta: float = 1.0) -> pa.Table:
-        """Per-class precision, recall, specificity, FPR, F-measure."""
-        return metrics.class_measures(
-            self.warehouse, self.predictions, beta=beta, **self._kwargs(prediction=True)
-        )
+    def method(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        options = dict(bound.arguments)
+        return options.pop("self").measure(entry.name, **options)
 
-    def averaged_measures(self, beta: float = 1.0) -> pa.Table:
-        """Macro and class-weighted averages of the per-class measures."""
-        return metrics.averaged_measures(
-            self.warehouse, self.predictions, beta=beta, **self._kwargs(prediction=True)
-        )
+    method.__name__ = name
+    method.__qualname__ = f"Evaluation.{name}"
+    method.__doc__ = doc
+    method.__signature__ = signature  # type: ignore[attr-defined]
+    return method
 
-    def roc_curve(self, positive: Any = None) -> pa.Table:
-        """ROC points for ``positive`` (default: the second class)."""
-        return metrics.roc_curve(
-            self.warehouse, self.predictions, positive=positive, **self._kwargs()
-        )
 
-    def auc(self, positive: Any = None) -> metrics.Auc:
-        """Area under the ROC curve for ``positive``."""
-        return metrics.roc_auc(
-            self.warehouse, self.predictions, positive=positive, **self._kwargs()
-        )
+def _add_methods() -> None:
+    """Give :class:`Evaluation` the method each registry entry names."""
+    for entry in metrics.registry.entries():
+        if entry.method is not None:
+            named = _method(entry, entry.method.name, entry.method.doc)
+            setattr(Evaluation, entry.method.name, named)
 
-    def ovr_auc(self) -> metrics.OvrAuc:
-        """One-vs-rest AUC per class, macro and class-weighted."""
-        return metrics.ovr_auc(self.warehouse, self.predictions, **self._kwargs())
 
-    def average_precision(self, positive: Any = None) -> metrics.AveragePrecision:
-        """Average precision and the three-point (20/50/80% recall) average."""
-        return metrics.average_precision(
-            self.warehouse, self.predictions, positive=positive, **self._kwargs()
-        )
-
-    def lift_table(self, positive: Any = None, quantiles: int | Sequence[float] = 10) -> pa.Table:
-        """Lift and cumulative gains per quantile of decreasing confidence in ``positive``."""
-        return metrics.lift_table(
-            self.warehouse,
-            self.predictions,
-            positive=positive,
-            quantiles=quantiles,
-            **self._kwargs(),
-        )
-
-    def log_score(self) -> metrics.ScoringRule:
-        """Sum and mean of -ln p(true class)."""
-        return metrics.log_score(self.warehouse, self.predictions, **self._kwargs())
-
-    def brier_score(self) -> metrics.ScoringRule:
-        """Brier score (binary: of the positive class; multiclass: summed over classes)."""
-        return metrics.brier_score(self.warehouse, self.predictions, **self._kwargs())
-
-    def expected_loss(self, loss: Sequence[Sequence[float]]) -> metrics.LossSummary:
-        """Loss of the predictions and of the minimum-expected-loss decisions."""
-        return metrics.expected_loss(
-            self.warehouse, self.predictions, loss=loss, **self._kwargs(prediction=True)
-        )
+_add_methods()
 
 
 def _kept(warehouse: Warehouse) -> list[ownership.Owned]:

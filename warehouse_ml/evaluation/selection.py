@@ -14,8 +14,10 @@ from sqlglot import exp
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.sources import SourceLike, open_source
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.evaluation import crossval, splits
+from warehouse_ml.evaluation import crossval, metrics, splits
 from warehouse_ml.evaluation.loo import leave_one_out_open
+from warehouse_ml.evaluation.metrics.registry import Criterion
+from warehouse_ml.evaluation.result import Evaluation
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
@@ -42,19 +44,15 @@ class Candidate:
         return f"{type(self.model).__name__}({settings}) features={features}"
 
 
-MEASURES = {
-    "error": (lambda ev, _: ev.accuracy().error, False),
-    "log_score": (lambda ev, _: ev.log_score().mean, False),
-    "brier": (lambda ev, _: ev.brier_score().mean, False),
-    "auc": (
-        lambda ev, positive: (
-            ev.auc(positive).auc if len(ev.classes) == 2 else ev.ovr_auc().macro_auc
-        ),
-        True,
-    ),
-    "expected_loss": (lambda ev, loss: ev.expected_loss(loss).decision_loss, False),
-}
-"""Selection measures: name -> (function of an Evaluation, larger is better)."""
+def _score(
+    ev: Evaluation, criteria: Sequence[tuple[str, Criterion]], arguments: dict[str, Any]
+) -> float:
+    """The selection value of ``ev`` by the criterion that applies to its number of classes."""
+    name, criterion = next((n, c) for n, c in criteria if c.applies(len(ev.classes)))
+    options = (
+        {} if criterion.argument is None else {criterion.argument: arguments[criterion.argument]}
+    )
+    return float(criterion.value(ev.measure(name, **options)))
 
 
 @dataclass(frozen=True)
@@ -93,22 +91,26 @@ def select_model(
     rows (stored as model ``name``) and keep the comparison table in schema ``wml``.
 
     ``measure`` is one of error, log_score, brier (smaller is better), auc (binary: of
-    ``positive``; multiclass: macro one-vs-rest) or expected_loss (needs ``loss``). Ties go to
+    ``positive``; multiclass: macro one-vs-rest), expected_loss (needs ``loss``), or the name
+    of any registered measure's criterion (``metrics/registry.py``, ``Criterion``). Ties go to
     the earlier candidate. The folds are assigned once (a temporary table of the call) and
     every candidate is cross-validated on them. ``allow_high_cardinality`` is as for ``fit``
     (checked in every candidate's cross-validation and the refit). ``progress`` is called
     before each statement of every step (operation ``"select_model"``) and may raise to
     cancel.
     """
-    if measure not in MEASURES:
-        raise ParameterError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
-    if measure == "expected_loss" and loss is None:
-        raise ParameterError("measure='expected_loss' needs a loss matrix: loss=[[...], ...]")
+    known = metrics.registry.criteria()  # the registry entries' criteria, by selection name
+    if measure not in known:
+        raise ParameterError(f"measure must be one of {sorted(known)}, got {measure!r}")
+    criteria = known[measure]
+    arguments = {"positive": positive, "loss": loss}
+    for _, criterion in criteria:
+        if criterion.missing and arguments.get(criterion.argument or "") is None:
+            raise ParameterError(f"measure={measure!r} needs {criterion.missing}")
     if not candidates:
         raise ParameterError("select_model needs at least one candidate")
     splits.check_folds(folds)
-    score, larger_is_better = MEASURES[measure]
-    argument = loss if measure == "expected_loss" else positive
+    larger_is_better = criteria[0][1].larger_is_better
     chosen = [c if isinstance(c, Candidate) else Candidate(c) for c in candidates]
     with session(con, "select_model", progress) as warehouse:
         if isinstance(source, pa.RecordBatchReader):  # read by every candidate and the refit
@@ -145,7 +147,7 @@ def select_model(
                                 "select_model",
                             )  # fmt: skip
                         with ev:
-                            value = float(score(ev, argument))
+                            value = _score(ev, criteria, arguments)
                             accuracy = ev.accuracy().accuracy
                         rows.append(
                             [index, candidate.describe(), candidate.model.kind, measure, value,
