@@ -12,9 +12,10 @@ fit and one scoring statement per fold.
 
 The predictions table has the columns: the key, ``fold`` (INTEGER), the target column,
 ``p_<label>`` per class (DOUBLE) and ``prediction``; it is the input of every measure in
-metrics.py, which :class:`Evaluation` exposes as methods. It belongs to the evaluation
-(evaluation.py): temporary unless ``keep=True``. The fold assignment and every fold's model
-are temporary tables of the call, dropped before it returns. The fold column of the
+the metrics package (evaluation/metrics/), which :class:`Evaluation` exposes as methods. It
+belongs to the evaluation (evaluation/result.py): temporary unless ``keep=True``. The fold
+assignment and every fold's model are temporary tables of the call, dropped before it
+returns. The fold column of the
 assignment is the library's own (a name no source column has), so a source column named
 ``fold`` is just another column.
 """
