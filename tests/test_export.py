@@ -15,7 +15,7 @@ import sqlglot
 from sqlglot import exp
 
 import warehouse_ml as wml
-from warehouse_ml.models import naive_bayes
+from warehouse_ml.models import literal_terms
 
 N = 240
 
@@ -122,7 +122,7 @@ def test_the_default_source_is_the_training_table(trained):
 
 
 def test_a_wide_model_scored_by_literal_terms_exports_too(con, monkeypatch):
-    monkeypatch.setattr(naive_bayes, "MAX_JOINED_ATTRIBUTES", 2)
+    monkeypatch.setattr(literal_terms, "MAX_JOINED_ATTRIBUTES", 2)
     data = training()
     model = wml.NaiveBayes().fit(con, data, "label", keys=["id"], name="wide")
     sql = model.sql(con, "t", keys=["id"])

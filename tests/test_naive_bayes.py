@@ -319,14 +319,25 @@ def test_lookup_blocks_hold_consecutive_attributes_within_the_code_limit(con, mo
     )  # fmt: skip
 
 
-# -- wide models: parameters as literals -------------------------------------------------------
-@pytest.mark.parametrize("max_joined", [1_000, 10])
-def test_wide_model_scored_without_joins(monkeypatch, max_joined):
-    """Above MAX_JOINED_ATTRIBUTES a model is scored by CASE expressions holding its parameters
-    (no join per attribute); both forms equal the numpy reference, views included."""
-    from warehouse_ml.models import naive_bayes
+# -- fitted models: parameters as literals -----------------------------------------------------
+@pytest.mark.parametrize(
+    ("limits", "joins"),
+    [
+        # joined: one per block of integer attributes (4 of 6 slots each fit in
+        # MAX_BLOCK_CODES), two for the text attribute; prior and Gaussian are literals
+        ({"MAX_LITERAL_VALUES": 0}, 12 // 4 + 2),
+        ({}, 12 // 4),  # the text attribute's few values as literals
+        ({"MAX_JOINED_ATTRIBUTES": 10}, 0),  # wide: every attribute
+    ],
+)
+def test_fitted_model_scored_from_literals(monkeypatch, limits, joins):
+    """A fitted model's parameters are written into its query where they are few (a CASE per
+    attribute and class), every attribute's above MAX_JOINED_ATTRIBUTES; each form equals
+    the numpy reference, views included."""
+    from warehouse_ml.models import literal_terms
 
-    monkeypatch.setattr(naive_bayes, "MAX_JOINED_ATTRIBUTES", max_joined)
+    for name, value in limits.items():
+        monkeypatch.setattr(literal_terms, name, value)
     rng = np.random.default_rng(7)
     n, d = 300, 12
     train = {
@@ -345,10 +356,7 @@ def test_wide_model_scored_without_joins(monkeypatch, max_joined):
     con.register("test", pa.table({"id": range(40), **test}))
     con.execute("INSERT INTO scored BY NAME SELECT * FROM test")
     model = wml.NaiveBayes(alpha=0.5).fit(con, "train", "y", keys=["id"])
-    joins = model.sql(con, "scored", keys=["id"]).count(" JOIN ")
-    # the prior, and when joined: one per block of integer attributes (4 of 6 slots each fit
-    # in MAX_BLOCK_CODES), two for the text and two for the numeric attribute
-    assert joins == (1 if max_joined == 10 else 1 + d // 4 + 2 + 2)
+    assert model.sql(con, "scored", keys=["id"]).count(" JOIN ") == joins
     with np.errstate(divide="ignore"):
         classes, joint = naive_bayes_log_joint(
             train, target, test, alpha=0.5, prior_alpha=0.0, numeric=("z",)

@@ -146,14 +146,15 @@ def test_every_template_renders_and_transpiles(name, dialect):
 
 
 def _modules_naming(name: str) -> set[str]:
-    """The package's modules that name template ``name`` in code (doctest lines aside)."""
+    """The package's modules that name template ``name`` in code (doctest lines and
+    subscripts such as ``row["log_prior"]``, a column of that name, aside)."""
     package = Path(wml.__file__).parent
     quoted = f'"{name}"'
     return {
         path.relative_to(package.parent).as_posix()
         for path in package.rglob("*.py")
         if any(
-            quoted in line and not line.lstrip().startswith(">>>")
+            quoted in line.replace(f"[{quoted}]", "") and not line.lstrip().startswith(">>>")
             for line in path.read_text().splitlines()
         )
     }

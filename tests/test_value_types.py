@@ -21,7 +21,7 @@ from sklearn.naive_bayes import GaussianNB
 import warehouse_ml as wml
 from warehouse_ml.errors import ColumnError
 from warehouse_ml.evaluation.loo import cross_validate_leave_one_out
-from warehouse_ml.models import naive_bayes
+from warehouse_ml.models import literal_terms
 
 UTC = dt.timezone.utc
 INSTANTS = [
@@ -118,7 +118,7 @@ def test_timestamptz_in_cross_validation_leave_one_out_and_wide_models(con, zone
         for source in ("events", "events_text")
     ]
     assert loo[0].drop_columns(["fold"]) == loo[1].drop_columns(["fold"])
-    monkeypatch.setattr(naive_bayes, "MAX_JOINED_ATTRIBUTES", 0)
+    monkeypatch.setattr(literal_terms, "MAX_JOINED_ATTRIBUTES", 0)
     wide = [
         wml.NaiveBayes().fit(con, source, "y", keys=["id"]).predict_proba(con, source)
         for source in ("events", "events_text")
@@ -172,6 +172,7 @@ def test_uint64_above_bigint_is_fitted_and_scored(con, monkeypatch):
     of the codes' text; declared numeric, the Gaussian equals scikit-learn's."""
     rows = unsigned_rows()
     table = unsigned_table(rows)
+    monkeypatch.setattr(literal_terms, "MAX_LITERAL_VALUES", 0)  # joined first
     nb = wml.NaiveBayes().fit(con, table, "y", features=["u", "v"])
     test = {name: UNSEEN_UNSIGNED[name].to_pylist() for name in ("u", "v")}
     _, joint = naive_bayes_log_joint(
@@ -183,7 +184,7 @@ def test_uint64_above_bigint_is_fitted_and_scored(con, monkeypatch):
     assert nb.predict(con, UNSEEN_UNSIGNED)["prediction"].to_pylist() == [
         ["k0", "k1"][i] for i in softmax(joint).argmax(axis=1)
     ]
-    monkeypatch.setattr(naive_bayes, "MAX_JOINED_ATTRIBUTES", 0)
+    monkeypatch.setattr(literal_terms, "MAX_JOINED_ATTRIBUTES", 0)
     np.testing.assert_allclose(
         probabilities(nb.predict_proba(con, UNSEEN_UNSIGNED)), softmax(joint), atol=1e-12
     )

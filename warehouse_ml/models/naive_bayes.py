@@ -34,9 +34,8 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.models import lookup
+from warehouse_ml.models import literal_terms, lookup
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.literal_terms import MAX_JOINED_ATTRIBUTES, literal_terms
 from warehouse_ml.models.scoring import Join, Term, partition_condition, pivot_one_row, pivot_rows
 from warehouse_ml.models.training import ClassCount, Training, total
 from warehouse_ml.sqlgen import expressions, templates
@@ -259,23 +258,35 @@ class NaiveBayes(Classifier):
         return staged
 
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
+        """A fitted model's prior, numeric attributes and categorical attributes within
+        literal_terms' limits are literals; blocks of integer codes are looked up (faster on
+        many rows than a CASE per code) unless the model is wide; the rest, and
+        cross-validation's models, are joined."""
         k = len(record.classes)
-        terms = [prior_term(record, k)]
-        if len(record.features) > MAX_JOINED_ATTRIBUTES and _partition(record) is None:
-            return [*terms, *literal_terms(warehouse, record, k)]
-        block_of = {a[0]: b for b in lookup.blocks_of(record) for a in b["attributes"]}
+        partition = _partition(record)
+        literals = literal_terms.load(warehouse, record) if partition is None else None
+        terms = [prior_term(record, k) if literals is None else literal_terms.prior_term(literals)]
+        blocks = (
+            [] if literals is not None and literals.every_attribute else lookup.blocks_of(record)
+        )
+        block_of = {a[0]: b for b in blocks for a in b["attributes"]}
         for i, name in enumerate(record.features):
-            kind = record.feature_types[name]["kind"]
+            fitted = record.feature_types[name]
             block = block_of.get(name)
             if block is not None:  # looked up with the block, at its first attribute
                 if block["attributes"][0][0] == name:
-                    terms.append(
-                        lookup.lookup_term(record, block, f"wml_a{i}", k, _partition(record))
-                    )
-            elif kind == CATEGORICAL:
-                terms.append(categorical_term(record, name, f"wml_a{i}", k))
+                    terms.append(lookup.lookup_term(record, block, f"wml_a{i}", k, partition))
+            elif fitted["kind"] != CATEGORICAL:
+                terms.append(
+                    gaussian_term(record, name, f"wml_g{i}", k)
+                    if literals is None
+                    else literal_terms.gaussian_term(literals, name, k)
+                )
+            elif literals is not None and literals.has_values(name):
+                feature = Feature(name, CATEGORICAL, fitted["sql_type"])
+                terms.append(literal_terms.categorical_term(literals, name, feature, k))
             else:
-                terms.append(gaussian_term(record, name, f"wml_g{i}", k))
+                terms.append(categorical_term(record, name, f"wml_a{i}", k))
         return terms
 
 

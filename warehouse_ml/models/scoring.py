@@ -271,8 +271,8 @@ def score_query(
                 kind = "INNER" if join.inner else "LEFT"
                 joint = joint.join(join.relation(), on=join.on, join_type=kind, copy=False)
     for i in range(k):
-        total = _balanced_sum([t.per_class[i] for t in terms])
-        joint = joint.select(alias(total, _internal("j", i)), copy=False)
+        total = _balanced_sum([t.per_class[i].copy() for t in terms])
+        joint = joint.select(alias(total, _internal("j", i), copy=False), copy=False)
 
     joints = [column(_internal("j", i)) for i in range(k)]
     shifted = [column(_internal("s", i)) for i in range(k)]

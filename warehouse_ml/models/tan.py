@@ -77,9 +77,10 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError, ParameterError
-from warehouse_ml.models import lookup
+from warehouse_ml.models import literal_terms, lookup
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.chow_liu import parents_from_weights
+from warehouse_ml.models.literal_terms import LiteralParameters
 from warehouse_ml.models.naive_bayes import (
     categorical_term,
     create_categorical_tables,
@@ -335,11 +336,16 @@ class TAN(Classifier):
         def value_of(name: str) -> exp.Expression:
             return binning.value_expression(features[name], column(name, "s"), edges)
 
-        terms = [prior_term(record, k)]
+        literals = literal_terms.load(warehouse, record) if partition is None else None
+        terms = [prior_term(record, k) if literals is None else literal_terms.prior_term(literals)]
         for i, name in enumerate(record.features):
             parents = [tree.get(name) for tree in trees]
-            if name in placed:
+            if name in placed:  # faster on many rows than a CASE per code
                 terms.append(lookup.tan_term(record, name, f"wml_a{i}", k, parents, partition))
+                continue
+            if literals is not None and _literal(literals, name, parents[0]):
+                parent = None if parents[0] is None else expressions.as_text(value_of(parents[0]))
+                terms.append(literal_terms.tan_term(literals, name, value_of(name), parent, k))
                 continue
             value = value_of(name)
             seen_name = f"wml_a{i}"  # the fallback's join on the categorical table
@@ -431,3 +437,9 @@ class TAN(Classifier):
                 key = (parent, child) if (parent, child) in cmi else (child, parent)
                 edges.append((parent, child, cmi[key]))
         return render_tree(self.record.target, self.record.features, edges, format)
+
+
+def _literal(literals: LiteralParameters, attribute: str, parent: str | None) -> bool:
+    """Whether a fitted model's ``attribute`` is scored from literals: its seen values, and
+    its observed pairs with its ``parent`` (if any), are within literal_terms' limits."""
+    return literals.has_values(attribute) and (parent is None or literals.has_pairs(attribute))

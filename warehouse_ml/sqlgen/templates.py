@@ -119,9 +119,10 @@ def literal(value: Any) -> exp.Expression:
     raise TemplateError(f"cannot bind a {type(value).__name__} as a SQL literal: {value!r}")
 
 
-def alias(expression: exp.Expression, name: str) -> exp.Alias:
-    """``expression AS "name"`` with the alias quoted."""
-    return exp.alias_(expression, exp.to_identifier(name, quoted=True))
+def alias(expression: exp.Expression, name: str, *, copy: bool = True) -> exp.Alias:
+    """``expression AS "name"`` with the alias quoted; ``copy=False`` wraps ``expression``
+    itself (for a tree built for this one place)."""
+    return exp.alias_(expression, exp.to_identifier(name, quoted=True), copy=copy)
 
 
 def expression(name: str, /, **bindings: Any) -> exp.Expression:
