@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 
 import warehouse_ml as wml
+from warehouse_ml.engines import connect
 from warehouse_ml.models import literal_terms
 
 N = 400
@@ -116,3 +117,21 @@ def test_a_view_holds_the_literals_of_its_model_and_follows_a_refit(con):
     assert after == [
         (p,) for p in refit.score_rows(con, "scored", keys=["id"])["p_yes"].to_pylist()
     ]
+
+
+def test_a_process_reads_a_model_versions_literals_once(con):
+    """The second scoring of a model version reads no parameter table; a re-fit (a new
+    version) is read again."""
+    statements: list[str] = []
+    warehouse = connect(con, on_sql=statements.append)
+
+    def parameter_reads() -> int:
+        before = len(statements)
+        wml.load(warehouse, "m").predict_proba(warehouse, SCORED)
+        return sum('"wml"."m' in s and "_cpt" in s for s in statements[before:])
+
+    wml.TAN().fit(warehouse, training(), "label", keys=["id"], name="m")
+    assert parameter_reads() == 2  # the observed pairs and the parent rows
+    assert parameter_reads() == 0
+    wml.TAN(alpha=2.0).fit(warehouse, training(), "label", keys=["id"], name="m")
+    assert parameter_reads() == 2

@@ -26,7 +26,7 @@ source). A prediction view holds its model's literals; a re-fit rebuilds its vie
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,10 +89,33 @@ class LiteralParameters:
         return (attribute, 0) in self.pairs
 
 
+_LOADED: OrderedDict[tuple[Any, ...], LiteralParameters] = OrderedDict()
+"""The parameters read by :func:`load`, by model version and limits, most recent last: a
+version's tables never change (a re-fit writes new ones, and store/integrity.py verifies them
+once per process), so a process reads them once."""
+
+LOADED_MODELS = 32
+"""Model versions whose literal parameters a process keeps."""
+
+
 def load(warehouse: Warehouse, record: ModelRecord) -> LiteralParameters:
-    """Read the literal-scored parameters of the fitted model ``record``: every attribute's
-    when it has more than :data:`MAX_JOINED_ATTRIBUTES` attributes, else those within
-    :data:`MAX_LITERAL_VALUES` / :data:`MAX_LITERAL_PAIRS`."""
+    """The literal-scored parameters of the fitted model ``record``: every attribute's when it
+    has more than :data:`MAX_JOINED_ATTRIBUTES` attributes, else those within
+    :data:`MAX_LITERAL_VALUES` / :data:`MAX_LITERAL_PAIRS`; read once per process and model
+    version (a model outside the catalog, e.g. a cross-validation fold's, every time)."""
+    if record.locations is not None:
+        return _read(warehouse, record)
+    key = (record.model_id, MAX_JOINED_ATTRIBUTES, MAX_LITERAL_VALUES, MAX_LITERAL_PAIRS)
+    if key in _LOADED:
+        _LOADED.move_to_end(key)
+        return _LOADED[key]
+    params = _LOADED[key] = _read(warehouse, record)
+    while len(_LOADED) > LOADED_MODELS:
+        _LOADED.popitem(last=False)
+    return params
+
+
+def _read(warehouse: Warehouse, record: ModelRecord) -> LiteralParameters:
     every = len(record.features) > MAX_JOINED_ATTRIBUTES
     classes = catalog.read_part(warehouse, record, "classes").to_pylist()
     params = LiteralParameters(prior=[r["log_prior"] for r in classes], every_attribute=every)
