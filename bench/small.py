@@ -35,6 +35,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pv
 from sqlglot import exp
 
@@ -56,7 +57,8 @@ def datasets_dir() -> Path | None:
 
 def categorical_sets(folder: Path) -> dict[str, pa.Table]:
     """Every data set whose columns are all text: read as strings (empty field = NULL), the
-    class last, a key column added first."""
+    class last, a key column added first; a column with distinct values on more than half
+    of the rows (an identifier, e.g. splice's Instance_name) is left out, as a user would."""
     found = {}
     for path in sorted(folder.glob("*.csv")):
         if path.stem.endswith(("_test", "_train")):  # parts of another file
@@ -71,6 +73,12 @@ def categorical_sets(folder: Path) -> dict[str, pa.Table]:
                 strings_can_be_null=True,
             ),
         )
+        identifiers = [
+            name
+            for name in table.column_names[:-1]
+            if pc.count_distinct(table.column(name)).as_py() > table.num_rows / 2
+        ]
+        table = table.drop_columns(identifiers)
         found[path.stem] = table.add_column(0, KEY, pa.array(np.arange(table.num_rows)))
     return found
 
