@@ -193,7 +193,8 @@ def test_drop_removes_exactly_one_models_objects(db):
 
 # -- fault injection ------------------------------------------------------------------------
 def _statement_count(kind: type) -> int:
-    """Engine calls (_execute + _query) of a re-fit that replaces model ``m`` with one view."""
+    """Engine calls (_execute, _query, _query_if_idle) of a re-fit that replaces model ``m``
+    with one view."""
     con = duckdb.connect()
     make_data(con)
     kind().fit(con, "sales.customers", "cls", keys=["id"], name="m").create_view(
@@ -239,6 +240,7 @@ def test_failure_at_each_statement_keeps_the_old_model(con, monkeypatch, kind, s
 
     monkeypatch.setattr(DuckDBWarehouse, "_execute", failing(DuckDBWarehouse._execute))
     monkeypatch.setattr(DuckDBWarehouse, "_query", failing(DuckDBWarehouse._query))
+    monkeypatch.setattr(DuckDBWarehouse, "_query_if_idle", failing(DuckDBWarehouse._query_if_idle))
     with pytest.raises(Injected):
         kind(alpha=3.0).fit(con, "sales.customers", "cls", keys=["id"], name="m")
     monkeypatch.undo()

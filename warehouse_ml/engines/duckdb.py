@@ -103,10 +103,15 @@ class DuckDBWarehouse(Warehouse):
         if self._facts is None:
             tree = templates.build("engine_duckdb_session")
             self._announce(tree, "engine_duckdb_session")
-            with _duckdb_errors():
-                facts = self.connection.sql(self._record(self.generate(tree))).to_arrow_table()
+            facts = self._query_if_idle(self._record(self.generate(tree)))
             self._facts = facts.to_pylist()[0]
         return self._facts
+
+    def _query_if_idle(self, sql: str) -> pa.Table:
+        """The rows of one query through the relation API, which raises
+        ``duckdb.ResourceInUseException`` on a connection holding an unfinished result."""
+        with _duckdb_errors():
+            return self.connection.sql(sql).to_arrow_table()
 
     def _forget_facts(self) -> None:
         self._facts = None
