@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from engine_support import postgres_server, spark_session
+from sqlglot import exp
 from test_readme import readme_blocks
 
 import warehouse_ml as wml
@@ -531,6 +532,23 @@ def test_engine_agrees_with_duckdb(engine: Engine, duckdb_engine: Engine, name: 
     actual = expected if engine.name == "duckdb" else CASES[name](engine)
     for key in expected:
         assert_agree(actual[key], expected[key], f"{engine.name}:{name}.{key}")
+
+
+HARD_DOUBLES = [
+    0.1, 1 / 3, -2.1929796730028945, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+    -8.024862150286411, 123456789012345678.0, 0.0, 1e-300, -1e300, 0.30000000000000004,
+]  # fmt: skip
+
+
+def test_double_literals_read_back_bit_for_bit(engine: Engine) -> None:
+    """templates.literal writes a double as its shortest text with an exponent (a DOUBLE on
+    DuckDB and Spark, cast to DOUBLE elsewhere): every engine reads back the same bits."""
+    query = exp.select(
+        *[templates.alias(templates.literal(x), f"x{i}") for i, x in enumerate(HARD_DOUBLES)]
+    )
+    row = engine.warehouse.fetch_tree(query).to_pylist()[0]
+    assert [row[f"x{i}"] for i in range(len(HARD_DOUBLES))] == HARD_DOUBLES
+    assert all(type(row[f"x{i}"]) is float for i in range(len(HARD_DOUBLES)))
 
 
 def test_missing_table_is_a_source_error(engine: Engine) -> None:

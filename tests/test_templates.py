@@ -44,7 +44,7 @@ def test_hostile_names_render_as_one_quoted_identifier(name, quoted):
         ("it's", "'it''s'"),
         ("x'; DROP TABLE t; --", "'x''; DROP TABLE t; --'"),
         (3, "3"),
-        (0.1, "CAST(0.1 AS DOUBLE)"),
+        (0.1, "0.1e0"),
         (True, "TRUE"),
         (None, "NULL"),
     ],
@@ -72,7 +72,7 @@ def test_golden_nb_classes_sql():
         'CREATE TABLE "wml"."m1_classes" AS SELECT CAST(r.wml_part AS INT) AS wml_part, '
         "CAST(r.class_index AS INT) AS class_index, "
         "CAST(r.class_label AS TEXT) AS class_label, CAST(r.n AS BIGINT) AS n, "
-        "LN(CAST(r.n AS DOUBLE) + CAST(1.0 AS DOUBLE)) - LN(CAST(r.n_total AS DOUBLE) + CAST(1.0 AS DOUBLE) * 2) "
+        "LN(CAST(r.n AS DOUBLE) + 1.0e0) - LN(CAST(r.n_total AS DOUBLE) + 1.0e0 * 2) "
         "AS log_prior FROM (VALUES (0, 0, 'no', 5, 14), (0, 1, 'yes', 9, 14)) "
         "AS r(wml_part, class_index, class_label, n, n_total)"
     )

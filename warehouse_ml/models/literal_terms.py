@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
@@ -38,7 +39,7 @@ from warehouse_ml.models.lookup import integer_coded
 from warehouse_ml.models.scoring import Term
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import literal
-from warehouse_ml.stats.features import Feature, value_expression
+from warehouse_ml.stats.features import Feature, compared_text, value_expression
 from warehouse_ml.store import catalog
 from warehouse_ml.store.catalog import ModelRecord
 
@@ -105,7 +106,7 @@ def load(warehouse: Warehouse, record: ModelRecord) -> LiteralParameters:
     version (a model outside the catalog, e.g. a cross-validation fold's, every time)."""
     if record.locations is not None:
         return _read(warehouse, record)
-    key = (record.model_id, MAX_JOINED_ATTRIBUTES, MAX_LITERAL_VALUES, MAX_LITERAL_PAIRS)
+    key = (record.model_id, *limits())
     if key in _LOADED:
         _LOADED.move_to_end(key)
         return _LOADED[key]
@@ -113,6 +114,12 @@ def load(warehouse: Warehouse, record: ModelRecord) -> LiteralParameters:
     while len(_LOADED) > LOADED_MODELS:
         _LOADED.popitem(last=False)
     return params
+
+
+def limits() -> tuple[int, int, int]:
+    """The limits in force (:data:`MAX_JOINED_ATTRIBUTES`, :data:`MAX_LITERAL_VALUES`,
+    :data:`MAX_LITERAL_PAIRS`): with the model version, they decide a model's terms."""
+    return (MAX_JOINED_ATTRIBUTES, MAX_LITERAL_VALUES, MAX_LITERAL_PAIRS)
 
 
 def _read(warehouse: Warehouse, record: ModelRecord) -> LiteralParameters:
@@ -182,11 +189,16 @@ def _case_over(
 
 
 def categorical_term(
-    params: LiteralParameters, attribute: str, feature: Feature, n_classes: int
+    params: LiteralParameters,
+    attribute: str,
+    feature: Feature,
+    source_type: pa.DataType,
+    n_classes: int,
 ) -> Term:
-    """log P(x | c) of a categorical attribute scored on the source column ``s.<attribute>``:
-    integer codes compared as integers, every other value by the text it was counted as
-    (features.value_expression), as the joined form does."""
+    """log P(x | c) of a categorical attribute scored on the source column ``s.<attribute>``
+    (of Arrow type ``source_type``): integer codes compared as integers, every other value by
+    the text it was counted as (features.value_expression, features.compared_text), as the
+    joined form does."""
     value = templates.column(attribute, "s")
     if integer_coded(feature.sql_type):
         operand: exp.Expression = value
@@ -194,7 +206,7 @@ def categorical_term(
         def key(stored: str) -> exp.Expression:
             return literal(int(stored))
     else:
-        operand = expressions.as_text(value_expression(feature, value))
+        operand = compared_text(value_expression(feature, value), source_type)
 
         def key(stored: str) -> exp.Expression:
             return literal(stored)
@@ -225,16 +237,17 @@ def tan_term(
     params: LiteralParameters,
     attribute: str,
     value: exp.Expression,
+    text: exp.Expression,
     parent_value: exp.Expression | None,
     n_classes: int,
 ) -> Term:
     """log P(x | parent value, c) of a TAN attribute; ``value`` is the attribute's value in
-    the scored row and ``parent_value`` its parent's as text, None for the root (both as the
-    joined form compares them). For a NULL value, 0; for a parent value in the tables, the
-    observed pair's log-probability, else the parent row's for a seen value, else the
-    class-only term; for any other parent value (NULL, or never seen with the attribute) and
-    at the root, the class-only term (the seen value's, or the unseen one)."""
-    text = expressions.as_text(value)
+    the scored row, ``text`` that value as text and ``parent_value`` its parent's as text, None
+    for the root (as the joined form compares them, features.compared_text). For a NULL value,
+    0; for a parent value in the tables, the observed pair's log-probability, else the parent
+    row's for a seen value, else the class-only term; for any other parent value (NULL, or
+    never seen with the attribute) and at the root, the class-only term (the seen value's, or
+    the unseen one)."""
     per_class = []
     for c in range(n_classes):
         seen = dict(params.seen.get((attribute, c), []))

@@ -284,7 +284,10 @@ class NaiveBayes(Classifier):
                 )
             elif literals is not None and literals.has_values(name):
                 feature = Feature(name, CATEGORICAL, fitted["sql_type"])
-                terms.append(literal_terms.categorical_term(literals, name, feature, k))
+                source_type = source.field(name).type
+                terms.append(
+                    literal_terms.categorical_term(literals, name, feature, source_type, k)
+                )
             else:
                 terms.append(categorical_term(record, name, f"wml_a{i}", k))
         return terms

@@ -100,7 +100,7 @@ from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import column, literal
 from warehouse_ml.stats import binning, counting, pairs, validation
 from warehouse_ml.stats.counting import PARTITION
-from warehouse_ml.stats.features import NUMERIC, Feature
+from warehouse_ml.stats.features import NUMERIC, Feature, compared_text
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
@@ -336,6 +336,9 @@ class TAN(Classifier):
         def value_of(name: str) -> exp.Expression:
             return binning.value_expression(features[name], column(name, "s"), edges)
 
+        def text_of(name: str) -> exp.Expression:
+            return compared_text(value_of(name), source.field(name).type)
+
         literals = literal_terms.load(warehouse, record) if partition is None else None
         terms = [prior_term(record, k) if literals is None else literal_terms.prior_term(literals)]
         for i, name in enumerate(record.features):
@@ -344,8 +347,9 @@ class TAN(Classifier):
                 terms.append(lookup.tan_term(record, name, f"wml_a{i}", k, parents, partition))
                 continue
             if literals is not None and _literal(literals, name, parents[0]):
-                parent = None if parents[0] is None else expressions.as_text(value_of(parents[0]))
-                terms.append(literal_terms.tan_term(literals, name, value_of(name), parent, k))
+                parent = None if parents[0] is None else text_of(parents[0])
+                value, text = value_of(name), text_of(name)
+                terms.append(literal_terms.tan_term(literals, name, value, text, parent, k))
                 continue
             value = value_of(name)
             seen_name = f"wml_a{i}"  # the fallback's join on the categorical table

@@ -20,6 +20,10 @@ few rewrites sqlglot does not do, as AST transforms applied in one place:
     added to the epoch as a timestamp without time zone are the UTC wall-clock time.
 
   - **bigquery** (transpile-only): ``PI()`` does not exist; ``ACOS(-1)`` is the same double.
+  - **every engine but DuckDB and Spark**: a DOUBLE literal, written with an exponent
+    (``0.25e0``, templates.literal), is ``CAST(0.25e0 AS DOUBLE)``: PostgreSQL and others read
+    any number as NUMERIC. DuckDB and Spark read it as the DOUBLE itself, and plan a query of
+    many literals faster without a cast per literal.
 
 
 Rules sqlglot already enforces for us are not repeated here: logs are ``LN`` in the templates,
@@ -154,9 +158,34 @@ def _acos_pi(node: exp.Expression) -> exp.Expression:
     return node
 
 
-_REWRITES = {
+def _double_literal(node: exp.Expression) -> exp.Expression:
+    if (
+        isinstance(node, exp.Literal)
+        and node.is_number
+        and "e" in node.this.lower()
+        and not (isinstance(node.parent, exp.Cast) and node.parent.to.is_type(_DOUBLE))
+    ):
+        return exp.cast(node.copy(), _DOUBLE)
+    return node
+
+
+_DOUBLE = exp.DataType.Type.DOUBLE
+
+EXPONENT_DOUBLE_DIALECTS = ("duckdb", "spark")
+"""Dialects that read a number with an exponent (``0.25e0``, templates.literal) as a DOUBLE;
+every other one gets ``CAST(0.25e0 AS DOUBLE)`` (PostgreSQL reads such a number as NUMERIC)."""
+
+_OWN_REWRITES = {
     "spark": (_spark_row_number, _spark_text_type, _spark_utc_timestamp),
     "bigquery": (_acos_pi,),
+}
+
+_REWRITES = {
+    dialect: (
+        *_OWN_REWRITES.get(dialect, ()),
+        *(() if dialect in EXPONENT_DOUBLE_DIALECTS else (_double_literal,)),
+    )
+    for dialect in (*VERIFIED_DIALECTS, *TRANSPILE_ONLY_DIALECTS)
 }
 
 

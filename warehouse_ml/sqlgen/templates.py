@@ -19,6 +19,7 @@ A placeholder is bound according to where it stands:
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,8 +113,12 @@ def literal(value: Any) -> exp.Expression:
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise TemplateError(f"cannot write the non-finite number {value!r} as a SQL literal")
-        # A bare 0.25 is DECIMAL on some engines; the cast keeps every bit of the double.
-        return exp.cast(exp.Literal.number(repr(value)), exp.DataType.Type.DOUBLE)
+        # The shortest text that reads back as the same double, always with an exponent:
+        # 0.25 is DECIMAL on DuckDB and Spark, 0.25e0 is DOUBLE; engines that read any
+        # number as NUMERIC (PostgreSQL) get a CAST to DOUBLE in sqlgen/dialects.py.
+        text = repr(abs(value))
+        number = exp.Literal(this=text if "e" in text else f"{text}e0", is_string=False)
+        return exp.Neg(this=number) if math.copysign(1.0, value) < 0 else number
     if isinstance(value, str):
         return exp.Literal.string(value)
     raise TemplateError(f"cannot bind a {type(value).__name__} as a SQL literal: {value!r}")

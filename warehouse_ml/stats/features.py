@@ -39,7 +39,7 @@ from sqlglot import exp
 
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError
-from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column
 
 CATEGORICAL = "categorical"
@@ -100,6 +100,17 @@ def value_expression(feature: Feature, value: exp.Expression) -> exp.Expression:
     if feature.kind == CATEGORICAL and zoned(feature.sql_type):
         return templates.expression("utc_timestamp", value=value)
     return value
+
+
+def compared_text(value: exp.Expression, source_type: pa.DataType) -> exp.Expression:
+    """A feature's value (``value``, from :func:`value_expression` or a bin index) as the text
+    it is compared as with the stored values: ``CAST(value AS VARCHAR)``, or ``value`` itself
+    when it is the source column and the source holds it as text (``source_type``), where the
+    cast changes nothing but what an engine spends planning the query."""
+    textual = pt.is_string(source_type) or pt.is_large_string(source_type)
+    if isinstance(value, exp.Column) and (textual or pt.is_string_view(source_type)):
+        return value
+    return expressions.as_text(value)
 
 
 ValueOf = Callable[[Feature, exp.Expression], exp.Expression]
