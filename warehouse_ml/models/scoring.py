@@ -3,8 +3,11 @@
 A model describes itself as a list of :class:`Term` objects: each contributes one log-space
 expression per class and the joins its parameters need. The query then
 
-1. adds the terms of each class in a fixed order, pairwise:
-   ``joint_c = (term_1c + term_2c) + (term_3c + term_4c) ...``;
+1. computes each term of each class as a column of its own, then adds the terms of each class
+   in a fixed order, pairwise: ``joint_c = (term_1c + term_2c) + (term_3c + term_4c) ...``
+   (one small expression per column: an engine that hashes every subexpression of a
+   projection, as DuckDB's planner does, spent 8 ms of a 20 ms one-row query of a 36-attribute
+   TAN view on one sum holding every term);
 2. takes ``max = GREATEST(joint_0, ..., joint_{K-1})`` and ``total = sum_c exp(joint_c - max)``
    (the max-shift log-sum-exp, added pairwise in class order, so results are identical on
    every run);
@@ -29,6 +32,7 @@ from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
 from warehouse_ml.stats.counting import PARTITION
 
 INPUT = "wml_input"
+TERMS = "wml_terms"
 JOINT = "wml_joint"
 MAXED = "wml_maxed"
 SHIFTED = "wml_shifted"
@@ -167,6 +171,10 @@ def _internal(prefix: str, i: int) -> str:
     return f"wml_{prefix}_{i}"
 
 
+def _term_column(term: int, class_index: int) -> str:
+    return f"wml_t_{term}_{class_index}"
+
+
 def _prediction(classes: Sequence[Any], decision: Decision) -> exp.Expression:
     k = len(classes)
     probability = [column(_internal("p", i)) for i in range(k)]
@@ -258,21 +266,29 @@ def score_query(
         numbered: exp.Expression = exp.select(exp.Star()).from_(source.copy())
     else:
         numbered = templates.build("select_numbered", source=source, row=row)
-    joint = exp.select(
+    per_term = exp.select(
         *[alias(column(c, "s"), _internal("k", i)) for i, (c, _) in enumerate(passthrough)]
     ).from_(exp.to_table(INPUT).as_("s"))
     if row is not None:
-        joint = joint.select(alias(column(row, "s"), ROW), copy=False)
+        per_term = per_term.select(alias(column(row, "s"), ROW), copy=False)
     for term in terms:
         for join in term.joins:
             if join.on is None:
-                joint = joint.join(join.relation(), join_type="CROSS", copy=False)
+                per_term = per_term.join(join.relation(), join_type="CROSS", copy=False)
             else:
                 kind = "INNER" if join.inner else "LEFT"
-                joint = joint.join(join.relation(), on=join.on, join_type=kind, copy=False)
-    for i in range(k):
-        total = _balanced_sum([t.per_class[i].copy() for t in terms])
-        joint = joint.select(alias(total, _internal("j", i), copy=False), copy=False)
+                per_term = per_term.join(join.relation(), on=join.on, join_type=kind, copy=False)
+    for t, term in enumerate(terms):
+        for i in range(k):
+            per_term = per_term.select(alias(term.per_class[i], _term_column(t, i)), copy=False)
+    carried = [_internal("k", i) for i in range(len(passthrough))] + ([ROW] if row else [])
+    summed = exp.select(
+        *[column(name) for name in carried],
+        *[
+            alias(_balanced_sum([column(_term_column(t, i)) for t in range(len(terms))]), j)
+            for i, j in enumerate(_internal("j", i) for i in range(k))
+        ],
+    ).from_(exp.to_table(TERMS))
 
     joints = [column(_internal("j", i)) for i in range(k)]
     shifted = [column(_internal("s", i)) for i in range(k)]
@@ -319,7 +335,8 @@ def score_query(
         final = final.order_by(column(ROW, POSTERIOR), copy=False)
     steps = [
         (INPUT, numbered),
-        (JOINT, joint),
+        (TERMS, per_term),
+        (JOINT, summed),
         (MAXED, with_max),
         (SHIFTED, with_shift),
         (TOTALLED, with_total),
