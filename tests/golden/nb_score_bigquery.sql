@@ -6,107 +6,103 @@ WITH `wml_param_lookup` AS (
   FROM UNNEST([
     STRUCT(
       0 AS code,
-      CAST(-0.916290731874155 AS FLOAT64) AS lp_0,
-      CAST(-1.0986122886681096 AS FLOAT64) AS lp_1
+      -CAST(0.916290731874155e0 AS FLOAT64) AS lp_0,
+      -CAST(1.0986122886681096e0 AS FLOAT64) AS lp_1
     ),
     STRUCT(
       1 AS code,
-      CAST(-0.916290731874155 AS FLOAT64) AS lp_0,
-      CAST(-1.0986122886681096 AS FLOAT64) AS lp_1
+      -CAST(0.916290731874155e0 AS FLOAT64) AS lp_0,
+      -CAST(1.0986122886681096e0 AS FLOAT64) AS lp_1
     ),
     STRUCT(
       2 AS code,
-      CAST(-1.6094379124341003 AS FLOAT64) AS lp_0,
-      CAST(-1.0986122886681096 AS FLOAT64) AS lp_1
+      -CAST(1.6094379124341003e0 AS FLOAT64) AS lp_0,
+      -CAST(1.0986122886681096e0 AS FLOAT64) AS lp_1
     ),
     STRUCT(
       3 AS code,
-      CAST(-1.6094379124341003 AS FLOAT64) AS lp_0,
-      CAST(-1.791759469228055 AS FLOAT64) AS lp_1
+      -CAST(1.6094379124341003e0 AS FLOAT64) AS lp_0,
+      -CAST(1.791759469228055e0 AS FLOAT64) AS lp_1
     ),
-    STRUCT(4 AS code, CAST(0.0 AS FLOAT64) AS lp_0, CAST(0.0 AS FLOAT64) AS lp_1)
+    STRUCT(4 AS code, CAST(0.0e0 AS FLOAT64) AS lp_0, CAST(0.0e0 AS FLOAT64) AS lp_1)
   ]) AS v
 ), wml_input AS (
   SELECT
     *
   FROM `t`
-), wml_joint AS (
+), wml_terms AS (
   SELECT
     `s`.`id` AS `wml_k_0`,
-    (
-      (
-        CAST(-0.6931471805599452 AS FLOAT64) + CASE
-          WHEN `s`.`c` IS NULL
-          THEN CAST(0.0 AS FLOAT64)
-          ELSE CASE CAST(`s`.`c` AS STRING)
-            WHEN 'a'
-            THEN CAST(-0.5108256237659905 AS FLOAT64)
-            WHEN 'b'
-            THEN CAST(-0.916290731874155 AS FLOAT64)
-            ELSE CAST(-1.6094379124341003 AS FLOAT64)
-          END
-        END
-      ) + (
-        CASE
-          WHEN CAST(`s`.`x` AS FLOAT64) IS NULL OR CAST(1.6666666666666667 AS FLOAT64) IS NULL
-          THEN CAST(0 AS FLOAT64)
-          ELSE -0.5 * LN(2 * ACOS(-1) * CAST(1.0555555562955554 AS FLOAT64)) - (
-            CAST(`s`.`x` AS FLOAT64) - CAST(1.6666666666666667 AS FLOAT64)
-          ) * (
-            CAST(`s`.`x` AS FLOAT64) - CAST(1.6666666666666667 AS FLOAT64)
-          ) / (
-            2 * CAST(1.0555555562955554 AS FLOAT64)
-          )
-        END + CASE
-          WHEN `s`.`d` IS NULL
-          THEN CAST(0.0 AS FLOAT64)
-          ELSE CASE CAST(`s`.`d` AS STRING)
-            WHEN 'x'
-            THEN CAST(-0.5108256237659905 AS FLOAT64)
-            WHEN 'y'
-            THEN CAST(-0.916290731874155 AS FLOAT64)
-            ELSE CAST(-1.6094379124341003 AS FLOAT64)
-          END
-        END
+    -CAST(0.6931471805599452e0 AS FLOAT64) AS `wml_t_0_0`,
+    -CAST(0.6931471805599452e0 AS FLOAT64) AS `wml_t_0_1`,
+    CASE
+      WHEN `s`.`c` IS NULL
+      THEN CAST(0.0e0 AS FLOAT64)
+      ELSE CASE `s`.`c`
+        WHEN 'a'
+        THEN -CAST(0.5108256237659905e0 AS FLOAT64)
+        WHEN 'b'
+        THEN -CAST(0.916290731874155e0 AS FLOAT64)
+        ELSE -CAST(1.6094379124341003e0 AS FLOAT64)
+      END
+    END AS `wml_t_1_0`,
+    CASE
+      WHEN `s`.`c` IS NULL
+      THEN CAST(0.0e0 AS FLOAT64)
+      ELSE CASE `s`.`c`
+        WHEN 'a'
+        THEN -CAST(0.6931471805599453e0 AS FLOAT64)
+        WHEN 'b'
+        THEN -CAST(0.6931471805599453e0 AS FLOAT64)
+        ELSE -CAST(1.3862943611198906e0 AS FLOAT64)
+      END
+    END AS `wml_t_1_1`,
+    CASE
+      WHEN CAST(`s`.`x` AS FLOAT64) IS NULL OR CAST(1.6666666666666667e0 AS FLOAT64) IS NULL
+      THEN CAST(0 AS FLOAT64)
+      ELSE -0.5 * LN(2 * ACOS(-1) * CAST(1.0555555562955554e0 AS FLOAT64)) - (
+        CAST(`s`.`x` AS FLOAT64) - CAST(1.6666666666666667e0 AS FLOAT64)
+      ) * (
+        CAST(`s`.`x` AS FLOAT64) - CAST(1.6666666666666667e0 AS FLOAT64)
+      ) / (
+        2 * CAST(1.0555555562955554e0 AS FLOAT64)
       )
-    ) + `wml_a3`.`lp_0` AS `wml_j_0`,
-    (
-      (
-        CAST(-0.6931471805599452 AS FLOAT64) + CASE
-          WHEN `s`.`c` IS NULL
-          THEN CAST(0.0 AS FLOAT64)
-          ELSE CASE CAST(`s`.`c` AS STRING)
-            WHEN 'a'
-            THEN CAST(-0.6931471805599453 AS FLOAT64)
-            WHEN 'b'
-            THEN CAST(-0.6931471805599453 AS FLOAT64)
-            ELSE CAST(-1.3862943611198906 AS FLOAT64)
-          END
-        END
-      ) + (
-        CASE
-          WHEN CAST(`s`.`x` AS FLOAT64) IS NULL OR CAST(2.25 AS FLOAT64) IS NULL
-          THEN CAST(0 AS FLOAT64)
-          ELSE -0.5 * LN(2 * ACOS(-1) * CAST(0.06250000074 AS FLOAT64)) - (
-            CAST(`s`.`x` AS FLOAT64) - CAST(2.25 AS FLOAT64)
-          ) * (
-            CAST(`s`.`x` AS FLOAT64) - CAST(2.25 AS FLOAT64)
-          ) / (
-            2 * CAST(0.06250000074 AS FLOAT64)
-          )
-        END + CASE
-          WHEN `s`.`d` IS NULL
-          THEN CAST(0.0 AS FLOAT64)
-          ELSE CASE CAST(`s`.`d` AS STRING)
-            WHEN 'x'
-            THEN CAST(-0.6931471805599453 AS FLOAT64)
-            WHEN 'y'
-            THEN CAST(-0.6931471805599453 AS FLOAT64)
-            ELSE CAST(-1.3862943611198906 AS FLOAT64)
-          END
-        END
+    END AS `wml_t_2_0`,
+    CASE
+      WHEN CAST(`s`.`x` AS FLOAT64) IS NULL OR CAST(2.25e0 AS FLOAT64) IS NULL
+      THEN CAST(0 AS FLOAT64)
+      ELSE -0.5 * LN(2 * ACOS(-1) * CAST(0.06250000074e0 AS FLOAT64)) - (
+        CAST(`s`.`x` AS FLOAT64) - CAST(2.25e0 AS FLOAT64)
+      ) * (
+        CAST(`s`.`x` AS FLOAT64) - CAST(2.25e0 AS FLOAT64)
+      ) / (
+        2 * CAST(0.06250000074e0 AS FLOAT64)
       )
-    ) + `wml_a3`.`lp_1` AS `wml_j_1`
+    END AS `wml_t_2_1`,
+    CASE
+      WHEN `s`.`d` IS NULL
+      THEN CAST(0.0e0 AS FLOAT64)
+      ELSE CASE `s`.`d`
+        WHEN 'x'
+        THEN -CAST(0.5108256237659905e0 AS FLOAT64)
+        WHEN 'y'
+        THEN -CAST(0.916290731874155e0 AS FLOAT64)
+        ELSE -CAST(1.6094379124341003e0 AS FLOAT64)
+      END
+    END AS `wml_t_3_0`,
+    CASE
+      WHEN `s`.`d` IS NULL
+      THEN CAST(0.0e0 AS FLOAT64)
+      ELSE CASE `s`.`d`
+        WHEN 'x'
+        THEN -CAST(0.6931471805599453e0 AS FLOAT64)
+        WHEN 'y'
+        THEN -CAST(0.6931471805599453e0 AS FLOAT64)
+        ELSE -CAST(1.3862943611198906e0 AS FLOAT64)
+      END
+    END AS `wml_t_3_1`,
+    `wml_a3`.`lp_0` AS `wml_t_4_0`,
+    `wml_a3`.`lp_1` AS `wml_t_4_1`
   FROM wml_input AS s
   INNER JOIN `wml_param_lookup` AS wml_a3
     ON `wml_a3`.`code` = CAST(0 + CASE
@@ -116,6 +112,24 @@ WITH `wml_param_lookup` AS (
       THEN 3
       ELSE CAST(`s`.`k` AS INT64) - 0
     END AS INT64)
+), wml_joint AS (
+  SELECT
+    `wml_k_0`,
+    (
+      (
+        `wml_t_0_0` + `wml_t_1_0`
+      ) + (
+        `wml_t_2_0` + `wml_t_3_0`
+      )
+    ) + `wml_t_4_0` AS `wml_j_0`,
+    (
+      (
+        `wml_t_0_1` + `wml_t_1_1`
+      ) + (
+        `wml_t_2_1` + `wml_t_3_1`
+      )
+    ) + `wml_t_4_1` AS `wml_j_1`
+  FROM wml_terms
 ), wml_maxed AS (
   SELECT
     *,

@@ -4,92 +4,88 @@ WITH "wml_param_lookup" AS (
     CAST("v"."lp_0" AS DOUBLE) AS "lp_0",
     CAST("v"."lp_1" AS DOUBLE) AS "lp_1"
   FROM (VALUES
-    (0, CAST(-0.916290731874155 AS DOUBLE), CAST(-1.0986122886681096 AS DOUBLE)),
-    (1, CAST(-0.916290731874155 AS DOUBLE), CAST(-1.0986122886681096 AS DOUBLE)),
-    (2, CAST(-1.6094379124341003 AS DOUBLE), CAST(-1.0986122886681096 AS DOUBLE)),
-    (3, CAST(-1.6094379124341003 AS DOUBLE), CAST(-1.791759469228055 AS DOUBLE)),
-    (4, CAST(0.0 AS DOUBLE), CAST(0.0 AS DOUBLE))) AS v(code, lp_0, lp_1)
+    (0, -CAST(0.916290731874155e0 AS DOUBLE), -CAST(1.0986122886681096e0 AS DOUBLE)),
+    (1, -CAST(0.916290731874155e0 AS DOUBLE), -CAST(1.0986122886681096e0 AS DOUBLE)),
+    (2, -CAST(1.6094379124341003e0 AS DOUBLE), -CAST(1.0986122886681096e0 AS DOUBLE)),
+    (3, -CAST(1.6094379124341003e0 AS DOUBLE), -CAST(1.791759469228055e0 AS DOUBLE)),
+    (4, CAST(0.0e0 AS DOUBLE), CAST(0.0e0 AS DOUBLE))) AS v(code, lp_0, lp_1)
 ), wml_input AS (
   SELECT
     *
   FROM "t"
-), wml_joint AS (
+), wml_terms AS (
   SELECT
     "s"."id" AS "wml_k_0",
-    (
-      (
-        CAST(-0.6931471805599452 AS DOUBLE) + CASE
-          WHEN "s"."c" IS NULL
-          THEN CAST(0.0 AS DOUBLE)
-          ELSE CASE CAST("s"."c" AS VARCHAR)
-            WHEN 'a'
-            THEN CAST(-0.5108256237659905 AS DOUBLE)
-            WHEN 'b'
-            THEN CAST(-0.916290731874155 AS DOUBLE)
-            ELSE CAST(-1.6094379124341003 AS DOUBLE)
-          END
-        END
-      ) + (
-        CASE
-          WHEN CAST("s"."x" AS DOUBLE) IS NULL OR CAST(1.6666666666666667 AS DOUBLE) IS NULL
-          THEN CAST(0 AS DOUBLE)
-          ELSE -0.5 * LN(2 * PI() * CAST(1.0555555562955554 AS DOUBLE)) - CAST((
-            CAST("s"."x" AS DOUBLE) - CAST(1.6666666666666667 AS DOUBLE)
-          ) * (
-            CAST("s"."x" AS DOUBLE) - CAST(1.6666666666666667 AS DOUBLE)
-          ) AS DOUBLE) / (
-            2 * CAST(1.0555555562955554 AS DOUBLE)
-          )
-        END + CASE
-          WHEN "s"."d" IS NULL
-          THEN CAST(0.0 AS DOUBLE)
-          ELSE CASE CAST("s"."d" AS VARCHAR)
-            WHEN 'x'
-            THEN CAST(-0.5108256237659905 AS DOUBLE)
-            WHEN 'y'
-            THEN CAST(-0.916290731874155 AS DOUBLE)
-            ELSE CAST(-1.6094379124341003 AS DOUBLE)
-          END
-        END
+    -CAST(0.6931471805599452e0 AS DOUBLE) AS "wml_t_0_0",
+    -CAST(0.6931471805599452e0 AS DOUBLE) AS "wml_t_0_1",
+    CASE
+      WHEN "s"."c" IS NULL
+      THEN CAST(0.0e0 AS DOUBLE)
+      ELSE CASE "s"."c"
+        WHEN 'a'
+        THEN -CAST(0.5108256237659905e0 AS DOUBLE)
+        WHEN 'b'
+        THEN -CAST(0.916290731874155e0 AS DOUBLE)
+        ELSE -CAST(1.6094379124341003e0 AS DOUBLE)
+      END
+    END AS "wml_t_1_0",
+    CASE
+      WHEN "s"."c" IS NULL
+      THEN CAST(0.0e0 AS DOUBLE)
+      ELSE CASE "s"."c"
+        WHEN 'a'
+        THEN -CAST(0.6931471805599453e0 AS DOUBLE)
+        WHEN 'b'
+        THEN -CAST(0.6931471805599453e0 AS DOUBLE)
+        ELSE -CAST(1.3862943611198906e0 AS DOUBLE)
+      END
+    END AS "wml_t_1_1",
+    CASE
+      WHEN CAST("s"."x" AS DOUBLE) IS NULL OR CAST(1.6666666666666667e0 AS DOUBLE) IS NULL
+      THEN CAST(0 AS DOUBLE)
+      ELSE -0.5 * LN(2 * PI() * CAST(1.0555555562955554e0 AS DOUBLE)) - CAST((
+        CAST("s"."x" AS DOUBLE) - CAST(1.6666666666666667e0 AS DOUBLE)
+      ) * (
+        CAST("s"."x" AS DOUBLE) - CAST(1.6666666666666667e0 AS DOUBLE)
+      ) AS DOUBLE) / (
+        2 * CAST(1.0555555562955554e0 AS DOUBLE)
       )
-    ) + "wml_a3"."lp_0" AS "wml_j_0",
-    (
-      (
-        CAST(-0.6931471805599452 AS DOUBLE) + CASE
-          WHEN "s"."c" IS NULL
-          THEN CAST(0.0 AS DOUBLE)
-          ELSE CASE CAST("s"."c" AS VARCHAR)
-            WHEN 'a'
-            THEN CAST(-0.6931471805599453 AS DOUBLE)
-            WHEN 'b'
-            THEN CAST(-0.6931471805599453 AS DOUBLE)
-            ELSE CAST(-1.3862943611198906 AS DOUBLE)
-          END
-        END
-      ) + (
-        CASE
-          WHEN CAST("s"."x" AS DOUBLE) IS NULL OR CAST(2.25 AS DOUBLE) IS NULL
-          THEN CAST(0 AS DOUBLE)
-          ELSE -0.5 * LN(2 * PI() * CAST(0.06250000074 AS DOUBLE)) - CAST((
-            CAST("s"."x" AS DOUBLE) - CAST(2.25 AS DOUBLE)
-          ) * (
-            CAST("s"."x" AS DOUBLE) - CAST(2.25 AS DOUBLE)
-          ) AS DOUBLE) / (
-            2 * CAST(0.06250000074 AS DOUBLE)
-          )
-        END + CASE
-          WHEN "s"."d" IS NULL
-          THEN CAST(0.0 AS DOUBLE)
-          ELSE CASE CAST("s"."d" AS VARCHAR)
-            WHEN 'x'
-            THEN CAST(-0.6931471805599453 AS DOUBLE)
-            WHEN 'y'
-            THEN CAST(-0.6931471805599453 AS DOUBLE)
-            ELSE CAST(-1.3862943611198906 AS DOUBLE)
-          END
-        END
+    END AS "wml_t_2_0",
+    CASE
+      WHEN CAST("s"."x" AS DOUBLE) IS NULL OR CAST(2.25e0 AS DOUBLE) IS NULL
+      THEN CAST(0 AS DOUBLE)
+      ELSE -0.5 * LN(2 * PI() * CAST(0.06250000074e0 AS DOUBLE)) - CAST((
+        CAST("s"."x" AS DOUBLE) - CAST(2.25e0 AS DOUBLE)
+      ) * (
+        CAST("s"."x" AS DOUBLE) - CAST(2.25e0 AS DOUBLE)
+      ) AS DOUBLE) / (
+        2 * CAST(0.06250000074e0 AS DOUBLE)
       )
-    ) + "wml_a3"."lp_1" AS "wml_j_1"
+    END AS "wml_t_2_1",
+    CASE
+      WHEN "s"."d" IS NULL
+      THEN CAST(0.0e0 AS DOUBLE)
+      ELSE CASE "s"."d"
+        WHEN 'x'
+        THEN -CAST(0.5108256237659905e0 AS DOUBLE)
+        WHEN 'y'
+        THEN -CAST(0.916290731874155e0 AS DOUBLE)
+        ELSE -CAST(1.6094379124341003e0 AS DOUBLE)
+      END
+    END AS "wml_t_3_0",
+    CASE
+      WHEN "s"."d" IS NULL
+      THEN CAST(0.0e0 AS DOUBLE)
+      ELSE CASE "s"."d"
+        WHEN 'x'
+        THEN -CAST(0.6931471805599453e0 AS DOUBLE)
+        WHEN 'y'
+        THEN -CAST(0.6931471805599453e0 AS DOUBLE)
+        ELSE -CAST(1.3862943611198906e0 AS DOUBLE)
+      END
+    END AS "wml_t_3_1",
+    "wml_a3"."lp_0" AS "wml_t_4_0",
+    "wml_a3"."lp_1" AS "wml_t_4_1"
   FROM wml_input AS s
   INNER JOIN "wml_param_lookup" AS wml_a3
     ON "wml_a3"."code" = CAST(0 + CASE
@@ -99,6 +95,24 @@ WITH "wml_param_lookup" AS (
       THEN 3
       ELSE CAST("s"."k" AS BIGINT) - 0
     END AS BIGINT)
+), wml_joint AS (
+  SELECT
+    "wml_k_0",
+    (
+      (
+        "wml_t_0_0" + "wml_t_1_0"
+      ) + (
+        "wml_t_2_0" + "wml_t_3_0"
+      )
+    ) + "wml_t_4_0" AS "wml_j_0",
+    (
+      (
+        "wml_t_0_1" + "wml_t_1_1"
+      ) + (
+        "wml_t_2_1" + "wml_t_3_1"
+      )
+    ) + "wml_t_4_1" AS "wml_j_1"
+  FROM wml_terms
 ), wml_maxed AS (
   SELECT
     *,
