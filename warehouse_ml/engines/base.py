@@ -265,6 +265,13 @@ class Warehouse(abc.ABC):
         """Execute a query built as a sqlglot tree and return its rows as an Arrow table."""
         return self._fetch(tree, None)
 
+    def fetch_text(self, sql: str) -> pa.Table:
+        """Run a query this library generated for this engine earlier (models/compiled.py)
+        and return its rows as an Arrow table."""
+        if self._reporter is not None:
+            self._reporter.statement("select")
+        return self._query(self._record(sql))
+
     def run(self, template: str, /, **bindings: Any) -> None:
         """Render ``sql/<template>.sql`` for this engine and execute it."""
         self._run(templates.build(template, **bindings), template)

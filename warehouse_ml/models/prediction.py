@@ -10,7 +10,8 @@ columns by names.py; a view or table it creates is owned (store/ownership.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -26,7 +27,7 @@ from warehouse_ml.errors import (
     ViewRebuildError,
     WarehouseMLError,
 )
-from warehouse_ml.models import export, names
+from warehouse_ml.models import compiled, export, literal_terms, names
 from warehouse_ml.models.names import PREDICTION, probability_columns
 from warehouse_ml.models.scoring import Decision, score_query
 from warehouse_ml.progress import ProgressCallback
@@ -77,13 +78,10 @@ class Predictor:
         """The query scoring ``source`` with ``record``'s tables. ``passthrough``: (source
         column, output name) pairs; an output name that equals (ignoring case) one of the
         probability, log-probability or prediction names is refused (names.check_outputs)."""
-        self._check_source(record, source)
-        outputs = [*(probability_names or []), *(log_probability_names or [])]
-        if prediction_name:
-            outputs.append(prediction_name)
-        for column_name, _ in passthrough:
-            source.field(column_name)
-        names.check_outputs([o for _, o in passthrough], outputs, source.description)
+        self._check_outputs(
+            record, source, passthrough,
+            [*(probability_names or []), *(log_probability_names or []), prediction_name],
+        )  # fmt: skip
         return score_query(
             source.relation,
             self._terms(warehouse, record, source),
@@ -96,6 +94,48 @@ class Predictor:
             row=names.fresh("wml_row", source.columns) if keep_order else None,
         )
 
+    def _check_outputs(
+        self,
+        record: ModelRecord,
+        source: Source,
+        passthrough: Sequence[tuple[str, str]],
+        outputs: Sequence[str | None],
+    ) -> None:
+        """``source`` fits ``record`` (:meth:`_check_source`), holds the ``passthrough``
+        columns, and their output names differ from the ``outputs`` (None: not output)."""
+        self._check_source(record, source)
+        for column_name, _ in passthrough:
+            source.field(column_name)
+        given = [o for o in outputs if o]
+        names.check_outputs([o for _, o in passthrough], given, source.description)
+
+    def _fetch_scores(
+        self, warehouse: Warehouse, record: ModelRecord, source: Source, **options: Any
+    ) -> pa.Table:
+        """The rows of :meth:`scoring_query` (``options`` are its keyword arguments). A catalog
+        model's query text is compiled once per process, model version, source schema and
+        options (models/compiled.py); a cross-validation fold's is built every time."""
+        if record.locations is not None:
+            return warehouse.fetch_tree(self.scoring_query(warehouse, record, source, **options))
+        self._check_outputs(
+            record, source, options.get("passthrough", ()),
+            [*options.get("probability_names", []), *options.get("log_probability_names", []),
+             options.get("prediction_name")],
+        )  # fmt: skip
+        key = (
+            type(self).__name__,
+            record.model_id,
+            literal_terms.limits(),
+            tuple((f.name, str(f.type)) for f in source.schema),
+            tuple(sorted((name, _hashable(value)) for name, value in options.items())),
+        )
+
+        def build(relation: exp.Expression) -> exp.Query:
+            opened = dataclasses.replace(source, relation=relation)
+            return self.scoring_query(warehouse, record, opened, **options)
+
+        return warehouse.fetch_text(compiled.scoring_text(warehouse, source, key, build))
+
     def _fetch_classes(self, con: Connectable, source: SourceLike, *, log: bool) -> pa.Table:
         """One float64 column per class, named ``str(label)`` (renamed in Arrow, which allows
         any name: the engine sees only the library's own)."""
@@ -105,11 +145,10 @@ class Predictor:
             open_source(warehouse, source) as src,
             self._current(warehouse) as record,
         ):
-            query = self.scoring_query(
+            table = self._fetch_scores(
                 warehouse, record, src, keep_order=True,
                 **{"log_probability_names" if log else "probability_names": internal},
             )  # fmt: skip
-            table = warehouse.fetch_tree(query)
         return table.rename_columns([str(c) for c in self.classes_])
 
     def predict_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
@@ -143,11 +182,10 @@ class Predictor:
             open_source(warehouse, source) as src,
             self._current(warehouse) as record,
         ):
-            query = self.scoring_query(
+            return self._fetch_scores(
                 warehouse, record, src, passthrough=[(k, k) for k in keys],
                 prediction_name=PREDICTION, decision=decision, keep_order=True,
             )  # fmt: skip
-            return warehouse.fetch_tree(query)
 
     def view_query(
         self,
@@ -384,6 +422,13 @@ def _objects(source: Source) -> list:
     """The identity of a source that is a table or view (for ownership.claim's check that an
     output does not replace the call's own input)."""
     return [] if source.object is None else [source.object]
+
+
+def _hashable(value: Any) -> Hashable:
+    """An option value as a dictionary key: sequences as tuples (of tuples)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    return value
 
 
 def _compatible(feature: Feature, arrow_type: pa.DataType) -> bool:
