@@ -557,6 +557,30 @@ def test_a_stale_model_object_says_so(con):
         current.predict(con, "customers")
 
 
+@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+def test_a_stale_model_object_says_so_after_scoring_from_its_caches(con, kind):
+    """A version scored before (its literals and query text cached by the process) is still
+    refused once re-fitted or dropped: views, predictions and accuracy alike."""
+    _customers(con)
+    first = kind().fit(con, "customers", "y", keys=["id"], name="m")
+    first.predict_proba(con, "customers")
+    first.predict(con, "customers", keys=["id"])
+    kind(alpha=2.0).fit(con, "customers", "y", keys=["id"], name="m")
+    for call in (
+        lambda: first.predict_proba(con, "customers"),
+        lambda: first.predict(con, "customers", keys=["id"]),
+        lambda: first.create_view(con, "v", "customers", keys=["id"]),
+    ):
+        with pytest.raises(StaleModelError, match="re-fitted"):
+            call()
+    current = wml.load(con, "m")
+    current.predict_proba(con, "customers")
+    wml.drop(con, "m")
+    with pytest.raises(StaleModelError, match="dropped"):
+        current.predict_proba(con, "customers")
+    assert "v" not in {r[0] for r in con.sql("SELECT table_name FROM duckdb_tables()").fetchall()}
+
+
 def test_a_view_whose_source_changed_is_named_with_a_way_out(con):
     _customers(con)
     con.execute("CREATE TABLE s AS SELECT * FROM customers")

@@ -226,6 +226,8 @@ class Classifier(Predictor, abc.ABC):
         process and version). A missing table of a model that has been re-fitted or dropped
         since this object was made is a StaleModelError that says how to get the current one."""
         record = self.record
+        if record.locations is None:
+            self._refuse_stale(warehouse, record)
         try:
             if record.locations is None:
                 integrity.verify(
@@ -233,21 +235,28 @@ class Classifier(Predictor, abc.ABC):
                     {part: record.table(part) for part in record.parts},
                 )  # fmt: skip
             yield record
-        except SourceError as error:
+        except SourceError:
             if record.locations is None:
-                now = catalog.current_version(warehouse, record.name)
-                if now != record.model_id:
-                    how = (
-                        "has been dropped"
-                        if now is None
-                        else f"has been re-fitted since (version {record.model_id} -> {now})"
-                    )
-                    raise StaleModelError(
-                        f"model {record.name!r} {how}; this object refers to the old version, "
-                        f"whose tables are gone: load the current one with "
-                        f"warehouse_ml.load(con, {record.name!r})"
-                    ) from error
+                self._refuse_stale(warehouse, record)
             raise
+
+    @staticmethod
+    def _refuse_stale(warehouse: Warehouse, record: ModelRecord) -> None:
+        """A StaleModelError when the catalog no longer holds ``record``'s version: checked
+        on every call, as a process may score a version from its cached literals and query
+        text (models/literal_terms.py, models/compiled.py) without reading its tables."""
+        now = catalog.current_version(warehouse, record.name)
+        if now != record.model_id:
+            how = (
+                "has been dropped"
+                if now is None
+                else f"has been re-fitted since (version {record.model_id} -> {now})"
+            )
+            raise StaleModelError(
+                f"model {record.name!r} {how}; this object refers to the old version, "
+                f"whose tables are gone: load the current one with "
+                f"warehouse_ml.load(con, {record.name!r})"
+            )
 
     # -- fit --------------------------------------------------------------------------------
     def fit(
