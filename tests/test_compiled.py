@@ -94,10 +94,10 @@ def test_schema_options_and_version_each_have_their_own_query(con, builds):
     model.predict(con, table(2), keys=["id"])
     model.predict_log_proba(con, table(2))
     assert len(builds) == 4
+    before = model.predict_proba(con, table(2))
     refit = wml.NaiveBayes(alpha=2.0).fit(con, table(1), "label", keys=["id"], name="m")
-    refit.predict_proba(con, table(2))
+    assert not refit.predict_proba(con, table(2)).equals(before)
     assert len(builds) == 5
-    assert not refit.predict_proba(con, table(2)).equals(model.predict_proba(con, table(2)))
 
 
 def test_bad_sources_are_refused_also_after_a_build(con):
