@@ -154,3 +154,29 @@ def test_evaluate_report_and_tables(tmp_path, capsys):
     )
     assert main(["evaluate", TENNIS, "--model", "t", "--keys", "day", "--db", db]) == 0
     assert "model 't' on hold-out" in capsys.readouterr().out
+
+
+def test_explain_prints_writes_and_creates_views(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"])
+    capsys.readouterr()
+    assert main(["explain", "t", TENNIS, "--keys", "day", "--top", "2", "--db", db]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].split() == ["day", "class", "against", "attribute", "value", "parent",
+                                  "parent_value", "evidence", "rank"]  # fmt: skip
+    out = tmp_path / "why.parquet"
+    args = ["--keys", "day", "--against", "yes", "--db", db]
+    assert main(["explain", "t", TENNIS, "--output", str(out), *args]) == 0
+    con = duckdb.connect(db)
+    model = wml.load(con, "t")
+    want = model.explain(con, TENNIS, keys=["day"], against="yes")
+    assert pq.read_table(out).to_pylist() == want.to_pylist()
+    con.close()
+    view = ["--to-view", "why", "--top", "1", "--form", "wide", "--every-class"]
+    assert main(["explain", "t", TENNIS, "--keys", "day", *view, "--db", db]) == 0
+    con = duckdb.connect(db)
+    rows = con.sql("SELECT day, class, against, reason_1 FROM why ORDER BY day").fetchall()
+    assert len(rows) == 14 and all(r[1] != r[2] for r in rows)
+    con.close()
+    assert main(["explain", "t", TENNIS, "--against", "maybe", "--db", db]) == 1
+    assert "not a class of model 't'" in capsys.readouterr().err

@@ -316,6 +316,42 @@ def tan(engine: Engine) -> dict[str, Any]:
     return _model_results(engine, model, "engine_tan")
 
 
+def _comparable_explanation(table: pa.Table) -> list[dict[str, Any]]:
+    """Explanation rows without the text of the numeric attribute's values (each engine
+    writes a DOUBLE as text its own way); the evidence is compared to the tolerance."""
+    rows = table.to_pylist()
+    for row in rows:
+        for name, value in (("attribute", "value"), ("parent", "parent_value")):
+            if row.get(name) == "weight":
+                row[value] = None
+    return rows
+
+
+@case
+def explanations(engine: Engine) -> dict[str, Any]:
+    """Per-row evidence of NB (Gaussian attribute) and TAN (binned), against the runner-up
+    and every class, and a wide explanation view read back with plain SQL."""
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    tan = _fit(engine, wml.TAN(), "engine_tan_why")
+    view = tan.create_explanation_view(
+        w, "engine_tan_why_view", table, keys=["id"], top=2, form="wide", against="mid"
+    )
+    return {
+        "nb": _comparable_explanation(_naive_bayes(engine).explain(w, table, keys=["id"])),
+        "nb_every": _comparable_explanation(
+            _naive_bayes(engine).explain(w, DATA, top=1, against=wml.EVERY_CLASS)
+        ),
+        "tan": _comparable_explanation(tan.explain(w, table, keys=["id"], top=3)),
+        "view": [
+            {k: v for k, v in row.items() if not k.endswith("_value")}
+            for row in w.fetch(
+                "select_table", table=view, order_columns=[templates.column("id", "t")]
+            ).to_pylist()
+        ],
+    }
+
+
 @case
 def folds(engine: Engine) -> dict[str, Any]:
     """MD5 fold ids: plain and stratified k-fold and repeated stratified hold-out, identical on

@@ -27,7 +27,9 @@ from warehouse_ml.errors import WarehouseMLError
 KEYWORDS = ["select", "from", "where", "order", "group", "by", "null", "true", "table", "as",
             "case", "when", "end", "join", "on", "with", "values", "all", "distinct"]  # fmt: skip
 OUTPUTS = ["prediction", "fold", "repeat", "is_test", "p_", "p_yes", "p_no", "p_a", "class_label",
-           "true_class", "decision", "expected_loss", "key", "id"]  # fmt: skip
+           "true_class", "decision", "expected_loss", "key", "id", "class", "against",
+           "attribute", "value", "parent", "parent_value", "evidence", "rank", "row",
+           "reason_1", "prior_evidence"]  # fmt: skip
 
 
 @functools.cache
@@ -51,6 +53,8 @@ def vocabulary() -> tuple[str, ...]:
         model = kind().fit(warehouse, "vocab", "y", keys=["id"], name=kind.kind)
         model.score_rows(warehouse, "vocab", keys=["id"])
         model.create_view(warehouse, f"{kind.kind}_view", "vocab", keys=["id", "y"])
+        model.explain(warehouse, "vocab", top=2, against=wml.EVERY_CLASS)
+        model.create_explanation_view(warehouse, f"{kind.kind}_why", "vocab", top=1, form="wide")
         wml.cross_validate(warehouse, "vocab", "y", kind(), folds=3, key="id").accuracy()
     wml.cross_validate_leave_one_out(
         warehouse, "vocab", "y", wml.NaiveBayes(), key="id"
@@ -66,6 +70,7 @@ def vocabulary() -> tuple[str, ...]:
     }
     con.close()
     names -= {"vocab", "id", "a", "b", "x", "y", "naive_bayes_view", "tan_view", ""}
+    names -= {"naive_bayes_why", "tan_why"}
     return tuple(sorted(names | set(OUTPUTS) | set(KEYWORDS)))
 
 
@@ -178,6 +183,35 @@ def test_names_from_the_librarys_own_vocabulary_change_no_result(data, kind):
         ),
     )
 
+    def same_explanation(got, want):
+        renamed = {f1: "f1", f2: "f2"}
+        assert got.num_rows == want.num_rows
+        assert got.column(0).to_pylist() == want.column(0).to_pylist()
+        assert [renamed.get(a, a) for a in got.column("attribute").to_pylist()] == want.column(
+            "attribute"
+        ).to_pylist()
+        assert got.column("rank").to_pylist() == want.column("rank").to_pylist()
+        np.testing.assert_allclose(
+            got.column("evidence").to_numpy(zero_copy_only=False),
+            want.column("evidence").to_numpy(zero_copy_only=False), atol=1e-12,
+        )  # fmt: skip
+
+    _same_or_refused(
+        con,
+        lambda: model.explain(con, "hostile", keys=[key]),
+        lambda: reference.explain(con, "plain", keys=["key"]),
+        same_explanation,
+    )
+    _same_or_refused(
+        con,
+        lambda: model.create_explanation_view(con, "why_view", "hostile", keys=[key], top=None),
+        lambda: None,
+        lambda got, _: same_explanation(
+            con.sql(f'SELECT * FROM why_view ORDER BY "{key}", rank').to_arrow_table(),
+            reference.explain(con, "plain", keys=["key"]),
+        ),
+    )
+
     def same_evaluation(got, want):
         assert got.accuracy().accuracy == pytest.approx(want.accuracy().accuracy, abs=1e-12)
         assert got.log_score().total == pytest.approx(want.log_score().total, abs=1e-9)
@@ -211,6 +245,6 @@ def test_names_from_the_librarys_own_vocabulary_change_no_result(data, kind):
         same_folds,
     )
     added = {(s, n) for s, n, *_ in objects(con) - user_before}
-    assert {a for a in added if a[0] != "wml"} <= {("main", "out_view")}, added
+    assert {a for a in added if a[0] != "wml"} <= {("main", "out_view"), ("main", "why_view")}, added
     assert {(s, n) for s, n, *_ in user_before} <= {(s, n) for s, n, *_ in objects(con)}
     con.close()

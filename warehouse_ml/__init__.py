@@ -70,12 +70,14 @@ from warehouse_ml.evaluation.result import drop_evaluation, list_evaluations, lo
 from warehouse_ml.evaluation.selection import Candidate, Selection, select_model
 from warehouse_ml.evaluation.splits import Split, assign_folds, holdout_split, leave_one_out
 from warehouse_ml.models.chow_liu import ChowLiuTree, chow_liu_tree
+from warehouse_ml.models.evidence import EVERY_CLASS
 from warehouse_ml.models.naive_bayes import NaiveBayes
 from warehouse_ml.models.tan import TAN
 from warehouse_ml.progress import Progress, ProgressCallback
 from warehouse_ml.version import VERSION as __version__
 
 __all__ = [
+    "EVERY_CLASS",
     "TAN",
     "Candidate",
     "ChowLiuTree",

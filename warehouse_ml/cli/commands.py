@@ -98,6 +98,37 @@ def cmd_predict(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
             print_table(scores)
 
 
+def _class_named(model: Classifier, label: str | None) -> Any:
+    """The class of ``model`` whose text is ``label`` (None: None); a usage error otherwise."""
+    if label is None:
+        return None
+    for c in model.classes_:
+        if str(c) == label:
+            return c
+    raise wml.ParameterError(
+        f"--against {label!r} is not a class of model {model.name_!r}; expected one of "
+        f"{[str(c) for c in model.classes_]}"
+    )
+
+
+def cmd_explain(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    model = wml.load(con, args.model)
+    against = wml.EVERY_CLASS if args.every_class else _class_named(model, args.against)
+    options = {"keys": split_names(args.keys), "top": args.top, "against": against}
+    if args.to_view:
+        name = model.create_explanation_view(
+            con, args.to_view, args.source, form=args.form, **options
+        )
+        print(f"created view {name} (one row per {'row' if args.form == 'wide' else 'reason'})")
+        return
+    explained = model.explain(con, args.source, form=args.form, **options)
+    if args.output:
+        write_table(explained, args.output)
+        print(f"wrote {explained.num_rows} rows to {args.output}")
+    else:
+        print_table(explained, args.rows)
+
+
 def cmd_models(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     models = wml.list_models(con)
     if models.num_rows == 0:

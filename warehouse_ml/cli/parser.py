@@ -12,6 +12,7 @@ from warehouse_ml.cli.commands import (
     KIND_NAMES,
     cmd_drop,
     cmd_evaluations,
+    cmd_explain,
     cmd_models,
     cmd_predict,
     cmd_show,
@@ -146,6 +147,42 @@ def build_parser() -> argparse.ArgumentParser:
         "--loss", help='loss matrix as JSON, L[true][predicted], e.g. "[[0,1],[5,0]]"'
     )
     predict.set_defaults(run=cmd_predict)
+
+    explain = command(
+        "explain",
+        "why each row got its prediction: every attribute's exact weight of evidence (nats) "
+        "for the predicted class against the runner-up, ranked",
+    )
+    explain.add_argument("model", help="name of a stored model (see 'models')")
+    explain.add_argument("source", help="table name or .parquet/.csv path")
+    explain.add_argument(
+        "--top", type=int, help="the prior and the K strongest attributes per row (default: all)"
+    )
+    explain.add_argument(
+        "--keys", help="comma-separated columns identifying a row (default: its position)"
+    )
+    versus = explain.add_mutually_exclusive_group()
+    versus.add_argument(
+        "--against", help="weigh the predicted class against this class (default: runner-up)"
+    )
+    versus.add_argument(
+        "--every-class",
+        action="store_true",
+        help="weigh every other class against the predicted one",
+    )
+    explain.add_argument(
+        "--form",
+        choices=["long", "wide"],
+        default="long",
+        help="long: a row per attribute; wide: reason_1..reason_K per row (needs --top)",
+    )
+    explain_target = explain.add_mutually_exclusive_group()
+    explain_target.add_argument(
+        "--to-view", help="create an explanation view of this name (rebuilt with the model)"
+    )
+    explain_target.add_argument("--output", help="write the rows to a .parquet or .csv file")
+    explain.add_argument("--rows", type=int, default=20, help="rows to print (default 20)")
+    explain.set_defaults(run=cmd_explain)
 
     command("models", "list the models in the catalog").set_defaults(run=cmd_models)
 

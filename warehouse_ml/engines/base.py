@@ -97,12 +97,18 @@ class Warehouse(abc.ABC):
     * ``KNOWS_SESSIONS``: whether :meth:`live_sessions` knows which other sessions are alive
       (DuckDB: none can be while this one writes; PostgreSQL: its backends), or cannot tell
       (Spark: other applications may share the catalog).
+    * ``MATERIALIZED_STEPS``: whether a query whose steps (CTEs) read each other's computed
+      columns several times marks some steps ``AS MATERIALIZED``: PostgreSQL inlines every
+      step into its readers, copying each expression wherever it is read, so an explanation
+      (models/evidence.py) would grow to gigabytes in its planner; DuckDB and Spark keep a
+      computed column computed once.
     """
 
     dialect: str = "duckdb"
     IDENTIFIER_BYTES: int | None = None
     TEMPORARY_TABLES: bool = True
     KNOWS_SESSIONS: bool = True
+    MATERIALIZED_STEPS: bool = False
 
     def __init__(self, on_sql: SqlCallback | None = None) -> None:
         self.log: list[str] = []

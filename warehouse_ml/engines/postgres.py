@@ -128,6 +128,7 @@ class PostgresWarehouse(Warehouse):
     to 63 bytes (NAMEDATALEN - 1, cut at a character boundary)."""
 
     dialect = "postgres"
+    MATERIALIZED_STEPS = True
     IDENTIFIER_BYTES = 63
     TEMPORARY_SCHEMA = ("pg_temp",)
 

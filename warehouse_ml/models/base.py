@@ -26,6 +26,8 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import NotFittedError, SourceError, StaleModelError
+from warehouse_ml.models.evidence import Part
+from warehouse_ml.models.explaining import Explainer
 from warehouse_ml.models.prediction import Predictor
 from warehouse_ml.models.scoring import Term
 from warehouse_ml.models.training import Training, class_counts, total
@@ -40,7 +42,7 @@ from warehouse_ml.store.ownership import Staging
 from warehouse_ml.version import VERSION
 
 
-class Classifier(Predictor, abc.ABC):
+class Classifier(Predictor, Explainer, abc.ABC):
     """Base of the warehouse classifiers. Fitted attributes end in ``_``.
 
     A model kind provides:
@@ -121,6 +123,12 @@ class Classifier(Predictor, abc.ABC):
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         """The log-space terms that score ``source`` with the model in ``record`` (whose
         parameter tables ``warehouse`` can read)."""
+
+    @abc.abstractmethod
+    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
+        """One term per attribute of the fitted model ``record``, in feature order, with what
+        an explanation shows of it (models/evidence.py): their sum with the prior is the joint
+        log score of :meth:`_terms`."""
 
     def record_of(
         self,

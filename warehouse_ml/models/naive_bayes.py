@@ -36,6 +36,7 @@ from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models import literal_terms, lookup
 from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.evidence import Part, shown_value
 from warehouse_ml.models.scoring import Join, Term, partition_condition, pivot_one_row, pivot_rows
 from warehouse_ml.models.training import ClassCount, Training, total
 from warehouse_ml.sqlgen import expressions, templates
@@ -271,26 +272,44 @@ class NaiveBayes(Classifier):
         )
         block_of = {a[0]: b for b in blocks for a in b["attributes"]}
         for i, name in enumerate(record.features):
-            fitted = record.feature_types[name]
             block = block_of.get(name)
-            if block is not None:  # looked up with the block, at its first attribute
-                if block["attributes"][0][0] == name:
-                    terms.append(lookup.lookup_term(record, block, f"wml_a{i}", k, partition))
-            elif fitted["kind"] != CATEGORICAL:
-                terms.append(
-                    gaussian_term(record, name, f"wml_g{i}", k)
-                    if literals is None
-                    else literal_terms.gaussian_term(literals, name, k)
-                )
-            elif literals is not None and literals.has_values(name):
-                feature = Feature(name, CATEGORICAL, fitted["sql_type"])
-                source_type = source.field(name).type
-                terms.append(
-                    literal_terms.categorical_term(literals, name, feature, source_type, k)
-                )
-            else:
-                terms.append(categorical_term(record, name, f"wml_a{i}", k))
+            if block is None:
+                terms.append(self._attribute_term(record, source, literals, i, name))
+            elif block["attributes"][0][0] == name:  # looked up with the block, at its first
+                terms.append(lookup.lookup_term(record, block, f"wml_a{i}", k, partition))
         return terms
+
+    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
+        """One term per attribute of a fitted model (no lookup block, which sums several),
+        shown with the row's value as counted (features.value_expression) as text."""
+        literals = literal_terms.load(warehouse, record)
+        return [
+            Part(name, self._attribute_term(record, source, literals, i, name),
+                 shown_value(record, name))
+            for i, name in enumerate(record.features)
+        ]  # fmt: skip
+
+    @staticmethod
+    def _attribute_term(
+        record: ModelRecord,
+        source: Source,
+        literals: literal_terms.LiteralParameters | None,
+        i: int,
+        name: str,
+    ) -> Term:
+        """The term of attribute ``name`` (the ``i``-th): literals where ``literals`` holds
+        them, else joins on the parameter tables."""
+        k = len(record.classes)
+        fitted = record.feature_types[name]
+        if fitted["kind"] != CATEGORICAL:
+            if literals is None:
+                return gaussian_term(record, name, f"wml_g{i}", k)
+            return literal_terms.gaussian_term(literals, name, k)
+        if literals is not None and literals.has_values(name):
+            feature = Feature(name, CATEGORICAL, fitted["sql_type"])
+            source_type = source.field(name).type
+            return literal_terms.categorical_term(literals, name, feature, source_type, k)
+        return categorical_term(record, name, f"wml_a{i}", k)
 
 
 def _partition(record: ModelRecord) -> str | None:

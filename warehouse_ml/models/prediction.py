@@ -35,7 +35,7 @@ from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats.features import Feature, integer_valued
 from warehouse_ml.store import ownership
-from warehouse_ml.store.catalog import PREDICTION_VIEW, ModelRecord
+from warehouse_ml.store.catalog import EXPLANATION_VIEW, PREDICTION_VIEW, ModelRecord
 
 
 class Predictor:
@@ -375,15 +375,24 @@ class Predictor:
             )  # fmt: skip
 
     def _view_query_from(
-        self, warehouse: Warehouse, record: ModelRecord, source: Source, options: dict[str, Any]
+        self,
+        warehouse: Warehouse,
+        record: ModelRecord,
+        source: Source,
+        role: str,
+        options: dict[str, Any],
     ) -> exp.Query:
+        """The query of a registered view of role ``role`` created with ``options``, over
+        ``record``'s model."""
+        model = type(self).from_record(record)
+        if role == EXPLANATION_VIEW:
+            return model.stored_explanation_query(warehouse, record, source, options)
         stored = options["decision"]
         decision = Decision(
             threshold=stored["threshold"],
             positive=stored["positive"],
             loss=None if stored["loss"] is None else tuple(map(tuple, stored["loss"])),
         )
-        model = type(self).from_record(record)
         return model.view_query(warehouse, record, source, keys=options["keys"], decision=decision)
 
     def _rebuild_views(
@@ -405,7 +414,9 @@ class Predictor:
             raise ViewRebuildError(f"view {row.name} of model {record.name!r}: {unreadable}")
         try:
             with open_source(warehouse, source_from_spec(spec)) as src:
-                query = self._view_query_from(warehouse, record, src, row.details["options"])
+                query = self._view_query_from(
+                    warehouse, record, src, row.role, row.details["options"]
+                )
         except WarehouseMLError as error:
             raise ViewRebuildError(
                 f"view {row.name} of model {record.name!r} cannot be rebuilt over its source "

@@ -149,7 +149,7 @@ def class_literal(label: Any) -> exp.Expression:
     return literal(label)
 
 
-def _balanced_sum(items: Sequence[exp.Expression]) -> exp.Expression:
+def balanced_sum(items: Sequence[exp.Expression]) -> exp.Expression:
     """``items`` added pairwise, ``(t1 + t2) + (t3 + t4) ...``: a fixed order (so results are
     identical on every run and engine) whose nesting depth grows as log2 of the number of terms
     (a left-to-right chain of 1,000 terms exceeds DuckDB's expression depth limit)."""
@@ -171,7 +171,7 @@ def _internal(prefix: str, i: int) -> str:
     return f"wml_{prefix}_{i}"
 
 
-def _term_column(term: int, class_index: int) -> str:
+def term_column(term: int, class_index: int) -> str:
     return f"wml_t_{term}_{class_index}"
 
 
@@ -191,7 +191,7 @@ def _prediction(classes: Sequence[Any], decision: Decision) -> exp.Expression:
         )
     if decision.loss is not None:
         scores = [
-            _balanced_sum(
+            balanced_sum(
                 [
                     exp.Mul(this=literal(decision.loss[i][j]), expression=probability[i].copy())
                     for i in range(k)
@@ -217,7 +217,7 @@ def _prediction(classes: Sequence[Any], decision: Decision) -> exp.Expression:
     return case
 
 
-def _greatest(items: Sequence[exp.Expression]) -> exp.Expression:
+def greatest(items: Sequence[exp.Expression]) -> exp.Expression:
     """GREATEST that skips NULLs (the behaviour of DuckDB, PostgreSQL and Spark)."""
     return exp.Greatest(
         this=items[0].copy(), expressions=[i.copy() for i in items[1:]], ignore_nulls=True
@@ -231,9 +231,41 @@ def _least(items: Sequence[exp.Expression]) -> exp.Expression:
     )
 
 
-def _layer(previous: str, columns: Sequence[exp.Expression]) -> exp.Select:
+def layer(previous: str, columns: Sequence[exp.Expression]) -> exp.Select:
     """``SELECT *, columns FROM previous``: one step of the scoring pipeline."""
     return exp.select(exp.Star(), *columns).from_(exp.to_table(previous))
+
+
+def input_step(source: exp.Expression, row: str | None) -> exp.Query:
+    """The first step, ``wml_input``: the source's rows, numbered in scan order as ``row``
+    when it is given (a name no source column has)."""
+    if row is None:
+        return exp.select(exp.Star()).from_(source.copy())
+    return templates.build("select_numbered", source=source, row=row)
+
+
+def terms_step(
+    terms: Sequence[Term], passthrough: Sequence[tuple[str, str]], row: str | None
+) -> exp.Select:
+    """The step ``wml_terms`` over ``wml_input AS s``: the passed-through columns as
+    ``wml_k_<i>``, the row number as ``wml_row`` (with ``row``), the terms' joins, and term t's
+    expression for class i as the column ``wml_t_<t>_<i>``."""
+    step = exp.select(
+        *[alias(column(c, "s"), _internal("k", i)) for i, (c, _) in enumerate(passthrough)]
+    ).from_(exp.to_table(INPUT).as_("s"))
+    if row is not None:
+        step = step.select(alias(column(row, "s"), ROW), copy=False)
+    for term in terms:
+        for join in term.joins:
+            if join.on is None:
+                step = step.join(join.relation(), join_type="CROSS", copy=False)
+            else:
+                kind = "INNER" if join.inner else "LEFT"
+                step = step.join(join.relation(), on=join.on, join_type=kind, copy=False)
+    for t, term in enumerate(terms):
+        for i, expression in enumerate(term.per_class):
+            step = step.select(alias(expression, term_column(t, i)), copy=False)
+    return step
 
 
 def score_query(
@@ -262,30 +294,13 @@ def score_query(
     given in the last step.
     """
     k = len(classes)
-    if row is None:
-        numbered: exp.Expression = exp.select(exp.Star()).from_(source.copy())
-    else:
-        numbered = templates.build("select_numbered", source=source, row=row)
-    per_term = exp.select(
-        *[alias(column(c, "s"), _internal("k", i)) for i, (c, _) in enumerate(passthrough)]
-    ).from_(exp.to_table(INPUT).as_("s"))
-    if row is not None:
-        per_term = per_term.select(alias(column(row, "s"), ROW), copy=False)
-    for term in terms:
-        for join in term.joins:
-            if join.on is None:
-                per_term = per_term.join(join.relation(), join_type="CROSS", copy=False)
-            else:
-                kind = "INNER" if join.inner else "LEFT"
-                per_term = per_term.join(join.relation(), on=join.on, join_type=kind, copy=False)
-    for t, term in enumerate(terms):
-        for i in range(k):
-            per_term = per_term.select(alias(term.per_class[i], _term_column(t, i)), copy=False)
+    numbered = input_step(source, row)
+    per_term = terms_step(terms, passthrough, row)
     carried = [_internal("k", i) for i in range(len(passthrough))] + ([ROW] if row else [])
     summed = exp.select(
         *[column(name) for name in carried],
         *[
-            alias(_balanced_sum([column(_term_column(t, i)) for t in range(len(terms))]), j)
+            alias(balanced_sum([column(term_column(t, i)) for t in range(len(terms))]), j)
             for i, j in enumerate(_internal("j", i) for i in range(k))
         ],
     ).from_(exp.to_table(TERMS))
@@ -293,16 +308,16 @@ def score_query(
     joints = [column(_internal("j", i)) for i in range(k)]
     shifted = [column(_internal("s", i)) for i in range(k)]
     best, total = column(MAX), column(TOTAL)
-    with_max = _layer(JOINT, [alias(_greatest(joints), MAX)])
-    with_shift = _layer(
+    with_max = layer(JOINT, [alias(greatest(joints), MAX)])
+    with_shift = layer(
         MAXED,
         [
             alias(templates.expression("shifted_exp", joint=joints[i], max=best), _internal("s", i))
             for i in range(k)
         ],
     )
-    with_total = _layer(SHIFTED, [alias(_balanced_sum(shifted), TOTAL)])
-    posterior = _layer(
+    with_total = layer(SHIFTED, [alias(balanced_sum(shifted), TOTAL)])
+    posterior = layer(
         TOTALLED,
         [
             item

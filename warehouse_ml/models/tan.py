@@ -80,6 +80,7 @@ from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.models import literal_terms, lookup
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.chow_liu import parents_from_weights
+from warehouse_ml.models.evidence import Part, shown_value
 from warehouse_ml.models.literal_terms import LiteralParameters
 from warehouse_ml.models.naive_bayes import (
     categorical_term,
@@ -324,6 +325,36 @@ class TAN(Classifier):
 
     # -- scoring --------------------------------------------------------------------------
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
+        partition = record.details.get("partition_column")
+        literals = literal_terms.load(warehouse, record) if partition is None else None
+        k = len(record.classes)
+        prior = prior_term(record, k) if literals is None else literal_terms.prior_term(literals)
+        return [prior, *self._attribute_terms(record, source, literals)]
+
+    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
+        """One term per attribute, shown with its value and its parent's (as text)."""
+        terms = self._attribute_terms(record, source, literal_terms.load(warehouse, record))
+        parents = record.details["parents"]
+        return [
+            Part(
+                name,
+                term,
+                shown_value(record, name),
+                parents.get(name),
+                None if parents.get(name) is None else shown_value(record, parents[name]),
+            )
+            for name, term in zip(record.features, terms, strict=True)
+        ]
+
+    def _attribute_terms(
+        self,
+        record: ModelRecord,
+        source: Source,
+        literals: literal_terms.LiteralParameters | None,
+    ) -> list[Term]:
+        """log P(x | parent value, c) of each attribute in feature order: literals where
+        ``literals`` holds them, lookup blocks of placed codes, joins on the sparse tables
+        otherwise (and for cross-validation's models, ``literals`` None)."""
         k = len(record.classes)
         features = {
             f: Feature(f, t["kind"], t["sql_type"]) for f, t in record.feature_types.items()
@@ -339,8 +370,7 @@ class TAN(Classifier):
         def text_of(name: str) -> exp.Expression:
             return compared_text(value_of(name), source.field(name).type)
 
-        literals = literal_terms.load(warehouse, record) if partition is None else None
-        terms = [prior_term(record, k) if literals is None else literal_terms.prior_term(literals)]
+        terms = []
         for i, name in enumerate(record.features):
             parents = [tree.get(name) for tree in trees]
             if name in placed:  # faster on many rows than a CASE per code

@@ -60,6 +60,12 @@ JSON_COLUMNS = ("features", "feature_types", "smoothing", "classes", "details")
 PREDICTION_VIEW = "prediction_view"
 """Registry role of a model's prediction views (rebuilt with each fit of the model)."""
 
+EXPLANATION_VIEW = "explanation_view"
+"""Registry role of a model's explanation views (rebuilt with each fit of the model)."""
+
+MODEL_VIEWS = (PREDICTION_VIEW, EXPLANATION_VIEW)
+"""The roles of the views a fit rebuilds."""
+
 
 @dataclass(frozen=True)
 class ModelRecord:
@@ -334,7 +340,7 @@ def _leftovers(
     return [
         o
         for o in owned
-        if o.role != PREDICTION_VIEW
+        if o.role not in MODEL_VIEWS
         and (
             o.version in replaced_ids
             or (not o.version and o.name.parts != selection)
@@ -385,7 +391,7 @@ def publish(
                 "this fit was rolled back: run it again"
             )
         owned = ownership.owned_by(warehouse, "model", record.name)
-        rebuild_views(record, [o for o in owned if o.role == PREDICTION_VIEW])
+        rebuild_views(record, [o for o in owned if o.role in MODEL_VIEWS])
         ownership.release(warehouse, _leftovers(warehouse, record, owned, replaced))
         for old in replaced:
             if old.format_version < REGISTERED_FORMAT:
@@ -394,8 +400,8 @@ def publish(
 
 
 def registered_views(warehouse: Warehouse, model: str) -> list[Owned]:
-    """The registry rows of ``model``'s prediction views."""
-    return [o for o in ownership.owned_by(warehouse, "model", model) if o.role == PREDICTION_VIEW]
+    """The registry rows of ``model``'s prediction and explanation views."""
+    return [o for o in ownership.owned_by(warehouse, "model", model) if o.role in MODEL_VIEWS]
 
 
 def drop(warehouse: Warehouse, name: str) -> None:

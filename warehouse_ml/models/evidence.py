@@ -1,0 +1,461 @@
+"""Exact explanations as SQL: each attribute's weight of evidence for a class against another.
+
+Naive Bayes and TAN add their terms in log space (models/scoring.py), so the log-odds of two
+classes of a row splits exactly into one part per term:
+
+    ln p(c | x) / p(c' | x) = [ln P(c) - ln P(c')] + sum_i [term_i(c) - term_i(c')]
+
+where term_i is ln P(x_i | c) for a Naive Bayes attribute (categorical, or the Gaussian
+log-density of a numeric one) and ln P(x_i | parent value, c) for a TAN attribute (a numeric
+attribute on its bin). Each difference is the attribute's *evidence* (natural log, nats): no
+sampling, no baseline. It is whatever the scoring formula gives the row, so a NULL value
+gives 0 and an unseen value gives the difference of the unseen terms; a zero probability
+(alpha = 0 only) gives +/-Infinity by the rule of sql/scoring/evidence.sql.
+
+Which classes a row compares (:class:`Contrast`): its predicted class against the runner-up
+(the default), against a named class (a row predicted as that class: against the runner-up),
+or every other class against the predicted one (one set of rows per other class).
+One-vs-rest does not split into per-attribute parts, so it is not offered.
+
+The query computes every term as its own column (as the scoring query does), the joints, the
+predicted class (ties to the first class, as ``predict``) and the runner-up (the most probable
+other class, ties to the first), then each part's evidence and its *rank*: 1 for the largest
+|evidence|, Infinity above every finite value and NULL last, ties to the earlier attribute in
+the model's feature order; the prior is rank 0 and is not counted by ``top``. Ranks are counted
+by comparisons within the row (no window, so a view of it reads one row in milliseconds and
+scans at the speed of the prediction view). Two layouts:
+
+* long (:data:`LONG`): one row per source row, contrast and attribute (the prior first), columns
+  ``<keys...>, class, against, attribute, value, parent, parent_value, evidence, rank``;
+* wide (:data:`WIDE`, "reason codes"): one row per source row and contrast, columns
+  ``<keys...>, class, against, prior_evidence, reason_1, reason_1_value, reason_1_evidence,
+  ...`` up to ``top``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlglot import exp
+
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.models.scoring import (
+    INPUT,
+    ROW,
+    TERMS,
+    Term,
+    balanced_sum,
+    class_literal,
+    greatest,
+    input_step,
+    layer,
+    term_column,
+    terms_step,
+)
+from warehouse_ml.sqlgen import expressions, templates
+from warehouse_ml.sqlgen.templates import alias, column, literal
+from warehouse_ml.stats.features import CATEGORICAL, Feature, value_expression
+from warehouse_ml.store.catalog import ModelRecord
+
+LONG = "long"
+WIDE = "wide"
+LAYOUTS = (LONG, WIDE)
+
+CLASS, AGAINST, EVIDENCE, RANK = "class", "against", "evidence", "rank"
+LONG_COLUMNS = (CLASS, AGAINST, "attribute", "value", "parent", "parent_value", EVIDENCE, RANK)
+"""The columns a long explanation adds after the keys."""
+
+_JOINT, _MAXED, _CHOSEN, _SECONDS, _RUNNER = (
+    "wml_joint", "wml_maxed", "wml_chosen", "wml_seconds", "wml_runner",
+)  # fmt: skip
+_CONTRASTED, _EVIDENCE, _KEYED, _RANKED, _PICKED = (
+    "wml_contrasted", "wml_evidence", "wml_keyed", "wml_ranked", "wml_picked",
+)  # fmt: skip
+_PREDICTED, _SECOND, _RUNNER_UP = "wml_pred", "wml_second", "wml_runner_up"
+_CLASS, _AGAINST, _OTHER, _POSITION, _PICK = "wml_c", "wml_o", "wml_other", "wml_pos", "wml_a"
+
+
+class EveryClass:
+    """The ``against`` choice "every other class against the predicted one"
+    (:data:`EVERY_CLASS`)."""
+
+    def __repr__(self) -> str:
+        return "warehouse_ml.EVERY_CLASS"
+
+
+EVERY_CLASS = EveryClass()
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """The classes a row's evidence compares: ``kind`` is ``"runner_up"`` (the predicted class
+    against the runner-up), ``"class"`` (the predicted class against class ``index``; a row
+    predicted as that class against the runner-up) or ``"every"`` (each other class against
+    the predicted one)."""
+
+    kind: str
+    index: int | None = None
+
+    @classmethod
+    def make(cls, classes: Sequence[Any], against: Any) -> Contrast:
+        """The contrast ``against`` asks for: None (runner-up), :data:`EVERY_CLASS`, or a
+        class label of the model."""
+        if len(classes) < 2:
+            raise ParameterError(
+                f"an explanation compares two classes; this model has only {list(classes)}"
+            )
+        if against is None:
+            return cls("runner_up")
+        if isinstance(against, EveryClass):
+            return cls("every")
+        if against not in classes:
+            raise ParameterError(
+                f"against={against!r} is not a class of the model; expected one of "
+                f"{list(classes)}, None (the runner-up) or warehouse_ml.EVERY_CLASS"
+            )
+        return cls("class", list(classes).index(against))
+
+    def to_json(self, classes: Sequence[Any]) -> dict[str, Any]:
+        """The form stored with a view: the named class by its text, so a re-fit whose classes
+        moved finds it again."""
+        label = None if self.index is None else str(classes[self.index])
+        return {"kind": self.kind, "class": label}
+
+    @classmethod
+    def from_json(cls, stored: dict[str, Any], classes: Sequence[Any]) -> Contrast:
+        """The contrast of a stored view over a model with ``classes``."""
+        if stored["kind"] != "class":
+            return cls(stored["kind"])
+        matches = [c for c in classes if str(c) == stored["class"]]
+        if not matches:
+            raise ParameterError(
+                f"the view explains against class {stored['class']!r}, which the model no "
+                f"longer has (classes {list(classes)})"
+            )
+        return cls.make(classes, matches[0])
+
+
+def shown_value(record: ModelRecord, name: str) -> exp.Expression:
+    """Feature ``name`` of the scored row ``s`` as an explanation shows it, as text: a
+    categorical value as it was counted (features.value_expression), a numeric one as it is."""
+    fitted = record.feature_types[name]
+    value: exp.Expression = column(name, "s")
+    if fitted["kind"] == CATEGORICAL:
+        value = value_expression(Feature(name, CATEGORICAL, fitted["sql_type"]), value)
+    return expressions.as_text(value)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One attribute's term and how the explanation shows it: ``value`` is the row's value as
+    text; ``parent`` the TAN parent's name and ``parent_value`` its value as text (None for
+    Naive Bayes and the TAN root)."""
+
+    attribute: str
+    term: Term
+    value: exp.Expression
+    parent: str | None = None
+    parent_value: exp.Expression | None = None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What an explanation outputs: ``form`` (:data:`LONG` or :data:`WIDE`) and ``top``, the
+    most attributes per row and contrast (None: every attribute; a wide layout needs it)."""
+
+    form: str = LONG
+    top: int | None = None
+
+    @classmethod
+    def make(cls, form: str, top: int | None) -> Layout:
+        if form not in LAYOUTS:
+            raise ParameterError(f"form must be one of {LAYOUTS}, got {form!r}")
+        if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
+            raise ParameterError(f"top must be a positive integer or None, got {top!r}")
+        if form == WIDE and top is None:
+            raise ParameterError("a wide explanation needs top=k, the number of reasons")
+        return cls(form, top)
+
+    def output_names(self, n_attributes: int) -> list[str]:
+        """The columns the layout adds after the keys."""
+        if self.form == LONG:
+            return list(LONG_COLUMNS)
+        return [CLASS, AGAINST, "prior_evidence"] + [
+            f"reason_{p}{suffix}"
+            for p in range(1, self.positions(n_attributes) + 1)
+            for suffix in ("", "_value", "_evidence")
+        ]
+
+    def positions(self, n_attributes: int) -> int:
+        """How many ranked attributes a row and contrast shows."""
+        return n_attributes if self.top is None else min(self.top, n_attributes)
+
+
+def _joint(class_index: int) -> str:
+    return f"wml_j_{class_index}"
+
+
+def _first_where(conditions: Sequence[exp.Expression]) -> exp.Expression:
+    """``CASE WHEN cond_0 THEN 0 WHEN cond_1 THEN 1 ... END``: the first index whose condition
+    holds, NULL when none does."""
+    case = exp.case()
+    for index, condition in enumerate(conditions):
+        case = case.when(condition, literal(index), copy=False)
+    return case
+
+
+def _case_of(index: exp.Expression, items: dict[int, exp.Expression], kind: str) -> exp.Expression:
+    """``CASE index WHEN i THEN items[i] ... END``, a NULL of type ``kind`` when there is none."""
+    if not items:
+        return exp.cast(exp.null(), kind)
+    case = exp.Case(this=index.copy())
+    for i, item in items.items():
+        case.when(literal(i), item, copy=False)
+    return case
+
+
+def _is(index: str, value: int) -> exp.Expression:
+    return exp.EQ(this=column(index), expression=literal(value))
+
+
+def _contrasted(contrast: Contrast, k: int) -> exp.Select:
+    """The step choosing each output row's class (``wml_c``) and against class (``wml_o``)."""
+    predicted, runner = column(_PREDICTED), column(_RUNNER_UP)
+    if contrast.kind == "every":
+        others = templates.values([[i] for i in range(k)], _OTHER, [_OTHER])
+        keep = exp.or_(
+            exp.Is(this=predicted, expression=exp.null()),
+            exp.NEQ(this=column(_OTHER, _OTHER), expression=predicted.copy()),
+        )
+        return (
+            exp.select(
+                exp.Star(), alias(column(_OTHER, _OTHER), _CLASS), alias(predicted, _AGAINST)
+            )
+            .from_(exp.to_table(_RUNNER))
+            .join(others, join_type="CROSS")
+            .where(keep)
+        )
+    against: exp.Expression = runner
+    if contrast.kind == "class":
+        named = literal(contrast.index)
+        against = exp.case().when(exp.EQ(this=predicted, expression=named), runner).else_(named)
+    return layer(_RUNNER, [alias(predicted, _CLASS), alias(against, _AGAINST)])
+
+
+def _ranks(n: int) -> list[exp.Expression]:
+    """Rank of each attribute (1..n) by its key ``wml_x_<a>`` (|evidence|, -1 for NULL):
+    1 + the attributes before it with a key >= its own + those after it with a greater key."""
+    ranks = []
+    for a in range(1, n + 1):
+        mine = column(f"wml_x_{a}")
+        beaten = [
+            exp.case()
+            .when(
+                (exp.GTE if b < a else exp.GT)(this=column(f"wml_x_{b}"), expression=mine.copy()),
+                literal(1),
+            )
+            .else_(literal(0))
+            for b in range(1, n + 1)
+            if b != a
+        ]
+        ranks.append(alias(balanced_sum([literal(1), *beaten]), f"wml_r_{a}"))
+    return ranks
+
+
+def explanation_query(
+    source: exp.Expression,
+    prior: Term,
+    parts: Sequence[Part],
+    classes: Sequence[Any],
+    contrast: Contrast,
+    layout: Layout,
+    *,
+    passthrough: Sequence[tuple[str, str]],
+    row: str | None = None,
+    row_number: str | None = None,
+    materialized: bool = False,
+) -> exp.Query:
+    """The explanation of ``source``'s rows (module docstring), in ``layout``.
+
+    ``passthrough``: (source column, output name) pairs, first in the output; with ``row`` (a
+    name no source column has) the output comes in source order, then class order of the
+    contrasts, then rank, and ``row_number`` names a first column holding the 0-based source
+    position (BIGINT). ``materialized`` marks the steps after which every reference is to a
+    plain column ``AS MATERIALIZED`` (an engine's ``MATERIALIZED_STEPS``).
+    """
+    k, n = len(classes), len(parts)
+    every = [prior, *(p.term for p in parts)]
+    terms = terms_step(every, passthrough, row)
+    for a, part in enumerate(parts, start=1):
+        terms = terms.select(alias(part.value, f"wml_v_{a}"), copy=False)
+        if part.parent_value is not None:
+            terms = terms.select(alias(part.parent_value, f"wml_pv_{a}"), copy=False)
+
+    joints = [column(_joint(c)) for c in range(k)]
+    joint = layer(
+        TERMS,
+        [
+            alias(balanced_sum([column(term_column(t, c)) for t in range(n + 1)]), _joint(c))
+            for c in range(k)
+        ],
+    )
+    maxed = layer(
+        _JOINT,
+        [alias(greatest(joints), "wml_max")],
+    )
+    chosen = layer(
+        _MAXED,
+        [
+            alias(
+                _first_where([exp.EQ(this=j, expression=column("wml_max")) for j in joints]),
+                _PREDICTED,
+            )
+        ],
+    )
+    others = [
+        exp.case().when(exp.NEQ(this=column(_PREDICTED), expression=literal(c)), joints[c])
+        for c in range(k)
+    ]
+    second = greatest(others)
+    runner = _first_where(
+        [
+            exp.and_(
+                exp.NEQ(this=column(_PREDICTED), expression=literal(c)),
+                exp.or_(
+                    exp.Is(this=column(_SECOND), expression=exp.null()),
+                    exp.EQ(this=joints[c], expression=column(_SECOND)),
+                ),
+            )
+            for c in range(k)
+        ]
+    )
+    with_second = layer(_CHOSEN, [alias(second, _SECOND)])
+    with_runner = layer(_SECONDS, [alias(runner, _RUNNER_UP)])
+
+    defined = exp.and_(
+        exp.Not(this=exp.Is(this=column(_CLASS), expression=exp.null())),
+        exp.Not(this=exp.Is(this=column(_AGAINST), expression=exp.null())),
+    )
+    evidence = layer(
+        _CONTRASTED,
+        [
+            alias(
+                templates.expression(
+                    "evidence",
+                    term=_case_of(
+                        column(_CLASS), {c: column(term_column(t, c)) for c in range(k)}, "DOUBLE"
+                    ),
+                    against=_case_of(
+                        column(_AGAINST), {c: column(term_column(t, c)) for c in range(k)}, "DOUBLE"
+                    ),
+                    defined=defined,
+                ),
+                f"wml_e_{t}",
+            )
+            for t in range(n + 1)
+        ],
+    )
+    keyed = layer(
+        _EVIDENCE,
+        [
+            alias(
+                exp.func("COALESCE", exp.Abs(this=column(f"wml_e_{a}")), literal(-1.0)),
+                f"wml_x_{a}",
+            )
+            for a in range(1, n + 1)
+        ],
+    )
+    ranked = layer(_KEYED, _ranks(n))
+    m = layout.positions(n)
+    rank_of = [None, *(column(f"wml_r_{a}") for a in range(1, n + 1))]
+
+    def pick(position: exp.Expression) -> exp.Expression:
+        """The attribute (1..n) at ``position`` of the row's ranking."""
+        case = exp.case()
+        for a in range(1, n + 1):
+            case = case.when(
+                exp.EQ(this=rank_of[a], expression=position.copy()), literal(a), copy=False
+            )
+        return case
+
+    def shown(index: exp.Expression) -> list[exp.Expression]:
+        """attribute, value, parent, parent_value and evidence of the part ``index`` picks."""
+        return [
+            _case_of(index, {a: literal(p.attribute) for a, p in enumerate(parts, 1)}, "VARCHAR"),
+            _case_of(index, {a: column(f"wml_v_{a}") for a in range(1, n + 1)}, "VARCHAR"),
+            _case_of(
+                index, {a: literal(p.parent) for a, p in enumerate(parts, 1) if p.parent}, "VARCHAR"
+            ),
+            _case_of(
+                index,
+                {
+                    a: column(f"wml_pv_{a}")
+                    for a, p in enumerate(parts, 1)
+                    if p.parent_value is not None
+                },
+                "VARCHAR",
+            ),
+            _case_of(index, {t: column(f"wml_e_{t}") for t in range(n + 1)}, "DOUBLE"),
+        ]
+
+    labels = {c: class_literal(label) for c, label in enumerate(classes)}
+    final = exp.select(
+        *(
+            [alias(exp.Sub(this=column(ROW), expression=literal(1)), row_number)]
+            if row is not None and row_number is not None
+            else []
+        ),
+        *[alias(column(f"wml_k_{i}"), name) for i, (_, name) in enumerate(passthrough)],
+        alias(_case_of(column(_CLASS), labels, "VARCHAR"), CLASS),
+        alias(_case_of(column(_AGAINST), labels, "VARCHAR"), AGAINST),
+    ).from_(exp.to_table(_PICKED))
+    if layout.form == LONG:
+        positions = templates.values([[p] for p in range(m + 1)], "wml_positions", [_POSITION])
+        position = column(_POSITION, "wml_positions")
+        index = exp.case().when(exp.EQ(this=position, expression=literal(0)), literal(0))
+        for a in range(1, n + 1):
+            index = index.when(exp.EQ(this=rank_of[a], expression=position.copy()), literal(a))
+        picked = (
+            exp.select(exp.Star(), alias(index, _PICK))
+            .from_(exp.to_table(_RANKED))
+            .join(positions, join_type="CROSS")
+        )
+        names = ["attribute", "value", "parent", "parent_value", EVIDENCE]
+        for name, item in zip(names, shown(column(_PICK)), strict=True):
+            final = final.select(alias(item, name), copy=False)
+        final = final.select(alias(column(_POSITION), RANK), copy=False)
+        order = [column(_CLASS, _PICKED), column(_POSITION, _PICKED)]
+    else:
+        picked = layer(_RANKED, [alias(pick(literal(p)), f"{_PICK}_{p}") for p in range(1, m + 1)])
+        final = final.select(alias(column("wml_e_0"), "prior_evidence"), copy=False)
+        for p in range(1, m + 1):
+            attribute, value, _, _, weight = shown(column(f"{_PICK}_{p}"))
+            final = final.select(
+                alias(attribute, f"reason_{p}"),
+                alias(value, f"reason_{p}_value"),
+                alias(weight, f"reason_{p}_evidence"),
+                copy=False,
+            )
+        order = [column(_CLASS, _PICKED)]
+    if row is not None:
+        final = final.order_by(column(ROW, _PICKED), *order, copy=False)
+    steps = [
+        (INPUT, input_step(source, row)),
+        (TERMS, terms),
+        (_JOINT, joint),
+        (_MAXED, maxed),
+        (_CHOSEN, chosen),
+        (_SECONDS, with_second),
+        (_RUNNER, with_runner),
+        (_CONTRASTED, _contrasted(contrast, k)),
+        (_EVIDENCE, evidence),
+        (_KEYED, keyed),
+        (_RANKED, ranked),
+        (_PICKED, picked),
+    ]
+    fences = (_CONTRASTED, _EVIDENCE) if materialized else ()
+    for name, step in steps:
+        final = final.with_(name, as_=step, copy=False, materialized=name in fences or None)
+    return final

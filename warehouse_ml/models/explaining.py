@@ -1,0 +1,187 @@
+"""Why this prediction: exact per-row explanations of a fitted model, fetched or as a view.
+
+:class:`Explainer` is a base of :class:`warehouse_ml.models.base.Classifier` (as
+models/prediction.py's ``Predictor`` is); it relies on the classifier's ``classes_``,
+``_current`` and ``_parts`` (one term per attribute, models/evidence.Part). The SQL and its
+rules (evidence, contrasts, ranks, layouts) are in models/evidence.py. An explanation view is
+owned and registered with its model like a prediction view, so a re-fit rebuilds it in the same
+transaction (store/catalog.publish) and ``drop`` removes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source, SourceLike, open_source
+from warehouse_ml.errors import NameConflictError
+from warehouse_ml.models import literal_terms, names
+from warehouse_ml.models.evidence import LONG, Contrast, Layout, explanation_query
+from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.store import ownership
+from warehouse_ml.store.catalog import EXPLANATION_VIEW, ModelRecord
+
+ROW_NUMBER = "row"
+"""The column that identifies a source row (0-based, in source order) when ``explain`` is given
+no keys."""
+
+
+class Explainer:
+    """Explanations of a fitted classifier (module docstring)."""
+
+    def explanation_query(
+        self,
+        warehouse: Warehouse,
+        record: ModelRecord,
+        source: Source,
+        *,
+        keys: Sequence[str],
+        contrast: Contrast,
+        layout: Layout,
+        row_number: str | None = None,
+        keep_order: bool = False,
+    ) -> exp.Query:
+        """The query explaining ``source`` with ``record``: the ``keys`` columns (and, with
+        ``row_number``, the 0-based source position under that name), then the layout's
+        columns (models/evidence.py). A key named like an output column is refused."""
+        self._check_source(record, source)
+        parts = self._parts(warehouse, record, source)
+        for key in keys:
+            source.field(key)
+        given = [*keys, *([row_number] if row_number else [])]
+        names.check_outputs(given, layout.output_names(len(parts)), source.description)
+        prior = literal_terms.prior_term(literal_terms.load(warehouse, record))
+        return explanation_query(
+            source.relation,
+            prior,
+            parts,
+            record.classes,
+            contrast,
+            layout,
+            passthrough=[(k, k) for k in keys],
+            row=names.fresh("wml_row", source.columns) if keep_order else None,
+            row_number=row_number,
+            materialized=warehouse.MATERIALIZED_STEPS,
+        )
+
+    def explain(
+        self,
+        con: Connectable,
+        source: SourceLike,
+        *,
+        keys: Sequence[str] | None = None,
+        top: int | None = None,
+        against: Any = None,
+        form: str = LONG,
+    ) -> pa.Table:
+        """Each attribute's exact weight of evidence for the predicted class of every row of
+        ``source``, one row per source row and attribute (long format), in source order and
+        rank order.
+
+        Columns: the ``keys`` columns (default: ``row``, the 0-based source position, int64),
+        ``class`` (the class explained: the predicted one), ``against`` (the class it is
+        weighed against: by default the runner-up; ``against=<label>`` names one, a row
+        predicted as that class then weighed against its runner-up;
+        ``against=warehouse_ml.EVERY_CLASS`` gives each other class against the predicted
+        one), ``attribute`` (NULL for the prior), ``value`` (the row's value as text),
+        ``parent`` and ``parent_value`` (TAN: the attribute's parent and its value; NULL
+        otherwise), ``evidence`` (float64, nats: ln P(value | [parent value,] class) -
+        ln P(value | [parent value,] against); for the prior ln P(class) - ln P(against)),
+        ``rank`` (0 for the prior, then 1.. by |evidence| descending, ties to the earlier
+        attribute). ``top=k`` keeps the prior and the k first attributes. The prior plus all
+        evidence of a row equals ln p(class | row) - ln p(against | row). ``form="wide"``
+        gives the reason codes of :meth:`create_explanation_view` instead (``top`` required).
+        """
+        layout = Layout.make(form, top)
+        with (
+            session(con) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            contrast = Contrast.make(record.classes, against)
+            query = self.explanation_query(
+                warehouse, record, src, keys=list(keys or ()), contrast=contrast, layout=layout,
+                row_number=None if keys else ROW_NUMBER, keep_order=True,
+            )  # fmt: skip
+            return warehouse.fetch_tree(query)
+
+    def create_explanation_view(
+        self,
+        con: Connectable,
+        view: str | Sequence[str],
+        source: str | Sequence[str],
+        *,
+        keys: Sequence[str] | None = None,
+        top: int | None = 3,
+        against: Any = None,
+        form: str = LONG,
+    ) -> TableName:
+        """Create (or replace) a plain-SQL explanation view over a table, view or file: what
+        :meth:`explain` returns, for any SQL client, with the ``keys`` columns first (default:
+        every source column but the model's features and those named like an output column,
+        such as a target called ``class``). ``form="wide"`` gives one row per source row (and
+        contrast) with reason codes instead: ``class``, ``against``, ``prior_evidence``, then
+        ``reason_<i>``, ``reason_<i>_value``, ``reason_<i>_evidence`` for i = 1..top.
+
+        The view is registered as the model's: a re-fit rebuilds it in the same transaction,
+        ``drop`` removes it. Its name must be new or a view warehouse-ml made (a user's table or
+        view, or the source itself, is a NameConflictError before anything runs). Returns the
+        view's schema-qualified name.
+        """
+        layout = Layout.make(form, top)
+        with session(con) as warehouse, open_source(warehouse, source) as src:
+            spec = src.durable_spec("an explanation view")
+            unreadable = warehouse.views_read_library()
+            if unreadable is not None:
+                raise NameConflictError(f"cannot create view {str(view)!r}: {unreadable}")
+            with self._current(warehouse) as record:
+                contrast = Contrast.make(record.classes, against)
+                chosen = _default_keys(record, src, layout) if keys is None else list(keys)
+                query = self.explanation_query(
+                    warehouse, record, src, keys=chosen, contrast=contrast, layout=layout
+                )
+            options = {
+                "keys": None if keys is None else list(keys),
+                "against": contrast.to_json(record.classes),
+                "form": layout.form,
+                "top": layout.top,
+            }
+            claimed = ownership.claim(
+                warehouse, TableName.parse(view), "view",
+                sources=[] if src.object is None else [src.object],
+            )  # fmt: skip
+            return ownership.create(
+                warehouse, claimed, query, owner_kind="model", owner=record.name,
+                role=EXPLANATION_VIEW, created_by="create_explanation_view",
+                lifetime=ownership.MODEL, details={"source": spec, "options": options},
+            )  # fmt: skip
+
+    def stored_explanation_query(
+        self,
+        warehouse: Warehouse,
+        record: ModelRecord,
+        source: Source,
+        options: dict[str, Any],
+    ) -> exp.Query:
+        """The query of an explanation view created with ``options``, over ``record``'s model
+        (a re-fit rebuilding the view)."""
+        layout = Layout.make(options["form"], options["top"])
+        keys = options["keys"]
+        return self.explanation_query(
+            warehouse, record, source,
+            keys=_default_keys(record, source, layout) if keys is None else keys,
+            contrast=Contrast.from_json(options["against"], record.classes), layout=layout,
+        )  # fmt: skip
+
+
+def _default_keys(record: ModelRecord, source: Source, layout: Layout) -> list[str]:
+    """An explanation view's keys by default: the source's columns but the model's features
+    (their values are in the view) and any named like an output column (e.g. a target
+    ``class``)."""
+    taken = {n.casefold() for n in [*record.features, *layout.output_names(len(record.features))]}
+    return [c for c in source.columns if c.casefold() not in taken]
