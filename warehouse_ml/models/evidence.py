@@ -216,10 +216,6 @@ def _case_of(index: exp.Expression, items: dict[int, exp.Expression], kind: str)
     return case
 
 
-def _is(index: str, value: int) -> exp.Expression:
-    return exp.EQ(this=column(index), expression=literal(value))
-
-
 def _contrasted(contrast: Contrast, k: int) -> exp.Select:
     """The step choosing each output row's class (``wml_c``) and against class (``wml_o``)."""
     predicted, runner = column(_PREDICTED), column(_RUNNER_UP)
@@ -369,12 +365,13 @@ def explanation_query(
     )
     ranked = layer(_KEYED, _ranks(n))
     m = layout.positions(n)
-    rank_of = [None, *(column(f"wml_r_{a}") for a in range(1, n + 1))]
+    rank_of = [literal(0), *(column(f"wml_r_{a}") for a in range(1, n + 1))]
 
     def pick(position: exp.Expression) -> exp.Expression:
-        """The attribute (1..n) at ``position`` of the row's ranking."""
+        """The part at ``position`` of the row's ranking: 0 (the prior) at 0, else the
+        attribute 1..n of that rank."""
         case = exp.case()
-        for a in range(1, n + 1):
+        for a in range(n + 1):
             case = case.when(
                 exp.EQ(this=rank_of[a], expression=position.copy()), literal(a), copy=False
             )
@@ -413,12 +410,8 @@ def explanation_query(
     ).from_(exp.to_table(_PICKED))
     if layout.form == LONG:
         positions = templates.values([[p] for p in range(m + 1)], "wml_positions", [_POSITION])
-        position = column(_POSITION, "wml_positions")
-        index = exp.case().when(exp.EQ(this=position, expression=literal(0)), literal(0))
-        for a in range(1, n + 1):
-            index = index.when(exp.EQ(this=rank_of[a], expression=position.copy()), literal(a))
         picked = (
-            exp.select(exp.Star(), alias(index, _PICK))
+            exp.select(exp.Star(), alias(pick(column(_POSITION, "wml_positions")), _PICK))
             .from_(exp.to_table(_RANKED))
             .join(positions, join_type="CROSS")
         )

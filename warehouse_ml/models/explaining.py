@@ -19,11 +19,9 @@ from sqlglot import exp
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.errors import NameConflictError
 from warehouse_ml.models import literal_terms, names
 from warehouse_ml.models.evidence import LONG, Contrast, Layout, explanation_query
 from warehouse_ml.sqlgen.templates import TableName
-from warehouse_ml.store import ownership
 from warehouse_ml.store.catalog import EXPLANATION_VIEW, ModelRecord
 
 ROW_NUMBER = "row"
@@ -49,12 +47,9 @@ class Explainer:
         """The query explaining ``source`` with ``record``: the ``keys`` columns (and, with
         ``row_number``, the 0-based source position under that name), then the layout's
         columns (models/evidence.py). A key named like an output column is refused."""
-        self._check_source(record, source)
+        outputs = [*layout.output_names(len(record.features)), row_number]
+        self._check_outputs(record, source, [(k, k) for k in keys], outputs)
         parts = self._parts(warehouse, record, source)
-        for key in keys:
-            source.field(key)
-        given = [*keys, *([row_number] if row_number else [])]
-        names.check_outputs(given, layout.output_names(len(parts)), source.description)
         prior = literal_terms.prior_term(literal_terms.load(warehouse, record))
         return explanation_query(
             source.relation,
@@ -134,32 +129,20 @@ class Explainer:
         view's schema-qualified name.
         """
         layout = Layout.make(form, top)
-        with session(con) as warehouse, open_source(warehouse, source) as src:
-            spec = src.durable_spec("an explanation view")
-            unreadable = warehouse.views_read_library()
-            if unreadable is not None:
-                raise NameConflictError(f"cannot create view {str(view)!r}: {unreadable}")
-            with self._current(warehouse) as record:
-                contrast = Contrast.make(record.classes, against)
-                chosen = _default_keys(record, src, layout) if keys is None else list(keys)
-                query = self.explanation_query(
-                    warehouse, record, src, keys=chosen, contrast=contrast, layout=layout
-                )
-            options = {
-                "keys": None if keys is None else list(keys),
-                "against": contrast.to_json(record.classes),
-                "form": layout.form,
-                "top": layout.top,
-            }
-            claimed = ownership.claim(
-                warehouse, TableName.parse(view), "view",
-                sources=[] if src.object is None else [src.object],
-            )  # fmt: skip
-            return ownership.create(
-                warehouse, claimed, query, owner_kind="model", owner=record.name,
-                role=EXPLANATION_VIEW, created_by="create_explanation_view",
-                lifetime=ownership.MODEL, details={"source": spec, "options": options},
-            )  # fmt: skip
+        options = {
+            "keys": None if keys is None else list(keys),
+            "against": Contrast.make(self.classes_, against).to_json(self.classes_),
+            "form": layout.form,
+            "top": layout.top,
+        }
+
+        def build(warehouse: Warehouse, record: ModelRecord, src: Source) -> exp.Query:
+            return self.stored_explanation_query(warehouse, record, src, options)
+
+        return self._create_model_view(
+            con, view, source, role=EXPLANATION_VIEW, created_by="create_explanation_view",
+            what="an explanation view", build=build, options=options,
+        )  # fmt: skip
 
     def stored_explanation_query(
         self,
