@@ -258,6 +258,33 @@ def test_zero_probabilities_follow_the_infinity_rule(con):
     assert model.predict(con, "other").column("prediction").to_pylist() == [None]
 
 
+@pytest.mark.parametrize("alpha", [1.0, 0.0])
+def test_the_top_k_are_the_full_rankings_first_k_ties_and_nulls_included(con, alpha):
+    """top=k < attributes selects rank by rank; the full ranking compares every pair. They
+    agree, with tied |evidence| (copied columns) going to the earlier attribute, infinities
+    above every finite value and NULL evidence last, for every contrast."""
+    a = ["x", "x", "y", "y", "z", None, "y", "x"]
+    b = ["u", "u", "v", "v", "v", "u", None, "v"]
+    data = pa.table(
+        {"id": range(8), "a": a, "b": b, "a_copy": a, "d": ["s", "t"] * 4, "b_copy": b,
+         "c": ["p", "p", "q", "q", "q", "p", "r", "r"]}
+    )  # fmt: skip
+    con.register("data", data)
+    con.register("other", pa.table({"id": [9], "a": ["x"], "b": ["v"], "a_copy": ["x"],
+                                    "d": ["s"], "b_copy": ["v"], "c": ["p"]}))  # fmt: skip
+    model = wml.NaiveBayes(alpha=alpha).fit(con, "data", "c", keys=["id"], name="m")
+    for source in ("data", "other"):
+        for against in (None, "q", wml.EVERY_CLASS):
+            full = model.explain(con, source, keys=["id"], against=against).to_pylist()
+            for top in (1, 2, 3):
+                kept = [r for r in full if r["rank"] <= top]
+                got = model.explain(con, source, keys=["id"], against=against, top=top)
+                assert got.to_pylist() == kept, (source, against, top)
+    rows = _by_row(model.explain(con, "data", keys=["id"]))
+    ranked = [r["attribute"] for r in rows[0][1:]]
+    assert ranked.index("a") < ranked.index("a_copy") and ranked.index("b") < ranked.index("b_copy")
+
+
 def test_bad_calls_are_refused_by_name(con, datasets):
     _source(con, datasets, "car")
     model = wml.NaiveBayes().fit(con, "src", "class", keys=["id"], name="m")

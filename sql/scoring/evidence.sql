@@ -4,13 +4,12 @@
 -- ln P(x | parent value, c') for a TAN attribute, ln P(c) - ln P(c') for the prior. A NULL
 -- term is a zero probability (only with alpha = 0): +Infinity when only the against class's
 -- term is NULL, -Infinity when only the class's is, NULL when both are (no evidence either
--- way), and NULL when the row has no class to explain (every class impossible).
--- Placeholders: $term (the class's term), $against (the against class's term), $defined
---   (TRUE when the row has a class and an against class).
+-- way); both are NULL when the row has no class or no against class (every class impossible).
+-- Placeholders: $term (the class's term), $against (the against class's term).
 -- Rendered by: warehouse_ml/models/evidence.py.
 SELECT
     CASE
-        WHEN NOT $defined OR ($term IS NULL AND $against IS NULL) THEN CAST(NULL AS DOUBLE)
+        WHEN $term IS NULL AND $against IS NULL THEN CAST(NULL AS DOUBLE)
         WHEN $against IS NULL THEN CAST('Infinity' AS DOUBLE)
         WHEN $term IS NULL THEN CAST('-Infinity' AS DOUBLE)
         ELSE $term - $against

@@ -70,9 +70,11 @@ LONG_COLUMNS = (CLASS, AGAINST, "attribute", "value", "parent", "parent_value", 
 _JOINT, _MAXED, _CHOSEN, _SECONDS, _RUNNER = (
     "wml_joint", "wml_maxed", "wml_chosen", "wml_seconds", "wml_runner",
 )  # fmt: skip
-_CONTRASTED, _EVIDENCE, _KEYED, _RANKED, _PICKED = (
-    "wml_contrasted", "wml_evidence", "wml_keyed", "wml_ranked", "wml_picked",
+_CONTRASTED, _INDEXED, _WEIGHTED, _EVIDENCE = (
+    "wml_contrasted", "wml_indexed", "wml_weighted", "wml_evidence",
 )  # fmt: skip
+_KEYED, _RANKED, _SHOWN, _PICKED = "wml_keyed", "wml_ranked", "wml_shown", "wml_picked"
+_SHOWN_FIELDS = ("attribute", "value", "parent", "parent_value", EVIDENCE)  # fmt: skip
 _PREDICTED, _SECOND, _RUNNER_UP = "wml_pred", "wml_second", "wml_runner_up"
 _CLASS, _AGAINST, _OTHER, _POSITION, _PICK = "wml_c", "wml_o", "wml_other", "wml_pos", "wml_a"
 
@@ -197,11 +199,16 @@ def _joint(class_index: int) -> str:
     return f"wml_j_{class_index}"
 
 
-def _first_where(conditions: Sequence[exp.Expression]) -> exp.Expression:
-    """``CASE WHEN cond_0 THEN 0 WHEN cond_1 THEN 1 ... END``: the first index whose condition
-    holds, NULL when none does."""
+def _shown(position: int, field: str) -> str:
+    """The column holding ``field`` of the part at ``position`` of a row's ranking."""
+    return f"wml_s_{position}_{_SHOWN_FIELDS.index(field)}"
+
+
+def _first_where(conditions: Sequence[exp.Expression], first: int = 0) -> exp.Expression:
+    """``CASE WHEN cond_0 THEN first WHEN cond_1 THEN first + 1 ... END``: the index of the
+    first condition that holds, NULL when none does."""
     case = exp.case()
-    for index, condition in enumerate(conditions):
+    for index, condition in enumerate(conditions, start=first):
         case = case.when(condition, literal(index), copy=False)
     return case
 
@@ -240,47 +247,81 @@ def _contrasted(contrast: Contrast, k: int) -> exp.Select:
     return layer(_RUNNER, [alias(predicted, _CLASS), alias(against, _AGAINST)])
 
 
-def _ranks(n: int) -> list[exp.Expression]:
-    """Rank of each attribute (1..n) by its key ``wml_x_<a>`` (|evidence|, -1 for NULL):
-    1 + the attributes before it with a key >= its own + those after it with a greater key."""
-    ranks = []
-    for a in range(1, n + 1):
-        mine = column(f"wml_x_{a}")
-        beaten = [
-            exp.case()
-            .when(
-                (exp.GTE if b < a else exp.GT)(this=column(f"wml_x_{b}"), expression=mine.copy()),
-                literal(1),
+def _ranking_steps(n: int, m: int) -> list[tuple[str, exp.Select]]:
+    """Steps after ``wml_keyed`` ending in one whose columns ``wml_a_1 .. wml_a_m`` are the
+    attributes (1..n) at ranks 1..m, by the key ``wml_x_<a>`` (|evidence|, -1 for NULL)
+    descending, ties to the earlier attribute.
+
+    Every attribute (m = n): each one's rank counted by comparisons, 1 + the attributes before
+    it with a key >= its own + those after it with a greater key (n^2 comparisons in two
+    steps). The first m < n: selected one rank at a time, the greatest key below the previous
+    pick in that order, then the first attribute holding it (2 steps and 2n comparisons a
+    rank), so ``top=3`` of 20 attributes costs a fraction of a full ranking.
+    """
+    keys = [column(f"wml_x_{a}") for a in range(1, n + 1)]
+    if m == n:
+        ranks = []
+        for a in range(1, n + 1):
+            beaten = [
+                exp.case()
+                .when(
+                    (exp.GTE if b < a else exp.GT)(this=keys[b - 1], expression=keys[a - 1]),
+                    literal(1),
+                )
+                .else_(literal(0))
+                for b in range(1, n + 1)
+                if b != a
+            ]
+            ranks.append(alias(balanced_sum([literal(1), *beaten]), f"wml_r_{a}"))
+        at_rank = [
+            alias(
+                _first_where(
+                    [
+                        exp.EQ(this=column(f"wml_r_{a}"), expression=literal(p))
+                        for a in range(1, n + 1)
+                    ],
+                    first=1,
+                ),
+                f"{_PICK}_{p}",
             )
-            .else_(literal(0))
-            for b in range(1, n + 1)
-            if b != a
+            for p in range(1, m + 1)
         ]
-        ranks.append(alias(balanced_sum([literal(1), *beaten]), f"wml_r_{a}"))
-    return ranks
+        return [("wml_ranks", layer(_KEYED, ranks)), (_RANKED, layer("wml_ranks", at_rank))]
+    steps: list[tuple[str, exp.Select]] = []
+    previous = _KEYED
+    for p in range(1, m + 1):
+        unpicked = [
+            [exp.NEQ(this=column(f"{_PICK}_{q}"), expression=literal(a)) for q in range(1, p)]
+            for a in range(1, n + 1)
+        ]
+        candidates = [
+            exp.case().when(exp.and_(*others), key) if others else key
+            for key, others in zip(keys, unpicked, strict=True)
+        ]
+        steps.append((f"wml_max_{p}", layer(previous, [alias(greatest(candidates), f"wml_m_{p}")])))
+        holding = [
+            exp.and_(*others, exp.EQ(this=key, expression=column(f"wml_m_{p}")))
+            for key, others in zip(keys, unpicked, strict=True)
+        ]
+        first = _first_where(holding, first=1)
+        previous = _RANKED if p == m else f"wml_top_{p}"
+        steps.append((previous, layer(f"wml_max_{p}", [alias(first, f"{_PICK}_{p}")])))
+    return steps
 
 
-def explanation_query(
+def evidence_steps(
     source: exp.Expression,
     prior: Term,
     parts: Sequence[Part],
     classes: Sequence[Any],
     contrast: Contrast,
-    layout: Layout,
-    *,
     passthrough: Sequence[tuple[str, str]],
     row: str | None = None,
-    row_number: str | None = None,
-    materialized: bool = False,
-) -> exp.Query:
-    """The explanation of ``source``'s rows (module docstring), in ``layout``.
-
-    ``passthrough``: (source column, output name) pairs, first in the output; with ``row`` (a
-    name no source column has) the output comes in source order, then class order of the
-    contrasts, then rank, and ``row_number`` names a first column holding the 0-based source
-    position (BIGINT). ``materialized`` marks the steps after which every reference is to a
-    plain column ``AS MATERIALIZED`` (an engine's ``MATERIALIZED_STEPS``).
-    """
+) -> list[tuple[str, exp.Query]]:
+    """The steps (name, query) computing each source row's (and contrast's) evidence: the last,
+    ``wml_evidence``, has the columns ``wml_c`` / ``wml_o`` (class and against indexes),
+    ``wml_e_0`` (the prior's evidence), ``wml_e_<a>`` (attribute a = 1..n of ``parts``),
+    ``wml_v_<a>`` / ``wml_pv_<a>`` (values shown) and ``wml_k_<i>`` (the passthrough)."""
     k, n = len(classes), len(parts)
     every = [prior, *(p.term for p in parts)]
     terms = terms_step(every, passthrough, row)
@@ -330,29 +371,100 @@ def explanation_query(
     with_second = layer(_CHOSEN, [alias(second, _SECOND)])
     with_runner = layer(_SECONDS, [alias(runner, _RUNNER_UP)])
 
-    defined = exp.and_(
-        exp.Not(this=exp.Is(this=column(_CLASS), expression=exp.null())),
-        exp.Not(this=exp.Is(this=column(_AGAINST), expression=exp.null())),
+    undefined = exp.or_(
+        exp.Is(this=column(_CLASS), expression=exp.null()),
+        exp.Is(this=column(_AGAINST), expression=exp.null()),
     )
-    evidence = layer(
+    indexed = layer(
         _CONTRASTED,
         [
-            alias(
-                templates.expression(
-                    "evidence",
-                    term=_case_of(
-                        column(_CLASS), {c: column(term_column(t, c)) for c in range(k)}, "DOUBLE"
-                    ),
-                    against=_case_of(
-                        column(_AGAINST), {c: column(term_column(t, c)) for c in range(k)}, "DOUBLE"
-                    ),
-                    defined=defined,
-                ),
-                f"wml_e_{t}",
-            )
-            for t in range(n + 1)
+            alias(exp.case().when(undefined, exp.null()).else_(column(index)), f"{index}i")
+            for index in (_CLASS, _AGAINST)
         ],
     )
+    # Each class's weight in a row's contrast: 1 for the class, -1 for the against class, 0
+    # for the others (NULL for a row with no class to explain), so an attribute's evidence is
+    # the weighted sum of its terms: t(c) - t(c') to the last bit (x * 1, x * -1 and x * 0 are
+    # exact, and adding 0 is), with no CASE a term. A row with a NULL term (alpha = 0) takes
+    # the rule of sql/scoring/evidence.sql instead.
+    weighted = layer(
+        _INDEXED,
+        [
+            alias(
+                exp.case()
+                .when(exp.EQ(this=column(f"{_CLASS}i"), expression=literal(c)), literal(1.0))
+                .when(exp.EQ(this=column(f"{_AGAINST}i"), expression=literal(c)), literal(-1.0))
+                .when(exp.Is(this=column(f"{_CLASS}i"), expression=exp.null()), exp.null())
+                .else_(literal(0.0)),
+                f"wml_w_{c}",
+            )
+            for c in range(k)
+        ],
+    )
+
+    def weight_of_evidence(t: int) -> exp.Expression:
+        terms = [column(term_column(t, c)) for c in range(k)]
+        side = {
+            index: _case_of(column(f"{index}i"), dict(enumerate(terms)), "DOUBLE")
+            for index in (_CLASS, _AGAINST)
+        }
+        products = [
+            exp.Mul(this=term.copy(), expression=column(f"wml_w_{c}"))
+            for c, term in enumerate(terms)
+        ]
+        total = products[0]
+        for product in products[1:]:
+            total = exp.Add(this=total, expression=product)
+        return (
+            exp.case()
+            .when(
+                exp.Is(this=balanced_sum(terms), expression=exp.null()),
+                templates.expression("evidence", term=side[_CLASS], against=side[_AGAINST]),
+            )
+            .else_(total)
+        )
+
+    evidence = layer(_WEIGHTED, [alias(weight_of_evidence(t), f"wml_e_{t}") for t in range(n + 1)])
+    return [
+        (INPUT, input_step(source, row)),
+        (TERMS, terms),
+        (_JOINT, joint),
+        (_MAXED, maxed),
+        (_CHOSEN, chosen),
+        (_SECONDS, with_second),
+        (_RUNNER, with_runner),
+        (_CONTRASTED, _contrasted(contrast, k)),
+        (_INDEXED, indexed),
+        (_WEIGHTED, weighted),
+        (_EVIDENCE, evidence),
+    ]
+
+
+def explanation_query(
+    source: exp.Expression,
+    prior: Term,
+    parts: Sequence[Part],
+    classes: Sequence[Any],
+    contrast: Contrast,
+    layout: Layout,
+    *,
+    passthrough: Sequence[tuple[str, str]],
+    row: str | None = None,
+    row_number: str | None = None,
+    materialized: bool = False,
+) -> exp.Query:
+    """The explanation of ``source``'s rows (module docstring), in ``layout``.
+
+    ``passthrough``: (source column, output name) pairs, first in the output; with ``row`` (a
+    name no source column has) the output comes in source order, then class order of the
+    contrasts, then rank, and ``row_number`` names a first column holding the 0-based source
+    position (BIGINT). ``materialized`` marks every step from the contrast on ``AS
+    MATERIALIZED`` (an engine's ``MATERIALIZED_STEPS``: an engine that inlines each step into
+    the next would copy a step's expressions into every reference to them, level after level
+    of the ranking, past its memory).
+    """
+    n = len(parts)
+    steps = evidence_steps(source, prior, parts, classes, contrast, passthrough, row)
     keyed = layer(
         _EVIDENCE,
         [
@@ -363,22 +475,11 @@ def explanation_query(
             for a in range(1, n + 1)
         ],
     )
-    ranked = layer(_KEYED, _ranks(n))
     m = layout.positions(n)
-    rank_of = [literal(0), *(column(f"wml_r_{a}") for a in range(1, n + 1))]
-
-    def pick(position: exp.Expression) -> exp.Expression:
-        """The part at ``position`` of the row's ranking: 0 (the prior) at 0, else the
-        attribute 1..n of that rank."""
-        case = exp.case()
-        for a in range(n + 1):
-            case = case.when(
-                exp.EQ(this=rank_of[a], expression=position.copy()), literal(a), copy=False
-            )
-        return case
+    ranking = _ranking_steps(n, m)
 
     def shown(index: exp.Expression) -> list[exp.Expression]:
-        """attribute, value, parent, parent_value and evidence of the part ``index`` picks."""
+        """attribute, value, parent, parent_value and evidence of attribute ``index``."""
         return [
             _case_of(index, {a: literal(p.attribute) for a, p in enumerate(parts, 1)}, "VARCHAR"),
             _case_of(index, {a: column(f"wml_v_{a}") for a in range(1, n + 1)}, "VARCHAR"),
@@ -394,10 +495,21 @@ def explanation_query(
                 },
                 "VARCHAR",
             ),
-            _case_of(index, {t: column(f"wml_e_{t}") for t in range(n + 1)}, "DOUBLE"),
+            _case_of(index, {a: column(f"wml_e_{a}") for a in range(1, n + 1)}, "DOUBLE"),
         ]
 
+    # Each shown part once a source row (and contrast): wml_s_<position>_<field>, fields as
+    # _SHOWN_FIELDS, position 0 the prior (its evidence only).
     labels = {c: class_literal(label) for c, label in enumerate(classes)}
+    shown_columns = [
+        alias(_case_of(column(_CLASS), labels, "VARCHAR"), "wml_class"),
+        alias(_case_of(column(_AGAINST), labels, "VARCHAR"), "wml_against"),
+        alias(column("wml_e_0"), _shown(0, EVIDENCE)),
+    ]
+    for p in range(1, m + 1):
+        for name, item in zip(_SHOWN_FIELDS, shown(column(f"{_PICK}_{p}")), strict=True):
+            shown_columns.append(alias(item, _shown(p, name)))
+    ranking.append((_SHOWN, layer(_RANKED, shown_columns)))
     final = exp.select(
         *(
             [alias(exp.Sub(this=column(ROW), expression=literal(1)), row_number)]
@@ -405,50 +517,69 @@ def explanation_query(
             else []
         ),
         *[alias(column(f"wml_k_{i}"), name) for i, (_, name) in enumerate(passthrough)],
-        alias(_case_of(column(_CLASS), labels, "VARCHAR"), CLASS),
-        alias(_case_of(column(_AGAINST), labels, "VARCHAR"), AGAINST),
-    ).from_(exp.to_table(_PICKED))
+        alias(column("wml_class"), CLASS),
+        alias(column("wml_against"), AGAINST),
+    )
     if layout.form == LONG:
         positions = templates.values([[p] for p in range(m + 1)], "wml_positions", [_POSITION])
         picked = (
-            exp.select(exp.Star(), alias(pick(column(_POSITION, "wml_positions")), _PICK))
-            .from_(exp.to_table(_RANKED))
-            .join(positions, join_type="CROSS")
+            exp.select(exp.Star()).from_(exp.to_table(_SHOWN)).join(positions, join_type="CROSS")
         )
-        names = ["attribute", "value", "parent", "parent_value", EVIDENCE]
-        for name, item in zip(names, shown(column(_PICK)), strict=True):
-            final = final.select(alias(item, name), copy=False)
+        ranking.append((_PICKED, picked))
+        for name in _SHOWN_FIELDS:
+            first = 0 if name == EVIDENCE else 1
+            at = {p: column(_shown(p, name)) for p in range(first, m + 1)}
+            kind = "DOUBLE" if name == EVIDENCE else "VARCHAR"
+            final = final.select(alias(_case_of(column(_POSITION), at, kind), name), copy=False)
         final = final.select(alias(column(_POSITION), RANK), copy=False)
         order = [column(_CLASS, _PICKED), column(_POSITION, _PICKED)]
     else:
-        picked = layer(_RANKED, [alias(pick(literal(p)), f"{_PICK}_{p}") for p in range(1, m + 1)])
-        final = final.select(alias(column("wml_e_0"), "prior_evidence"), copy=False)
+        final = final.select(alias(column(_shown(0, EVIDENCE)), "prior_evidence"), copy=False)
         for p in range(1, m + 1):
-            attribute, value, _, _, weight = shown(column(f"{_PICK}_{p}"))
             final = final.select(
-                alias(attribute, f"reason_{p}"),
-                alias(value, f"reason_{p}_value"),
-                alias(weight, f"reason_{p}_evidence"),
+                alias(column(_shown(p, "attribute")), f"reason_{p}"),
+                alias(column(_shown(p, "value")), f"reason_{p}_value"),
+                alias(column(_shown(p, EVIDENCE)), f"reason_{p}_evidence"),
                 copy=False,
             )
-        order = [column(_CLASS, _PICKED)]
+        order = [column(_CLASS, _SHOWN)]
+    last = ranking[-1][0]
+    final = final.from_(exp.to_table(last), copy=False)
     if row is not None:
-        final = final.order_by(column(ROW, _PICKED), *order, copy=False)
-    steps = [
-        (INPUT, input_step(source, row)),
-        (TERMS, terms),
-        (_JOINT, joint),
-        (_MAXED, maxed),
-        (_CHOSEN, chosen),
-        (_SECONDS, with_second),
-        (_RUNNER, with_runner),
-        (_CONTRASTED, _contrasted(contrast, k)),
-        (_EVIDENCE, evidence),
-        (_KEYED, keyed),
-        (_RANKED, ranked),
-        (_PICKED, picked),
-    ]
-    fences = (_CONTRASTED, _EVIDENCE) if materialized else ()
+        final = final.order_by(column(ROW, last), *order, copy=False)
+    steps += [(_KEYED, keyed), *ranking]
+    return _with_steps(final, steps, materialized)
+
+
+def _with_steps(
+    query: exp.Select, steps: Sequence[tuple[str, exp.Query]], materialized: bool
+) -> exp.Select:
+    """``query`` over ``steps`` (CTEs); with ``materialized``, every step from the contrast on
+    is ``AS MATERIALIZED`` (see :func:`explanation_query`)."""
+    names = [name for name, _ in steps]
+    fenced = set(names[names.index(_CONTRASTED) :]) if materialized else set()
     for name, step in steps:
-        final = final.with_(name, as_=step, copy=False, materialized=name in fences or None)
-    return final
+        query = query.with_(name, as_=step, copy=False, materialized=name in fenced or None)
+    return query
+
+
+def mean_evidence_query(
+    source: exp.Expression,
+    prior: Term,
+    parts: Sequence[Part],
+    classes: Sequence[Any],
+    *,
+    materialized: bool = False,
+) -> exp.Query:
+    """One row: ``wml_m_<a>`` (DOUBLE, nats), the mean |evidence| of attribute a = 1..n of
+    ``parts`` for each row's predicted class against its runner-up, over the rows of ``source``
+    with evidence for it (NULL evidence is left out; an infinite one makes the mean infinite);
+    NULL when there is none."""
+    steps = evidence_steps(source, prior, parts, classes, Contrast("runner_up"), [])
+    means = exp.select(
+        *[
+            alias(exp.func("AVG", exp.Abs(this=column(f"wml_e_{a}"))), f"wml_m_{a}")
+            for a in range(1, len(parts) + 1)
+        ]
+    ).from_(exp.to_table(_EVIDENCE))
+    return _with_steps(means, steps, materialized)
