@@ -72,6 +72,7 @@ from warehouse_ml.evaluation.splits import Split, assign_folds, holdout_split, l
 from warehouse_ml.models.chow_liu import ChowLiuTree, chow_liu_tree
 from warehouse_ml.models.evidence import EVERY_CLASS
 from warehouse_ml.models.naive_bayes import NaiveBayes
+from warehouse_ml.models.relevance import pair_information, rank_attributes
 from warehouse_ml.models.tan import TAN
 from warehouse_ml.progress import Progress, ProgressCallback
 from warehouse_ml.version import VERSION as __version__
@@ -137,7 +138,9 @@ __all__ = [
     "loss_decisions",
     "measure_sql",
     "ovr_auc",
+    "pair_information",
     "precision_recall_curve",
+    "rank_attributes",
     "rebuild_views",
     "registered_views",
     "roc_auc",

@@ -1,9 +1,9 @@
 -- Pair counts keyed by class label turned into the pair-count layout keyed by class_index
--- (the label itself serves as the class key; used where no class table exists, e.g. Chow-Liu
--- trees over a constant class).
+-- (the label itself serves as the class key; used where no class table exists: Chow-Liu
+-- trees over a constant class, pair information before any model is fit).
 -- Placeholders: $counts (wml_part, attribute_i, attribute_j, value_i, value_j, class_label, n).
 -- Output columns: wml_part, attribute_i, attribute_j, value_i, value_j, class_index (the label), n.
--- Rendered by: warehouse_ml/models/chow_liu.py.
+-- Rendered by: warehouse_ml/models/chow_liu.py, warehouse_ml/models/relevance.py.
 SELECT
     k.wml_part AS wml_part,
     k.attribute_i AS attribute_i,

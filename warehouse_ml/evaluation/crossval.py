@@ -38,7 +38,7 @@ from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.evaluation import splits
 from warehouse_ml.evaluation.loo import leave_one_out_open
 from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation
-from warehouse_ml.models import names
+from warehouse_ml.models import names, relevance
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.names import FOLD, PREDICTION, probability_columns
 from warehouse_ml.models.training import ClassCount, Training, class_counts, total
@@ -75,7 +75,8 @@ class Plan:
     chosen (and ``selection``: the features / categorical / numeric arguments that choose them
     again with nothing left to decide, stats/integer_rule.as_declared), the class counts, the
     number of source rows (NULL targets included), whether its results are kept and the
-    high-cardinality check of the source."""
+    high-cardinality check of the source. With ``features="top:k"``, ``top`` is k and
+    ``features`` the candidates each training fold keeps its k best of."""
 
     cv_id: str
     selection: dict[str, Any]
@@ -84,6 +85,7 @@ class Plan:
     n_rows: int
     keep: bool
     check: CardinalityCheck
+    top: int | None = None
 
     @property
     def labels(self) -> tuple[Any, ...]:
@@ -103,17 +105,24 @@ def plan_evaluation(
     """The :class:`Plan` of cross-validating ``model`` on ``src``: its features, classes and
     row count, read before any table is made."""
     catalog.ensure(warehouse)
+    top = relevance.top_count(selection.get("features"))
     chosen = choose_features(
-        warehouse, src, target, selection.get("features"), keys=[key] if key else None,
+        warehouse, src, target, None if top else selection.get("features"),
+        keys=[key] if key else None,
         **model.column_kinds(selection.get("categorical"), selection.get("numeric")),
     )  # fmt: skip
+    if top is not None and top > len(chosen):
+        raise ParameterError(
+            f"features='top:{top}' asks for more attributes than the {len(chosen)} of "
+            f"{src.description} ({[f.name for f in chosen]})"
+        )
     classes, n_null = class_counts(warehouse, src, target)
     n_labelled = total(classes)
     check = CardinalityCheck(
         src.description, chosen, n_labelled, allow_high_cardinality=allow_high_cardinality
     )
     cv_id = f"cv{uuid.uuid4().hex[:12]}"
-    return Plan(cv_id, as_declared(chosen), chosen, classes, n_labelled + n_null, keep, check)
+    return Plan(cv_id, as_declared(chosen), chosen, classes, n_labelled + n_null, keep, check, top)
 
 
 def _results(
@@ -191,7 +200,7 @@ def cross_validate(
     stratified: bool = True,
     seed: int = 0,
     key: str | None = None,
-    features: Sequence[str] | None = None,
+    features: Sequence[str] | str | None = None,
     categorical: Iterable[str] | None = None,
     numeric: Iterable[str] | None = None,
     keep: bool = False,
@@ -216,7 +225,11 @@ def cross_validate(
         stratified: keep each class's proportion in every fold (within one row).
         seed: fold assignment seed (same seed and keys, same folds, on every engine).
         key: a unique integer or string column; None numbers the rows in scan order.
-        features, categorical, numeric: as for ``fit``.
+        features, categorical, numeric: as for ``fit``; or ``features="top:k"``: each fold
+            keeps the k attributes of highest MI with the class over its own training rows
+            (:func:`warehouse_ml.rank_attributes`, no leakage from the held-out fold), of
+            every column but the target and the key (``categorical`` / ``numeric`` still
+            declare how each is treated).
         keep: keep the predictions in schema ``wml`` after the connection closes (see
             :func:`warehouse_ml.list_evaluations`); by default they are temporary.
         allow_high_cardinality: as for ``fit``; the attributes' distinct values in all folds
@@ -265,8 +278,16 @@ def cross_validate(
 
 
 def uses_exact_leave_one_out(model: Classifier, k: Any, plan: Plan) -> bool:
-    """k = n for a model with an exact leave-one-out (loo.py) needs no fold table."""
-    return k == plan.n_rows and model.exact_leave_one_out()
+    """k = n for a model with an exact leave-one-out (loo.py) needs no fold table. Features
+    chosen inside each training fold (``top:k``) have none: refused for k = n."""
+    if k != plan.n_rows or not model.exact_leave_one_out():
+        return False
+    if plan.top is not None:
+        raise ParameterError(
+            f"features='top:{plan.top}' chooses the attributes inside each training fold, which "
+            f"leave-one-out's exact computation cannot; use fewer folds than the {k} rows"
+        )
+    return True
 
 
 def _reused_key(src: Source, split: splits.Split, key: str | None) -> str | None:
@@ -333,10 +354,12 @@ def _learn_fold_by_fold(
     fold_classes: list[list[ClassCount]],
     tables: Staging,
     check: CardinalityCheck,
+    choose: Callable[[exp.Query], list[Feature]],
 ) -> list[ModelRecord]:
     """One model per fold (when the model does not learn every fold at once): fold f learns
-    from the rows of ``split`` whose ``fold`` differs from f, in tables named by
-    ``tables.part(f"f{f}")``; one scan per fold. The high-cardinality ``check`` is made first
+    from the rows of ``split`` whose ``fold`` differs from f, with the features ``choose``
+    keeps of ``features`` given those rows, in tables named by ``tables.part(f"f{f}")``; one
+    scan per fold. The high-cardinality ``check`` is made first
     on the categorical attributes' values in all folds together (one count scan of the split),
     so that no fold does heavier work with an attribute that is refused. Returns each fold's
     (uncatalogued) record."""
@@ -350,12 +373,21 @@ def _learn_fold_by_fold(
         )
         training = Training(
             Source(rows.subquery("wml_training"), split.schema, split.description, True),
-            target, features, [classes],
+            target, choose(rows), [classes],
         )  # fmt: skip
         fold_tables = tables.part(f"f{index}")
         details = model.learn_tables(warehouse, training, fold_tables, check)
         records.append(model.record_of(warehouse, fold_tables, training, details))
     return records
+
+
+def _chooser(warehouse: Warehouse, target: str, plan: Plan) -> Callable[[exp.Query], list[Feature]]:
+    """What a fold keeps of the plan's features given its training rows: all of them, or with
+    ``top:k`` the k of highest MI with the class over those rows (models/relevance.py)."""
+    if plan.top is None:
+        return lambda rows: list(plan.features)
+    top = plan.top
+    return lambda rows: relevance.top_features(warehouse, rows, target, plan.features, top)
 
 
 def cross_validate_planned(
@@ -393,7 +425,7 @@ def cross_validate_planned(
                     probability_names=probability_names, prediction_name=PREDICTION,
                 )  # fmt: skip
 
-            if model.learns_folds_at_once(chosen):
+            if plan.top is None and model.learns_folds_at_once(chosen):
                 tables = learned.part("all")
                 training = Training(
                     split_source, target, chosen, fold_classes, held_out=split.fold_column
@@ -408,7 +440,7 @@ def cross_validate_planned(
             else:
                 records = _learn_fold_by_fold(
                     warehouse, model, split_source, target, chosen, split.fold_column,
-                    fold_classes, learned, plan.check,
+                    fold_classes, learned, plan.check, _chooser(warehouse, target, plan),
                 )  # fmt: skip
 
                 def write(table: TableName) -> None:

@@ -12,26 +12,31 @@ import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml.engines import Connectable, session
-from warehouse_ml.engines.sources import SourceLike, open_source
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import crossval, metrics, splits
 from warehouse_ml.evaluation.loo import leave_one_out_open
 from warehouse_ml.evaluation.metrics.registry import Criterion
 from warehouse_ml.evaluation.result import Evaluation
+from warehouse_ml.models import relevance
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.stats.integer_rule import as_declared
 from warehouse_ml.store import catalog, ownership
 from warehouse_ml.store.ownership import Staging
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One setting to compare in :func:`select_model`: a model object and its feature choice."""
+    """One setting to compare in :func:`select_model`: a model object and its feature choice
+    (``features``: names, None for every column, or ``"top:k"``: the k attributes of highest
+    MI with the class, chosen inside each training fold and, for the refit, over all rows)."""
 
     model: Classifier
-    features: Sequence[str] | None = None
+    features: Sequence[str] | str | None = None
     categorical: Sequence[str] | None = None
     numeric: Sequence[str] | None = None
 
@@ -40,8 +45,21 @@ class Candidate:
         (settings left at None are not shown)."""
         params = self.model.get_params().items()
         settings = ", ".join(f"{k}={v!r}" for k, v in params if v is not None)
-        features = "all" if self.features is None else ",".join(self.features)
+        features = self.features if isinstance(self.features, str) else None
+        if features is None:
+            features = "all" if self.features is None else ",".join(self.features)
         return f"{type(self.model).__name__}({settings}) features={features}"
+
+
+def _refit_selection(
+    warehouse: Warehouse, src: Source, target: str, plan: crossval.Plan
+) -> dict[str, Any]:
+    """The features / categorical / numeric arguments that refit a candidate on all rows: the
+    features its cross-validation used, or with ``top:k`` the k of highest MI over all rows."""
+    if plan.top is None:
+        return plan.selection
+    kept = relevance.top_features(warehouse, src.relation, target, plan.features, plan.top)
+    return as_declared(kept)
 
 
 def _score(
@@ -153,7 +171,7 @@ def select_model(
                             [index, candidate.describe(), candidate.model.kind, measure, value,
                              accuracy]
                         )  # fmt: skip
-                        decided.append(plan.selection)
+                        decided.append(_refit_selection(warehouse, src, target, plan))
                 finally:
                     work.drop()
         values = [r[4] for r in rows]

@@ -19,8 +19,14 @@ from sqlglot import exp
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.models import literal_terms, names
-from warehouse_ml.models.evidence import LONG, Contrast, Layout, explanation_query
+from warehouse_ml.models import literal_terms, names, relevance
+from warehouse_ml.models.evidence import (
+    LONG,
+    Contrast,
+    Layout,
+    explanation_query,
+    mean_evidence_query,
+)
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store.catalog import EXPLANATION_VIEW, ModelRecord
 
@@ -143,6 +149,41 @@ class Explainer:
             con, view, source, role=EXPLANATION_VIEW, created_by="create_explanation_view",
             what="an explanation view", build=build, options=options,
         )  # fmt: skip
+
+    def attribute_ranking(self, con: Connectable, source: SourceLike | None = None) -> pa.Table:
+        """Which attributes matter to this model, ranked by their mutual information with the
+        class, from the model's stored parameters (no training data is read).
+
+        Columns: ``attribute``; ``treatment`` (how MI was measured: ``categorical``, ``numeric:
+        the model's <b> equal-frequency bins`` for TAN, ``gaussian: <b> equal-frequency bins of
+        the fitted class normals`` for a Naive Bayes Gaussian); ``n`` (int64 training rows with
+        a value and a class); ``mi`` (float64 bits, MI(A; C)); ``parent`` and ``cmi_parent``
+        (TAN: the attribute's parent in the tree and CMI(A; parent | C) in bits, the weight that
+        chose the edge; NULL for Naive Bayes and the root); ``mean_abs_evidence`` (float64
+        nats: with a ``source``, the mean |evidence| of the attribute for each row's predicted
+        class against its runner-up, as :meth:`explain` gives it; NULL without); ``rank``
+        (int64, 1 for the highest MI, ties to the earlier feature).
+        """
+        with session(con) as warehouse, self._current(warehouse) as record:
+            measured = relevance.model_information(warehouse, record)
+            evidence = None
+            if source is not None:
+                with open_source(warehouse, source) as src:
+                    self._check_outputs(record, src, [], [])
+                    parts = self._parts(warehouse, record, src)
+                    prior = literal_terms.prior_term(literal_terms.load(warehouse, record))
+                    query = mean_evidence_query(
+                        src.relation, prior, parts, record.classes,
+                        materialized=warehouse.MATERIALIZED_STEPS,
+                    )  # fmt: skip
+                    row = warehouse.fetch_tree(query).to_pylist()[0]
+                    evidence = {p.attribute: row[f"wml_m_{a}"] for a, p in enumerate(parts, 1)}
+            return relevance.model_ranking(record.features, measured, self._links(), evidence)
+
+    def _links(self) -> dict[str, tuple[str, float]]:
+        """attribute -> (its parent attribute, their CMI given the class in bits) of a model
+        with a tree over its attributes (TAN); none for Naive Bayes."""
+        return {}
 
     def stored_explanation_query(
         self,

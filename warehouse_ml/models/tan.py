@@ -460,16 +460,19 @@ class TAN(Classifier):
             result[(row[0], row[1])] = float(row[position] or 0.0)
         return result
 
+    def _links(self) -> dict[str, tuple[str, float]]:
+        cmi = self.cmi_
+        return {
+            child: (parent, cmi.get((parent, child), cmi.get((child, parent), 0.0)))
+            for child, parent in self.parents_.items()
+            if parent is not None
+        }
+
     def tree_text(self, format: str = "mermaid") -> str:
         """The model's structure as text: ``"mermaid"`` (a ``graph TD`` flowchart) or ``"dot"``
         (Graphviz). The class points to every attribute; each attribute parent points to its
         child, labelled with their CMI in bits (4 decimals)."""
-        cmi = self.cmi_
-        edges = []
-        for child, parent in self.parents_.items():
-            if parent is not None:
-                key = (parent, child) if (parent, child) in cmi else (child, parent)
-                edges.append((parent, child, cmi[key]))
+        edges = [(parent, child, cmi) for child, (parent, cmi) in self._links().items()]
         return render_tree(self.record.target, self.record.features, edges, format)
 
 
