@@ -353,6 +353,21 @@ def explanations(engine: Engine) -> dict[str, Any]:
 
 
 @case
+def attribute_rankings(engine: Engine) -> dict[str, Any]:
+    """MI with the class before a fit (numerics binned), pair CMI, and a model's ranking from
+    its counts with the mean |evidence| over a source."""
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    tan = _fit(engine, wml.TAN(), "engine_tan_rank")
+    return {
+        "rank": wml.rank_attributes(w, table, "label", keys=["id"], categorical=["size"]),
+        "pairs": wml.pair_information(w, table, "label", keys=["id"], categorical=["size"]),
+        "nb": _naive_bayes(engine).attribute_ranking(w, table),
+        "tan": tan.attribute_ranking(w, table),
+    }
+
+
+@case
 def folds(engine: Engine) -> dict[str, Any]:
     """MD5 fold ids: plain and stratified k-fold and repeated stratified hold-out, identical on
     every engine."""
