@@ -180,3 +180,27 @@ def test_explain_prints_writes_and_creates_views(tmp_path, capsys):
     con.close()
     assert main(["explain", "t", TENNIS, "--against", "maybe", "--db", db]) == 1
     assert "not a class of model 't'" in capsys.readouterr().err
+
+
+def test_rank_before_a_fit_and_a_models_ranking(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    assert main(["rank", TENNIS, "--target", "play", "--keys", "day", "--db", db]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].split() == ["attribute", "treatment", "n", "mi", "rank"]
+    con = duckdb.connect(db)
+    want = wml.rank_attributes(con, TENNIS, "play", keys=["day"])
+    con.close()
+    assert [line.split()[0] for line in printed[1:5]] == want.column("attribute").to_pylist()
+    out = tmp_path / "pairs.csv"
+    args = ["--target", "play", "--keys", "day", "--pairs", "--output", str(out), "--db", db]
+    assert main(["rank", TENNIS, *args]) == 0
+    assert len(out.read_text().splitlines()) == 1 + 6  # header and the 4 attributes' pairs
+    main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"])
+    capsys.readouterr()
+    assert main(["rank", "--model", "t", TENNIS, "--db", db]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split()
+    assert header[-3:] == ["cmi_parent", "mean_abs_evidence", "rank"]
+    assert main(["rank", TENNIS, "--db", db]) == 1
+    assert "rank needs SOURCE and --target" in capsys.readouterr().err
+    assert main(["evaluate", TENNIS, "--target", "play", "--keys", "day", "--folds", "3",
+                 "--features", "top:2", "--db", db]) == 0  # fmt: skip

@@ -12,6 +12,7 @@ import warehouse_ml as wml
 from warehouse_ml.api import MODEL_KINDS
 from warehouse_ml.cli.display import print_table, write_table
 from warehouse_ml.engines import DuckDBWarehouse
+from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 
 KIND_NAMES = {"nb": "naive_bayes", "naive_bayes": "naive_bayes", "tan": "tan"}
@@ -41,6 +42,13 @@ def default_of(kind: str, option: str) -> Any:
 def split_names(text: str | None) -> list[str] | None:
     """Column names from a comma-separated option value."""
     return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+
+
+def feature_choice(text: str | None) -> list[str] | str | None:
+    """The features option's value: comma-separated names, or ``top:k`` as it is."""
+    if text is not None and text.strip().startswith("top:"):
+        return text.strip()
+    return split_names(text)
 
 
 def model_from(kind: str, args: argparse.Namespace) -> Classifier:
@@ -127,6 +135,27 @@ def cmd_explain(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         print(f"wrote {explained.num_rows} rows to {args.output}")
     else:
         print_table(explained, args.rows)
+
+
+def cmd_rank(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    """Rank a source's attributes by MI with --target (or every pair with --pairs), or print a
+    stored model's ranking (--model, with the mean |evidence| over SOURCE when given)."""
+    if args.model:
+        ranked = wml.load(con, args.model).attribute_ranking(con, args.source)
+    else:
+        if args.source is None or args.target is None:
+            raise ParameterError("rank needs SOURCE and --target (or --model NAME)")
+        measure = wml.pair_information if args.pairs else wml.rank_attributes
+        ranked = measure(
+            con, args.source, args.target, split_names(args.features),
+            keys=split_names(args.keys), categorical=split_names(args.categorical),
+            numeric=split_names(args.numeric), bins=args.bins,
+        )  # fmt: skip
+    if args.output:
+        write_table(ranked, args.output)
+        print(f"wrote {ranked.num_rows} rows to {args.output}")
+    else:
+        print_table(ranked, args.rows)
 
 
 def cmd_models(args: argparse.Namespace, con: DuckDBWarehouse) -> None:

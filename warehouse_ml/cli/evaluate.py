@@ -10,7 +10,7 @@ from typing import Any
 import pyarrow as pa
 
 import warehouse_ml as wml
-from warehouse_ml.cli.commands import model_from, split_names
+from warehouse_ml.cli.commands import feature_choice, model_from, split_names
 from warehouse_ml.cli.display import print_table, write_table
 from warehouse_ml.engines import DuckDBWarehouse
 from warehouse_ml.errors import ParameterError
@@ -68,7 +68,7 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         evaluation = crossval.cross_validate(
             con, args.source, args.target, model_from(args.kind, args), folds=args.folds,
             stratified=not args.no_stratify, seed=args.seed, key=args.keys, keep=args.keep,
-            features=split_names(args.features), categorical=split_names(args.categorical),
+            features=feature_choice(args.features), categorical=split_names(args.categorical),
             numeric=split_names(args.numeric),
             allow_high_cardinality=args.allow_high_cardinality,
         )  # fmt: skip

@@ -15,6 +15,7 @@ from warehouse_ml.cli.commands import (
     cmd_explain,
     cmd_models,
     cmd_predict,
+    cmd_rank,
     cmd_show,
     cmd_sql,
     cmd_train,
@@ -24,6 +25,7 @@ from warehouse_ml.cli.commands import (
 )
 from warehouse_ml.cli.demo import cmd_demo
 from warehouse_ml.cli.evaluate import cmd_evaluate
+from warehouse_ml.stats.binning import DEFAULT_BINS
 from warehouse_ml.stats.integer_rule import MAX_INTEGER_CATEGORIES
 
 DEFAULT_DB = os.environ.get("WML_DB", "warehouse.duckdb")
@@ -63,7 +65,9 @@ def _model_options(sub: argparse.ArgumentParser) -> None:
 def _column_options(sub: argparse.ArgumentParser) -> None:
     """Which columns are features, and how each is modelled (train and evaluate)."""
     sub.add_argument(
-        "--features", help="comma-separated feature columns (default: all but target and keys)"
+        "--features",
+        help="comma-separated feature columns (default: all but target and keys); evaluate "
+        "also takes top:K, the K of highest MI chosen inside each training fold",
     )
     sub.add_argument(
         "--categorical",
@@ -183,6 +187,31 @@ def build_parser() -> argparse.ArgumentParser:
     explain_target.add_argument("--output", help="write the rows to a .parquet or .csv file")
     explain.add_argument("--rows", type=int, default=20, help="rows to print (default 20)")
     explain.set_defaults(run=cmd_explain)
+
+    rank = command(
+        "rank",
+        "which attributes tell most about the class: MI (bits) of every column with --target, "
+        "ranked (--pairs: CMI and MI of every attribute pair); or a stored model's ranking",
+    )
+    rank.add_argument(
+        "source", nargs="?", help="table name or .parquet/.csv path (with --model: optional)"
+    )
+    rank.add_argument("--target", help="the class column")
+    rank.add_argument(
+        "--model", help="a stored model: its ranking from its counts, mean |evidence| over SOURCE"
+    )
+    rank.add_argument("--keys", help="comma-separated identifier columns, never ranked")
+    _column_options(rank)
+    rank.add_argument(
+        "--bins",
+        type=int,
+        default=DEFAULT_BINS,
+        help=f"equal-frequency bins for numeric columns (default {DEFAULT_BINS})",
+    )
+    rank.add_argument("--pairs", action="store_true", help="every attribute pair instead")
+    rank.add_argument("--output", help="write the rows to a .parquet or .csv file")
+    rank.add_argument("--rows", type=int, default=20, help="rows to print (default 20)")
+    rank.set_defaults(run=cmd_rank)
 
     command("models", "list the models in the catalog").set_defaults(run=cmd_models)
 
