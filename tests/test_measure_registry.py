@@ -159,7 +159,18 @@ EVALUATION_METHODS = {
     "confusion_matrix": ("confusion_matrix", "(self) -> 'pa.Table'"),
     "class_measures": ("class_measures", "(self, beta: 'float' = 1.0) -> 'pa.Table'"),
     "averaged_measures": ("averaged_measures", "(self, beta: 'float' = 1.0) -> 'pa.Table'"),
-    "roc_curve": ("roc_curve", "(self, positive: 'Any' = None) -> 'pa.Table'"),
+    "roc_curve": (
+        "roc_curve",
+        "(self, positive: 'Any' = None, max_points: 'int | None' = None) -> 'pa.Table'",
+    ),
+    "precision_recall_curve": (
+        "precision_recall_curve",
+        "(self, positive: 'Any' = None, max_points: 'int | None' = None) -> 'pa.Table'",
+    ),
+    "calibration": (
+        "calibration",
+        "(self, positive: 'Any' = None, bins: 'int' = 10) -> 'pa.Table'",
+    ),
     "auc": ("roc_auc", "(self, positive: 'Any' = None) -> 'Auc'"),
     "ovr_auc": ("ovr_auc", "(self) -> 'OvrAuc'"),
     "average_precision": (
@@ -177,7 +188,8 @@ EVALUATION_METHODS = {
         "(self, loss: 'Sequence[Sequence[float]]') -> 'LossSummary'",
     ),
 }
-"""Evaluation's named methods: name -> (measure, signature), as they were before the registry."""
+"""Evaluation's named methods: name -> (measure, signature): those before the registry, with
+the curves' ``max_points``, ``precision_recall_curve`` and ``calibration`` added since."""
 
 
 def test_evaluation_methods_are_the_registrys():

@@ -22,8 +22,8 @@ natural (``LN``); every division has a DOUBLE side; sums of floating terms are o
 ``select_ordered_sum.sql``) so that the same input gives the same result on every run.
 
 The modules: spec.py (resolving the columns, the prepared predictions), registry.py (the
-entries and what is derived from them), confusion.py, ranking.py, lift.py, scoring_rules.py and
-loss.py (the measures), views.py (views and SQL text).
+entries and what is derived from them), confusion.py, ranking.py, lift.py, calibration.py,
+scoring_rules.py and loss.py (the measures), views.py (views and SQL text).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from warehouse_ml.evaluation.metrics import registry
+from warehouse_ml.evaluation.metrics.calibration import calibration
 from warehouse_ml.evaluation.metrics.confusion import (
     Accuracy,
     accuracy,
@@ -88,6 +89,7 @@ __all__ = [
     "average_precision",
     "averaged_measures",
     "brier_score",
+    "calibration",
     "class_auc",
     "class_measures",
     "confusion_matrix",

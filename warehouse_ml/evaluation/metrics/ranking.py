@@ -41,6 +41,7 @@ from warehouse_ml.evaluation.metrics.spec import (
     with_labels,
 )
 from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import alias, column
 
 THREE_POINT_LEVELS = (0.2, 0.5, 0.8)
 RANKING = "ranking, positive class {positive!r}"
@@ -109,9 +110,41 @@ def _of_positive(template: str) -> Callable[..., exp.Query]:
     return build
 
 
-_roc_query = _of_positive("select_roc_points")
 _auc_query = _of_positive("select_auc")
-_pr_query = _of_positive("select_precision_recall_points")
+_pr_points = _of_positive("select_precision_recall_points")
+_roc_points = _of_positive("select_roc_points")
+_CURVE_COLUMNS = ("class_index", "point", "threshold", "tp", "fp")
+
+
+def _thinned(points: exp.Query, columns: Sequence[str], max_points: int | None) -> exp.Query:
+    """``points`` (a curve), or about ``max_points`` of them per class
+    (``select_thinned_points.sql``) when given."""
+    if max_points is None:
+        return points
+    if isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 2:
+        raise ParameterError(f"max_points must be an integer >= 2 or None, got {max_points!r}")
+    return templates.build(
+        "select_thinned_points",
+        points=points,
+        columns=[alias(column(c, "t"), c) for c in columns],
+        max_points=max_points,
+    )
+
+
+def _roc_query(
+    spec: Spec, src: Source, positive: Any = None, max_points: int | None = None
+) -> exp.Query:
+    points = _roc_points(spec, src, positive)
+    return _thinned(points, (*_CURVE_COLUMNS, "tpr", "fpr"), max_points)
+
+
+def _pr_query(
+    spec: Spec, src: Source, positive: Any = None, max_points: int | None = None
+) -> exp.Query:
+    points = _pr_points(spec, src, positive)
+    return _thinned(points, (*_CURVE_COLUMNS, "precision", "recall"), max_points)
+
+
 _average_precision_query = _of_positive("select_average_precision")
 
 
@@ -138,7 +171,7 @@ def _interpolated_query(
 ) -> exp.Query:
     return templates.build(
         "select_interpolated_precision",
-        points=_pr_query(spec, src, positive),
+        points=_pr_points(spec, src, positive),
         class_index=positive_index(spec, positive),
         levels=templates.values(
             list(enumerate(_levels(recall_levels))), "l", ["level_index", "recall_level"]
@@ -198,6 +231,7 @@ def _average_precision(
 
 # -- entries -------------------------------------------------------------------------------
 POSITIVE = Option("positive", None, "Any")
+_MAX_POINTS = Option("max_points", None, "int | None")
 _RECALL_LEVELS = Option("recall_levels", THREE_POINT_LEVELS, "Sequence[float]")
 
 roc_curve = register(
@@ -209,12 +243,15 @@ roc_curve = register(
     Columns: class_index, class_label, point (0 = the origin, threshold NULL), threshold
     (DOUBLE: predict positive when score >= threshold; one point per distinct score, ties as
     one step, decreasing), tp, fp (BIGINT), tpr, fpr (DOUBLE). scikit-learn's
-    ``roc_curve(drop_intermediate=False)`` gives the same points.
+    ``roc_curve(drop_intermediate=False)`` gives the same points. ``max_points``: keep about
+    that many of them (the first, the last and evenly spaced ones between), for drawing.
     """,
-        options=(POSITIVE,),
+        options=(POSITIVE, _MAX_POINTS),
         result=labelled,
         method=Method(
-            "roc_curve", ("positive",), "ROC points for ``positive`` (default: the second class)."
+            "roc_curve",
+            ("positive", "max_points"),
+            "ROC points for ``positive`` (default: the second class).",
         ),
         report=Report(settings=("positive",), table="roc"),
     )
@@ -245,9 +282,15 @@ precision_recall_curve = register(
 
     Columns: class_index, class_label, point (0 = recall 0, precision 1, threshold NULL, as
     scikit-learn), threshold (DOUBLE, decreasing), tp, fp (BIGINT), precision, recall (DOUBLE).
+    ``max_points``: keep about that many of them, as for :func:`roc_curve`.
     """,
-        options=(POSITIVE,),
+        options=(POSITIVE, _MAX_POINTS),
         result=labelled,
+        method=Method(
+            "precision_recall_curve",
+            ("positive", "max_points"),
+            "Recall-precision points for ``positive`` (default: the second class).",
+        ),
     )
 )
 
