@@ -204,3 +204,17 @@ def test_rank_before_a_fit_and_a_models_ranking(tmp_path, capsys):
     assert "rank needs SOURCE and --target" in capsys.readouterr().err
     assert main(["evaluate", TENNIS, "--target", "play", "--keys", "day", "--folds", "3",
                  "--features", "top:2", "--db", db]) == 0  # fmt: skip
+
+
+def test_evaluate_writes_a_report(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    page = tmp_path / "report.html"
+    args = ["--target", "play", "--keys", "day", "--folds", "3", "--report", str(page)]
+    assert main(["evaluate", TENNIS, *args, "--db", db]) == 0
+    assert f"wrote the report to {page}" in capsys.readouterr().out
+    text = page.read_text()
+    assert "3-fold cross-validation of naive_bayes" in text and text.count("<svg") == 5
+    main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"])
+    held = ["evaluate", TENNIS, "--model", "t", "--keys", "day", "--report", str(page)]
+    assert main([*held, "--db", db]) == 0
+    assert "<h2>Model</h2>" in page.read_text()

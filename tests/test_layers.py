@@ -16,7 +16,7 @@ import warehouse_ml
 PACKAGE = Path(warehouse_ml.__file__).resolve().parent
 
 LAYERS = [
-    ("errors", "progress", "synthetic", "version"),
+    ("errors", "progress", "synthetic", "version", "charts"),
     ("sqlgen",),
     ("engines",),
     ("store",),

@@ -56,6 +56,7 @@ def _print_report(
 def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     """Cross-validate a model kind on a source (or evaluate a stored model on a hold-out source)
     and print the report; optionally write every table."""
+    model = None
     if args.model:
         model = wml.load(con, args.model)
         evaluation = crossval.evaluate(
@@ -93,3 +94,6 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         for name, table in tables.items():
             write_table(table, str(folder / f"{name}.{args.format}"))
         print(f"\nwrote {', '.join(tables)} as .{args.format} to {folder}")
+    if args.report:
+        page = evaluation.report(args.report, model=model, positive=positive, title=how)
+        print(f"\nwrote the report to {page}")

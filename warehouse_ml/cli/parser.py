@@ -258,6 +258,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="cross-validation: the one column identifying a row, whose MD5 picks its fold "
         "(default: row order); with --model: comma-separated columns to keep in the predictions",
     )
+    evaluate.add_argument(
+        "--report",
+        metavar="FILE",
+        help="also write a one-file HTML report (charts, every number and its SQL; with "
+        "--model the model card too); needs warehouse-ml[report]",
+    )
     evaluate.add_argument("--key", dest="keys", help=argparse.SUPPRESS)  # the former spelling
     evaluate.add_argument("--no-stratify", action="store_true", help="plain k-fold")
     evaluate.add_argument(

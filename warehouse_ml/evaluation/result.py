@@ -27,6 +27,7 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import metrics
+from warehouse_ml.evaluation.report import Pictures
 from warehouse_ml.models.names import FOLD, PREDICTION
 from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.store import ownership
@@ -38,8 +39,9 @@ UNWRITTEN = TableName(("unwritten",))
 
 
 @dataclass(frozen=True)
-class Evaluation:
-    """Out-of-sample predictions and the measures computed from them (all in SQL).
+class Evaluation(Pictures):
+    """Out-of-sample predictions and the measures computed from them (all in SQL), with their
+    charts and report (evaluation/report.py).
 
     Attributes:
         predictions: the pooled predictions table (key, fold, target, p_<label>..., prediction).

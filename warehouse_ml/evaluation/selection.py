@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 from sqlglot import exp
 
+from warehouse_ml import charts
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.evaluation import crossval, metrics, splits
+from warehouse_ml.evaluation import crossval, metrics, report, splits
 from warehouse_ml.evaluation.loo import leave_one_out_open
 from warehouse_ml.evaluation.metrics.registry import Criterion
 from warehouse_ml.evaluation.result import Evaluation
@@ -77,6 +79,12 @@ def _score(
 class Selection:
     """Outcome of :func:`select_model`: the refitted best model and the comparison.
 
+    ``curves``: each candidate's cross-validated ROC points of class ``positive`` (the
+    ``positive`` argument, else the second class of a binary target, else the first class),
+    thinned in SQL to about ``report.CURVE_POINTS``, keyed ``"<candidate>: <description>"``;
+    ``aucs`` their AUCs. :meth:`plot_roc` draws them on one chart, :meth:`report` writes the
+    comparison as a one-file HTML page.
+
     ``comparison`` columns: candidate (INTEGER, input order), description (VARCHAR), kind,
     measure (VARCHAR name), value (DOUBLE), accuracy (DOUBLE), chosen (BOOLEAN). It is also
     stored as table ``table`` (owned by the chosen model, dropped with it) and named in the
@@ -86,6 +94,18 @@ class Selection:
     model: Classifier
     comparison: pa.Table
     table: TableName
+    positive: Any = None
+    curves: dict[str, pa.Table] = field(default_factory=dict)
+    aucs: dict[str, float | None] = field(default_factory=dict)
+
+    def plot_roc(self, ax: Any = None) -> Any:
+        """Every candidate's ROC curve on one chart (AUC in the legend); returns the axes."""
+        return charts.roc(charts.axes_or_new(ax, (6.0, 5.0)), self.curves, self.aucs)
+
+    def report(self, path: str | Path, *, title: str | None = None) -> Path:
+        """Write the comparison (every candidate's measure and accuracy, the chosen one, their
+        ROC curves on one chart) as a self-contained HTML file; returns its path."""
+        return report.selection_report(self, Path(path), title)
 
 
 def select_model(
@@ -135,6 +155,9 @@ def select_model(
             source = source.read_all()
         rows = []
         decided = []  # each candidate's features, as its cross-validation chose them
+        curves: dict[str, pa.Table] = {}
+        aucs: dict[str, float | None] = {}
+        shown = None
         with open_source(warehouse, source) as src:
             catalog.ensure(warehouse)
             selection_id = f"sel{uuid.uuid4().hex[:12]}"
@@ -167,6 +190,10 @@ def select_model(
                         with ev:
                             value = _score(ev, criteria, arguments)
                             accuracy = ev.accuracy().accuracy
+                            shown = ev.chart_class(positive)
+                            label = f"{index}: {candidate.describe()}"
+                            curves[label] = ev.roc_curve(shown, max_points=report.CURVE_POINTS)
+                            aucs[label] = ev.auc(shown).auc
                         rows.append(
                             [index, candidate.describe(), candidate.model.kind, measure, value,
                              accuracy]
@@ -198,4 +225,4 @@ def select_model(
                 allow_high_cardinality=allow_high_cardinality,
             )  # fmt: skip
         comparison = pa.Table.from_pylist([dict(zip(columns, r, strict=True)) for r in rows])
-        return Selection(model, comparison, table)
+        return Selection(model, comparison, table, shown, curves, aucs)

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import html
 import inspect
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
 import pyarrow as pa
 
+from warehouse_ml import charts
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
@@ -341,6 +343,36 @@ class Classifier(Predictor, Explainer, abc.ABC):
         integrity.mark_verified(record.model_id)
         self.record_ = record
         return self
+
+    def _repr_html_(self) -> str:
+        """A notebook's card of the model: its settings and, fitted, the key facts of its
+        catalog row and its main picture (:meth:`card_picture`; left out without matplotlib)."""
+        if self.record_ is None:
+            return f"<pre>{html.escape(repr(self))}</pre>"
+        record = self.record_
+        facts = [
+            ("model", f"{record.name} ({record.kind})"),
+            ("target", f"{record.target}: {', '.join(str(c) for c in record.classes)}"),
+            ("trained on", f"{record.source}, {record.n_rows} rows"),
+            ("attributes", ", ".join(f"{f.name} ({f.kind})" for f in self.features_)),
+            (
+                "settings",
+                ", ".join(f"{k}={v}" for k, v in self.get_params().items() if v is not None),
+            ),
+            ("fitted", f"{record.created_at} UTC, warehouse-ml {record.library_version}"),
+        ]
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
+            f"{html.escape(v)}</td></tr>"
+            for k, v in facts
+        )
+        picture = self.card_picture() if charts.available() else ""
+        return f"<div><table>{rows}</table>{picture}</div>"
+
+    def card_picture(self) -> str:
+        """The model's main picture as inline SVG ("" for none): what it can draw without a
+        connection (TAN: its tree). Needs matplotlib."""
+        return ""
 
     def __repr__(self) -> str:
         state = f"name={self.record_.name!r}" if self.record_ is not None else "unfitted"

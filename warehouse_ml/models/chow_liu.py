@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow as pa
 from sqlglot import exp
 
+from warehouse_ml import charts
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ColumnError, HighCardinalityWarning, warn_user
@@ -83,6 +84,16 @@ class ChowLiuTree:
                 "mi": pa.array([e.mi for e in self.edges], pa.float64()),
             }
         )
+
+    def plot(self, ax: Any = None) -> Any:
+        """The tree as a picture (matplotlib, ``warehouse-ml[report]``), edges labelled with
+        their MI in bits; returns the axes (a new figure's when ``ax`` is None)."""
+        ax = charts.axes_or_new(ax, (8.0, 5.0))
+        parents: dict[str, str | None] = {self.root: None}
+        parents.update({e.child: e.parent for e in self.edges})
+        charts.tree(ax, parents, {e.child: e.mi for e in self.edges}, None)
+        ax.set_title("Chow-Liu tree (edge: MI, bits)")
+        return ax
 
     def to_text(self, format: str = "mermaid") -> str:
         """Mermaid or DOT rendering (see :func:`render_tree`)."""

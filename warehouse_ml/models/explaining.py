@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 from sqlglot import exp
 
+from warehouse_ml import charts
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
@@ -179,6 +180,15 @@ class Explainer:
                     row = warehouse.fetch_tree(query).to_pylist()[0]
                     evidence = {p.attribute: row[f"wml_m_{a}"] for a, p in enumerate(parts, 1)}
             return relevance.model_ranking(record.features, measured, self._links(), evidence)
+
+    def plot_attribute_ranking(
+        self, con: Connectable, source: SourceLike | None = None, ax: Any = None
+    ) -> Any:
+        """The attribute ranking (:meth:`attribute_ranking`) as bars of MI with the class
+        (matplotlib, ``warehouse-ml[report]``); returns the axes."""
+        ranked = self.attribute_ranking(con, source)
+        ax = charts.axes_or_new(ax, (6.0, 0.35 * ranked.num_rows + 1.5))
+        return charts.ranking(ax, ranked)
 
     def _links(self) -> dict[str, tuple[str, float]]:
         """attribute -> (its parent attribute, their CMI given the class in bits) of a model

@@ -74,6 +74,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from warehouse_ml import charts
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError, ParameterError
@@ -467,6 +468,19 @@ class TAN(Classifier):
             for child, parent in self.parents_.items()
             if parent is not None
         }
+
+    def plot_tree(self, ax: Any = None) -> Any:
+        """The tree as a picture (matplotlib, ``warehouse-ml[report]``): the class above the
+        root, each attribute under its parent, edges labelled with their CMI in bits; returns
+        the axes (a new figure's when ``ax`` is None)."""
+        ax = charts.axes_or_new(ax, (8.0, 5.0))
+        weights = {child: cmi for child, (_, cmi) in self._links().items()}
+        charts.tree(ax, self.parents_, weights, self.record.target)
+        ax.set_title("TAN tree (edge: CMI given the class, bits)")
+        return ax
+
+    def card_picture(self) -> str:
+        return charts.svg(lambda ax: self.plot_tree(ax=ax), (8.0, 5.0))
 
     def tree_text(self, format: str = "mermaid") -> str:
         """The model's structure as text: ``"mermaid"`` (a ``graph TD`` flowchart) or ``"dot"``

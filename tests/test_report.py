@@ -1,0 +1,141 @@
+"""The one-file HTML report (evaluation/report.py) as a person sees it: rendered by headless
+Chromium (Debian's ``chromium``, installed by .ci/run) with the network off, its console free
+of errors, every chart decoded to a non-zero size and not blank in a screenshot; and the
+numbers it prints are the API's."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import matplotlib.image
+import pytest
+from conftest import load_text_csv
+
+import warehouse_ml as wml
+from warehouse_ml.evaluation.selection import Candidate
+
+PROBE = """<script>
+window.wmlErrors = [];
+window.addEventListener("error", (e) => {
+  window.wmlErrors.push(String(e.message || (e.target && (e.target.src || e.target.href)) || e));
+}, true);
+const wmlConsoleError = console.error;
+console.error = (...args) => { window.wmlErrors.push(args.join(" ")); wmlConsoleError(...args); };
+window.addEventListener("load", () => {
+  const found = [];
+  document.querySelectorAll("figure").forEach((figure) => {
+    const svg = figure.querySelector("svg");
+    const box = (svg || figure).getBoundingClientRect();
+    found.push({ caption: figure.querySelector("figcaption").textContent, svg: !!svg,
+      x: box.x + window.scrollX, y: box.y + window.scrollY, w: box.width, h: box.height });
+  });
+  const out = document.createElement("pre");
+  out.id = "wml-probe";
+  out.style.display = "none";
+  out.textContent = JSON.stringify({ errors: window.wmlErrors, figures: found,
+    height: document.documentElement.scrollHeight });
+  document.body.appendChild(out);
+});
+</script>"""
+OFFLINE = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--force-device-scale-factor=1",
+    "--proxy-server=http://127.0.0.1:9",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--virtual-time-budget=5000",
+]
+
+
+def chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.skip(
+            "headless Chromium not installed (Debian package chromium; .ci/run installs it)"
+        )
+    return found
+
+
+def rendered(page: Path, tmp_path: Path) -> tuple[dict, object]:
+    """What Chromium measured of ``page`` (console errors, each figure's box, the page height)
+    and a screenshot of the whole page as an RGBA array."""
+    browser = chromium()
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.read_text().replace("</head>", PROBE + "</head>", 1))
+    url = probed.as_uri()
+    dom = subprocess.run(
+        [browser, *OFFLINE, "--dump-dom", url], capture_output=True, text=True, timeout=120
+    ).stdout
+    found = json.loads(re.search(r'<pre id="wml-probe"[^>]*>(.*?)</pre>', dom, re.S).group(1))
+    shot = tmp_path / "shot.png"
+    size = f"--window-size=1200,{found['height'] + 40}"
+    subprocess.run(
+        [browser, *OFFLINE, size, f"--screenshot={shot}", url], capture_output=True, timeout=120
+    )
+    return found, matplotlib.image.imread(shot)
+
+
+def test_the_report_renders_offline_without_errors_and_with_every_chart(con, datasets, tmp_path):
+    load_text_csv(con, "d", datasets / "vote.csv")
+    ev = wml.cross_validate(con, "d", "Class", wml.TAN())
+    model = wml.TAN().fit(con, "d", "Class", name="vote_tan")
+    page = ev.report(tmp_path / "report.html", model=model)
+    text = page.read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//|@import|url\(\s*["']?http""", text)
+    found, image = rendered(page, tmp_path)
+    assert found["errors"] == []
+    captions = [f["caption"] for f in found["figures"]]
+    assert captions == [
+        "confusion matrix", "ROC", "precision-recall", "lift and gains", "calibration",
+        "attribute ranking", "tree",
+    ]  # fmt: skip
+    for figure in found["figures"]:
+        assert figure["svg"] and figure["w"] > 100 and figure["h"] > 100, figure
+        x, y, w, h = (int(figure[k]) for k in ("x", "y", "w", "h"))
+        region = image[y : y + h, x : x + w, :3]
+        assert region.shape[0] > 100 and region.shape[1] > 100, figure
+        assert region.std() > 0.05 and (region < 0.5).mean() > 0.005, figure["caption"]
+
+
+def test_the_reports_numbers_are_the_apis(con, datasets, tmp_path):
+    load_text_csv(con, "d", datasets / "car.csv")
+    ev = wml.cross_validate(con, "d", "class", wml.NaiveBayes())
+    model = wml.NaiveBayes().fit(con, "d", "class", name="car_nb")
+    text = ev.report(tmp_path / "r.html", model=model, positive="acc").read_text()
+    accuracy = ev.accuracy()
+    expected = [
+        f"{accuracy.accuracy:.4f} [{accuracy.accuracy_low:.4f}, {accuracy.accuracy_high:.4f}]",
+        f"{accuracy.kappa:.4f}",
+        f"{ev.auc('acc').auc:.4f}",
+        f"{ev.log_score().mean:.4f}",
+        f"{ev.brier_score().mean:.4f}",  # four classes: over every class
+    ]
+    for figure in expected:
+        assert figure in text
+    for row in ev.class_measures().to_pylist():
+        assert f"<td>{row['class_label']}</td><td>{row['support']}</td>" in text
+        assert f"<td>{row['f_measure']:.4f}</td>" in text
+    assert "SQL of accuracy" in text and "SELECT" in text
+    for row in model.attribute_ranking(con).to_pylist():
+        assert f"<td>{row['mi']:.4f}</td>" in text
+
+
+def test_a_selections_report_compares_the_candidates(con, datasets, tmp_path):
+    load_text_csv(con, "d", datasets / "vote.csv")
+    candidates = [wml.NaiveBayes(), wml.TAN(), Candidate(wml.NaiveBayes(), features="top:4")]
+    selection = wml.select_model(con, "d", "Class", candidates, folds=5, name="best")
+    page = selection.report(tmp_path / "selection.html")
+    text = page.read_text()
+    for row in selection.comparison.to_pylist():
+        assert row["description"] in text and f"{row['value']:.4f}" in text
+    assert len(selection.curves) == 3
+    ax = selection.plot_roc()
+    for line, curve in zip(ax.lines[1:], selection.curves.values(), strict=True):
+        assert list(map(float, line.get_xdata())) == curve.column("fpr").to_pylist()
+    found, _ = rendered(page, tmp_path)
+    assert found["errors"] == [] and [f["caption"] for f in found["figures"]] == ["ROC"]

@@ -1,0 +1,326 @@
+"""Charts of an evaluation in a notebook, and its one-file HTML report.
+
+:class:`Pictures` is a base of :class:`warehouse_ml.evaluation.result.Evaluation` (as
+models/explaining.py's ``Explainer`` is of a classifier): ``plot_*`` draw one chart each on a
+matplotlib ``Axes`` (new when none is given) and return it, scikit-learn's Display style;
+``_repr_html_`` is the summary card a notebook shows; :meth:`Pictures.report` writes a single
+self-contained HTML file (charts as inline SVG, no script, no network) with every number, the
+SQL that reproduces it, and, given the fitted model, its card, attribute ranking and tree.
+Every figure's data come from the SQL measures (metrics package); curves are thinned in SQL to
+:data:`CURVE_POINTS` points per class, so a report of millions of rows ships little to Python.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from warehouse_ml import charts
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.evaluation import metrics
+from warehouse_ml.models.names import PREDICTION
+
+CURVE_POINTS = 500
+"""Most points per class a drawn ROC or recall-precision curve has (thinned in SQL)."""
+
+
+class Pictures:
+    """Charts and the report of an evaluation (module docstring). Relies on the evaluation's
+    ``warehouse``, ``predictions``, ``target``, ``classes``, ``probability_columns``,
+    ``folds``, ``key`` and ``measure``."""
+
+    warehouse: Any
+    predictions: Any
+    target: str
+    classes: tuple[Any, ...]
+    probability_columns: tuple[str, ...]
+    folds: int
+    key: str | None
+    measure: Callable[..., Any]
+
+    def chart_class(self, positive: Any = None) -> Any:
+        """The class a one-class chart is of: ``positive``, else the second class of a binary
+        problem, else the first."""
+        if positive is None:
+            return self.classes[1] if len(self.classes) == 2 else self.classes[0]
+        if positive not in self.classes:
+            raise ParameterError(f"positive={positive!r} is not one of {list(self.classes)}")
+        return positive
+
+    def _roc_classes(self, positive: Any) -> list[Any]:
+        """The classes a ROC chart draws: the positive class of a binary problem, else each
+        class against the rest (or just ``positive`` when given)."""
+        if len(self.classes) == 2 or positive is not None:
+            return [self.chart_class(positive)]
+        return list(self.classes)
+
+    def plot_roc(self, ax: Any = None, positive: Any = None) -> Any:
+        """ROC curve of ``positive`` (binary default: the second class; multiclass default:
+        every class against the rest), AUC in the legend; returns the axes."""
+        ax = charts.axes_or_new(ax)
+        shown = self._roc_classes(positive)
+        curves = {
+            str(c): self.measure("roc_curve", positive=c, max_points=CURVE_POINTS) for c in shown
+        }
+        aucs = {str(c): self.measure("roc_auc", positive=c).auc for c in shown}
+        return charts.roc(ax, curves, aucs)
+
+    def plot_precision_recall(self, ax: Any = None, positive: Any = None) -> Any:
+        """Recall-precision curve of ``positive`` with its average precision and the three-point
+        interpolated precision marked; returns the axes."""
+        ax = charts.axes_or_new(ax)
+        label = self.chart_class(positive)
+        points = self.measure("precision_recall_curve", positive=label, max_points=CURVE_POINTS)
+        ap = self.measure("average_precision", positive=label)
+        return charts.precision_recall(
+            ax, points, str(label), ap.average_precision, ap.recall_levels,
+            ap.interpolated_precision,
+        )  # fmt: skip
+
+    def plot_lift(self, ax: Any = None, positive: Any = None, quantiles: int = 10) -> Any:
+        """Lift per quantile and cumulative gains of ``positive``; returns the axes."""
+        ax = charts.axes_or_new(ax)
+        label = self.chart_class(positive)
+        table = self.measure("lift_table", positive=label, quantiles=quantiles)
+        return charts.lift(ax, table, str(label))
+
+    def plot_calibration(self, ax: Any = None, positive: Any = None, bins: int = 10) -> Any:
+        """Reliability diagram of ``positive`` (bins computed in SQL, rows per bin shown);
+        returns the axes."""
+        ax = charts.axes_or_new(ax)
+        label = self.chart_class(positive)
+        return charts.calibration(
+            ax, self.measure("calibration", positive=label, bins=bins), str(label)
+        )
+
+    def plot_confusion_matrix(self, ax: Any = None) -> Any:
+        """Confusion matrix heatmap (rows: true class); returns the axes."""
+        ax = charts.axes_or_new(ax)
+        return charts.confusion(ax, self.measure("confusion_matrix"), self.classes)
+
+    # -- the card and the report --------------------------------------------------------
+    def _repr_html_(self) -> str:
+        """The notebook's card: the key figures and the ROC curve."""
+        accuracy = self.measure("accuracy")
+        figures = _figures(self, accuracy, self.chart_class(None))
+        rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{v}</td></tr>" for k, v in figures)
+        picture = _picture(self.plot_roc, (4.0, 3.2))
+        return (
+            f'<div style="display:flex;gap:16px;align-items:flex-start">'
+            f"<table>{rows}</table><div>{picture}</div></div>"
+        )
+
+    def report(
+        self, path: str | Path, *, model: Any = None, positive: Any = None, title: str | None = None
+    ) -> Path:
+        """Write a self-contained HTML report of this evaluation to ``path`` and return it.
+
+        Sections: the model card when ``model`` (a fitted classifier) is given (source, rows,
+        classes and priors, attributes with type and treatment, smoothing, the TAN tree);
+        accuracy with its Wilson interval, kappa, the confusion matrix, per-class precision,
+        recall and F, AUC, log and Brier scores; ROC, recall-precision, lift and calibration
+        charts of ``positive`` (default as :meth:`plot_roc`); the attribute ranking (with a
+        model); and under each number the SQL that reproduces it over the predictions table.
+        """
+        label = self.chart_class(positive)
+        body = [_card(self, model), _numbers(self, label), _charts(self, label)]
+        if model is not None:
+            body.append(_model_charts(self, model))
+        heading = html.escape(title or f"Evaluation of {self.target}")
+        page = _PAGE.format(title=heading, body="\n".join(body))
+        out = Path(path)
+        out.write_text(page, encoding="utf-8")
+        return out
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }}
+h1 {{ font-size: 1.6em; }} h2 {{ border-bottom: 1px solid #ccc; padding-bottom: .2em; }}
+table {{ border-collapse: collapse; margin: .5em 0; }}
+th, td {{ border: 1px solid #ddd; padding: .25em .6em; text-align: right; }}
+th {{ background: #f4f6f8; }} td:first-child, th:first-child {{ text-align: left; }}
+.charts {{ display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }}
+figure {{ margin: 0; }} figure svg {{ width: 100%; height: auto; }}
+details pre {{ background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .8em; }}
+</style></head>
+<body><h1>{title}</h1>
+{body}
+</body></html>
+"""
+
+
+def _picture(draw: Callable[..., Any], size: tuple[float, float] = (5.0, 4.0)) -> str:
+    """An inline SVG of ``draw(ax=...)``."""
+    return charts.svg(lambda ax: draw(ax=ax), size)
+
+
+def _number(value: Any, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "&ndash;"
+    return f"{value:.{digits}f}" if isinstance(value, float) else html.escape(str(value))
+
+
+def _figures(ev: Pictures, accuracy: Any, positive: Any) -> list[tuple[str, str]]:
+    """The key figures: name and formatted value."""
+    auc = ev.measure("roc_auc", positive=positive).auc
+    return [
+        ("rows", _number(accuracy.n)),
+        ("folds", _number(ev.folds)),
+        (
+            "accuracy",
+            f"{_number(accuracy.accuracy)} [{_number(accuracy.accuracy_low)}, "
+            f"{_number(accuracy.accuracy_high)}] at {accuracy.level:g}",
+        ),
+        ("kappa", _number(accuracy.kappa)),
+        (f"AUC of {positive}", _number(auc)),
+        ("log score (nats/row)", _number(ev.measure("log_score").mean)),
+        (
+            _brier_name(ev, positive),
+            _number(ev.measure("brier_score", **_brier(ev, positive)).mean),
+        ),
+    ]
+
+
+def _brier(ev: Pictures, positive: Any) -> dict[str, Any]:
+    """The Brier score's options: of ``positive`` for two classes, over every class else."""
+    return {"positive": positive} if len(ev.classes) == 2 else {}
+
+
+def _brier_name(ev: Pictures, positive: Any) -> str:
+    return f"Brier score of {positive}" if len(ev.classes) == 2 else "Brier score (all classes)"
+
+
+def _sql(ev: Pictures, name: str, **options: Any) -> str:
+    """The SQL of measure ``name`` over the predictions table, as a collapsed block."""
+    text = metrics.measure_sql(
+        ev.warehouse, name, ev.predictions, target=ev.target,
+        probabilities=dict(zip(ev.classes, ev.probability_columns, strict=True)),
+        prediction=PREDICTION, **options,
+    )  # fmt: skip
+    return f"<details><summary>SQL of {name}</summary><pre>{html.escape(text)}</pre></details>"
+
+
+def _table(table: pa.Table, columns: Sequence[str]) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{_number(r[c])}</td>" for c in columns) + "</tr>"
+        for r in table.to_pylist()
+    )
+    return f"<table><tr>{head}</tr>{rows}</table>"
+
+
+def _card(ev: Pictures, model: Any) -> str:
+    """The model card (with a model) or the evaluation's facts."""
+    facts = [
+        ("predictions table", html.escape(str(ev.predictions))),
+        ("target", html.escape(ev.target)),
+        ("classes", html.escape(", ".join(str(c) for c in ev.classes))),
+        ("folds", str(ev.folds)),
+    ]
+    if model is None:
+        rows = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in facts)
+        return f"<h2>Evaluation</h2><table>{rows}</table>"
+    record = model.record
+    facts = [
+        ("model", html.escape(f"{record.name} ({record.kind})")),
+        ("trained on", html.escape(f"{record.source}, {record.n_rows} rows")),
+        ("smoothing", html.escape(", ".join(f"{k}={v}" for k, v in record.smoothing.items()))),
+        *facts,
+    ]
+    rows = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in facts)
+    priors = model.parameters(ev.warehouse)["classes"]
+    prior_rows = [
+        {"class": r["class_label"], "rows": r["n"], "prior": math.exp(r["log_prior"])}
+        for r in priors.to_pylist()
+    ]
+    features = [{"attribute": f.name, "kind": f.kind, "type": f.sql_type} for f in model.features_]
+    priors_table = _table(pa.Table.from_pylist(prior_rows), ["class", "rows", "prior"])
+    features_table = _table(pa.Table.from_pylist(features), ["attribute", "kind", "type"])
+    return (
+        f"<h2>Model</h2><table>{rows}</table>"
+        f"<h3>Classes and priors</h3>{priors_table}<h3>Attributes</h3>{features_table}"
+    )
+
+
+def _numbers(ev: Pictures, positive: Any) -> str:
+    """Accuracy, the confusion matrix, per-class measures and the scores, each with its SQL."""
+    accuracy = ev.measure("accuracy")
+    figures = "".join(
+        f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in _figures(ev, accuracy, positive)
+    )
+    per_class = ev.measure("class_measures")
+    columns = ["class_label", "support", "precision", "recall", "f_measure"]
+    return (
+        f"<h2>Performance</h2><table>{figures}</table>"
+        + _sql(ev, "accuracy")
+        + _sql(ev, "roc_auc", positive=positive)
+        + _sql(ev, "log_score")
+        + _sql(ev, "brier_score", **_brier(ev, positive))
+        + f"<h3>Per class</h3>{_table(per_class, columns)}"
+        + _sql(ev, "class_measures")
+    )
+
+
+def _figure(svg_text: str, caption: str) -> str:
+    return f"<figure>{svg_text}<figcaption>{html.escape(caption)}</figcaption></figure>"
+
+
+def _charts(ev: Pictures, positive: Any) -> str:
+    pictures = [
+        _figure(_picture(ev.plot_confusion_matrix), "confusion matrix"),
+        _figure(
+            _picture(
+                lambda ax: ev.plot_roc(ax=ax, positive=positive if len(ev.classes) == 2 else None)
+            ),
+            "ROC",
+        ),
+        _figure(
+            _picture(lambda ax: ev.plot_precision_recall(ax=ax, positive=positive)),
+            "precision-recall",
+        ),
+        _figure(_picture(lambda ax: ev.plot_lift(ax=ax, positive=positive)), "lift and gains"),
+        _figure(_picture(lambda ax: ev.plot_calibration(ax=ax, positive=positive)), "calibration"),
+    ]
+    sql = "".join(
+        _sql(ev, name, positive=positive)
+        for name in ("roc_curve", "precision_recall_curve", "lift_table", "calibration")
+    ) + _sql(ev, "confusion_matrix")
+    return f'<h2>Charts</h2><div class="charts">{"".join(pictures)}</div>{sql}'
+
+
+def _model_charts(ev: Pictures, model: Any) -> str:
+    """The model's attribute ranking (chart and table) and its picture (TAN: the tree)."""
+    ranking = model.attribute_ranking(ev.warehouse)
+    size = (6.0, 0.35 * ranking.num_rows + 1.5)
+    picture = model.card_picture()
+    return "\n".join(
+        [
+            "<h2>Attributes</h2>",
+            _figure(charts.svg(lambda ax: charts.ranking(ax, ranking), size), "attribute ranking"),
+            _table(ranking, ["attribute", "treatment", "n", "mi", "parent", "cmi_parent", "rank"]),
+            _figure(picture, "tree") if picture else "",
+        ]
+    )
+
+
+def selection_report(selection: Any, path: Path, title: str | None) -> Path:
+    """The HTML page of a model selection (evaluation/selection.py ``Selection.report``)."""
+    columns = ["candidate", "description", "kind", "measure", "value", "accuracy", "chosen"]
+    roc = _figure(charts.svg(lambda ax: selection.plot_roc(ax=ax), (7.0, 5.5)), "ROC")
+    positive = html.escape(str(selection.positive))
+    body = (
+        f"<h2>Candidates</h2>{_table(selection.comparison, columns)}"
+        f"<p>Chosen and re-fitted on every row: {html.escape(repr(selection.model))}; the "
+        f"comparison is table {html.escape(str(selection.table))}.</p>"
+        f"<h2>Cross-validated ROC curves of {positive}</h2>{roc}"
+    )
+    heading = title or "Model selection"
+    path.write_text(_PAGE.format(title=html.escape(heading), body=body), encoding="utf-8")
+    return path
