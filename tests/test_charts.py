@@ -118,3 +118,21 @@ def test_without_matplotlib_the_error_names_the_extra(vote, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     with pytest.raises(wml.ParameterError, match=r"warehouse-ml\[report\]"):
         vote.report("never.html")
+
+
+def test_each_folds_roc_curve_is_drawn_faintly(vote):
+    from sklearn.metrics import roc_curve
+
+    table = vote.to_arrow()
+    ax = vote.plot_roc(folds=True)
+    assert len(ax.lines) == vote.folds + 2  # each fold's, the diagonal, the pooled curve
+    for fold in range(vote.folds):
+        rows = [r for r in table.to_pylist() if r["fold"] == fold]
+        truth = [r["Class"] == "republican" for r in rows]
+        fpr, tpr, _ = roc_curve(truth, [r["p_republican"] for r in rows], drop_intermediate=False)
+        x, y = _line(ax, fold)
+        np.testing.assert_allclose(x, fpr, atol=1e-12)
+        np.testing.assert_allclose(y, tpr, atol=1e-12)
+        assert ax.lines[fold].get_alpha() < 0.5
+    with pytest.raises(wml.ParameterError, match="fold must be within"):
+        vote.fold_measure("roc_curve", vote.folds)

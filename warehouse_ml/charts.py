@@ -74,6 +74,15 @@ def roc(ax: Any, curves: Mapping[str, pa.Table], aucs: Mapping[str, float | None
     return ax
 
 
+def faint_curves(ax: Any, curves: Sequence[pa.Table]) -> Any:
+    """ROC curves drawn thin and faint, without a legend entry (e.g. each fold's, behind the
+    pooled curve)."""
+    for points in curves:
+        fpr, tpr = points.column("fpr").to_pylist(), points.column("tpr").to_pylist()
+        ax.plot(fpr, tpr, color="#7f7f7f", alpha=0.35, linewidth=0.8, label="_fold")
+    return ax
+
+
 def precision_recall(
     ax: Any,
     points: pa.Table,

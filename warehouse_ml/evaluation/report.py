@@ -42,6 +42,7 @@ class Pictures:
     folds: int
     key: str | None
     measure: Callable[..., Any]
+    fold_measure: Callable[..., Any]
 
     def chart_class(self, positive: Any = None) -> Any:
         """The class a one-class chart is of: ``positive``, else the second class of a binary
@@ -59,11 +60,21 @@ class Pictures:
             return [self.chart_class(positive)]
         return list(self.classes)
 
-    def plot_roc(self, ax: Any = None, positive: Any = None) -> Any:
+    def plot_roc(self, ax: Any = None, positive: Any = None, folds: bool = False) -> Any:
         """ROC curve of ``positive`` (binary default: the second class; multiclass default:
-        every class against the rest), AUC in the legend; returns the axes."""
+        every class against the rest) over the pooled predictions, AUC in the legend; with
+        ``folds`` (a cross-validation, one class), each fold's curve faintly behind it;
+        returns the axes."""
         ax = charts.axes_or_new(ax)
         shown = self._roc_classes(positive)
+        if folds and self.folds > 1 and len(shown) == 1:
+            charts.faint_curves(
+                ax,
+                [
+                    self.fold_measure("roc_curve", f, positive=shown[0], max_points=CURVE_POINTS)
+                    for f in range(self.folds)
+                ],
+            )
         curves = {
             str(c): self.measure("roc_curve", positive=c, max_points=CURVE_POINTS) for c in shown
         }
@@ -273,14 +284,10 @@ def _figure(svg_text: str, caption: str) -> str:
 
 
 def _charts(ev: Pictures, positive: Any) -> str:
+    roc_class = positive if len(ev.classes) == 2 else None
     pictures = [
         _figure(_picture(ev.plot_confusion_matrix), "confusion matrix"),
-        _figure(
-            _picture(
-                lambda ax: ev.plot_roc(ax=ax, positive=positive if len(ev.classes) == 2 else None)
-            ),
-            "ROC",
-        ),
+        _figure(_picture(lambda ax: ev.plot_roc(ax=ax, positive=roc_class, folds=True)), "ROC"),
         _figure(
             _picture(lambda ax: ev.plot_precision_recall(ax=ax, positive=positive)),
             "precision-recall",

@@ -22,14 +22,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+from sqlglot import exp
 
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import metrics
 from warehouse_ml.evaluation.report import Pictures
 from warehouse_ml.models.names import FOLD, PREDICTION
-from warehouse_ml.sqlgen.templates import TableName, column
+from warehouse_ml.sqlgen.templates import TableName, column, literal
 from warehouse_ml.store import ownership
 
 PREDICTIONS = "predictions"
@@ -96,13 +98,32 @@ class Evaluation(Pictures):
         predictions, with the measure's ``options``; the same as ``metrics.<name>`` over this
         evaluation's predictions table."""
         entry = metrics.registry.entry(name)
+        chosen = self._columns(entry)
+        return metrics.registry.compute(entry, self.warehouse, self.predictions, chosen, options)
+
+    def fold_measure(self, name: str, fold: int, **options: Any) -> Any:
+        """The measure ``name`` over the predictions of one fold (0-based) of a
+        cross-validation, e.g. that fold's ROC curve."""
+        if not 0 <= fold < self.folds or self.folds < 2:
+            raise ParameterError(f"fold must be within 0..{self.folds - 1} of a cross-validation")
+        entry = metrics.registry.entry(name)
+        in_fold = exp.EQ(this=column(FOLD, "t"), expression=literal(fold))
+        rows = exp.select(exp.Star()).from_(self.predictions.to_table().as_("t")).where(in_fold)
+        with session(self.warehouse) as warehouse:
+            schema = warehouse.schema_of(self.predictions)
+            described = f"fold {fold} of {self.predictions}"
+            src = Source(rows.subquery("wml_fold"), schema, described, False)
+            columns = self._columns(entry)
+            return metrics.registry.compute_over(entry, warehouse, src, columns, options)
+
+    def _columns(self, entry: metrics.Measure) -> dict[str, Any]:
+        """The predictions' columns ``entry`` reads."""
         columns = {
             "target": self.target,
             "probabilities": dict(zip(self.classes, self.probability_columns, strict=True)),
             "prediction": PREDICTION,
         }
-        chosen = {column: columns[column] for column in entry.reads}
-        return metrics.registry.compute(entry, self.warehouse, self.predictions, chosen, options)
+        return {column: columns[column] for column in entry.reads}
 
     def to_arrow(self) -> pa.Table:
         """The predictions, ordered by fold then key (a hold-out evaluation without keys: in

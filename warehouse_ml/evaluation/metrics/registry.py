@@ -309,10 +309,19 @@ def compute(
 ) -> Any:
     """Run ``measure`` over ``predictions`` (``columns``: target, probabilities, prediction)."""
     with session(con) as warehouse, open_source(warehouse, predictions) as src:
-        spec = resolve(
-            src, columns["target"], columns.get("probabilities"), columns.get("prediction")
-        )
-        return measure.result(Call(warehouse, spec, src, measure.build), **options)
+        return compute_over(measure, warehouse, src, columns, options)
+
+
+def compute_over(
+    measure: Measure,
+    warehouse: Warehouse,
+    src: Source,
+    columns: Mapping[str, Any],
+    options: Mapping[str, Any],
+) -> Any:
+    """Run ``measure`` over an opened source (e.g. a query over a predictions table)."""
+    spec = resolve(src, columns["target"], columns.get("probabilities"), columns.get("prediction"))
+    return measure.result(Call(warehouse, spec, src, measure.build), **options)
 
 
 def _function(measure: Measure) -> Callable[..., Any]:
