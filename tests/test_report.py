@@ -5,6 +5,7 @@ numbers it prints are the API's."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -107,6 +108,7 @@ def test_the_reports_numbers_are_the_apis(con, datasets, tmp_path):
     ev = wml.cross_validate(con, "d", "class", wml.NaiveBayes())
     model = wml.NaiveBayes().fit(con, "d", "class", name="car_nb")
     text = ev.report(tmp_path / "r.html", model=model, positive="acc").read_text()
+    ev = dataclasses.replace(ev)  # a fresh object: every number computed again, on its own
     accuracy = ev.accuracy()
     expected = [
         f"{accuracy.accuracy:.4f} [{accuracy.accuracy_low:.4f}, {accuracy.accuracy_high:.4f}]",
@@ -121,6 +123,8 @@ def test_the_reports_numbers_are_the_apis(con, datasets, tmp_path):
         assert f"<td>{row['class_label']}</td><td>{row['support']}</td>" in text
         assert f"<td>{row['f_measure']:.4f}</td>" in text
     assert "SQL of accuracy" in text and "SELECT" in text
+    ap = ev.average_precision("acc")
+    assert f"(AP {ap.average_precision:.3f})" in text or ap.average_precision is None
     for row in model.attribute_ranking(con).to_pylist():
         assert f"<td>{row['mi']:.4f}</td>" in text
 

@@ -1,7 +1,7 @@
 -- Mean losses under a loss matrix: of the given (or argmax) predictions, of the
 -- minimum-expected-loss decisions, and the model's own expected loss of those decisions.
 -- Placeholders: $prediction_sum, $decision_sum, $expected_sum (relations from
---   select_ordered_sum.sql).
+--   select_exact_sum.sql).
 -- Output columns: n (BIGINT rows with a decision), prediction_loss, decision_loss,
 --   expected_loss (DOUBLE, mean per row).
 -- Rendered by: warehouse_ml/evaluation/metrics/loss.py.

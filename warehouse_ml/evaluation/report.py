@@ -12,8 +12,10 @@ Every figure's data come from the SQL measures (metrics package); curves are thi
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,9 +23,15 @@ from typing import Any
 import pyarrow as pa
 
 from warehouse_ml import charts
+from warehouse_ml.engines import session
+from warehouse_ml.engines.sources import open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import metrics
+from warehouse_ml.evaluation.metrics.spec import resolve
 from warehouse_ml.models.names import PREDICTION
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.store import ownership
+from warehouse_ml.store.ownership import Staging
 
 CURVE_POINTS = 500
 """Most points per class a drawn ROC or recall-precision curve has (thinned in SQL)."""
@@ -43,6 +51,8 @@ class Pictures:
     key: str | None
     measure: Callable[..., Any]
     fold_measure: Callable[..., Any]
+    measured: dict[tuple[str, str], Any]
+    id: str
 
     def chart_class(self, positive: Any = None) -> Any:
         """The class a one-class chart is of: ``positive``, else the second class of a binary
@@ -139,6 +149,7 @@ class Pictures:
         model); and under each number the SQL that reproduces it over the predictions table.
         """
         label = self.chart_class(positive)
+        _rank_once(self, label)
         body = [_card(self, model), _numbers(self, label), _charts(self, label)]
         if model is not None:
             body.append(_model_charts(self, model))
@@ -165,6 +176,46 @@ details pre {{ background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: 
 {body}
 </body></html>
 """
+
+
+RANKED_ONCE = ("roc_curve", "roc_auc", "precision_recall_curve", "average_precision")
+"""The measures a report computes from one table of the positive class's cumulative counts."""
+
+
+def _rank_once(ev: Pictures, positive: Any) -> None:
+    """Compute the report's ranking measures of ``positive`` (:data:`RANKED_ONCE`) from one
+    temporary table of its cumulative counts (one sort of the scores instead of one a
+    measure), into the evaluation's measure cache; the table is dropped before returning."""
+    options = {
+        "roc_curve": {"positive": positive, "max_points": CURVE_POINTS},
+        "precision_recall_curve": {"positive": positive, "max_points": CURVE_POINTS},
+        "roc_auc": {"positive": positive},
+        "average_precision": {"positive": positive},
+    }
+    if all(metrics.registry.measure_key(n, options[n]) in ev.measured for n in RANKED_ONCE):
+        return
+    probabilities = dict(zip(ev.classes, ev.probability_columns, strict=True))
+    with (
+        session(ev.warehouse) as warehouse,
+        open_source(warehouse, ev.predictions) as src,
+        Staging(
+            warehouse, owner_kind="evaluation", owner=ev.id or "report", created_by="report",
+            version=f"report{uuid.uuid4().hex[:12]}", lifetime=ownership.SESSION, temporary=True,
+        ) as work,
+    ):  # fmt: skip
+        try:
+            spec = resolve(src, ev.target, probabilities, PREDICTION)
+            index = spec.index_of(positive)
+            counts = work.table("counts")
+            query = metrics.ranking.cumulative_counts(spec, src, index)
+            warehouse.run_tree(templates.create_table_as(counts, query))
+            counted = dataclasses.replace(spec, counted={index: counts})
+            for name in RANKED_ONCE:
+                entry = metrics.registry.entry(name)
+                value = metrics.registry.run(entry, warehouse, counted, src, options[name])
+                ev.measured[metrics.registry.measure_key(name, options[name])] = value
+        finally:
+            work.drop()
 
 
 def _picture(draw: Callable[..., Any], size: tuple[float, float] = (5.0, 4.0)) -> str:

@@ -55,6 +55,7 @@ class Evaluation(Pictures):
         id: the evaluation's id (its owner name in the object registry).
         probability_columns: the ``p_<label>`` columns of ``predictions``, in class order.
         kept: whether its tables persist in ``wml`` (``keep=True``).
+        measured: the measures computed so far, by name and options (:meth:`measure`).
     """
 
     warehouse: Warehouse = field(repr=False)
@@ -67,6 +68,9 @@ class Evaluation(Pictures):
     id: str = ""
     probability_columns: tuple[str, ...] = ()
     kept: bool = False
+    measured: dict[tuple[str, str], Any] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def facts(self) -> dict[str, Any]:
         """What the registry records to open the evaluation again (:func:`load_evaluation`)."""
@@ -96,10 +100,17 @@ class Evaluation(Pictures):
     def measure(self, name: str, **options: Any) -> Any:
         """The measure ``name`` (a registered measure, see ``metrics.MEASURES``) over the
         predictions, with the measure's ``options``; the same as ``metrics.<name>`` over this
-        evaluation's predictions table."""
-        entry = metrics.registry.entry(name)
-        chosen = self._columns(entry)
-        return metrics.registry.compute(entry, self.warehouse, self.predictions, chosen, options)
+        evaluation's predictions table. Computed once per evaluation object and options (the
+        predictions table is the evaluation's own and never changes), so a report or a chart
+        that shows a measure again does not compute it again."""
+        key = metrics.registry.measure_key(name, options)
+        if key not in self.measured:
+            entry = metrics.registry.entry(name)
+            chosen = self._columns(entry)
+            self.measured[key] = metrics.registry.compute(
+                entry, self.warehouse, self.predictions, chosen, options
+            )
+        return self.measured[key]
 
     def fold_measure(self, name: str, fold: int, **options: Any) -> Any:
         """The measure ``name`` over the predictions of one fold (0-based) of a

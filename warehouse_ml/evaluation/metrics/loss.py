@@ -27,8 +27,8 @@ from warehouse_ml.evaluation.metrics.registry import (
 from warehouse_ml.evaluation.metrics.spec import (
     PREPARED,
     Spec,
+    exact_sum,
     key_name,
-    ordered_sum,
     prepared,
     probability,
 )
@@ -124,9 +124,9 @@ def _loss_summary_query(spec: Spec, src: Source, loss: Sequence[Sequence[float]]
     )
     return templates.build(
         "select_loss_summary",
-        prediction_sum=ordered_sum(incurred("predicted_index")),
-        decision_sum=ordered_sum(incurred("decision_index")),
-        expected_sum=ordered_sum(expected),
+        prediction_sum=exact_sum(incurred("predicted_index")),
+        decision_sum=exact_sum(incurred("decision_index")),
+        expected_sum=exact_sum(expected),
     )
 
 

@@ -93,7 +93,15 @@ def class_scores(spec: Spec, src: Source, index: int) -> exp.Query:
     )
 
 
+def cumulative_counts(spec: Spec, src: Source, index: int) -> exp.Query:
+    """One class's cumulative counts (``select_cumulative_counts.sql``), what every ranking
+    measure of that class reads."""
+    return _counts(spec, src, [index])
+
+
 def _counts(spec: Spec, src: Source, indexes: Sequence[int]) -> exp.Query:
+    if len(indexes) == 1 and indexes[0] in spec.counted:
+        return exp.select(exp.Star()).from_(spec.counted[indexes[0]].to_table())
     scores = templates.union_all(class_scores(spec, src, i) for i in indexes)
     groups = templates.build("select_score_groups", scores=scores)
     return templates.build("select_cumulative_counts", groups=groups)

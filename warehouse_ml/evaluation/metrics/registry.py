@@ -321,7 +321,19 @@ def compute_over(
 ) -> Any:
     """Run ``measure`` over an opened source (e.g. a query over a predictions table)."""
     spec = resolve(src, columns["target"], columns.get("probabilities"), columns.get("prediction"))
+    return run(measure, warehouse, spec, src, options)
+
+
+def run(
+    measure: Measure, warehouse: Warehouse, spec: Spec, src: Source, options: Mapping[str, Any]
+) -> Any:
+    """Run ``measure`` over a resolved source."""
     return measure.result(Call(warehouse, spec, src, measure.build), **options)
+
+
+def measure_key(name: str, options: Mapping[str, Any]) -> tuple[str, str]:
+    """How a computed measure is looked up again: its name and options."""
+    return name, repr(sorted(options.items()))
 
 
 def _function(measure: Measure) -> Callable[..., Any]:

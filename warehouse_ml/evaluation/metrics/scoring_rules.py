@@ -1,5 +1,5 @@
 """Proper scoring rules of the probabilities: the logarithmic score and the Brier score, each
-a total over rows summed in a fixed order (``select_ordered_sum.sql``) and its mean."""
+a total over rows summed exactly (``select_exact_sum.sql``) and its mean."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from warehouse_ml.evaluation.metrics.registry import (
 from warehouse_ml.evaluation.metrics.spec import (
     PREPARED,
     Spec,
-    ordered_sum,
+    exact_sum,
     positive_index,
     prepared,
     probability,
@@ -50,7 +50,7 @@ class ScoringRule:
 
 
 def _row_terms(spec: Spec, src: Source, term: exp.Expression) -> exp.Query:
-    return ordered_sum(
+    return exact_sum(
         templates.build("select_row_terms", predictions=prepared(spec, src), term=term)
     )
 

@@ -9,7 +9,7 @@ input of every measure's query. The other helpers are the pieces several measure
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -19,7 +19,7 @@ from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError, DataError, ParameterError
 from warehouse_ml.models.names import PROBABILITY_PREFIX
 from warehouse_ml.sqlgen import templates
-from warehouse_ml.sqlgen.templates import alias, column, literal
+from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
 
 PREPARED = "p"
 """Alias of the prepared predictions in the templates that read them row by row."""
@@ -29,13 +29,16 @@ PREPARED = "p"
 class Spec:
     """The resolved columns of a predictions relation: the true class, one probability column
     per class (``labels`` in class order), the prediction column (None: the argmax), and
-    whether labels are compared as text (the default ``p_<label>`` columns)."""
+    whether labels are compared as text (the default ``p_<label>`` columns). ``counted``:
+    tables already holding a class's cumulative counts (by class index), which the ranking
+    measures of that class read instead of counting again (a report computes them once)."""
 
     target: str
     labels: tuple[Any, ...]
     columns: tuple[str, ...]
     prediction: str | None
     as_text: bool
+    counted: Mapping[int, TableName] = field(default_factory=dict, compare=False)
 
     @property
     def k(self) -> int:
@@ -152,10 +155,10 @@ def positive_index(spec: Spec, positive: Any) -> int:
     return spec.index_of(positive)
 
 
-def ordered_sum(terms: exp.Query) -> exp.Query:
-    """The total and mean of a relation of row terms, summed in a fixed order
-    (``select_ordered_sum.sql``)."""
-    return templates.build("select_ordered_sum", terms=terms)
+def exact_sum(terms: exp.Query) -> exp.Query:
+    """The total and mean of a relation of row terms, summed exactly as decimals
+    (``select_exact_sum.sql``)."""
+    return templates.build("select_exact_sum", terms=terms)
 
 
 def one_row(table: pa.Table, what: str) -> dict[str, Any]:
