@@ -210,8 +210,9 @@ def test_evaluate_writes_a_report(tmp_path, capsys):
     db = str(tmp_path / "w.duckdb")
     page = tmp_path / "report.html"
     args = ["--target", "play", "--keys", "day", "--folds", "3", "--report", str(page)]
-    assert main(["evaluate", TENNIS, *args, "--db", db]) == 0
-    assert f"wrote the report to {page}" in capsys.readouterr().out
+    assert main(["evaluate", TENNIS, *args, "--loss", "[[0, 1], [5, 0]]", "--db", db]) == 0
+    printed = capsys.readouterr().out
+    assert f"wrote the report to {page}" in printed and "== expected loss" in printed
     text = page.read_text()
     assert "3-fold cross-validation of naive_bayes" in text and text.count("<svg") == 5
     main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"])

@@ -245,6 +245,8 @@ def test_names_from_the_librarys_own_vocabulary_change_no_result(data, kind):
         same_folds,
     )
     added = {(s, n) for s, n, *_ in objects(con) - user_before}
-    assert {a for a in added if a[0] != "wml"} <= {("main", "out_view"), ("main", "why_view")}, added
+    assert {a for a in added if a[0] != "wml"} <= {("main", "out_view"), ("main", "why_view")}, (
+        added
+    )
     assert {(s, n) for s, n, *_ in user_before} <= {(s, n) for s, n, *_ in objects(con)}
     con.close()

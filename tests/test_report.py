@@ -107,7 +107,9 @@ def test_the_reports_numbers_are_the_apis(con, datasets, tmp_path):
     load_text_csv(con, "d", datasets / "car.csv")
     ev = wml.cross_validate(con, "d", "class", wml.NaiveBayes())
     model = wml.NaiveBayes().fit(con, "d", "class", name="car_nb")
-    text = ev.report(tmp_path / "r.html", model=model, positive="acc").read_text()
+    loss = [[0.0 if i == j else 1.0 + i for j in range(4)] for i in range(4)]
+    page = ev.report(tmp_path / "r.html", model=model, positive="acc", loss=loss)
+    text = page.read_text()
     ev = dataclasses.replace(ev)  # a fresh object: every number computed again, on its own
     accuracy = ev.accuracy()
     expected = [
@@ -122,7 +124,17 @@ def test_the_reports_numbers_are_the_apis(con, datasets, tmp_path):
     for row in ev.class_measures().to_pylist():
         assert f"<td>{row['class_label']}</td><td>{row['support']}</td>" in text
         assert f"<td>{row['f_measure']:.4f}</td>" in text
-    assert "SQL of accuracy" in text and "SELECT" in text
+    summary = ev.expected_loss(loss)
+    expected += [
+        f"{summary.prediction_loss:.4f}",
+        f"{summary.decision_loss:.4f}",
+        f"{summary.expected_loss:.4f}",
+    ]
+    for figure in expected:
+        assert figure in text
+    assert "SQL of accuracy" in text and "SQL of expected_loss" in text and "SELECT" in text
+    for row in model.attribute_ranking(con).to_pylist():
+        assert f"<td>{row['attribute']}</td><td>string</td><td>{row['treatment']}</td>" in text
     ap = ev.average_precision("acc")
     assert f"(AP {ap.average_precision:.3f})" in text or ap.average_precision is None
     for row in model.attribute_ranking(con).to_pylist():

@@ -4,6 +4,7 @@ report."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,13 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         for name, table in tables.items():
             write_table(table, str(folder / f"{name}.{args.format}"))
         print(f"\nwrote {', '.join(tables)} as .{args.format} to {folder}")
+    loss = json.loads(args.loss) if args.loss else None
+    if loss is not None:
+        summary = evaluation.expected_loss(loss)
+        print(
+            f"\n== expected loss\nprediction loss {summary.prediction_loss:.4f}   decision "
+            f"loss {summary.decision_loss:.4f}   expected {summary.expected_loss:.4f}"
+        )
     if args.report:
-        page = evaluation.report(args.report, model=model, positive=positive, title=how)
+        page = evaluation.report(args.report, model=model, positive=positive, loss=loss, title=how)
         print(f"\nwrote the report to {page}")

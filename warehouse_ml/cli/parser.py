@@ -259,6 +259,11 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: row order); with --model: comma-separated columns to keep in the predictions",
     )
     evaluate.add_argument(
+        "--loss",
+        help='loss matrix as JSON, L[true][predicted], e.g. "[[0,1],[5,0]]": also print (and '
+        "report) the mean loss of the predictions and of the minimum-expected-loss decisions",
+    )
+    evaluate.add_argument(
         "--report",
         metavar="FILE",
         help="also write a one-file HTML report (charts, every number and its SQL; with "

@@ -137,22 +137,31 @@ class Pictures:
         )
 
     def report(
-        self, path: str | Path, *, model: Any = None, positive: Any = None, title: str | None = None
+        self,
+        path: str | Path,
+        *,
+        model: Any = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+        title: str | None = None,
     ) -> Path:
         """Write a self-contained HTML report of this evaluation to ``path`` and return it.
 
         Sections: the model card when ``model`` (a fitted classifier) is given (source, rows,
         classes and priors, attributes with type and treatment, smoothing, the TAN tree);
         accuracy with its Wilson interval, kappa, the confusion matrix, per-class precision,
-        recall and F, AUC, log and Brier scores; ROC, recall-precision, lift and calibration
+        recall and F, AUC, log and Brier scores, and under a ``loss`` matrix (L[true][predicted])
+        the mean loss of the predictions and of the minimum-expected-loss decisions; ROC,
+        recall-precision, lift and calibration
         charts of ``positive`` (default as :meth:`plot_roc`); the attribute ranking (with a
         model); and under each number the SQL that reproduces it over the predictions table.
         """
         label = self.chart_class(positive)
         _rank_once(self, label)
-        body = [_card(self, model), _numbers(self, label), _charts(self, label)]
+        ranking = None if model is None else model.attribute_ranking(self.warehouse)
+        body = [_card(self, model, ranking), _numbers(self, label, loss), _charts(self, label)]
         if model is not None:
-            body.append(_model_charts(self, model))
+            body.append(_model_charts(model, ranking))
         heading = html.escape(title or f"Evaluation of {self.target}")
         page = _PAGE.format(title=heading, body="\n".join(body))
         out = Path(path)
@@ -278,7 +287,7 @@ def _table(table: pa.Table, columns: Sequence[str]) -> str:
     return f"<table><tr>{head}</tr>{rows}</table>"
 
 
-def _card(ev: Pictures, model: Any) -> str:
+def _card(ev: Pictures, model: Any, ranking: pa.Table | None) -> str:
     """The model card (with a model) or the evaluation's facts."""
     facts = [
         ("predictions table", html.escape(str(ev.predictions))),
@@ -302,16 +311,20 @@ def _card(ev: Pictures, model: Any) -> str:
         {"class": r["class_label"], "rows": r["n"], "prior": math.exp(r["log_prior"])}
         for r in priors.to_pylist()
     ]
-    features = [{"attribute": f.name, "kind": f.kind, "type": f.sql_type} for f in model.features_]
+    treated = {r["attribute"]: r["treatment"] for r in ranking.to_pylist()} if ranking else {}
+    features = [
+        {"attribute": f.name, "type": f.sql_type, "treatment": treated.get(f.name, f.kind)}
+        for f in model.features_
+    ]
     priors_table = _table(pa.Table.from_pylist(prior_rows), ["class", "rows", "prior"])
-    features_table = _table(pa.Table.from_pylist(features), ["attribute", "kind", "type"])
+    features_table = _table(pa.Table.from_pylist(features), ["attribute", "type", "treatment"])
     return (
         f"<h2>Model</h2><table>{rows}</table>"
         f"<h3>Classes and priors</h3>{priors_table}<h3>Attributes</h3>{features_table}"
     )
 
 
-def _numbers(ev: Pictures, positive: Any) -> str:
+def _numbers(ev: Pictures, positive: Any, loss: Sequence[Sequence[float]] | None) -> str:
     """Accuracy, the confusion matrix, per-class measures and the scores, each with its SQL."""
     accuracy = ev.measure("accuracy")
     figures = "".join(
@@ -327,7 +340,23 @@ def _numbers(ev: Pictures, positive: Any) -> str:
         + _sql(ev, "brier_score", **_brier(ev, positive))
         + f"<h3>Per class</h3>{_table(per_class, columns)}"
         + _sql(ev, "class_measures")
+        + _losses(ev, loss)
     )
+
+
+def _losses(ev: Pictures, loss: Sequence[Sequence[float]] | None) -> str:
+    """The mean losses under ``loss`` ("" without one), with their SQL."""
+    if loss is None:
+        return ""
+    summary = ev.measure("expected_loss", loss=loss)
+    rows = [
+        ("loss matrix L[true][predicted]", html.escape(str([list(r) for r in loss]))),
+        ("mean loss of the predictions", _number(summary.prediction_loss)),
+        ("mean loss of the minimum-expected-loss decisions", _number(summary.decision_loss)),
+        ("the model's expected loss of those decisions", _number(summary.expected_loss)),
+    ]
+    table = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
+    return f"<h3>Expected loss</h3><table>{table}</table>" + _sql(ev, "expected_loss", loss=loss)
 
 
 def _figure(svg_text: str, caption: str) -> str:
@@ -353,9 +382,8 @@ def _charts(ev: Pictures, positive: Any) -> str:
     return f'<h2>Charts</h2><div class="charts">{"".join(pictures)}</div>{sql}'
 
 
-def _model_charts(ev: Pictures, model: Any) -> str:
+def _model_charts(model: Any, ranking: pa.Table) -> str:
     """The model's attribute ranking (chart and table) and its picture (TAN: the tree)."""
-    ranking = model.attribute_ranking(ev.warehouse)
     size = (6.0, 0.35 * ranking.num_rows + 1.5)
     picture = model.card_picture()
     return "\n".join(
