@@ -175,10 +175,10 @@ _PAGE = """<!DOCTYPE html>
 body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }}
 h1 {{ font-size: 1.6em; }} h2 {{ border-bottom: 1px solid #ccc; padding-bottom: .2em; }}
 table {{ border-collapse: collapse; margin: .5em 0; }}
-th, td {{ border: 1px solid #ddd; padding: .25em .6em; text-align: right; }}
-th {{ background: #f4f6f8; }} td:first-child, th:first-child {{ text-align: left; }}
+th, td {{ border: 1px solid #ddd; padding: .25em .6em; text-align: left; }}
+th {{ background: #f4f6f8; }} td.n {{ text-align: right; font-variant-numeric: tabular-nums; }}
 .charts {{ display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }}
-figure {{ margin: 0; }} figure svg {{ width: 100%; height: auto; }}
+figure {{ margin: 0; }} figure svg {{ width: 100%; max-width: 760px; height: auto; }}
 details pre {{ background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .8em; }}
 </style></head>
 <body><h1>{title}</h1>
@@ -278,11 +278,16 @@ def _sql(ev: Pictures, name: str, **options: Any) -> str:
     return f"<details><summary>SQL of {name}</summary><pre>{html.escape(text)}</pre></details>"
 
 
+def _cell(value: Any) -> str:
+    """A table cell: numbers right-aligned."""
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return f'<td class="n">{_number(value)}</td>' if numeric else f"<td>{_number(value)}</td>"
+
+
 def _table(table: pa.Table, columns: Sequence[str]) -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     rows = "".join(
-        "<tr>" + "".join(f"<td>{_number(r[c])}</td>" for c in columns) + "</tr>"
-        for r in table.to_pylist()
+        "<tr>" + "".join(_cell(r[c]) for c in columns) + "</tr>" for r in table.to_pylist()
     )
     return f"<table><tr>{head}</tr>{rows}</table>"
 
