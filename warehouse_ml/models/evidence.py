@@ -290,22 +290,29 @@ def _ranking_steps(n: int, m: int) -> list[tuple[str, exp.Select]]:
     steps: list[tuple[str, exp.Select]] = []
     previous = _KEYED
     for p in range(1, m + 1):
-        unpicked = [
-            [exp.NEQ(this=column(f"{_PICK}_{q}"), expression=literal(a)) for q in range(1, p)]
-            for a in range(1, n + 1)
-        ]
-        candidates = [
-            exp.case().when(exp.and_(*others), key) if others else key
-            for key, others in zip(keys, unpicked, strict=True)
-        ]
-        steps.append((f"wml_max_{p}", layer(previous, [alias(greatest(candidates), f"wml_m_{p}")])))
-        holding = [
-            exp.and_(*others, exp.EQ(this=key, expression=column(f"wml_m_{p}")))
-            for key, others in zip(keys, unpicked, strict=True)
-        ]
-        first = _first_where(holding, first=1)
+        if p > 1:  # the key of the attribute picked last drops below every key (-2)
+            picked = column(f"{_PICK}_{p - 1}")
+            masked = [
+                alias(
+                    exp.case()
+                    .when(exp.EQ(this=picked.copy(), expression=literal(a)), literal(-2.0))
+                    .else_(key),
+                    f"wml_y{p}_{a}",
+                )
+                for a, key in enumerate(keys, start=1)
+            ]
+            steps.append((f"wml_masked_{p}", layer(previous, masked)))
+            previous = f"wml_masked_{p}"
+            keys = [column(f"wml_y{p}_{a}") for a in range(1, n + 1)]
+        steps.append((f"wml_max_{p}", layer(previous, [alias(greatest(keys), f"wml_m_{p}")])))
+        holding = [exp.EQ(this=key, expression=column(f"wml_m_{p}")) for key in keys]
         previous = _RANKED if p == m else f"wml_top_{p}"
-        steps.append((previous, layer(f"wml_max_{p}", [alias(first, f"{_PICK}_{p}")])))
+        steps.append(
+            (
+                previous,
+                layer(f"wml_max_{p}", [alias(_first_where(holding, first=1), f"{_PICK}_{p}")]),
+            )
+        )
     return steps
 
 
@@ -385,8 +392,8 @@ def evidence_steps(
     # Each class's weight in a row's contrast: 1 for the class, -1 for the against class, 0
     # for the others (NULL for a row with no class to explain), so an attribute's evidence is
     # the weighted sum of its terms: t(c) - t(c') to the last bit (x * 1, x * -1 and x * 0 are
-    # exact, and adding 0 is), with no CASE a term. A row with a NULL term (alpha = 0) takes
-    # the rule of sql/scoring/evidence.sql instead.
+    # exact, and adding 0 is), with no CASE a term. Where that sum is NULL (a NULL term, only
+    # with alpha = 0, or no class to explain) the rule of sql/scoring/evidence.sql decides.
     weighted = layer(
         _INDEXED,
         [
@@ -415,14 +422,8 @@ def evidence_steps(
         total = products[0]
         for product in products[1:]:
             total = exp.Add(this=total, expression=product)
-        return (
-            exp.case()
-            .when(
-                exp.Is(this=balanced_sum(terms), expression=exp.null()),
-                templates.expression("evidence", term=side[_CLASS], against=side[_AGAINST]),
-            )
-            .else_(total)
-        )
+        rule = templates.expression("evidence", term=side[_CLASS], against=side[_AGAINST])
+        return exp.func("COALESCE", total, rule)
 
     evidence = layer(_WEIGHTED, [alias(weight_of_evidence(t), f"wml_e_{t}") for t in range(n + 1)])
     return [
