@@ -390,8 +390,9 @@ def folds(engine: Engine) -> dict[str, Any]:
 
 @case
 def measures(engine: Engine) -> dict[str, Any]:
-    """ROC and PR curves, AUC (one class and one-vs-rest), average precision, lift, log and
-    Brier scores over a prediction view."""
+    """ROC and PR curves (whole and thinned), AUC (one class and one-vs-rest), average
+    precision, lift, log and Brier scores, calibration bins and chosen thresholds over a
+    prediction view."""
     table = engine.load(TABLE, DATA)
     w = engine.warehouse
     view = _naive_bayes(engine).create_view(w, "engine_nb_measures", table, keys=["id", "label"])
@@ -406,6 +407,13 @@ def measures(engine: Engine) -> dict[str, Any]:
         "log": wml.log_score(w, source, target="label"),
         "brier": wml.brier_score(w, source, target="label"),
         "accuracy": wml.accuracy(w, source, target="label"),
+        "thinned_roc": wml.roc_curve(w, source, target="label", positive="mid", max_points=5),
+        "thinned_pr": wml.precision_recall_curve(
+            w, source, target="label", positive="mid", max_points=5
+        ),
+        "calibration": wml.calibration(w, source, target="label", positive="mid", bins=4),
+        "cheapest": wml.best_threshold(w, source, target="label", positive="mid", cost_ratio=3),
+        "recall": wml.best_threshold(w, source, target="label", positive="mid", target_recall=0.8),
     }
 
 

@@ -171,6 +171,11 @@ EVALUATION_METHODS = {
         "calibration",
         "(self, positive: 'Any' = None, bins: 'int' = 10) -> 'pa.Table'",
     ),
+    "best_threshold": (
+        "best_threshold",
+        "(self, positive: 'Any' = None, cost_ratio: 'float | None' = None, "
+        "target_recall: 'float | None' = None) -> 'Threshold'",
+    ),
     "auc": ("roc_auc", "(self, positive: 'Any' = None) -> 'Auc'"),
     "ovr_auc": ("ovr_auc", "(self) -> 'OvrAuc'"),
     "average_precision": (
@@ -189,7 +194,8 @@ EVALUATION_METHODS = {
     ),
 }
 """Evaluation's named methods: name -> (measure, signature): those before the registry, with
-the curves' ``max_points``, ``precision_recall_curve`` and ``calibration`` added since."""
+the curves' ``max_points``, ``precision_recall_curve``, ``calibration`` and
+``best_threshold`` added since."""
 
 
 def test_evaluation_methods_are_the_registrys():

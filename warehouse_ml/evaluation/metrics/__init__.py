@@ -24,7 +24,7 @@ every run and engine.
 
 The modules: spec.py (resolving the columns, the prepared predictions), registry.py (the
 entries and what is derived from them), confusion.py, ranking.py, lift.py, calibration.py,
-scoring_rules.py and loss.py (the measures), views.py (views and SQL text).
+threshold.py, scoring_rules.py and loss.py (the measures), views.py (views and SQL text).
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ from warehouse_ml.evaluation.metrics.scoring_rules import (
     brier_score,
     log_score,
 )
+from warehouse_ml.evaluation.metrics.threshold import best_threshold
 from warehouse_ml.evaluation.metrics.views import create_measure_view, measure_sql
 
 MEASURES = registry.names()
@@ -89,6 +90,7 @@ __all__ = [
     "accuracy",
     "average_precision",
     "averaged_measures",
+    "best_threshold",
     "brier_score",
     "calibration",
     "class_auc",

@@ -120,7 +120,7 @@ def _of_positive(template: str) -> Callable[..., exp.Query]:
 
 _auc_query = _of_positive("select_auc")
 _pr_points = _of_positive("select_precision_recall_points")
-_roc_points = _of_positive("select_roc_points")
+roc_points = _of_positive("select_roc_points")
 _CURVE_COLUMNS = ("class_index", "point", "threshold", "tp", "fp")
 
 
@@ -142,7 +142,7 @@ def _thinned(points: exp.Query, columns: Sequence[str], max_points: int | None) 
 def _roc_query(
     spec: Spec, src: Source, positive: Any = None, max_points: int | None = None
 ) -> exp.Query:
-    points = _roc_points(spec, src, positive)
+    points = roc_points(spec, src, positive)
     return _thinned(points, (*_CURVE_COLUMNS, "tpr", "fpr"), max_points)
 
 
