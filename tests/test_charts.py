@@ -15,6 +15,7 @@ from conftest import load_text_csv
 from sklearn.calibration import calibration_curve
 
 import warehouse_ml as wml
+from warehouse_ml import charts
 
 matplotlib.use("Agg")
 
@@ -114,10 +115,17 @@ def test_models_draw_their_tree_ranking_and_card(con, datasets):
     assert set(tree.attributes) <= texts
 
 
-def test_without_matplotlib_the_error_names_the_extra(vote, monkeypatch):
+def test_without_matplotlib_the_error_names_the_extra(vote, con, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    monkeypatch.setattr(charts, "available", lambda: False)
     with pytest.raises(wml.ParameterError, match=r"warehouse-ml\[report\]"):
         vote.report("never.html")
+    with pytest.raises(wml.ParameterError, match=r"warehouse-ml\[report\]"):
+        vote.plot_roc()
+    card = vote._repr_html_()  # a notebook still shows the figures
+    assert "<svg" not in card and f"{vote.accuracy().accuracy:.4f}" in card
+    tan = wml.TAN().fit(con, "src", "Class", keys=["id"], name="t")
+    assert "<svg" not in tan._repr_html_() and "tan" in tan._repr_html_()
 
 
 def test_each_folds_roc_curve_is_drawn_faintly(vote):

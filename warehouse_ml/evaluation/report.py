@@ -126,11 +126,12 @@ class Pictures:
 
     # -- the card and the report --------------------------------------------------------
     def _repr_html_(self) -> str:
-        """The notebook's card: the key figures and the ROC curve."""
+        """The notebook's card: the key figures and the ROC curve (without matplotlib, the
+        figures alone)."""
         accuracy = self.measure("accuracy")
         figures = _figures(self, accuracy, self.chart_class(None))
         rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{v}</td></tr>" for k, v in figures)
-        picture = _picture(self.plot_roc, (4.0, 3.2))
+        picture = _picture(self.plot_roc, (4.0, 3.2)) if charts.available() else ""
         return (
             f'<div style="display:flex;gap:16px;align-items:flex-start">'
             f"<table>{rows}</table><div>{picture}</div></div>"
