@@ -108,7 +108,9 @@ def test_models_draw_their_tree_ranking_and_card(con, datasets):
     assert [b.get_width() for b in bars][::-1] == ranking.column("mi").to_pylist()
     assert "<svg" in tan._repr_html_() and "d, 1728 rows" in tan._repr_html_()
     nb = wml.NaiveBayes().fit(con, "d", "class", name="n")
-    assert "<svg" not in nb._repr_html_() and "naive_bayes" in nb._repr_html_()
+    card = nb._repr_html_()
+    assert card.count("<svg") == 1 and "naive_bayes" in card and "70.0%" in card  # unacc
+    assert tan._repr_html_().count("<svg") == 2  # its classes and its tree
     assert "unfitted" in wml.NaiveBayes()._repr_html_()
     tree = wml.chow_liu_tree(con, "d")
     texts = {t.get_text() for t in tree.plot().texts}

@@ -169,6 +169,18 @@ def confusion(ax: Any, cells: pa.Table, labels: Sequence[Any]) -> Any:
     return ax
 
 
+def class_rows(ax: Any, labels: Sequence[str], rows: Sequence[int]) -> Any:
+    """A model's classes by their training rows, as bars labelled with the share."""
+    total = sum(rows) or 1
+    bars = ax.barh(list(labels)[::-1], list(rows)[::-1])
+    for bar, n in zip(bars, list(rows)[::-1], strict=True):
+        ax.annotate(f"{n / total:.1%}", (bar.get_width(), bar.get_y() + bar.get_height() / 2),
+                    xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)  # fmt: skip
+    ax.set(xlabel="training rows")
+    ax.set_title("Classes")
+    return ax
+
+
 def ranking(ax: Any, table: pa.Table) -> Any:
     """Attributes by their MI with the class (rows of an attribute ranking), as bars."""
     names = table.column("attribute").to_pylist()[::-1]

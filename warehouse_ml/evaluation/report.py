@@ -389,15 +389,16 @@ def _charts(ev: Pictures, positive: Any) -> str:
 
 
 def _model_charts(model: Any, ranking: pa.Table) -> str:
-    """The model's attribute ranking (chart and table) and its picture (TAN: the tree)."""
+    """The model's attribute ranking (chart and table) and, for a model with one, its tree."""
     size = (6.0, 0.35 * ranking.num_rows + 1.5)
-    picture = model.card_picture()
+    plot_tree = getattr(model, "plot_tree", None)
+    tree = "" if plot_tree is None else _figure(_picture(plot_tree, (8.0, 5.0)), "tree")
     return "\n".join(
         [
             "<h2>Attributes</h2>",
             _figure(charts.svg(lambda ax: charts.ranking(ax, ranking), size), "attribute ranking"),
             _table(ranking, ["attribute", "treatment", "n", "mi", "parent", "cmi_parent", "rank"]),
-            _figure(picture, "tree") if picture else "",
+            tree,
         ]
     )
 

@@ -145,7 +145,8 @@ class Classifier(Predictor, Explainer, abc.ABC):
         """The one constructor of a model's record: the models just learned in ``tables`` from
         ``training``. With a ``name``, a fitted model's catalog row (its tables checksummed for
         integrity.py); without, a cross-validation's models, not catalogued (their tables found
-        by ``locations``). ``n_rows`` and ``classes`` are model 0's."""
+        by ``locations``). ``n_rows``, ``classes`` and ``details["class_rows"]`` (each class's
+        training rows) are model 0's."""
         roles = {role: tables.named(role) for role in tables.roles}
         catalogued = {} if name is None else {"checksums": integrity.checksums(warehouse, roles)}
         return ModelRecord(
@@ -161,7 +162,12 @@ class Classifier(Predictor, Explainer, abc.ABC):
             n_rows=total(training.classes[0]),
             n_null_target=n_null_target,
             classes=[c.value for c in training.classes[0]],
-            details={**details, "tables": tables.roles, **catalogued},
+            details={
+                **details,
+                "class_rows": [c.n for c in training.classes[0]],
+                "tables": tables.roles,
+                **catalogued,
+            },
             created_at=None if name is None else ownership.now(),
             library_version=VERSION,
             locations=roles if name is None else None,
@@ -370,9 +376,16 @@ class Classifier(Predictor, Explainer, abc.ABC):
         return f"<div><table>{rows}</table>{picture}</div>"
 
     def card_picture(self) -> str:
-        """The model's main picture as inline SVG ("" for none): what it can draw without a
-        connection (TAN: its tree). Needs matplotlib."""
-        return ""
+        """The model's main picture as inline SVG: what it can draw without a connection (its
+        classes' training rows; TAN: its tree); "" for a model stored before the catalog kept
+        class rows. Needs matplotlib."""
+        rows = self.record.details.get("class_rows")
+        if rows is None:
+            return ""
+        labels = [str(c) for c in self.record.classes]
+        return charts.svg(
+            lambda ax: charts.class_rows(ax, labels, rows), (4.0, 0.3 * len(rows) + 1.2)
+        )
 
     def __repr__(self) -> str:
         state = f"name={self.record_.name!r}" if self.record_ is not None else "unfitted"
