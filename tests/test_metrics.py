@@ -294,6 +294,7 @@ def test_measure_views_match_functions_and_transpile(con):
     options = {
         "expected_loss": {"loss": [[0, 1], [3, 0]]},
         "loss_decisions": {"loss": [[0, 1], [3, 0]]},
+        "best_threshold": {"cost_ratio": 2.0},
     }
     for measure in metrics.MEASURES:
         view = f"v_{measure}"
