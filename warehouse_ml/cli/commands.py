@@ -8,6 +8,8 @@ import inspect
 import json
 from typing import Any
 
+import pyarrow as pa
+
 import warehouse_ml as wml
 from warehouse_ml.api import MODEL_KINDS
 from warehouse_ml.cli.display import print_table, write_table
@@ -37,6 +39,15 @@ def default_of(kind: str, option: str) -> Any:
     """The Python API's default of a model constructor argument (None if it has none)."""
     parameter = inspect.signature(MODEL_KINDS[kind]).parameters.get(option)
     return None if parameter is None else parameter.default
+
+
+def write_or_print(table: pa.Table, output: str | None, rows: int = 20) -> None:
+    """Write ``table`` to the file ``output`` (saying so), or print its first ``rows``."""
+    if output:
+        write_table(table, output)
+        print(f"wrote {table.num_rows} rows to {output}")
+    else:
+        print_table(table, rows)
 
 
 def split_names(text: str | None) -> list[str] | None:
@@ -99,11 +110,7 @@ def cmd_predict(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         print(f"created table {name}")
     else:
         scores = model.score_rows(con, args.source, keys=keys, **_decision(args))
-        if args.output:
-            write_table(scores, args.output)
-            print(f"wrote {scores.num_rows} rows to {args.output}")
-        else:
-            print_table(scores)
+        write_or_print(scores, args.output)
 
 
 def _class_named(model: Classifier, label: str | None) -> Any:
@@ -129,12 +136,9 @@ def cmd_explain(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         )
         print(f"created view {name} (one row per {'row' if args.form == 'wide' else 'reason'})")
         return
-    explained = model.explain(con, args.source, form=args.form, **options)
-    if args.output:
-        write_table(explained, args.output)
-        print(f"wrote {explained.num_rows} rows to {args.output}")
-    else:
-        print_table(explained, args.rows)
+    write_or_print(
+        model.explain(con, args.source, form=args.form, **options), args.output, args.rows
+    )
 
 
 def cmd_rank(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
@@ -151,11 +155,7 @@ def cmd_rank(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
             keys=split_names(args.keys), categorical=split_names(args.categorical),
             numeric=split_names(args.numeric), bins=args.bins,
         )  # fmt: skip
-    if args.output:
-        write_table(ranked, args.output)
-        print(f"wrote {ranked.num_rows} rows to {args.output}")
-    else:
-        print_table(ranked, args.rows)
+    write_or_print(ranked, args.output, args.rows)
 
 
 def cmd_models(args: argparse.Namespace, con: DuckDBWarehouse) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import warehouse_ml as wml
 from warehouse_ml.cli.commands import (
@@ -79,6 +80,12 @@ def _column_options(sub: argparse.ArgumentParser) -> None:
         help="comma-separated integer or decimal columns to model as numbers (Gaussian in NB, "
         f"bins in TAN); integers with more than {MAX_INTEGER_CATEGORIES} values are by default",
     )
+
+
+def _listing_options(sub: argparse.ArgumentParser, target: Any) -> None:
+    """--output (on ``target``: the command, or a group of exclusive targets) and --rows."""
+    target.add_argument("--output", help="write the rows to a .parquet or .csv file")
+    sub.add_argument("--rows", type=int, default=20, help="rows to print (default 20)")
 
 
 def _export_options(sub: argparse.ArgumentParser) -> None:
@@ -184,8 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain_target.add_argument(
         "--to-view", help="create an explanation view of this name (rebuilt with the model)"
     )
-    explain_target.add_argument("--output", help="write the rows to a .parquet or .csv file")
-    explain.add_argument("--rows", type=int, default=20, help="rows to print (default 20)")
+    _listing_options(explain, explain_target)
     explain.set_defaults(run=cmd_explain)
 
     rank = command(
@@ -209,8 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"equal-frequency bins for numeric columns (default {DEFAULT_BINS})",
     )
     rank.add_argument("--pairs", action="store_true", help="every attribute pair instead")
-    rank.add_argument("--output", help="write the rows to a .parquet or .csv file")
-    rank.add_argument("--rows", type=int, default=20, help="rows to print (default 20)")
+    _listing_options(rank, rank)
     rank.set_defaults(run=cmd_rank)
 
     command("models", "list the models in the catalog").set_defaults(run=cmd_models)

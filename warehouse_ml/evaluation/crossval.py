@@ -138,9 +138,9 @@ def _results(
 
 def work_tables(warehouse: Warehouse, evaluation_id: str, created_by: str) -> ownership.Staging:
     """The staging of a call's intermediate tables (temporary, dropped before it returns)."""
-    return Staging(
+    return ownership.work_tables(
         warehouse, owner_kind="evaluation", owner=evaluation_id, created_by=created_by,
-        version=f"{evaluation_id}_work", lifetime=ownership.SESSION, temporary=True,
+        version=f"{evaluation_id}_work",
     )  # fmt: skip
 
 

@@ -388,9 +388,9 @@ def leave_one_out_open(
         warehouse, owner_kind="evaluation", owner=loo_id, created_by=created_by, version=loo_id,
         lifetime=lifetime, temporary=not keep,
     )  # fmt: skip
-    work = Staging(
+    work = ownership.work_tables(
         warehouse, owner_kind="evaluation", owner=loo_id, created_by=created_by,
-        version=f"{loo_id}_work", lifetime=ownership.SESSION, temporary=True,
+        version=f"{loo_id}_work",
     )  # fmt: skip
     n_scored = total(classes)
     draft = Evaluation(

@@ -31,7 +31,6 @@ from warehouse_ml.evaluation.metrics.spec import resolve
 from warehouse_ml.models.names import PREDICTION
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.store import ownership
-from warehouse_ml.store.ownership import Staging
 
 CURVE_POINTS = 500
 """Most points per class a drawn ROC or recall-precision curve has (thinned in SQL)."""
@@ -208,9 +207,9 @@ def _rank_once(ev: Pictures, positive: Any) -> None:
     with (
         session(ev.warehouse) as warehouse,
         open_source(warehouse, ev.predictions) as src,
-        Staging(
+        ownership.work_tables(
             warehouse, owner_kind="evaluation", owner=ev.id or "report", created_by="report",
-            version=f"report{uuid.uuid4().hex[:12]}", lifetime=ownership.SESSION, temporary=True,
+            version=f"report{uuid.uuid4().hex[:12]}",
         ) as work,
     ):  # fmt: skip
         try:

@@ -12,8 +12,9 @@ from SQL over them (stats/information.py).
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -117,20 +118,18 @@ def top_features(
     return [f for f in features if f.name in kept]
 
 
-def _chosen(
-    warehouse: Warehouse,
-    src: Source,
+@contextlib.contextmanager
+def _columns_of(
+    con: Connectable,
+    source: SourceLike,
     target: str,
     features: Sequence[str] | None,
-    keys: Iterable[str] | None,
-    categorical: Iterable[str] | None,
-    numeric: Iterable[str] | None,
-    bins: int,
-) -> list[Feature]:
-    binning.check_bins(bins)
-    return choose_features(
-        warehouse, src, target, features, categorical=categorical, numeric=numeric, keys=keys
-    )
+    options: Mapping[str, Any],
+) -> Iterator[tuple[Warehouse, Source, list[Feature]]]:
+    """The session, the opened source and its features as ``fit`` would choose them
+    (``options``: keys, categorical, numeric), for the two public measures below."""
+    with session(con) as warehouse, open_source(warehouse, source) as src:
+        yield warehouse, src, choose_features(warehouse, src, target, features, **options)
 
 
 def rank_attributes(
@@ -154,8 +153,9 @@ def rank_attributes(
         per attribute), mi (float64 bits), rank (int64, 1 = highest MI, ties to the earlier
         column); one row per attribute, by rank.
     """
-    with session(con) as warehouse, open_source(warehouse, source) as src:
-        chosen = _chosen(warehouse, src, target, features, keys, categorical, numeric, bins)
+    binning.check_bins(bins)
+    options = {"keys": keys, "categorical": categorical, "numeric": numeric}
+    with _columns_of(con, source, target, features, options) as (warehouse, src, chosen):
         return information_rows(warehouse, src.relation, target, chosen, bins)
 
 
@@ -179,8 +179,9 @@ def pair_information(
         of the pair), cmi (float64 bits), mi (float64 bits); pairs with no such row are left
         out.
     """
-    with session(con) as warehouse, open_source(warehouse, source) as src:
-        chosen = _chosen(warehouse, src, target, features, keys, categorical, numeric, bins)
+    binning.check_bins(bins)
+    options = {"keys": keys, "categorical": categorical, "numeric": numeric}
+    with _columns_of(con, source, target, features, options) as (warehouse, src, chosen):
         if len(chosen) < 2:
             raise ColumnError(
                 f"pair information needs at least two attributes of {src.description}; got "

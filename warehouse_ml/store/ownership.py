@@ -366,6 +366,17 @@ class Staging:
             RUNNING.discard(self.token)
 
 
+def work_tables(
+    warehouse: Warehouse, *, owner_kind: str, owner: str, created_by: str, version: str
+) -> Staging:
+    """The staging of one call's intermediate tables: temporary (the session's), registered
+    with lifetime :data:`SESSION`, to be dropped before the call returns."""
+    return Staging(
+        warehouse, owner_kind=owner_kind, owner=owner, created_by=created_by, version=version,
+        lifetime=SESSION, temporary=True,
+    )  # fmt: skip
+
+
 # -- names the user chose ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Claim:
