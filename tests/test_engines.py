@@ -389,6 +389,16 @@ def folds(engine: Engine) -> dict[str, Any]:
 
 
 @case
+def resamples(engine: Engine) -> dict[str, Any]:
+    """MD5 under- and over-sampling: the same rows on every engine."""
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    under = wml.resample(w, table, "label", ratio=0.8, seed=2, key="id", table="engine_under")
+    over = wml.resample(w, table, "label", strategy="over", seed=6, key="id", table="engine_over")
+    return {"under": under.to_arrow(w), "over": over.to_arrow(w), "after": over.after}
+
+
+@case
 def measures(engine: Engine) -> dict[str, Any]:
     """ROC and PR curves (whole and thinned), AUC (one class and one-vs-rest), average
     precision, lift, log and Brier scores, calibration bins and chosen thresholds over a

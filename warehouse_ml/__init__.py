@@ -68,6 +68,7 @@ from warehouse_ml.evaluation.metrics import (
     roc_auc,
     roc_curve,
 )
+from warehouse_ml.evaluation.resampling import Resample, resample
 from warehouse_ml.evaluation.result import drop_evaluation, list_evaluations, load_evaluation
 from warehouse_ml.evaluation.selection import Candidate, Selection, select_model
 from warehouse_ml.evaluation.splits import Split, assign_folds, holdout_split, leave_one_out
@@ -102,6 +103,7 @@ __all__ = [
     "ParameterError",
     "Progress",
     "ProgressCallback",
+    "Resample",
     "Selection",
     "SourceError",
     "Split",
@@ -147,6 +149,7 @@ __all__ = [
     "rank_attributes",
     "rebuild_views",
     "registered_views",
+    "resample",
     "roc_auc",
     "roc_curve",
     "select_model",

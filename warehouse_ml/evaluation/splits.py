@@ -150,7 +150,7 @@ def check_folds(folds: Any) -> int:
     return folds
 
 
-def _check_seed(seed: int) -> int:
+def check_seed(seed: int) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ParameterError(f"seed must be an integer, got {seed!r}")
     return seed
@@ -221,7 +221,7 @@ def _positions(
 
 
 @dataclass(frozen=True)
-class _Assignment:
+class Assignment:
     """What a split adds to each row: its template (select_fold_assignment.sql or
     select_holdout_split.sql), the names of its output columns, and their bindings."""
 
@@ -230,7 +230,7 @@ class _Assignment:
     bindings: dict[str, Any]
 
 
-def _split_rows(
+def split_rows(
     warehouse: Warehouse,
     source: Source,
     key: str | None,
@@ -238,7 +238,7 @@ def _split_rows(
     seed: int,
     repeats: int,
     keep_columns: bool,
-    assignment: _Assignment,
+    assignment: Assignment,
 ) -> exp.Query:
     """The split's rows: the assignment over the ranked rows. Source columns kept next to a key
     are joined back by key after the assignment (select_positioned_rows.sql), so the ranking
@@ -278,7 +278,7 @@ def _output_columns(
     return items
 
 
-def _prepare(
+def prepare(
     source: Source,
     key: str | None,
     stratify: str | None,
@@ -314,15 +314,17 @@ def write(
     view: bool,
     split_id: str,
     created_by: str,
+    owner_kind: str = "split",
 ) -> TableName:
-    """Create the split as warehouse-ml's own table or view (``wml.<split_id>`` by default)."""
+    """Create the split (or, ``owner_kind="sample"``, a resample: resampling.py) as
+    warehouse-ml's own table or view (``wml.<split_id>`` by default)."""
     if view:
-        source.durable_spec("a split view")
+        source.durable_spec(f"a {owner_kind} view")
     name = TableName.parse(table) if table is not None else warehouse.library_table(split_id)
     sources = [] if source.object is None else [source.object]
     claimed = ownership.claim(warehouse, name, "view" if view else "table", sources=sources)
     return ownership.create(
-        warehouse, claimed, query, owner_kind="split", owner=split_id, role="split",
+        warehouse, claimed, query, owner_kind=owner_kind, owner=split_id, role=owner_kind,
         created_by=created_by, lifetime=ownership.KEPT,
     )  # fmt: skip
 
@@ -342,7 +344,7 @@ def fold_rows(
     """The query of a k-fold assignment (``folds`` None: leave-one-out) and the row count.
     ``fold_column`` names the fold (a fresh name when the caller needs one no source column
     has: cross-validation)."""
-    keep_columns = _prepare(source, key, stratify, view, keep_columns, [fold_column])
+    keep_columns = prepare(source, key, stratify, view, keep_columns, [fold_column])
     n_rows = profile(warehouse, source, key)
     if folds is None:
         folds = n_rows
@@ -351,10 +353,10 @@ def fold_rows(
             f"folds={folds} exceeds the {n_rows} rows of {source.description}; expected at "
             "most one fold per row"
         )
-    assignment = _Assignment(
+    assignment = Assignment(
         "select_fold_assignment", (fold_column,), {"folds": folds, "fold": fold_column}
     )
-    query = _split_rows(warehouse, source, key, stratify, seed, 1, keep_columns, assignment)
+    query = split_rows(warehouse, source, key, stratify, seed, 1, keep_columns, assignment)
     return query, n_rows
 
 
@@ -416,9 +418,9 @@ def leave_one_out(
     return _folds(con, source, None, 0, key, None, table, view, keep_columns, "leave_one_out")
 
 
-def new_id() -> str:
-    """A fresh split id (also its default table name in ``wml``)."""
-    return f"split{uuid.uuid4().hex[:12]}"
+def new_id(prefix: str = "split") -> str:
+    """A fresh split id (also its default table name in ``wml``): ``prefix`` and 12 hex digits."""
+    return f"{prefix}{uuid.uuid4().hex[:12]}"
 
 
 def _folds(
@@ -433,7 +435,7 @@ def _folds(
     keep_columns: bool,
     created_by: str,
 ) -> Split:
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     split_id = new_id()
     with session(con) as warehouse, open_source(warehouse, source) as src:
         query, n_rows = fold_rows(
@@ -475,7 +477,7 @@ def holdout_split(
         given, the source columns when kept, ``repeat`` (INTEGER, 0-based) and ``is_test``
         (BOOLEAN); one row per source row and repeat.
     """
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     fraction = float(test_fraction)
     if not 0.0 < fraction < 1.0:
         raise ParameterError(f"test_fraction must be within (0, 1), got {test_fraction!r}")
@@ -483,12 +485,12 @@ def holdout_split(
         raise ParameterError(f"repeats must be an integer >= 1, got {repeats!r}")
     split_id = new_id()
     with session(con) as warehouse, open_source(warehouse, source) as src:
-        keep_columns = _prepare(src, key, target, view, keep_columns, HOLDOUT_COLUMNS)
+        keep_columns = prepare(src, key, target, view, keep_columns, HOLDOUT_COLUMNS)
         n_rows = profile(warehouse, src, key)
-        assignment = _Assignment(
+        assignment = Assignment(
             "select_holdout_split", HOLDOUT_COLUMNS, {"test_fraction": fraction}
         )
-        query = _split_rows(warehouse, src, key, target, seed, repeats, keep_columns, assignment)
+        query = split_rows(warehouse, src, key, target, seed, repeats, keep_columns, assignment)
         name = write(warehouse, src, query, table, view, split_id, "holdout_split")
     return Split(
         name, key or ROW_KEY, "holdout", n_rows, None, repeats, seed, target, FOLD, split_id
