@@ -206,6 +206,31 @@ def test_rank_before_a_fit_and_a_models_ranking(tmp_path, capsys):
                  "--features", "top:2", "--db", db]) == 0  # fmt: skip
 
 
+def test_drift_prints_writes_and_creates_a_view(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"])
+    capsys.readouterr()
+    assert main(["drift", "t", TENNIS, "--db", db]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].split()[:3] == ["kind", "attribute", "treatment"]
+    assert [line.split()[:2] for line in printed[1:7]] == [
+        ["attribute", "outlook"], ["attribute", "temperature"], ["attribute", "humidity"],
+        ["attribute", "wind"], ["class", "play"], ["prediction", "play"],
+    ]  # fmt: skip
+    out = tmp_path / "drift.parquet"
+    assert main(["drift", "t", TENNIS, "--output", str(out), "--db", db]) == 0
+    con = duckdb.connect(db)
+    want = wml.load(con, "t").drift(con, TENNIS)
+    assert pq.read_table(out).equals(want)
+    assert want.column("psi").to_pylist()[:5] == pytest.approx([0.0] * 5, abs=1e-15)
+    con.close()
+    assert main(["drift", "t", TENNIS, "--to-view", "tennis_drift", "--db", db]) == 0
+    assert "created view main.tennis_drift" in capsys.readouterr().out
+    con = duckdb.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM tennis_drift").fetchone()[0] == 6
+    con.close()
+
+
 def test_evaluate_writes_a_report(tmp_path, capsys):
     db = str(tmp_path / "w.duckdb")
     page = tmp_path / "report.html"

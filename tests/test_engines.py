@@ -389,6 +389,22 @@ def folds(engine: Engine) -> dict[str, Any]:
 
 
 @case
+def drift(engine: Engine) -> dict[str, Any]:
+    """Drift of a table from NB's (Gaussian bins) and TAN's (own bins) training counts: PSI,
+    Jensen-Shannon distance, chi-square and p-value, read back through a drift view too."""
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    tan = _fit(engine, wml.TAN(), "engine_tan_drift")
+    view = tan.create_drift_view(w, "engine_drift", table)
+    rows = w.fetch(
+        "select_table",
+        table=view,
+        order_columns=[templates.column("kind", "t"), templates.column("attribute", "t")],
+    )
+    return {"nb": _naive_bayes(engine).drift(w, table), "tan": tan.drift(w, table), "view": rows}
+
+
+@case
 def resamples(engine: Engine) -> dict[str, Any]:
     """MD5 under- and over-sampling: the same rows on every engine."""
     table = engine.load(TABLE, DATA)

@@ -141,6 +141,16 @@ def cmd_explain(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     )
 
 
+def cmd_drift(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    """Print (or write, or create a view of) a stored model's drift over SOURCE."""
+    model = wml.load(con, args.model)
+    if args.to_view:
+        name = model.create_drift_view(con, args.to_view, args.source, bins=args.bins)
+        print(f"created view {name} (one row per attribute, the class and the predictions)")
+        return
+    write_or_print(model.drift(con, args.source, bins=args.bins), args.output, args.rows)
+
+
 def cmd_rank(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     """Rank a source's attributes by MI with --target (or every pair with --pairs), or print a
     stored model's ranking (--model, with the mean |evidence| over SOURCE when given)."""

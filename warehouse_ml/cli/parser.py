@@ -11,6 +11,7 @@ from typing import Any
 import warehouse_ml as wml
 from warehouse_ml.cli.commands import (
     KIND_NAMES,
+    cmd_drift,
     cmd_drop,
     cmd_evaluations,
     cmd_explain,
@@ -26,6 +27,7 @@ from warehouse_ml.cli.commands import (
 )
 from warehouse_ml.cli.demo import cmd_demo
 from warehouse_ml.cli.evaluate import cmd_evaluate
+from warehouse_ml.models.drift import DEFAULT_BINS as DEFAULT_DRIFT_BINS
 from warehouse_ml.stats.binning import DEFAULT_BINS
 from warehouse_ml.stats.integer_rule import MAX_INTEGER_CATEGORIES
 
@@ -217,6 +219,27 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--pairs", action="store_true", help="every attribute pair instead")
     _listing_options(rank, rank)
     rank.set_defaults(run=cmd_rank)
+
+    drift = command(
+        "drift",
+        "how far a table has moved from a model's training data: PSI, Jensen-Shannon distance "
+        "and chi-square test per attribute, the class and the predictions (no training scan)",
+    )
+    drift.add_argument("model", help="name of a stored model (see 'models')")
+    drift.add_argument("source", help="table name or .parquet/.csv path")
+    drift.add_argument(
+        "--bins",
+        type=int,
+        default=DEFAULT_DRIFT_BINS,
+        help="equal-frequency bins of a Naive Bayes Gaussian attribute's fitted normals "
+        f"(default {DEFAULT_DRIFT_BINS}; TAN keeps its own bins)",
+    )
+    drift_target = drift.add_mutually_exclusive_group()
+    drift_target.add_argument(
+        "--to-view", help="create a drift view of this name (rebuilt with the model)"
+    )
+    _listing_options(drift, drift_target)
+    drift.set_defaults(run=cmd_drift)
 
     command("models", "list the models in the catalog").set_defaults(run=cmd_models)
 

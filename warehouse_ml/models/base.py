@@ -30,6 +30,7 @@ from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import NotFittedError, SourceError, StaleModelError
 from warehouse_ml.models.evidence import Part
 from warehouse_ml.models.explaining import Explainer
+from warehouse_ml.models.monitoring import Monitor
 from warehouse_ml.models.prediction import Predictor
 from warehouse_ml.models.scoring import Term
 from warehouse_ml.models.training import Training, class_counts, total
@@ -44,7 +45,7 @@ from warehouse_ml.store.ownership import Staging
 from warehouse_ml.version import VERSION
 
 
-class Classifier(Predictor, Explainer, abc.ABC):
+class Classifier(Predictor, Explainer, Monitor, abc.ABC):
     """Base of the warehouse classifiers. Fitted attributes end in ``_``.
 
     A model kind provides:

@@ -35,7 +35,12 @@ from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats.features import Feature, integer_valued
 from warehouse_ml.store import ownership
-from warehouse_ml.store.catalog import EXPLANATION_VIEW, PREDICTION_VIEW, ModelRecord
+from warehouse_ml.store.catalog import (
+    DRIFT_VIEW,
+    EXPLANATION_VIEW,
+    PREDICTION_VIEW,
+    ModelRecord,
+)
 
 
 class Predictor:
@@ -412,6 +417,8 @@ class Predictor:
         model = type(self).from_record(record)
         if role == EXPLANATION_VIEW:
             return model.stored_explanation_query(warehouse, record, source, options)
+        if role == DRIFT_VIEW:
+            return model.stored_drift_query(warehouse, record, source, options)
         stored = options["decision"]
         decision = Decision(
             threshold=stored["threshold"],

@@ -80,6 +80,15 @@ def _mixture_quantile(normals: Sequence[ClassNormal], weights: Sequence[float], 
     return 0.5 * (low + high)
 
 
+def mixture_edges(normals: Sequence[ClassNormal], bins: int) -> list[float]:
+    """The inner edges of ``bins`` equal-frequency bins of the mixture of ``normals`` (class
+    weights n_c / sum n; classes with no rows left out): its b/bins quantiles, b = 1..bins-1."""
+    kept = [c for c in normals if c.n > 0]
+    total = sum(c.n for c in kept)
+    weights = [c.n / total for c in kept]
+    return [_mixture_quantile(kept, weights, b / bins) for b in range(1, bins)]
+
+
 def gaussian_information(normals: Sequence[ClassNormal], bins: int) -> float:
     """MI(A; C) in bits of a numeric attribute modelled by one normal per class, on ``bins``
     equal-frequency bins of the mixture (class weights n_c / sum n): the edges are the
@@ -90,11 +99,7 @@ def gaussian_information(normals: Sequence[ClassNormal], bins: int) -> float:
     if len(kept) < 2 or bins < 2:
         return 0.0
     weights = [c.n / total for c in kept]
-    edges = [
-        -math.inf,
-        *(_mixture_quantile(kept, weights, b / bins) for b in range(1, bins)),
-        math.inf,
-    ]
+    edges = [-math.inf, *mixture_edges(kept, bins), math.inf]
     mass = [[c.cdf(edges[b + 1]) - c.cdf(edges[b]) for b in range(bins)] for c in kept]
     marginal = [sum(w * m[b] for w, m in zip(weights, mass, strict=True)) for b in range(bins)]
     return math.fsum(

@@ -63,7 +63,10 @@ PREDICTION_VIEW = "prediction_view"
 EXPLANATION_VIEW = "explanation_view"
 """Registry role of a model's explanation views (rebuilt with each fit of the model)."""
 
-MODEL_VIEWS = (PREDICTION_VIEW, EXPLANATION_VIEW)
+DRIFT_VIEW = "drift_view"
+"""Registry role of a model's drift views (rebuilt with each fit or update of the model)."""
+
+MODEL_VIEWS = (PREDICTION_VIEW, EXPLANATION_VIEW, DRIFT_VIEW)
 """The roles of the views a fit rebuilds."""
 
 
