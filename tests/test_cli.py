@@ -231,6 +231,20 @@ def test_drift_prints_writes_and_creates_a_view(tmp_path, capsys):
     con.close()
 
 
+def test_update_adds_a_batch_once(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"])
+    capsys.readouterr()
+    assert main(["update", "t", TENNIS, "--batch-id", "again", "--db", db]) == 0
+    assert "updated 't' with batch 'again': 14 rows added" in capsys.readouterr().out
+    assert main(["update", "t", TENNIS, "--batch-id", "again", "--db", db]) == 1
+    assert "'again' has already been applied" in capsys.readouterr().err
+    con = duckdb.connect(db)
+    model = wml.load(con, "t")
+    assert model.n_rows_ == 28 and [b["batch_id"] for b in model.batches_] == ["again"]
+    con.close()
+
+
 def test_evaluate_writes_a_report(tmp_path, capsys):
     db = str(tmp_path / "w.duckdb")
     page = tmp_path / "report.html"

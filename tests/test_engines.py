@@ -405,6 +405,28 @@ def drift(engine: Engine) -> dict[str, Any]:
 
 
 @case
+def updates(engine: Engine) -> dict[str, Any]:
+    """fit(A), update(B), update(C) for NB and TAN: the same counts, parameters, tree and
+    batch records on every engine (each engine's own publish path, Spark's included)."""
+    w = engine.warehouse
+    thirds = [DATA.slice(0, 50), DATA.slice(50, 60), DATA.slice(110)]
+    results: dict[str, Any] = {}
+    for model in (wml.NaiveBayes(), wml.TAN()):
+        name = f"engine_update_{model.kind}"
+        table = engine.load(f"{name}_a", thirds[0])
+        model.fit(w, table, "label", keys=["id"], categorical=["size"], name=name)
+        for i, part in enumerate(thirds[1:], 1):
+            model.update(w, engine.load(f"{name}_{i}", part), batch_id=f"batch-{i}")
+        results[model.kind] = {
+            "parameters": model.parameters(w),
+            "rows": [model.n_rows_, model.n_null_target_],
+            "batches": [(b["batch_id"], b["n_rows"], b["above_bins"]) for b in model.batches_],
+            "proba": model.predict_proba(w, DATA),
+        }
+    return results
+
+
+@case
 def resamples(engine: Engine) -> dict[str, Any]:
     """MD5 under- and over-sampling: the same rows on every engine."""
     table = engine.load(TABLE, DATA)

@@ -292,7 +292,9 @@ def test_moments_of_classes_from_1e_minus_300_to_1e300_are_exact(con, magnitudes
         templates.build(
             "select_moments_outside_partitions",
             per_partition=per_fold,
-            partitions=templates.values([(p,) for p in range(3)], "p", ("wml_part",)),
+            partitions=templates.values(
+                [(p, p) for p in range(3)], "p", ("wml_part", "wml_held_out")
+            ),
         )
     ).to_pylist()
     assert len(pooled) == 3 * len(rows)

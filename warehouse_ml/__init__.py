@@ -26,6 +26,7 @@ from warehouse_ml.api import (
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import (
+    BatchAppliedError,
     ColumnConflictError,
     ColumnError,
     ConcurrentFitError,
@@ -83,6 +84,7 @@ from warehouse_ml.version import VERSION as __version__
 __all__ = [
     "EVERY_CLASS",
     "TAN",
+    "BatchAppliedError",
     "Candidate",
     "ChowLiuTree",
     "ColumnConflictError",

@@ -89,6 +89,11 @@ class StaleModelError(WarehouseMLError):
     drop) has replaced; load the current one with ``warehouse_ml.load``."""
 
 
+class BatchAppliedError(WarehouseMLError):
+    """An update names a batch id the model has already applied (a retried job); the model is
+    unchanged."""
+
+
 class ViewRebuildError(WarehouseMLError):
     """A registered view of a model cannot be rebuilt over its source (its source changed)."""
 

@@ -1,11 +1,13 @@
--- Training counts of cross-validation folds: for each requested partition p, the counts of
--- every other partition summed, i.e. the total minus partition p, read from the per-partition
--- counts (no scan of the source). A cell with no count outside p is left out, as a fit on the
--- other partitions' rows would never see it.
+-- Training counts of models that each learn from every partition but one: for each requested
+-- model (p.wml_part) the counts of every partition but p.wml_held_out summed, i.e. the total
+-- minus that partition, read from the per-partition counts (no scan of the source). A cell with
+-- no count outside it is left out, as a fit on the other partitions' rows would never see it.
+-- Cross-validation holds out fold f for model f; an update (models/increments.py) learns model
+-- 0 from the stored counts and the batch's, holding out no partition (-1).
 -- Placeholders: $per_partition (table with wml_part, attribute, value, class_label, n),
---   $partitions (VALUES relation p(wml_part): the held-out partitions wanted).
--- Output columns: wml_part (the held-out partition), attribute (VARCHAR), value (VARCHAR),
---   class_label (VARCHAR), n (BIGINT rows outside the partition).
+--   $partitions (VALUES relation p(wml_part, wml_held_out): the models wanted).
+-- Output columns: wml_part (the model), attribute (VARCHAR), value (VARCHAR),
+--   class_label (VARCHAR), n (BIGINT rows outside the held-out partition).
 -- Rendered by: warehouse_ml/models/naive_bayes.py, warehouse_ml/models/tan.py.
 WITH totals AS (
     SELECT k.attribute, k.value, k.class_label, SUM(k.n) AS n
@@ -21,6 +23,6 @@ SELECT
 FROM totals AS t
 CROSS JOIN $partitions
 LEFT JOIN $per_partition AS k
-    ON k.wml_part = p.wml_part AND k.attribute = t.attribute AND k.value = t.value
+    ON k.wml_part = p.wml_held_out AND k.attribute = t.attribute AND k.value = t.value
     AND k.class_label = t.class_label
 WHERE t.n - COALESCE(k.n, 0) > 0

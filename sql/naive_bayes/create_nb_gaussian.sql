@@ -6,7 +6,8 @@
 --   $classes (the class table), $var_smoothing (number >= 0).
 -- Output columns: wml_part (INTEGER), attribute (VARCHAR), class_index (INTEGER),
 --   n (BIGINT non-NULL rows), mean (DOUBLE), variance (DOUBLE, floored; NULL mean/variance
---   when n = 0).
+--   when n = 0), population_variance (DOUBLE, before the floor: what an update pools with a
+--   batch's moments, models/increments.py).
 -- Rendered by: warehouse_ml/models/naive_bayes.py.
 CREATE TABLE $table AS
 WITH tagged AS (
@@ -41,7 +42,8 @@ SELECT
     c.class_index AS class_index,
     m.n AS n,
     m.mean AS mean,
-    m.variance + f.epsilon AS variance
+    m.variance + f.epsilon AS variance,
+    m.variance AS population_variance
 FROM tagged AS m
 JOIN $classes AS c ON c.wml_part = m.wml_part AND c.class_label = m.class_label
 LEFT JOIN floor_value AS f ON f.wml_part = m.wml_part

@@ -1,11 +1,12 @@
--- Pair counts of cross-validation folds' training rows: for each requested partition p, the
--- pair counts of every other partition summed, i.e. the total minus partition p, read from the
--- per-partition pair counts (no scan of the source). Cells whose rows all lie in partition p
--- are absent, as in a count of the training rows alone.
+-- Pair counts of models that each learn from every partition but one (as
+-- select_counts_outside_partitions.sql): for each requested model p.wml_part, the pair counts
+-- of every partition but p.wml_held_out summed, read from the per-partition pair counts (no
+-- scan of the source). Cells whose rows all lie in the held-out partition are absent, as in a
+-- count of the training rows alone.
 -- Placeholders: $per_partition (table with wml_part, attribute_i, attribute_j, value_i, value_j,
 --   class_label, n; e.g. pairs.pair_counts_query with a partition), $partitions (VALUES
---   relation p(wml_part): the held-out partitions wanted).
--- Output columns: wml_part (the held-out partition), attribute_i (VARCHAR), attribute_j
+--   relation p(wml_part, wml_held_out): the models wanted).
+-- Output columns: wml_part (the model), attribute_i (VARCHAR), attribute_j
 --   (VARCHAR), value_i (VARCHAR), value_j (VARCHAR), class_label (VARCHAR), n (BIGINT rows,
 --   > 0).
 -- Rendered by: warehouse_ml/models/tan.py.
@@ -25,7 +26,7 @@ SELECT
 FROM totals AS t
 CROSS JOIN $partitions
 LEFT JOIN $per_partition AS k
-    ON k.wml_part = p.wml_part AND k.attribute_i = t.attribute_i
+    ON k.wml_part = p.wml_held_out AND k.attribute_i = t.attribute_i
     AND k.attribute_j = t.attribute_j AND k.value_i = t.value_i AND k.value_j = t.value_j
     AND k.class_label = t.class_label
 WHERE t.n - COALESCE(k.n, 0) > 0

@@ -141,6 +141,19 @@ def cmd_explain(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     )
 
 
+def cmd_update(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    """Apply a batch to a stored model and say what it now holds."""
+    model = wml.load(con, args.model).update(con, args.source, batch_id=args.batch_id)
+    applied = model.batches_[-1]
+    outside = ", ".join(f"{a}: {n}" for a, n in applied["above_bins"].items() if n)
+    print(
+        f"updated {model.name_!r} with batch {applied['batch_id']!r}: {applied['n_rows']} rows "
+        f"added ({applied['n_null_target']} without a class), {model.n_rows_} rows in "
+        f"{len(model.batches_)} batch(es) since its fit"
+        + (f"; values above the top bin: {outside}" if outside else "")
+    )
+
+
 def cmd_drift(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     """Print (or write, or create a view of) a stored model's drift over SOURCE."""
     model = wml.load(con, args.model)

@@ -21,6 +21,7 @@ from warehouse_ml.cli.commands import (
     cmd_show,
     cmd_sql,
     cmd_train,
+    cmd_update,
     cmd_vacuum,
     default_of,
     kind_name,
@@ -219,6 +220,20 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--pairs", action="store_true", help="every attribute pair instead")
     _listing_options(rank, rank)
     rank.set_defaults(run=cmd_rank)
+
+    update = command(
+        "update",
+        "add a batch of new rows to a stored model: its counts are added to the model's (no "
+        "re-read of the training data), the result equal to a fit on all the rows",
+    )
+    update.add_argument("model", help="name of a stored model (see 'models')")
+    update.add_argument("source", help="table name or .parquet/.csv path of the new rows")
+    update.add_argument(
+        "--batch-id",
+        required=True,
+        help="the batch's id, recorded with the model; an id already applied is refused",
+    )
+    update.set_defaults(run=cmd_update)
 
     drift = command(
         "drift",

@@ -34,6 +34,7 @@ from warehouse_ml.models.monitoring import Monitor
 from warehouse_ml.models.prediction import Predictor
 from warehouse_ml.models.scoring import Term
 from warehouse_ml.models.training import Training, class_counts, total
+from warehouse_ml.models.updating import Updater
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.stats import validation
 from warehouse_ml.stats.features import Feature
@@ -45,7 +46,7 @@ from warehouse_ml.store.ownership import Staging
 from warehouse_ml.version import VERSION
 
 
-class Classifier(Predictor, Explainer, Monitor, abc.ABC):
+class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
     """Base of the warehouse classifiers. Fitted attributes end in ``_``.
 
     A model kind provides:

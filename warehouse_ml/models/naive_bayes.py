@@ -7,7 +7,8 @@ models/training.py), but the lookup table, whose codes are shifted per partition
 * ``classes``: class_index, class_label, n, log_prior;
 * ``categorical``: attribute, value, class_index, n, log_prob (one row per seen value and class);
 * ``unseen``: attribute, class_index, n_class, n_values, log_prob of a value never seen;
-* ``gaussian``: attribute, class_index, n, mean, variance (numeric attributes);
+* ``gaussian``: attribute, class_index, n, mean, variance (floored), population_variance
+  (before the floor) of numeric attributes;
 * ``lookup``: code, lp_0 .. lp_{K-1}: the summed categorical and unseen log-probabilities of
   blocks of integer-coded attributes with contiguous values, one row per combination of
   their (value | unseen | NULL) slots, so that scoring looks up a block by one INNER join on

@@ -230,11 +230,16 @@ class TAN(Classifier):
         self, warehouse: Warehouse, training: Training, tables: Staging
     ) -> dict[str, list[float]]:
         """Step 2: the numeric attributes' bin edges (table ``bins``) of a one-model training
-        (learns_folds_at_once says cross-validation learns numeric models fold by fold)."""
+        (learns_folds_at_once says cross-validation learns numeric models fold by fold); an
+        update keeps its model's bins."""
         numeric = [f.name for f in training.features if f.kind == NUMERIC]
         if not numeric:
             return {}
         assert training.held_out is None, "numeric TAN attributes are learned fold by fold"
+        if training.stored is not None:
+            edges = {a: list(training.stored.record.details["bins"][a]) for a in numeric}
+            binning.store_edges(warehouse, tables.table("bins"), edges)
+            return edges
         return binning.learn_edges(
             warehouse, training.source.relation, training.target, numeric, self.bins,
             tables.table("bins"), training.source.description,

@@ -27,6 +27,14 @@ from warehouse_ml.stats.counting import PARTITION
 from warehouse_ml.stats.features import Feature
 from warehouse_ml.store.ownership import Staging
 
+HELD_OUT = "wml_held_out"
+"""Column of the outside-partitions templates' models: the partition a model does not learn
+from (cross-validation: its own fold; an update: none, :data:`NO_PARTITION`)."""
+STORED_PARTITION = 1
+"""The partition an update gives a model's stored counts (the batch's are partition 0)."""
+NO_PARTITION = -1
+"""The held-out partition of an update's model: none, it learns from every count."""
+
 MAX_CLASSES = 256
 """Most classes a model may have: each class is a column of every scoring step, and past a few
 hundred classes the scoring SQL grows too wide for engines to plan in reasonable time."""
@@ -45,6 +53,63 @@ class ClassCount:
 
 
 @dataclass(frozen=True)
+class StoredCounts:
+    """A fitted model's counts, laid out as a learner stages a source's counts per partition
+    (the roles ``part_counts``, ``part_moments`` and ``part_pair_counts``), as partition
+    :data:`STORED_PARTITION`: what an update adds a batch's counts to
+    (models/increments.py). Read from the model's ``categorical``, ``gaussian`` and
+    ``pair_counts`` tables (model 0), their classes named by label."""
+
+    record: Any  # store.catalog.ModelRecord
+
+    def relation(self, role: str) -> exp.Query:
+        """The stored counts of ``role`` (columns as the staged counts of that role)."""
+        part, columns, counted = {
+            "part_counts": ("categorical", ["attribute", "value"], ["n"]),
+            "part_moments": ("gaussian", ["attribute"], ["n", "mean", "population_variance"]),
+            "part_pair_counts": (
+                "pair_counts", ["attribute_i", "attribute_j", "value_i", "value_j"], ["n"],
+            ),
+        }[role]  # fmt: skip
+        items = [
+            templates.alias(templates.literal(STORED_PARTITION), PARTITION),
+            *(templates.alias(templates.column(c, "s"), c) for c in columns),
+            templates.alias(templates.column("class_label", "c"), "class_label"),
+            *(templates.alias(templates.column(c, "s"), c) for c in counted),
+        ]
+        if role == "part_moments":
+            items[-1] = templates.alias(templates.column("population_variance", "s"), "variance")
+            items.append(templates.alias(exp.cast(exp.null(), "DOUBLE"), "extreme"))
+        return (
+            exp.select(*items)
+            .from_(_relation(self.record.parameters(part), "s"))
+            .join(
+                _relation(self.record.parameters("classes"), "c"),
+                on=exp.and_(
+                    exp.EQ(this=templates.column(PARTITION, "c"), expression=templates.literal(0)),
+                    exp.EQ(
+                        this=templates.column("class_index", "c"),
+                        expression=templates.column("class_index", "s"),
+                    ),
+                ),
+            )
+            .where(
+                exp.and_(
+                    exp.EQ(this=templates.column(PARTITION, "s"), expression=templates.literal(0)),
+                    exp.GT(this=templates.column("n", "s"), expression=templates.literal(0)),
+                )
+            )
+        )
+
+
+def _relation(parameters: TableName | exp.Query, name: str) -> exp.Expression:
+    """A parameter table (or a query standing for one) under alias ``name``."""
+    if isinstance(parameters, TableName):
+        return parameters.to_table().as_(name)
+    return parameters.subquery(name)
+
+
+@dataclass(frozen=True)
 class Training:
     """The rows a learner learns from and the models it learns of them.
 
@@ -56,6 +121,8 @@ class Training:
         held_out: None: one model (partition 0) learns from every row. Else a column of
             ``source`` numbering each row's fold 0..k-1 (``len(classes) == k``): model f
             learns from the rows outside fold f (cross-validation).
+        stored: an update's fitted model, whose counts the source's are added to (one model;
+            ``classes`` are then the sums of both).
     """
 
     source: Source
@@ -63,6 +130,7 @@ class Training:
     features: list[Feature]
     classes: list[list[ClassCount]]
     held_out: str | None = None
+    stored: StoredCounts | None = None
 
     @property
     def n_models(self) -> int:
@@ -87,14 +155,20 @@ class Training:
         held_out)). One model: ``counts`` themselves. Cross-validation: fold f's counts are
         the sums over the other folds (``outside_template``: select_counts_outside_partitions,
         select_moments_outside_partitions or select_pair_counts_outside_partitions), over the
-        per-fold counts staged in table ``role`` (unless ``counts`` is a table already)."""
-        if self.held_out is None:
+        per-fold counts staged in table ``role`` (unless ``counts`` is a table already). An
+        update: the source's counts and the ``stored`` ones staged together, summed (moments
+        pooled) by the same template holding out no partition."""
+        if self.held_out is None and self.stored is None:
             return counts if isinstance(counts, exp.Query) else _all_rows(counts)
         if isinstance(counts, exp.Query):
             staged = tables.table(role)
             warehouse.run_tree(templates.create_table_as(staged, counts))
             counts = staged
-        held_out = templates.values([(p,) for p in range(self.n_models)], "p", (PARTITION,))
+        models = [(p, p) for p in range(self.n_models)]
+        if self.stored is not None:
+            warehouse.run("insert_rows", table=counts, rows=self.stored.relation(role))
+            models = [(0, NO_PARTITION)]
+        held_out = templates.values(models, "p", (PARTITION, HELD_OUT))
         return templates.build(outside_template, per_partition=counts, partitions=held_out)
 
 
@@ -112,36 +186,17 @@ def python_label(value: Any) -> Any:
     return str(value)
 
 
-def class_counts(warehouse: Warehouse, source: Source, target: str) -> tuple[list[ClassCount], int]:
-    """The classes of ``target`` in ``source`` (ascending values) with their rows, and the
-    rows whose target is NULL. Refuses (DataError, naming the column) a source with no rows,
-    fewer than two classes, more than :data:`MAX_CLASSES`, or a label with a NUL character."""
+def labelled_classes(
+    warehouse: Warehouse, source: Source, target: str
+) -> tuple[list[ClassCount], int]:
+    """The classes of ``target`` in ``source`` (ascending values; none for a source without
+    labelled rows) with their rows, and the rows whose target is NULL. Refuses (DataError) a
+    label with a NUL character."""
     rows = warehouse.fetch("select_classes", source=source.relation, target=target).to_pylist()
     n_null = sum(r["n"] for r in rows if r["class_value"] is None)
     present = sorted(
         (r for r in rows if r["class_value"] is not None), key=lambda r: r["class_value"]
     )
-    if not rows or sum(r["n"] for r in rows) == 0:
-        raise DataError(
-            f"source {source.description} has no rows; expected rows with at least two "
-            f"classes in target column {target!r}"
-        )
-    if not present:
-        raise DataError(
-            f"target column {target!r} of {source.description} is NULL in all "
-            f"{n_null} rows; expected at least two classes"
-        )
-    if len(present) < 2:
-        raise DataError(
-            f"target column {target!r} of {source.description} has a single class "
-            f"{present[0]['class_value']!r}; expected at least two classes"
-        )
-    if len(present) > MAX_CLASSES:
-        raise DataError(
-            f"target column {target!r} of {source.description} has {len(present)} "
-            f"classes; expected at most {MAX_CLASSES} (each class is a column of the "
-            "scoring SQL): group rare classes in a view, or choose another target"
-        )
     nul = [r["class_label"] for r in present if "\x00" in r["class_label"]]
     if nul:
         raise DataError(
@@ -153,6 +208,40 @@ def class_counts(warehouse: Warehouse, source: Source, target: str) -> tuple[lis
         ClassCount(i, r["class_label"], python_label(r["class_value"]), r["n"])
         for i, r in enumerate(present)
     ]
+    return classes, n_null
+
+
+def check_class_number(classes: Sequence[ClassCount], description: str, target: str) -> None:
+    """Refuse (DataError) more than :data:`MAX_CLASSES` classes."""
+    if len(classes) > MAX_CLASSES:
+        raise DataError(
+            f"target column {target!r} of {description} has {len(classes)} "
+            f"classes; expected at most {MAX_CLASSES} (each class is a column of the "
+            "scoring SQL): group rare classes in a view, or choose another target"
+        )
+
+
+def class_counts(warehouse: Warehouse, source: Source, target: str) -> tuple[list[ClassCount], int]:
+    """The classes of ``target`` in ``source`` (:func:`labelled_classes`). Refuses
+    (DataError, naming the column) a source with no rows, fewer than two classes, more than
+    :data:`MAX_CLASSES`, or a label with a NUL character."""
+    classes, n_null = labelled_classes(warehouse, source, target)
+    if not classes and n_null == 0:
+        raise DataError(
+            f"source {source.description} has no rows; expected rows with at least two "
+            f"classes in target column {target!r}"
+        )
+    if not classes:
+        raise DataError(
+            f"target column {target!r} of {source.description} is NULL in all "
+            f"{n_null} rows; expected at least two classes"
+        )
+    if len(classes) < 2:
+        raise DataError(
+            f"target column {target!r} of {source.description} has a single class "
+            f"{classes[0].value!r}; expected at least two classes"
+        )
+    check_class_number(classes, source.description, target)
     return classes, n_null
 
 

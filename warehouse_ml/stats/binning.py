@@ -79,6 +79,18 @@ def learn_edges(
     return edges
 
 
+def store_edges(
+    warehouse: Warehouse, table: TableName, edges: Mapping[str, Sequence[float]]
+) -> None:
+    """Create the bin table ``table`` of :func:`learn_edges` from edges learned before (an
+    update keeps its model's bins)."""
+    rows = [(a, i, float(e)) for a, upper in edges.items() for i, e in enumerate(upper)]
+    tiles = exp.select("*").from_(
+        templates.values(rows or [("", 0, 0.0)], "t", ("attribute", "tile", "upper"))
+    )
+    warehouse.run("create_bins", table=table, tiles=tiles if rows else tiles.where(exp.false()))
+
+
 def fetch_edges(
     warehouse: Warehouse,
     source: exp.Table | exp.Query,

@@ -356,6 +356,7 @@ def publish(
     warehouse: Warehouse,
     record: ModelRecord,
     rebuild_views: Callable[[ModelRecord, list[Owned]], None],
+    replacing: str | None = None,
 ) -> None:
     """Make ``record`` (whose tables exist, registered) the model of its name, atomically.
 
@@ -373,12 +374,22 @@ def publish(
     concurrent FIRST fits of a new name cannot see each other before they commit and may both
     insert a row; the next fit of that name replaces (and drops the tables of) every row.
 
+    ``replacing``: the version the new one was made from (an update, which adds to that
+    version's counts); the name must still hold exactly that version.
+
     Raises:
         ConcurrentFitError: another connection published a model of this name meanwhile.
     """
     table = catalog_table(warehouse)
     with warehouse.transaction():
         replaced = _rows(warehouse, record.name)
+        if replacing is not None and [r.model_id for r in replaced] != [replacing]:
+            raise ConcurrentFitError(
+                f"model {record.name!r} was changed by another connection while this update "
+                f"was running (it started from version {replacing!r}, the catalog now holds "
+                f"{[r.model_id for r in replaced]}); this update was rolled back: load the "
+                "model and apply the batch again"
+            )
         for old in replaced:
             warehouse.run(
                 "delete_rows_where",

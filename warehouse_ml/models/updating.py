@@ -1,0 +1,231 @@
+"""Incremental updates: a fitted model plus a batch of new rows, exactly as a fit on both.
+
+Naive Bayes and TAN parameters are functions of counts, so an update adds a batch's counts to
+the ones the model stores instead of reading its training data again
+(:meth:`Updater.update`): the batch is counted as a fit counts its source (the model's
+features, with the kinds and, for TAN, the bins of the first fit), staged next to the stored
+counts (models/training.py's ``StoredCounts``, partition 1), and the learner's own statements
+sum them (categorical and pair counts) or pool them exactly (Gaussian moments, Chan et al.)
+into a new version of every parameter table, through the fit's own path: TAN's CMI is
+recomputed from the summed pair counts and its tree chosen again. The counts equal those of a
+fit on the union of the training rows and every batch (bit for bit; Gaussian means and
+variances to the last bits of the pooling), so the parameters and probabilities do too.
+
+* New classes and new categorical values of a batch are counted like any other (a new class
+  gets the next place in the ascending order of classes, and its probability columns with it).
+* TAN's numeric attributes keep the bins of the first fit; a batch's values above the top edge
+  (the largest training value of the first fit) fall in the top bin and are counted in the
+  batch's record (``above_bins``); the bins store no lower edge, so values below the smallest
+  training value fall in the first bin uncounted.
+* The new version is published as a fit publishes (write fresh tables, then swap the catalog
+  row and rebuild the model's views in one transaction), so it is atomic on every engine,
+  Spark included: an update that fails or is cancelled leaves the previous version as it was.
+  It is refused (ConcurrentFitError) if the model changed since the update read it.
+* Each update records its batch (id, source, rows, time) in the catalog row's details
+  (``details["batches"]``, :attr:`Updater.batches_`); a batch id already applied is refused
+  (BatchAppliedError) and changes nothing, so a retried job cannot count a batch twice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from sqlglot import exp
+
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source, SourceLike, open_source
+from warehouse_ml.errors import BatchAppliedError, DataError, IncompatibleModelError, ParameterError
+from warehouse_ml.models.training import (
+    ClassCount,
+    StoredCounts,
+    Training,
+    check_class_number,
+    labelled_classes,
+    python_label,
+    total,
+)
+from warehouse_ml.progress import ProgressCallback
+from warehouse_ml.sqlgen.templates import alias, column, literal
+from warehouse_ml.stats import validation
+from warehouse_ml.stats.features import Feature
+from warehouse_ml.store import catalog, integrity, ownership
+from warehouse_ml.store.catalog import PARTITIONED_FORMAT, ModelRecord
+from warehouse_ml.store.ownership import Staging
+
+COMPUTED_DETAILS = ("checksums", "tables", "class_rows")
+"""Catalog details every version computes afresh (the learner's own are replaced too)."""
+
+
+def merged_classes(
+    record: ModelRecord, stored_rows: Sequence[int], batch: Sequence[ClassCount]
+) -> list[ClassCount]:
+    """The classes of the model and the batch, in ascending order of their values, each with
+    its stored rows plus the batch's (a new class: the batch's alone)."""
+    rows = {python_label(v): n for v, n in zip(record.classes, stored_rows, strict=True)}
+    labels = {python_label(v): str(v) for v in record.classes}
+    for c in batch:
+        rows[c.value] = rows.get(c.value, 0) + c.n
+        labels.setdefault(c.value, c.label)
+    try:
+        ordered = sorted(rows)
+    except TypeError:
+        raise DataError(
+            f"the batch's classes {[c.value for c in batch]} cannot be ordered with the "
+            f"model's {record.classes}; expected a target of the type the model was fitted on"
+        ) from None
+    return [ClassCount(i, labels[v], v, rows[v]) for i, v in enumerate(ordered)]
+
+
+def _stored_class_rows(warehouse: Warehouse, record: ModelRecord) -> list[int]:
+    """Each class's training rows, from the model's classes table (partition 0)."""
+    rows = catalog.read_part(warehouse, record, "classes").to_pylist()
+    by_index = {r["class_index"]: r["n"] for r in rows if r["wml_part"] == 0}
+    return [int(by_index[i]) for i in range(len(record.classes))]
+
+
+def above_bins(
+    warehouse: Warehouse, source: Source, edges: dict[str, list[float]]
+) -> dict[str, int]:
+    """Per binned attribute, the source's values above its top edge (one scan)."""
+    counted = {a: e for a, e in edges.items() if e}
+    if not counted:
+        return {}
+    items = [
+        alias(
+            exp.Sum(
+                this=exp.case()
+                .when(exp.GT(this=column(a, "src"), expression=literal(float(e[-1]))), literal(1))
+                .else_(literal(0))
+            ),
+            f"wml_above_{i}",
+        )
+        for i, (a, e) in enumerate(counted.items())
+    ]
+    row = warehouse.fetch_tree(
+        exp.select(*items).from_(source.relation.copy().as_("src"))
+    ).to_pylist()[0]
+    return {a: int(row[f"wml_above_{i}"] or 0) for i, a in enumerate(counted)}
+
+
+def _stores_update_counts(warehouse: Warehouse, record: ModelRecord) -> bool:
+    """Whether ``record``'s tables hold what an update adds to: the population variances of
+    its Gaussian attributes (stored since this version)."""
+    if "gaussian" not in record.parts:
+        return True
+    return "population_variance" in warehouse.schema_of(record.table("gaussian")).names
+
+
+class Updater:
+    """Incremental updates of a fitted classifier (module docstring); relies on the
+    classifier's ``_current``, ``_check_source``, ``learn_tables``, ``record_of`` and
+    ``_rebuild_views``."""
+
+    @property
+    def batches_(self) -> list[dict[str, Any]]:
+        """The batches applied to the model since its fit, oldest first: batch_id, source,
+        n_rows (labelled rows counted), n_null_target, above_bins (TAN: per numeric
+        attribute, values above its top bin edge), applied_at (ISO timestamp, UTC)."""
+        return list(self.record.details.get("batches", []))
+
+    def update(
+        self,
+        con: Connectable,
+        batch: SourceLike,
+        *,
+        batch_id: str,
+        progress: ProgressCallback | None = None,
+    ) -> Updater:
+        """Add the rows of ``batch`` to the model: its counts are added to the stored ones and
+        a new version of the model is published, equal to a fit on the training rows and every
+        batch applied (module docstring). The model's registered views are rebuilt with it.
+
+        Args:
+            con: a DuckDB connection, a database path, or a Warehouse.
+            batch: table/view name, Arrow table or reader, or a Parquet/CSV path with the
+                model's features (of the types it was fitted on) and its target.
+            batch_id: a non-empty id for the batch, recorded in the catalog; an id already
+                applied is refused (BatchAppliedError), so a retried job changes nothing.
+            progress: as for ``fit`` (operation ``"update"``); raising from it cancels the
+                update, which then leaves the model as it was.
+
+        Returns:
+            self, now describing the new version.
+        """
+        if not isinstance(batch_id, str) or not batch_id.strip():
+            raise ParameterError(f"batch_id must be a non-empty string, got {batch_id!r}")
+        with session(con, "update", progress) as warehouse, open_source(warehouse, batch) as src:
+            with self._current(warehouse) as record:
+                self._check_updatable(warehouse, record, batch_id)
+                self._check_source(record, src)
+                src.field(record.target)
+            stored_rows = _stored_class_rows(warehouse, record)
+            batch_classes, n_null = labelled_classes(warehouse, src, record.target)
+            classes = merged_classes(record, stored_rows, batch_classes)
+            check_class_number(classes, src.description, record.target)
+            features = [
+                Feature(n, record.feature_types[n]["kind"], record.feature_types[n]["sql_type"])
+                for n in record.features
+            ]
+            with Staging(
+                warehouse, owner_kind="model", owner=record.name, created_by="update",
+                version=catalog.new_model_id(), lifetime=ownership.MODEL,
+            ) as tables:  # fmt: skip
+                check = validation.CardinalityCheck(
+                    src.description, features, total(classes), allow_high_cardinality=True
+                )
+                training = Training(
+                    src, record.target, features, [classes], stored=StoredCounts(record)
+                )
+                learned = self.learn_tables(warehouse, training, tables, check)
+                validation.check_learned(warehouse, src.description, tables, classes)
+                applied = {
+                    "batch_id": batch_id,
+                    "source": src.description,
+                    "n_rows": total(batch_classes),
+                    "n_null_target": n_null,
+                    "above_bins": above_bins(warehouse, src, learned.get("bins", {})),
+                    "applied_at": ownership.now().isoformat(),
+                }
+                kept = {
+                    k: v
+                    for k, v in record.details.items()
+                    if k not in COMPUTED_DETAILS and k not in learned
+                }
+                new = self.record_of(
+                    warehouse, tables, training,
+                    {**kept, **learned, "batches": [*self.batches_, applied]},
+                    name=record.name, n_null_target=record.n_null_target + n_null,
+                )  # fmt: skip
+                new = dataclasses.replace(new, source=record.source, target_type=record.target_type)
+                catalog.publish(
+                    warehouse, new, lambda r, views: self._rebuild_views(warehouse, r, views),
+                    replacing=record.model_id,
+                )  # fmt: skip
+        integrity.mark_verified(new.model_id)
+        self.record_ = new
+        return self
+
+    @staticmethod
+    def _check_updatable(warehouse: Warehouse, record: ModelRecord, batch_id: str) -> None:
+        """Refuse a batch id already applied, and a model whose stored counts an update
+        cannot read (a cross-validation fold's, or one stored before population variances)."""
+        if record.locations is not None:
+            raise IncompatibleModelError(
+                "only a fitted model of the catalog can be updated, not a cross-validation's"
+            )
+        if any(b["batch_id"] == batch_id for b in record.details.get("batches", [])):
+            raise BatchAppliedError(
+                f"batch {batch_id!r} has already been applied to model {record.name!r}; "
+                "nothing was changed (each batch is counted once)"
+            )
+        if record.format_version < PARTITIONED_FORMAT or not _stores_update_counts(
+            warehouse, record
+        ):
+            raise IncompatibleModelError(
+                f"model {record.name!r} was stored by an earlier version of warehouse-ml, "
+                "whose tables lack the counts an update adds to: fit it again once, then "
+                "update it"
+            )
