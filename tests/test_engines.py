@@ -427,6 +427,33 @@ def updates(engine: Engine) -> dict[str, Any]:
 
 
 @case
+def weighted_fits(engine: Engine) -> dict[str, Any]:
+    """sample_weight and class_weight on NB (categorical and Gaussian) and TAN: the same summed
+    weights, moments, tree and probabilities on every engine; and a weighted 3-fold CV."""
+    weighted = DATA.append_column("w", pa.array(np.linspace(0.0, 2.0, DATA.num_rows)))
+    table = engine.load("wml_engine_weighted", weighted)
+    w = engine.warehouse
+    results: dict[str, Any] = {}
+    for model in (wml.NaiveBayes(class_weight="balanced"), wml.TAN(class_weight={"low": 2})):
+        model.fit(
+            w, table, "label", keys=["id"], categorical=["size"], sample_weight="w",
+            name=f"engine_weighted_{model.kind}",
+        )  # fmt: skip
+        results[model.kind] = {
+            "parameters": model.parameters(w),
+            "proba": model.predict_proba(w, DATA),
+        }
+    with wml.cross_validate(
+        w, table, "label", wml.NaiveBayes(), folds=3, key="id", categorical=["size"],
+        sample_weight="w",
+    ) as ev:  # fmt: skip
+        results["cv"] = w.fetch(
+            "select_table", table=ev.predictions, order_columns=[templates.column("id", "t")]
+        )
+    return results
+
+
+@case
 def resamples(engine: Engine) -> dict[str, Any]:
     """MD5 under- and over-sampling: the same rows on every engine."""
     table = engine.load(TABLE, DATA)

@@ -21,6 +21,7 @@ from warehouse_ml.evaluation.loo import cross_validate_leave_one_out
 from warehouse_ml.evaluation.metrics import DEFAULT_FLOOR
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, create_table_as
+from warehouse_ml.stats import counting
 from warehouse_ml.stats.moments import numeric_moments
 
 
@@ -295,6 +296,7 @@ def test_moments_of_classes_from_1e_minus_300_to_1e300_are_exact(con, magnitudes
             partitions=templates.values(
                 [(p, p) for p in range(3)], "p", ("wml_part", "wml_held_out")
             ),
+            count_type=counting.count_type(None),
         )
     ).to_pylist()
     assert len(pooled) == 3 * len(rows)

@@ -67,6 +67,7 @@ def test_golden_nb_classes_sql():
         ),
         prior_alpha=1.0,
         n_classes=2,
+        count_type=exp.DataType.build("BIGINT"),
     )
     assert rendered == (
         'CREATE TABLE "wml"."m1_classes" AS SELECT CAST(r.wml_part AS INT) AS wml_part, '
@@ -85,11 +86,28 @@ def test_golden_count_block_sql():
         target="y",
         block_columns=[templates.alias(column("a b", "src"), "a0")],
         group_columns=[column("a b", "src")],
+        count=exp.Count(this=exp.Star()),
     )
     assert rendered == (
         'SELECT src."y" AS class_value, "src"."a b" AS "a0", COUNT(*) AS n FROM "sales"."t" AS src '
         'GROUP BY src."y", "src"."a b"'
     )
+
+
+def test_a_type_placeholder_is_bound_to_a_type():
+    tree = templates.build(
+        "create_nb_unseen",
+        table=TableName(("t",)),
+        categorical=TableName(("c",)),
+        log_prob=templates.literal(0.0),
+        count_type=exp.DataType.build("DOUBLE"),
+    )
+    assert "CAST(t.n_class AS DOUBLE) AS n_class" in templates.generate(tree, "duckdb")
+    with pytest.raises(wml.TemplateError, match=r"\$count_type stands for a type"):
+        templates.build(
+            "create_nb_unseen", table=TableName(("t",)), categorical=TableName(("c",)),
+            log_prob=templates.literal(0.0), count_type="DOUBLE",
+        )  # fmt: skip
 
 
 def test_missing_and_unused_placeholders_name_the_file():
@@ -109,7 +127,7 @@ def test_bindings_must_fit_their_position():
     with pytest.raises(wml.TemplateError, match="stands for a table"):
         templates.render("drop_table", table="t")
     with pytest.raises(wml.TemplateError, match="stands for a name"):
-        templates.render("select_classes", source=TableName(("t",)), target=3)
+        templates.render("select_classes", source=TableName(("t",)), target=3, count=exp.Star())
     with pytest.raises(wml.TemplateError, match="non-finite"):
         templates.literal(float("nan"))
     with pytest.raises(wml.TemplateError, match="1 to 3"):
@@ -140,6 +158,8 @@ def _dummy(node: exp.Placeholder) -> object:
 def test_every_template_renders_and_transpiles(name, dialect):
     tree = templates._parsed(name)
     bindings = {p.name: _dummy(p) for p in tree.find_all(exp.Placeholder)}
+    typed = templates.placeholders(name) - bindings.keys()  # types: CAST(x AS $count_type)
+    bindings.update({t: exp.DataType.build("DOUBLE") for t in typed})
     sql = templates.render(name, dialect, **bindings)
     assert sql
     assert "$" not in sql

@@ -11,9 +11,9 @@
 --   $classes (the class table),
 --   $log_prob (smoothed_log_prob.sql, the formula shared with leave-one-out scoring, bound to
 --   n = f.n, n_class = t.n_class, n_values = t.n_values and the model's alpha and m; see
---   naive_bayes.categorical_log_prob).
+--   naive_bayes.categorical_log_prob), $count_type (BIGINT rows, or DOUBLE summed weights).
 -- Output columns: wml_part (INTEGER), attribute (VARCHAR), value (VARCHAR),
---   class_index (INTEGER), n (BIGINT), log_prob (DOUBLE natural log, NULL when the
+--   class_index (INTEGER), n ($count_type), log_prob (DOUBLE natural log, NULL when the
 --   probability is 0).
 -- Rendered by: warehouse_ml/models/naive_bayes.py.
 CREATE TABLE $table AS
@@ -41,7 +41,7 @@ SELECT
     f.attribute AS attribute,
     f.value AS value,
     f.class_index AS class_index,
-    CAST(f.n AS BIGINT) AS n,
+    CAST(f.n AS $count_type) AS n,
     $log_prob AS log_prob
 FROM filled AS f
 JOIN totals AS t

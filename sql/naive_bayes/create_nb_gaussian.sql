@@ -2,21 +2,28 @@
 -- variance = population variance + var_smoothing * (largest overall variance of any numeric
 -- attribute), the overall variance pooled exactly from the per-class moments. Each model
 -- partition (column wml_part) is floored by its own largest variance.
+-- A weighted fit's moments are weighted, while its floor is the unweighted variance of the data,
+-- as scikit-learn's GaussianNB(sample_weight=...) takes it: the floor is pooled from
+-- $floor_moments, the CTE tagged itself (the same moments) or the unweighted moments.
 -- Placeholders: $table (output), $moments (attribute, class_label, n, mean, variance, wml_part),
+--   $floor_moments (tagged, or a relation of the same columns),
 --   $classes (the class table), $var_smoothing (number >= 0).
 -- Output columns: wml_part (INTEGER), attribute (VARCHAR), class_index (INTEGER),
 --   n (BIGINT non-NULL rows), mean (DOUBLE), variance (DOUBLE, floored; NULL mean/variance
 --   when n = 0), population_variance (DOUBLE, before the floor: what an update pools with a
---   batch's moments, models/increments.py).
+--   batch's moments, models/updating.py).
 -- Rendered by: warehouse_ml/models/naive_bayes.py.
 CREATE TABLE $table AS
 WITH tagged AS (
     SELECT m.wml_part, m.attribute, m.class_label, m.n, m.mean, m.variance
     FROM $moments AS m
 ),
+floored AS (
+    SELECT m.wml_part, m.attribute, m.n, m.mean, m.variance FROM $floor_moments AS m
+),
 grand_mean AS (
     SELECT m.wml_part, m.attribute, SUM(m.n * m.mean) / CAST(SUM(m.n) AS DOUBLE) AS mean
-    FROM tagged AS m
+    FROM floored AS m
     WHERE m.n > 0
     GROUP BY m.wml_part, m.attribute
 ),
@@ -26,7 +33,7 @@ overall AS (
         m.attribute,
         SUM(m.n * (m.variance + (m.mean - g.mean) * (m.mean - g.mean)))
             / CAST(SUM(m.n) AS DOUBLE) AS variance
-    FROM tagged AS m
+    FROM floored AS m
     JOIN grand_mean AS g ON g.wml_part = m.wml_part AND g.attribute = m.attribute
     WHERE m.n > 0
     GROUP BY m.wml_part, m.attribute

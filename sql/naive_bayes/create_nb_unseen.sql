@@ -4,9 +4,10 @@
 -- Placeholders: $table (output), $categorical (a categorical table, with column wml_part),
 --   $log_prob (unseen_log_prob.sql,
 --   shared with leave-one-out scoring, bound to n_class = t.n_class, n_values = t.n_values and
---   the model's alpha and m; see naive_bayes.unseen_log_prob).
+--   the model's alpha and m; see naive_bayes.unseen_log_prob), $count_type (BIGINT rows, or
+--   DOUBLE summed weights).
 -- Output columns: wml_part (INTEGER), attribute (VARCHAR), class_index (INTEGER),
---   n_class (BIGINT), n_values (BIGINT), log_prob (DOUBLE natural log).
+--   n_class ($count_type), n_values (BIGINT), log_prob (DOUBLE natural log).
 -- Rendered by: warehouse_ml/models/naive_bayes.py.
 CREATE TABLE $table AS
 WITH tagged AS (
@@ -21,7 +22,7 @@ SELECT
     t.wml_part AS wml_part,
     t.attribute AS attribute,
     t.class_index AS class_index,
-    CAST(t.n_class AS BIGINT) AS n_class,
+    CAST(t.n_class AS $count_type) AS n_class,
     CAST(t.n_values AS BIGINT) AS n_values,
     $log_prob AS log_prob
 FROM totals AS t

@@ -4,7 +4,7 @@
 -- M2 = sum M2_q + n_q (mean_q - mean)^2), read from the per-partition moments (no scan of the
 -- source).
 -- Placeholders: $per_partition (table with wml_part, attribute, class_label, n, mean,
---   variance), $partitions (VALUES relation p(wml_part, wml_held_out): the models wanted).
+--   variance), $partitions (VALUES relation p(wml_part, wml_held_out): the models wanted), $count_type (BIGINT rows, or DOUBLE summed weights).
 -- Output columns: wml_part (the model), attribute (VARCHAR), class_label
 --   (VARCHAR), n (BIGINT non-NULL rows), mean (DOUBLE), variance (DOUBLE, population).
 -- Rendered by: warehouse_ml/models/naive_bayes.py.
@@ -28,7 +28,7 @@ SELECT
     p.wml_model AS wml_part,
     p.attribute AS attribute,
     p.class_label AS class_label,
-    CAST(p.n AS BIGINT) AS n,
+    CAST(p.n AS $count_type) AS n,
     p.mean AS mean,
     SUM(k.n * (k.variance + (k.mean - p.mean) * (k.mean - p.mean))) / CAST(p.n AS DOUBLE)
         AS variance

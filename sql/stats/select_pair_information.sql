@@ -10,9 +10,10 @@
 -- thread counts, and a near tie between two CMIs could then change the tree); each term is
 -- rounded to 1e-30 first, far below DOUBLE precision of the total.
 -- Each model partition (column wml_part) from its own counts.
--- Placeholders: $pair_counts (attribute_i, attribute_j, value_i, value_j, class_index, n, wml_part).
+-- Placeholders: $pair_counts (attribute_i, attribute_j, value_i, value_j, class_index, n, wml_part),
+--   $count_type (BIGINT rows, or DOUBLE summed weights).
 -- Output columns: wml_part (INTEGER), attribute_i (VARCHAR), attribute_j (VARCHAR),
---   n (BIGINT rows of the pair), cmi (DOUBLE bits), mi (DOUBLE bits).
+--   n ($count_type rows of the pair, or their weights), cmi (DOUBLE bits), mi (DOUBLE bits).
 -- Rendered by: warehouse_ml/stats/pairs.py.
 WITH cells AS (
     SELECT p.wml_part, p.attribute_i, p.attribute_j, p.value_i, p.value_j,
@@ -110,7 +111,7 @@ SELECT
     t.wml_part AS wml_part,
     t.attribute_i AS attribute_i,
     t.attribute_j AS attribute_j,
-    CAST(t.n AS BIGINT) AS n,
+    CAST(t.n AS $count_type) AS n,
     c.cmi AS cmi,
     m.mi AS mi
 FROM pair_total AS t

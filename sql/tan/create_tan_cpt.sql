@@ -12,9 +12,9 @@
 -- Placeholders: $table (output), $edge_counts (relation from select_tan_edge_counts.sql),
 --   $cpt_parent (the model's cpt_parent table), $log_prob
 --   (sql/tan_log_prob.sql bound to n = f.n, n_parent = f.n_parent, n_values = f.n_values and
---   the model's alpha).
+--   the model's alpha), $count_type (BIGINT rows, or DOUBLE summed weights).
 -- Output columns: wml_part (INTEGER), attribute (VARCHAR), parent (VARCHAR), value (VARCHAR),
---   parent_value (VARCHAR), class_index (INTEGER), n (BIGINT), n_parent (BIGINT), n_values
+--   parent_value (VARCHAR), class_index (INTEGER), n ($count_type), n_parent ($count_type), n_values
 --   (BIGINT, |X|), log_prob (DOUBLE natural log, NULL when the probability is 0).
 -- Rendered by: warehouse_ml/models/tan.py.
 CREATE TABLE $table AS
@@ -44,7 +44,7 @@ filled AS (
         p.value,
         q.parent_value,
         q.class_index,
-        CAST(COALESCE(k.n, 0) AS BIGINT) AS n,
+        CAST(COALESCE(k.n, 0) AS $count_type) AS n,
         q.n_parent,
         q.n_values
     FROM pairs AS p

@@ -11,9 +11,10 @@
 -- Placeholders: $table (output), $edge_counts (relation from select_tan_edge_counts.sql),
 --   $categorical (a categorical table: attribute, value, class_index), $classes (the class
 --   table), $log_prob (sql/tan_log_prob.sql
---   bound to n = 0, n_parent = f.n_parent, n_values = f.n_values and the model's alpha).
+--   bound to n = 0, n_parent = f.n_parent, n_values = f.n_values and the model's alpha),
+--   $count_type (BIGINT rows, or DOUBLE summed weights).
 -- Output columns: wml_part (INTEGER), attribute (VARCHAR), parent (VARCHAR), parent_value
---   (VARCHAR), class_index (INTEGER), n_parent (BIGINT), n_values (BIGINT, |X|), log_prob
+--   (VARCHAR), class_index (INTEGER), n_parent ($count_type), n_values (BIGINT, |X|), log_prob
 --   (DOUBLE natural log, NULL when the probability is 0).
 -- Rendered by: warehouse_ml/models/tan.py.
 CREATE TABLE $table AS
@@ -40,7 +41,7 @@ filled AS (
         v.parent,
         v.parent_value,
         c.class_index,
-        CAST(COALESCE(t.n, 0) AS BIGINT) AS n_parent,
+        CAST(COALESCE(t.n, 0) AS $count_type) AS n_parent,
         CAST(r.n_values AS BIGINT) AS n_values
     FROM parent_values AS v
     JOIN $classes AS c ON c.wml_part = v.wml_part

@@ -5,7 +5,7 @@
 -- count of the training rows alone.
 -- Placeholders: $per_partition (table with wml_part, attribute_i, attribute_j, value_i, value_j,
 --   class_label, n; e.g. pairs.pair_counts_query with a partition), $partitions (VALUES
---   relation p(wml_part, wml_held_out): the models wanted).
+--   relation p(wml_part, wml_held_out): the models wanted), $count_type (BIGINT rows, or DOUBLE summed weights).
 -- Output columns: wml_part (the model), attribute_i (VARCHAR), attribute_j
 --   (VARCHAR), value_i (VARCHAR), value_j (VARCHAR), class_label (VARCHAR), n (BIGINT rows,
 --   > 0).
@@ -22,7 +22,7 @@ SELECT
     t.value_i AS value_i,
     t.value_j AS value_j,
     t.class_label AS class_label,
-    CAST(t.n - COALESCE(k.n, 0) AS BIGINT) AS n
+    CAST(t.n - COALESCE(k.n, 0) AS $count_type) AS n
 FROM totals AS t
 CROSS JOIN $partitions
 LEFT JOIN $per_partition AS k

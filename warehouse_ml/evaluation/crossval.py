@@ -41,11 +41,17 @@ from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation
 from warehouse_ml.models import names, relevance
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.names import FOLD, PREDICTION, probability_columns
-from warehouse_ml.models.training import ClassCount, Training, class_counts, total
+from warehouse_ml.models.training import (
+    ClassCount,
+    Training,
+    class_counts,
+    labelled_classes,
+    total,
+)
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
-from warehouse_ml.stats import counting
+from warehouse_ml.stats import counting, weights
 from warehouse_ml.stats.features import CATEGORICAL, Feature
 from warehouse_ml.stats.integer_rule import as_declared, choose_features
 from warehouse_ml.stats.validation import CardinalityCheck
@@ -55,18 +61,31 @@ from warehouse_ml.store.ownership import Staging
 
 
 def _fold_classes(
-    warehouse: Warehouse, split: splits.Split, target: str, classes: list[ClassCount]
+    warehouse: Warehouse,
+    split: splits.Split,
+    relation: exp.Expression,
+    target: str,
+    classes: list[ClassCount],
+    weight: str | None,
 ) -> list[list[ClassCount]]:
-    """Each fold's training class counts: the class totals minus that fold's rows."""
+    """Each fold's training class counts: the class totals minus that fold's (``relation``:
+    the fold table, with the ``weight`` column of a weighted cross-validation)."""
     rows = warehouse.fetch(
-        "select_fold_classes", source=split.table, target=target, fold=split.fold_column
-    )
-    held_out = {(r["fold"], r["class_label"]): r["n"] for r in rows.to_pylist()}
+        "select_fold_classes", source=relation, target=target, fold=split.fold_column,
+        count=counting.row_count(weight),
+    ).to_pylist()  # fmt: skip
+    held_out = {(r["fold"], r["class_label"]): r for r in rows}
     assert split.folds is not None, "a k-fold assignment"
-    return [
-        [dataclasses.replace(c, n=c.n - held_out.get((f, c.label), 0)) for c in classes]
-        for f in range(split.folds)
-    ]
+    folds = []
+    for f in range(split.folds):
+        fold = []
+        for c in classes:
+            held = held_out.get((f, c.label), {"n": 0, "n_rows": 0})
+            n = c.n - (held["n"] if weight is None else float(held["n"]))
+            rows_left = None if c.rows is None else c.rows - held["n_rows"]
+            fold.append(dataclasses.replace(c, n=n, rows=rows_left))
+        folds.append(fold)
+    return folds
 
 
 @dataclass(frozen=True)
@@ -86,6 +105,12 @@ class Plan:
     keep: bool
     check: CardinalityCheck
     top: int | None = None
+    weighting: weights.Weighting | None = None
+
+    @property
+    def weight(self) -> str | None:
+        """The weight column of a weighted cross-validation's rows (stats/weights.py)."""
+        return None if self.weighting is None else self.weighting.column
 
     @property
     def labels(self) -> tuple[Any, ...]:
@@ -101,14 +126,17 @@ def plan_evaluation(
     selection: dict[str, Any],
     keep: bool,
     allow_high_cardinality: bool,
+    sample_weight: str | None = None,
 ) -> Plan:
     """The :class:`Plan` of cross-validating ``model`` on ``src``: its features, classes and
-    row count, read before any table is made."""
+    row count, read before any table is made; with a ``sample_weight`` column or the model's
+    ``class_weight``, its weighting (class weights from all the source's rows)."""
     catalog.ensure(warehouse)
     top = relevance.top_count(selection.get("features"))
+    identifiers = [c for c in (key, sample_weight) if c]
     chosen = choose_features(
         warehouse, src, target, None if top else selection.get("features"),
-        keys=[key] if key else None,
+        keys=identifiers or None,
         **model.column_kinds(selection.get("categorical"), selection.get("numeric")),
     )  # fmt: skip
     if top is not None and top > len(chosen):
@@ -121,8 +149,19 @@ def plan_evaluation(
     check = CardinalityCheck(
         src.description, chosen, n_labelled, allow_high_cardinality=allow_high_cardinality
     )
+    weighting = weights.weighting(
+        warehouse, src, target, sample_weight, model.class_weight, classes,
+        names.fresh("wml_weight", src.columns),
+    )  # fmt: skip
+    if weighting is not None:
+        classes, _ = labelled_classes(
+            warehouse, weighting.source(src, target), target, weighting.column
+        )
     cv_id = f"cv{uuid.uuid4().hex[:12]}"
-    return Plan(cv_id, as_declared(chosen), chosen, classes, n_labelled + n_null, keep, check, top)
+    return Plan(
+        cv_id, as_declared(chosen), chosen, classes, n_labelled + n_null, keep, check, top,
+        weighting,
+    )  # fmt: skip
 
 
 def _results(
@@ -206,6 +245,7 @@ def cross_validate(
     keep: bool = False,
     allow_high_cardinality: bool = False,
     progress: ProgressCallback | None = None,
+    sample_weight: str | None = None,
 ) -> Evaluation:
     """k-fold cross-validation of an (unfitted) model, pooled out-of-fold predictions in SQL.
 
@@ -236,6 +276,9 @@ def cross_validate(
             together are checked before anything heavier than the fold counts.
         progress: called with a :class:`warehouse_ml.progress.Progress` (operation
             ``"cross_validate"``) before each statement; it may raise to cancel.
+        sample_weight: as for ``fit``: each fold's model counts its training rows' weights
+            (times the model's ``class_weight``, whose "balanced" weights come from all the
+            source's rows); the measures count every held-out row once.
 
     Returns:
         An :class:`Evaluation` over the pooled predictions (columns: key, fold, target,
@@ -253,8 +296,9 @@ def cross_validate(
                 key = _reused_key(src, reused, key)
             selection = {"features": features, "categorical": categorical, "numeric": numeric}
             plan = plan_evaluation(
-                warehouse, src, target, model, key, selection, keep, allow_high_cardinality
-            )
+                warehouse, src, target, model, key, selection, keep, allow_high_cardinality,
+                sample_weight,
+            )  # fmt: skip
             if reused is not None:
                 _check_reusable(warehouse, reused, target, plan)
             k = reused.folds if reused is not None else folds
@@ -279,9 +323,15 @@ def cross_validate(
 
 def uses_exact_leave_one_out(model: Classifier, k: Any, plan: Plan) -> bool:
     """k = n for a model with an exact leave-one-out (loo.py) needs no fold table. Features
-    chosen inside each training fold (``top:k``) have none: refused for k = n."""
+    chosen inside each training fold (``top:k``) have none, nor have weighted rows: both are
+    refused for k = n."""
     if k != plan.n_rows or not model.exact_leave_one_out():
         return False
+    if plan.weighting is not None:
+        raise ParameterError(
+            "leave-one-out's exact computation subtracts each row's count of 1, not a weight; "
+            f"use fewer folds than the {k} rows to cross-validate a weighted model"
+        )
     if plan.top is not None:
         raise ParameterError(
             f"features='top:{plan.top}' chooses the attributes inside each training fold, which "
@@ -355,6 +405,7 @@ def _learn_fold_by_fold(
     tables: Staging,
     check: CardinalityCheck,
     choose: Callable[[exp.Query], list[Feature]],
+    weight: str | None,
 ) -> list[ModelRecord]:
     """One model per fold (when the model does not learn every fold at once): fold f learns
     from the rows of ``split`` whose ``fold`` differs from f, with the features ``choose``
@@ -373,7 +424,7 @@ def _learn_fold_by_fold(
         )
         training = Training(
             Source(rows.subquery("wml_training"), split.schema, split.description, True),
-            target, choose(rows), [classes],
+            target, choose(rows), [classes], weight=weight,
         )  # fmt: skip
         fold_tables = tables.part(f"f{index}")
         details = model.learn_tables(warehouse, training, fold_tables, check)
@@ -407,7 +458,11 @@ def cross_validate_planned(
     split_source = Source(
         split.table.to_table(), warehouse.schema_of(split.table), str(split.table), True
     )
-    fold_classes = _fold_classes(warehouse, split, target, plan.classes)
+    if plan.weighting is not None:
+        split_source = plan.weighting.source(split_source, target)
+    fold_classes = _fold_classes(
+        warehouse, split, split_source.relation, target, plan.classes, plan.weight
+    )
     passthrough = [(split.key, split.key), (split.fold_column, FOLD), (target, target)]
     chosen = plan.features
     with (
@@ -428,8 +483,9 @@ def cross_validate_planned(
             if plan.top is None and model.learns_folds_at_once(chosen):
                 tables = learned.part("all")
                 training = Training(
-                    split_source, target, chosen, fold_classes, held_out=split.fold_column
-                )
+                    split_source, target, chosen, fold_classes, held_out=split.fold_column,
+                    weight=plan.weight,
+                )  # fmt: skip
                 details = model.learn_tables(warehouse, training, tables, plan.check)
                 record = model.record_of(
                     warehouse, tables, training,
@@ -441,6 +497,7 @@ def cross_validate_planned(
                 records = _learn_fold_by_fold(
                     warehouse, model, split_source, target, chosen, split.fold_column,
                     fold_classes, learned, plan.check, _chooser(warehouse, target, plan),
+                    plan.weight,
                 )  # fmt: skip
 
                 def write(table: TableName) -> None:

@@ -28,15 +28,16 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import NotFittedError, SourceError, StaleModelError
+from warehouse_ml.models import names
 from warehouse_ml.models.evidence import Part
 from warehouse_ml.models.explaining import Explainer
 from warehouse_ml.models.monitoring import Monitor
 from warehouse_ml.models.prediction import Predictor
 from warehouse_ml.models.scoring import Term
-from warehouse_ml.models.training import Training, class_counts, total
+from warehouse_ml.models.training import Training, class_counts, labelled_classes, total_rows
 from warehouse_ml.models.updating import Updater
 from warehouse_ml.progress import ProgressCallback
-from warehouse_ml.stats import validation
+from warehouse_ml.stats import validation, weights
 from warehouse_ml.stats.features import Feature
 from warehouse_ml.stats.integer_rule import choose_features
 from warehouse_ml.stats.validation import CardinalityCheck
@@ -70,11 +71,16 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
     record_: ModelRecord | None
 
     def __init__(
-        self, *, categorical: Iterable[str] | None = None, numeric: Iterable[str] | None = None
+        self,
+        *,
+        categorical: Iterable[str] | None = None,
+        numeric: Iterable[str] | None = None,
+        class_weight: str | dict[Any, float] | None = None,
     ) -> None:
         self.record_ = None
         self.categorical = None if categorical is None else list(categorical)
         self.numeric = None if numeric is None else list(numeric)
+        self.class_weight = weights.check_class_weight(class_weight)
 
     def column_kinds(
         self, categorical: Iterable[str] | None, numeric: Iterable[str] | None
@@ -161,12 +167,12 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
             feature_types={f.name: f.to_json() for f in training.features},
             smoothing=self.get_params(),
             source=training.source.description,
-            n_rows=total(training.classes[0]),
+            n_rows=total_rows(training.classes[0]),
             n_null_target=n_null_target,
             classes=[c.value for c in training.classes[0]],
             details={
                 **details,
-                "class_rows": [c.n for c in training.classes[0]],
+                "class_rows": [c.n_rows for c in training.classes[0]],
                 "tables": tables.roles,
                 **catalogued,
             },
@@ -291,6 +297,7 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
         details: dict[str, Any] | None = None,
         allow_high_cardinality: bool = False,
         progress: ProgressCallback | None = None,
+        sample_weight: str | None = None,
     ) -> Classifier:
         """Learn the model from ``source`` inside the warehouse and store it in the catalog.
 
@@ -314,6 +321,9 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
             progress: called with a :class:`warehouse_ml.progress.Progress` (operation
                 ``"fit"``) before each statement; it may raise to cancel the fit, which then
                 leaves the catalog as it was.
+            sample_weight: a numeric column of non-negative row weights (never a feature):
+                every count becomes a sum of weights, times the model's ``class_weight``
+                (stats/weights.py), as scikit-learn's ``fit(X, y, sample_weight=...)``.
 
         Returns:
             self, fitted.
@@ -324,21 +334,34 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
         """
         name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
         with session(con, "fit", progress) as warehouse, open_source(warehouse, source) as src:
+            identifiers = [*(keys or ()), *([sample_weight] if sample_weight else [])]
             chosen = choose_features(
-                warehouse, src, target, features, keys=keys,
+                warehouse, src, target, features, keys=identifiers,
                 **self.column_kinds(categorical, numeric),
             )  # checks the target too  # fmt: skip
             classes, n_null = class_counts(warehouse, src, target)
+            weighting = weights.weighting(
+                warehouse, src, target, sample_weight, self.class_weight, classes,
+                names.fresh("wml_weight", src.columns),
+            )  # fmt: skip
+            counted = src
+            if weighting is not None:
+                counted = weighting.source(src, target)
+                classes, _ = labelled_classes(warehouse, counted, target, weighting.column)
+                details = {**(details or {}), "weighting": weighting.to_json()}
             catalog.ensure(warehouse)
             with Staging(
                 warehouse, owner_kind="model", owner=name, created_by="fit",
                 version=catalog.new_model_id(), lifetime=ownership.MODEL,
             ) as tables:  # fmt: skip
                 check = validation.CardinalityCheck(
-                    src.description, chosen, total(classes),
+                    src.description, chosen, total_rows(classes),
                     allow_high_cardinality=allow_high_cardinality,
                 )  # fmt: skip
-                training = Training(src, target, chosen, [classes])
+                training = Training(
+                    counted, target, chosen, [classes],
+                    weight=None if weighting is None else weighting.column,
+                )  # fmt: skip
                 learned = self.learn_tables(warehouse, training, tables, check)
                 validation.check_learned(warehouse, src.description, tables, classes)
                 record = self.record_of(

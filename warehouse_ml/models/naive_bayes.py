@@ -62,10 +62,11 @@ def create_classes_table(
     table: TableName,
     models: Sequence[Sequence[ClassCount]],
     prior_alpha: float,
+    count_type: exp.DataType | None = None,
 ) -> None:
     """Write a class table (wml_part, class_index, class_label, n, log_prior) from each model's
     class counts (``models[p]``: partition p's), P(c) smoothed by ``prior_alpha`` (shared by
-    Naive Bayes and TAN)."""
+    Naive Bayes and TAN); n of type ``count_type`` (counting.count_type; default rows)."""
     rows = [
         (part, c.index, c.label, c.n, total(model))
         for part, model in enumerate(models)
@@ -79,6 +80,7 @@ def create_classes_table(
         ),
         prior_alpha=prior_alpha,
         n_classes=len(models[0]),
+        count_type=count_type or counting.count_type(None),
     )
 
 
@@ -89,23 +91,28 @@ def create_categorical_tables(
     classes_table: TableName,
     alpha: float,
     m: float,
+    count_type: exp.DataType | None = None,
 ) -> None:
     """Write the ``categorical`` and ``unseen`` tables (``tables``, in that order) of the
     models in ``counts`` (wml_part, attribute, value, class_label, n: each model's training
-    counts) and the class table (shared by Naive Bayes and TAN)."""
+    counts) and the class table (shared by Naive Bayes and TAN); counts of type
+    ``count_type`` (counting.count_type; default rows)."""
     categorical_table, unseen_table = tables
+    count_type = count_type or counting.count_type(None)
     warehouse.run(
         "create_nb_categorical",
         table=categorical_table,
         counts=counts,
         classes=classes_table,
         log_prob=categorical_log_prob(alpha, m),
+        count_type=count_type,
     )
     warehouse.run(
         "create_nb_unseen",
         table=unseen_table,
         categorical=categorical_table,
         log_prob=unseen_log_prob(alpha, m),
+        count_type=count_type,
     )
 
 
@@ -116,26 +123,32 @@ def write_parameters(
     moments: exp.Query | None,
     models: Sequence[Sequence[ClassCount]],
     tables: Staging,
+    count_type: exp.DataType | None = None,
+    floor_moments: exp.Query | None = None,
 ) -> None:
     """Naive Bayes parameter tables (``classes``, ``categorical``, ``unseen``, ``gaussian``)
     of the models ``models`` (each partition's class counts) from their training counts:
     ``counts`` as counting.categorical_counts outputs (wml_part, attribute, value,
     class_label, n), ``moments`` as moments.numeric_moments (wml_part, attribute, class_label,
-    n, mean, variance); None where the model has no such attribute. Leave-one-out
-    (evaluation/loo.py) starts from these tables too."""
+    n, mean, variance); None where the model has no such attribute. Counts are of type
+    ``count_type`` (default rows). The variance floor is pooled from ``moments`` or, for a
+    weighted fit, from ``floor_moments`` (the unweighted moments, as scikit-learn floors by
+    the data's own variance). Leave-one-out (evaluation/loo.py) starts from these tables too."""
     table = tables.table
     classes_table = table("classes")
-    create_classes_table(warehouse, classes_table, models, model.prior_alpha)
+    count_type = count_type or counting.count_type(None)
+    create_classes_table(warehouse, classes_table, models, model.prior_alpha, count_type)
     if counts is not None:
         create_categorical_tables(
             warehouse, (table("categorical"), table("unseen")), counts, classes_table,
-            model.alpha, model.m,
+            model.alpha, model.m, count_type,
         )  # fmt: skip
     if moments is not None:
         warehouse.run(
             "create_nb_gaussian",
             table=table("gaussian"),
             moments=moments,
+            floor_moments=exp.to_table("tagged") if floor_moments is None else floor_moments,
             classes=classes_table,
             var_smoothing=model.var_smoothing,
         )
@@ -179,6 +192,9 @@ class NaiveBayes(Classifier):
         categorical, numeric: columns to model as categorical / numeric whatever their type
             or number of distinct values says (stats/features.py, stats/integer_rule.py);
             ``fit``, ``cross_validate`` and ``select_model`` use them unless given their own.
+        class_weight: None, ``"balanced"`` (class c weighs n / (K n_c)) or a mapping class ->
+            weight (others 1): every row of a class counts as that weight, times its
+            ``sample_weight`` (stats/weights.py).
     """
 
     kind = "naive_bayes"
@@ -193,8 +209,9 @@ class NaiveBayes(Classifier):
         block_size: int = counting.DEFAULT_BLOCK_SIZE,
         categorical: Iterable[str] | None = None,
         numeric: Iterable[str] | None = None,
+        class_weight: str | dict[Any, float] | None = None,
     ) -> None:
-        super().__init__(categorical=categorical, numeric=numeric)
+        super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
         self.alpha = non_negative("alpha", alpha)
         self.prior_alpha = non_negative("prior_alpha", prior_alpha)
         self.m = non_negative("m", m)
@@ -219,20 +236,34 @@ class NaiveBayes(Classifier):
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
         counts = moments = None
+        floor = None
         if categorical:
             counts = training.model_counts(
                 warehouse, tables, "part_counts", self._counts(warehouse, training, tables),
                 "select_counts_outside_partitions",
             )  # fmt: skip
         if numeric:
+            relation = training.source.relation
             per_part = numeric_moments(
-                training.source.relation, training.target, numeric, partition=training.held_out
+                relation, training.target, numeric, training.held_out, training.weight
             )
             moments = training.model_counts(
                 warehouse, tables, "part_moments", per_part, "select_moments_outside_partitions"
             )
-        write_parameters(warehouse, self, counts, moments, training.classes, tables)
-        staged = [r for r in ("counts", "part_counts", "part_moments") if r in tables.roles]
+            if training.weight is not None:
+                floor = training.model_counts(
+                    warehouse, tables, "part_floor_moments",
+                    numeric_moments(relation, training.target, numeric, training.held_out),
+                    "select_moments_outside_partitions",
+                )  # fmt: skip
+        write_parameters(
+            warehouse, self, counts, moments, training.classes, tables, training.count_type, floor
+        )
+        staged = [
+            r
+            for r in ("counts", "part_counts", "part_moments", "part_floor_moments")
+            if r in tables.roles
+        ]
         if "categorical" in tables.roles:
             check.of_counts(warehouse, tables.named("categorical"))
         tables.discard(staged)
@@ -247,7 +278,12 @@ class NaiveBayes(Classifier):
         counted = valued_source(training.source.relation, training.carried, training.features)
         chunks = [
             counting.categorical_counts(
-                counted, training.target, chunk, self.block_size, partition=training.held_out
+                counted,
+                training.target,
+                chunk,
+                self.block_size,
+                training.held_out,
+                training.weight,
             )
             for chunk in counting.blocks(categorical, counting.MAX_COUNTED_ATTRIBUTES)
         ]

@@ -122,6 +122,9 @@ class TAN(Classifier):
         categorical, numeric: columns to model as categorical / numeric whatever their type
             or number of distinct values says (stats/features.py, stats/integer_rule.py);
             ``fit``, ``cross_validate`` and ``select_model`` use them unless given their own.
+        class_weight: None, ``"balanced"`` (class c weighs n / (K n_c)) or a mapping class ->
+            weight (others 1): every row of a class counts as that weight, times its
+            ``sample_weight`` (stats/weights.py).
     """
 
     kind = "tan"
@@ -135,8 +138,9 @@ class TAN(Classifier):
         bins: int = binning.DEFAULT_BINS,
         categorical: Iterable[str] | None = None,
         numeric: Iterable[str] | None = None,
+        class_weight: str | dict[Any, float] | None = None,
     ) -> None:
-        super().__init__(categorical=categorical, numeric=numeric)
+        super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
         self.alpha = validation.non_negative("alpha", alpha)
         self.prior_alpha = validation.non_negative("prior_alpha", prior_alpha)
         if root is not None and not isinstance(root, str):
@@ -167,7 +171,9 @@ class TAN(Classifier):
         table = tables.table
         names = self._checked_names(training.features)
         classes_table = table("classes")
-        create_classes_table(warehouse, classes_table, training.classes, self.prior_alpha)
+        create_classes_table(
+            warehouse, classes_table, training.classes, self.prior_alpha, training.count_type
+        )
         edges = self._bins(warehouse, training, tables)
         relation = binning.discretised_source(
             training.source.relation, training.carried, training.features, edges
@@ -175,14 +181,16 @@ class TAN(Classifier):
         counts = training.model_counts(
             warehouse, tables, "part_counts",
             counting.categorical_counts(
-                relation, training.target, names, partition=training.held_out
+                relation, training.target, names, partition=training.held_out,
+                weight=training.weight,
             ),
             "select_counts_outside_partitions",
         )  # fmt: skip
         categorical_table, unseen_table = table("categorical"), table("unseen")
         create_categorical_tables(
-            warehouse, (categorical_table, unseen_table), counts, classes_table, self.alpha, 0.0
-        )
+            warehouse, (categorical_table, unseen_table), counts, classes_table, self.alpha, 0.0,
+            training.count_type,
+        )  # fmt: skip
         n_values = check.of_counts(warehouse, categorical_table)  # before any pair is counted
         trees: list[dict[str, str | None]] = [dict.fromkeys(names) for _ in training.classes]
         information: list[list[list[Any]]] = [[] for _ in trees]
@@ -195,12 +203,14 @@ class TAN(Classifier):
             pair_counts = training.model_counts(
                 warehouse, tables, "part_pair_counts",
                 pairs.pair_counts_query(
-                    relation, training.target, names, blocks, partition=training.held_out
+                    relation, training.target, names, blocks, training.held_out, training.weight
                 ),
                 "select_pair_counts_outside_partitions",
             )  # fmt: skip
-            information = self._trees(warehouse, tables, names, pair_counts, trees)
-            self._conditional_tables(warehouse, tables, trees)
+            information = self._trees(
+                warehouse, tables, names, pair_counts, trees, training.count_type
+            )
+            self._conditional_tables(warehouse, tables, trees, training.count_type)
         tables.discard([r for r in ("part_counts", "part_pair_counts") if r in tables.roles])
         learned: dict[str, Any] = {"pair_blocks": blocks, "bins": edges}
         if training.held_out is None:
@@ -252,6 +262,7 @@ class TAN(Classifier):
         names: list[str],
         pair_counts: exp.Query,
         trees: list[dict[str, str | None]],
+        count_type: exp.DataType,
     ) -> list[list[list[Any]]]:
         """Steps 4-6: the ``pair_counts`` and ``information`` tables, and each model's tree
         (set in ``trees``). Returns each model's information rows (attribute_i, attribute_j,
@@ -260,11 +271,13 @@ class TAN(Classifier):
         pair_table = table("pair_counts")
         warehouse.run(
             "create_pair_counts", table=pair_table, counts=pair_counts,
-            classes=tables.named("classes"),
+            classes=tables.named("classes"), count_type=count_type,
         )  # fmt: skip
         information_table = table("information")
         warehouse.run_tree(
-            templates.create_table_as(information_table, pairs.information_query(pair_table))
+            templates.create_table_as(
+                information_table, pairs.information_query(pair_table, count_type)
+            )
         )
         found = warehouse.fetch(
             "select_table",
@@ -286,7 +299,11 @@ class TAN(Classifier):
         return information
 
     def _conditional_tables(
-        self, warehouse: Warehouse, tables: Staging, trees: list[dict[str, str | None]]
+        self,
+        warehouse: Warehouse,
+        tables: Staging,
+        trees: list[dict[str, str | None]],
+        count_type: exp.DataType,
     ) -> None:
         """Step 7: ``cpt_parent`` and ``cpt`` of each model's tree edges, from its stored pair
         counts."""
@@ -309,6 +326,7 @@ class TAN(Classifier):
             categorical=tables.named("categorical"),
             classes=tables.named("classes"),
             log_prob=self._log_prob(literal(0)),
+            count_type=count_type,
         )
         warehouse.run(
             "create_tan_cpt",
@@ -316,6 +334,7 @@ class TAN(Classifier):
             edge_counts=edge_counts,
             cpt_parent=cpt_parent,
             log_prob=self._log_prob(column("n", "f")),
+            count_type=count_type,
         )
 
     def _log_prob(self, n: exp.Expression) -> exp.Expression:

@@ -23,6 +23,7 @@ from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import DataError
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.stats import counting
 from warehouse_ml.stats.counting import PARTITION
 from warehouse_ml.stats.features import Feature
 from warehouse_ml.store.ownership import Staging
@@ -44,12 +45,20 @@ hundred classes the scoring SQL grows too wide for engines to plan in reasonable
 class ClassCount:
     """One class of a model: its index (ascending order of the target's values, the column
     order of ``predict_proba``), its label as text (``class_label`` in the parameter tables),
-    its value as stored in the catalog (JSON: str, int, bool, or text) and its training rows."""
+    its value as stored in the catalog (JSON: str, int, bool, or text), its count ``n`` (its
+    training rows; a weighted fit's summed weights) and, when they differ from ``n``, its
+    training ``rows``."""
 
     index: int
     label: str
     value: Any
-    n: int
+    n: float
+    rows: int | None = None
+
+    @property
+    def n_rows(self) -> int:
+        """The class's training rows, whatever their weights."""
+        return int(self.n) if self.rows is None else self.rows
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,7 @@ class StoredCounts:
     """A fitted model's counts, laid out as a learner stages a source's counts per partition
     (the roles ``part_counts``, ``part_moments`` and ``part_pair_counts``), as partition
     :data:`STORED_PARTITION`: what an update adds a batch's counts to
-    (models/increments.py). Read from the model's ``categorical``, ``gaussian`` and
+    (models/updating.py). Read from the model's ``categorical``, ``gaussian`` and
     ``pair_counts`` tables (model 0), their classes named by label."""
 
     record: Any  # store.catalog.ModelRecord
@@ -123,6 +132,8 @@ class Training:
             learns from the rows outside fold f (cross-validation).
         stored: an update's fitted model, whose counts the source's are added to (one model;
             ``classes`` are then the sums of both).
+        weight: a column of ``source`` holding each row's weight (a weighted fit,
+            stats/weights.py): every count is then a sum of weights.
     """
 
     source: Source
@@ -131,6 +142,7 @@ class Training:
     classes: list[list[ClassCount]]
     held_out: str | None = None
     stored: StoredCounts | None = None
+    weight: str | None = None
 
     @property
     def n_models(self) -> int:
@@ -140,7 +152,12 @@ class Training:
     @property
     def carried(self) -> list[str]:
         """The source columns a count query passes through besides the attributes."""
-        return [self.target] if self.held_out is None else [self.target, self.held_out]
+        return [c for c in (self.target, self.held_out, self.weight) if c is not None]
+
+    @property
+    def count_type(self) -> exp.DataType:
+        """The type of the counts in the parameter tables (counting.count_type)."""
+        return counting.count_type(self.weight)
 
     def model_counts(
         self,
@@ -169,7 +186,12 @@ class Training:
             warehouse.run("insert_rows", table=counts, rows=self.stored.relation(role))
             models = [(0, NO_PARTITION)]
         held_out = templates.values(models, "p", (PARTITION, HELD_OUT))
-        return templates.build(outside_template, per_partition=counts, partitions=held_out)
+        return templates.build(
+            outside_template,
+            per_partition=counts,
+            partitions=held_out,
+            count_type=self.count_type,
+        )
 
 
 def _all_rows(table: TableName) -> exp.Query:
@@ -187,13 +209,19 @@ def python_label(value: Any) -> Any:
 
 
 def labelled_classes(
-    warehouse: Warehouse, source: Source, target: str
+    warehouse: Warehouse, source: Source, target: str, weight: str | None = None
 ) -> tuple[list[ClassCount], int]:
     """The classes of ``target`` in ``source`` (ascending values; none for a source without
-    labelled rows) with their rows, and the rows whose target is NULL. Refuses (DataError) a
-    label with a NUL character."""
-    rows = warehouse.fetch("select_classes", source=source.relation, target=target).to_pylist()
-    n_null = sum(r["n"] for r in rows if r["class_value"] is None)
+    labelled rows) with their rows (``weight``: a column of ``source``; each class's n is then
+    its summed weights, DOUBLE, and ``rows`` its rows), and the rows whose target is NULL.
+    Refuses (DataError) a label with a NUL character."""
+    rows = warehouse.fetch(
+        "select_classes",
+        source=source.relation,
+        target=target,
+        count=counting.row_count(weight),
+    ).to_pylist()
+    n_null = sum(r["n_rows"] for r in rows if r["class_value"] is None)
     present = sorted(
         (r for r in rows if r["class_value"] is not None), key=lambda r: r["class_value"]
     )
@@ -205,7 +233,13 @@ def labelled_classes(
             "a probability column p_<label>, and SQL engines end a name at NUL)"
         )
     classes = [
-        ClassCount(i, r["class_label"], python_label(r["class_value"]), r["n"])
+        ClassCount(
+            i,
+            r["class_label"],
+            python_label(r["class_value"]),
+            r["n"] if weight is None else float(r["n"]),
+            None if weight is None else r["n_rows"],
+        )
         for i, r in enumerate(present)
     ]
     return classes, n_null
@@ -245,6 +279,11 @@ def class_counts(warehouse: Warehouse, source: Source, target: str) -> tuple[lis
     return classes, n_null
 
 
-def total(classes: Sequence[ClassCount]) -> int:
-    """Training rows of one model: the sum of its classes' rows."""
+def total(classes: Sequence[ClassCount]) -> float:
+    """The count of one model: the sum of its classes' counts (rows, or summed weights)."""
     return sum(c.n for c in classes)
+
+
+def total_rows(classes: Sequence[ClassCount]) -> int:
+    """Training rows of one model, whatever their weights."""
+    return sum(c.n_rows for c in classes)

@@ -38,6 +38,7 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import BatchAppliedError, DataError, IncompatibleModelError, ParameterError
+from warehouse_ml.models import names
 from warehouse_ml.models.training import (
     ClassCount,
     StoredCounts,
@@ -45,12 +46,13 @@ from warehouse_ml.models.training import (
     check_class_number,
     labelled_classes,
     python_label,
-    total,
+    total_rows,
 )
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats import validation
 from warehouse_ml.stats.features import Feature
+from warehouse_ml.stats.weights import BALANCED, Weighting, check_sample_weight
 from warehouse_ml.store import catalog, integrity, ownership
 from warehouse_ml.store.catalog import PARTITIONED_FORMAT, ModelRecord
 from warehouse_ml.store.ownership import Staging
@@ -60,30 +62,64 @@ COMPUTED_DETAILS = ("checksums", "tables", "class_rows")
 
 
 def merged_classes(
-    record: ModelRecord, stored_rows: Sequence[int], batch: Sequence[ClassCount]
+    stored: Sequence[ClassCount], batch: Sequence[ClassCount], weighted: bool
 ) -> list[ClassCount]:
     """The classes of the model and the batch, in ascending order of their values, each with
-    its stored rows plus the batch's (a new class: the batch's alone)."""
-    rows = {python_label(v): n for v, n in zip(record.classes, stored_rows, strict=True)}
-    labels = {python_label(v): str(v) for v in record.classes}
+    its stored count plus the batch's (a new class: the batch's alone); a ``weighted`` model's
+    counts are weights, its rows counted apart."""
+    counts = {c.value: (c.n, c.n_rows) for c in stored}
+    labels = {c.value: c.label for c in stored}
     for c in batch:
-        rows[c.value] = rows.get(c.value, 0) + c.n
+        n, rows = counts.get(c.value, (0, 0))
+        counts[c.value] = (n + c.n, rows + c.n_rows)
         labels.setdefault(c.value, c.label)
     try:
-        ordered = sorted(rows)
+        ordered = sorted(counts)
     except TypeError:
         raise DataError(
             f"the batch's classes {[c.value for c in batch]} cannot be ordered with the "
-            f"model's {record.classes}; expected a target of the type the model was fitted on"
+            f"model's {[c.value for c in stored]}; expected a target of the type the model "
+            "was fitted on"
         ) from None
-    return [ClassCount(i, labels[v], v, rows[v]) for i, v in enumerate(ordered)]
+    return [
+        ClassCount(i, labels[v], v, counts[v][0], counts[v][1] if weighted else None)
+        for i, v in enumerate(ordered)
+    ]
 
 
-def _stored_class_rows(warehouse: Warehouse, record: ModelRecord) -> list[int]:
-    """Each class's training rows, from the model's classes table (partition 0)."""
+def _stored_classes(warehouse: Warehouse, record: ModelRecord) -> list[ClassCount]:
+    """The model's classes with their counts (the classes table, partition 0) and training
+    rows (the catalog's class_rows)."""
     rows = catalog.read_part(warehouse, record, "classes").to_pylist()
     by_index = {r["class_index"]: r["n"] for r in rows if r["wml_part"] == 0}
-    return [int(by_index[i]) for i in range(len(record.classes))]
+    class_rows = record.details.get("class_rows") or [by_index[i] for i in by_index]
+    return [
+        ClassCount(i, str(v), python_label(v), by_index[i], int(class_rows[i]))
+        for i, v in enumerate(record.classes)
+    ]
+
+
+def _batch_weighting(record: ModelRecord, source: Source) -> Weighting | None:
+    """The weighting a batch of ``record``'s model is counted with: its fit's sample-weight
+    column and class weights. Refused (IncompatibleModelError) where a weighted update could
+    not equal a weighted fit on all rows: "balanced" class weights (they follow the class
+    counts of all rows) and Gaussian attributes (their variance floor is the unweighted
+    variance of all rows, which the model does not store)."""
+    stored = record.details.get("weighting")
+    if stored is None:
+        return None
+    if record.smoothing.get("class_weight") == BALANCED or "gaussian" in record.parts:
+        why = (
+            "its 'balanced' class weights follow the class counts of all rows"
+            if record.smoothing.get("class_weight") == BALANCED
+            else "its Gaussian variance floor is the unweighted variance of all rows"
+        )
+        raise IncompatibleModelError(
+            f"model {record.name!r} is weighted and {why}, which an update cannot add to: fit "
+            "it again on all rows"
+        )
+    column = names.fresh("wml_weight", source.columns)
+    return Weighting(stored["sample_weight"], dict(stored["class_weights"]), column)
 
 
 def above_bins(
@@ -161,9 +197,16 @@ class Updater:
                 self._check_updatable(warehouse, record, batch_id)
                 self._check_source(record, src)
                 src.field(record.target)
-            stored_rows = _stored_class_rows(warehouse, record)
-            batch_classes, n_null = labelled_classes(warehouse, src, record.target)
-            classes = merged_classes(record, stored_rows, batch_classes)
+            weighting = _batch_weighting(record, src)
+            counted = src
+            if weighting is not None:
+                if weighting.sample_weight is not None:
+                    check_sample_weight(warehouse, src, record.target, weighting.sample_weight)
+                counted = weighting.source(src, record.target)
+            weight = None if weighting is None else weighting.column
+            batch_classes, n_null = labelled_classes(warehouse, counted, record.target, weight)
+            stored = _stored_classes(warehouse, record)
+            classes = merged_classes(stored, batch_classes, weight is not None)
             check_class_number(classes, src.description, record.target)
             features = [
                 Feature(n, record.feature_types[n]["kind"], record.feature_types[n]["sql_type"])
@@ -174,17 +217,18 @@ class Updater:
                 version=catalog.new_model_id(), lifetime=ownership.MODEL,
             ) as tables:  # fmt: skip
                 check = validation.CardinalityCheck(
-                    src.description, features, total(classes), allow_high_cardinality=True
+                    src.description, features, total_rows(classes), allow_high_cardinality=True
                 )
                 training = Training(
-                    src, record.target, features, [classes], stored=StoredCounts(record)
-                )
+                    counted, record.target, features, [classes], stored=StoredCounts(record),
+                    weight=weight,
+                )  # fmt: skip
                 learned = self.learn_tables(warehouse, training, tables, check)
                 validation.check_learned(warehouse, src.description, tables, classes)
                 applied = {
                     "batch_id": batch_id,
                     "source": src.description,
-                    "n_rows": total(batch_classes),
+                    "n_rows": total_rows(batch_classes),
                     "n_null_target": n_null,
                     "above_bins": above_bins(warehouse, src, learned.get("bins", {})),
                     "applied_at": ownership.now().isoformat(),

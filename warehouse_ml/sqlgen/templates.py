@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -231,12 +232,30 @@ def template_path(name: str) -> str:
     return f"sql/{path.relative_to(template_dir()).as_posix()}"
 
 
+TYPE_PLACEHOLDER = re.compile(r"\$([a-z_]+_type)\b")
+"""A placeholder in type position (``CAST(x AS $count_type)``), which SQL cannot parse as a
+placeholder: it is read as a user-defined type ``WMLTYPE_<NAME>`` and bound to an
+``exp.DataType``."""
+_TYPE_PREFIX = "WMLTYPE_"
+
+
+def _type_placeholder(node: exp.Expression) -> str | None:
+    """The name of a type placeholder node, or None."""
+    if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.USERDEFINED:
+        kind = str(node.args.get("kind") or "")
+        if kind.upper().startswith(_TYPE_PREFIX):
+            return kind[len(_TYPE_PREFIX) :].lower()
+    return None
+
+
 @functools.cache
 def _parsed(name: str) -> exp.Expression:
     path = template_path(name)
     if name not in _index():
         raise TemplateError(f"no SQL template {name!r} under sql/")
-    text = _index()[name].read_text(encoding="utf-8")
+    text = TYPE_PLACEHOLDER.sub(
+        lambda m: _TYPE_PREFIX + m.group(1).upper(), _index()[name].read_text(encoding="utf-8")
+    )
     try:
         statements = [s for s in sqlglot.parse(text, read="duckdb") if s is not None]
     except SqlglotError as error:
@@ -249,7 +268,9 @@ def _parsed(name: str) -> exp.Expression:
 @functools.cache
 def placeholders(name: str) -> frozenset[str]:
     """The placeholder names a template uses."""
-    return frozenset(p.name for p in _parsed(name).find_all(exp.Placeholder))
+    tree = _parsed(name)
+    types = {_type_placeholder(node) for node in tree.find_all(exp.DataType)}
+    return frozenset(p.name for p in tree.find_all(exp.Placeholder)) | (types - {None})
 
 
 def build(name: str, /, **bindings: Any) -> exp.Expression:
@@ -268,6 +289,15 @@ def build(name: str, /, **bindings: Any) -> exp.Expression:
         )
     for node in list(tree.find_all(exp.Placeholder)):
         _bind(name, node, bindings[node.name])
+    for node in list(tree.find_all(exp.DataType)):
+        slot = _type_placeholder(node)
+        if slot is not None:
+            if not isinstance(bindings[slot], exp.DataType):
+                raise TemplateError(
+                    f"{template_path(name)}: placeholder ${slot} stands for a type; bind an "
+                    f"exp.DataType, got {bindings[slot]!r}"
+                )
+            node.replace(bindings[slot].copy())
     return tree
 
 

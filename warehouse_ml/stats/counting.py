@@ -25,6 +25,24 @@ PARTITION = "wml_part"
 belongs to (0 for a fitted model; the held-out fold for cross-validation's models)."""
 
 
+WEIGHT_SUM_TYPE = exp.DataType.build("DECIMAL(38, 18)")
+"""Type a weighted count sums its weights as: an exact, order-free sum (each weight rounded to
+1e-18), the same on every run and engine."""
+
+
+def row_count(weight: str | None, table: str = "src") -> exp.Expression:
+    """How rows are counted: ``COUNT(*)``, or the exact sum of the weight column ``weight`` of
+    ``table`` (a weighted fit, stats/weights.py)."""
+    if weight is None:
+        return exp.Count(this=exp.Star())
+    return exp.Sum(this=exp.cast(column(weight, table), WEIGHT_SUM_TYPE.copy()))
+
+
+def count_type(weight: str | None) -> exp.DataType:
+    """The type of a count in the parameter tables: BIGINT rows, or DOUBLE summed weights."""
+    return exp.DataType.build("BIGINT" if weight is None else "DOUBLE")
+
+
 def partition_items(
     partition: str | None, table: str
 ) -> tuple[list[exp.Expression], list[exp.Expression]]:
@@ -49,13 +67,15 @@ def categorical_counts(
     attributes: Sequence[str],
     block_size: int = DEFAULT_BLOCK_SIZE,
     partition: str | None = None,
+    weight: str | None = None,
 ) -> exp.Query:
     """Query of (attribute, value, class_label, n) for every categorical attribute.
 
     Output columns: wml_part, attribute (VARCHAR name), value (VARCHAR, the value cast to
-    text), class_label (VARCHAR), n (BIGINT rows with that value and class). NULL values and
-    NULL classes are left out; values with no row in a class are absent (filled in later).
-    With ``partition`` (a source column such as a fold id) the counts are per partition value,
+    text), class_label (VARCHAR), n (BIGINT rows with that value and class; with ``weight``, a
+    column of ``source``, their summed weights as DECIMAL(38, 18)). NULL values and NULL
+    classes are left out; values with no row in a class are absent (filled in later). With
+    ``partition`` (a source column such as a fold id) the counts are per partition value,
     still in one scan, in column ``wml_part``; without, wml_part is 0.
     """
     source_part, source_group = partition_items(partition, "src")
@@ -77,6 +97,7 @@ def categorical_counts(
                         *(alias(column(a, "src"), s) for a, s in zip(block, slots, strict=True)),
                     ],
                     group_columns=[*source_group, *(column(a, "src") for a in block)],
+                    count=row_count(weight),
                 ),
             )
         )

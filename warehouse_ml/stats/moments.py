@@ -26,7 +26,7 @@ from sqlglot import exp
 
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
-from warehouse_ml.stats.counting import PARTITION, partition_items
+from warehouse_ml.stats.counting import PARTITION, count_type, partition_items
 
 EXACT = exp.DataType.build("DECIMAL(38, 26)")
 """Type of the exact sums: 12 integer digits (up to 10^12 rows of terms in [-1, 1])."""
@@ -58,8 +58,10 @@ def _nonzero(value: exp.Expression) -> exp.Expression:
     return exp.Nullif(this=value, expression=literal(0))
 
 
-def _columns(attributes: Sequence[str]) -> dict[str, list[exp.Expression]]:
-    """The per-attribute select items of the template's four lists (see its header)."""
+def _columns(attributes: Sequence[str], weight: str | None) -> dict[str, list[exp.Expression]]:
+    """The per-attribute select items of the template's four lists (see its header); with a
+    ``weight`` column each row counts its weight (n, the sums of x and of squared
+    deviations all weighted)."""
     scales: list[exp.Expression] = []
     firsts: list[exp.Expression] = []
     deviations: list[exp.Expression] = []
@@ -73,14 +75,19 @@ def _columns(attributes: Sequence[str]) -> dict[str, list[exp.Expression]]:
         )
 
         scale = column(f"wml_u_{i}", "u")
-        count = exp.Count(this=column(attribute, "src"))
+        w = None if weight is None else column(weight, "src")
+        count = (
+            exp.Count(this=column(attribute, "src"))
+            if w is None
+            else _exact_sum(_case(exp.Not(this=exp.Is(this=x.copy(), expression=exp.null())), w))
+        )
         present = exp.Not(this=exp.Is(this=x.copy(), expression=exp.null()))
         bad = exp.Sum(
             this=exp.case()
             .when(exp.and_(present, exp.Not(this=finite.copy())), literal(1))
             .else_(literal(0))
         )
-        scaled_sum = _exact_sum(_case(finite, _divide(x, scale)))
+        scaled_sum = _exact_sum(_case(finite, _weighted(w, _divide(x, scale))))
         exact_mean = exp.Mul(
             this=_divide(scaled_sum, _nonzero(count.copy())), expression=exp.Max(this=scale)
         )
@@ -103,7 +110,7 @@ def _columns(attributes: Sequence[str]) -> dict[str, list[exp.Expression]]:
             exp.EQ(this=column(f"wml_bad_{i}", "f"), expression=literal(0)), finite.copy()
         )
         squared = exp.Mul(this=deviation, expression=deviation.copy())
-        deviations.append(alias(_exact_sum(_case(usable, squared)), f"wml_q_{i}"))
+        deviations.append(alias(_exact_sum(_case(usable, _weighted(w, squared))), f"wml_q_{i}"))
 
         n = column(f"n_{i}", "f")
         mean_square = _divide(column(f"wml_q_{i}", "q"), _nonzero(n.copy()))
@@ -129,6 +136,13 @@ def _columns(attributes: Sequence[str]) -> dict[str, list[exp.Expression]]:
     return {"scales": scales, "firsts": firsts, "deviations": deviations, "moments": moments}
 
 
+def _weighted(weight: exp.Expression | None, term: exp.Expression) -> exp.Expression:
+    """``weight * (term)``, or ``term`` itself unweighted."""
+    if weight is None:
+        return term
+    return exp.Mul(this=weight.copy(), expression=exp.paren(term))
+
+
 def _extreme(i: int) -> exp.Expression:
     """Attribute i's value farthest from its class mean (the largest on a tie), from the first
     moments f: ``CASE WHEN hi - mean >= mean - lo THEN hi ELSE lo END``."""
@@ -140,10 +154,14 @@ def _extreme(i: int) -> exp.Expression:
 
 
 def class_moments(
-    source: exp.Table | exp.Query, target: str, attributes: Sequence[str], partition: str | None
+    source: exp.Table | exp.Query,
+    target: str,
+    attributes: Sequence[str],
+    partition: str | None,
+    weight: str | None = None,
 ) -> exp.Query:
     """Wide per-class moments: class_label, wml_part, n_<i>, mean_<i>, var_<i> per attribute
-    (sql/select_exact_class_moments.sql)."""
+    (sql/select_exact_class_moments.sql); with ``weight``, weighted."""
     parts, groups = partition_items(partition, "src")
     output = [alias(column(PARTITION, "f"), PARTITION)]
     same_u, same, same_q = exp.true(), exp.true(), exp.true()
@@ -161,7 +179,7 @@ def class_moments(
         same_partition=same,
         same_partition_q=same_q,
         partition_output=output,
-        **_columns(attributes),
+        **_columns(attributes, weight),
     )
 
 
@@ -170,6 +188,7 @@ def numeric_moments(
     target: str,
     attributes: Sequence[str],
     partition: str | None = None,
+    weight: str | None = None,
 ) -> exp.Query:
     """Query of (attribute, class_label, n, mean, variance) for every numeric attribute.
 
@@ -179,8 +198,11 @@ def numeric_moments(
     :func:`without_extremes`). Two scans of the
     numeric columns (plus one for their per-class scales); with ``partition``, moments per partition
     value (column ``wml_part``; else 0). Identical on every run and thread count (module docstring).
+    With ``weight`` (a source column of row weights, stats/weights.py), n is the summed weight
+    (DOUBLE) and the mean and variance are weighted: sum(w x) / sum(w), sum(w (x - mean)^2) /
+    sum(w), as scikit-learn's GaussianNB with sample_weight.
     """
-    wide = class_moments(source, target, attributes, partition)
+    wide = class_moments(source, target, attributes, partition, weight)
     wide_part = [alias(column(PARTITION, "w"), PARTITION)]
     query = templates.union_all(
         templates.build(
@@ -192,6 +214,7 @@ def numeric_moments(
             variance_column=f"var_{i}",
             extreme_column=f"extreme_{i}",
             partition_columns=wide_part,
+            count_type=count_type(weight),
         )
         for i, attribute in enumerate(attributes)
     )

@@ -111,6 +111,7 @@ def pair_counts_query(
     attributes: Sequence[str],
     blocks: Sequence[Sequence[int]],
     partition: str | None = None,
+    weight: str | None = None,
 ) -> exp.Query:
     """Query of the joint counts of every attribute pair (i < j in ``attributes`` order).
 
@@ -125,11 +126,12 @@ def pair_counts_query(
         blocks: attribute-index blocks covering every pair (:func:`plan_pair_blocks`).
         partition: a source column (e.g. a cross-validation fold id) to count per value of,
             still in one scan per block; None counts all rows together.
+        weight: a source column of row weights to sum instead of counting rows (None).
 
     Returns:
         query with columns wml_part (the partition value, 0 without ``partition``), attribute_i
         (VARCHAR), attribute_j (VARCHAR), value_i (VARCHAR), value_j (VARCHAR), class_label
-        (VARCHAR), n (BIGINT rows). Only non-zero cells.
+        (VARCHAR), n (BIGINT rows, or DECIMAL summed weights). Only cells with a row.
     """
     source_part, source_group = counting.partition_items(partition, "src")
     block_part, _ = counting.partition_items(counting.PARTITION, "b")
@@ -158,6 +160,7 @@ def pair_counts_query(
                 ),
             ],
             group_columns=[*source_group, *(column(attributes[a], "src") for a in order)],
+            count=counting.row_count(weight),
         )
         selects.append(
             templates.build(
@@ -179,21 +182,25 @@ def pair_counts_query(
     return templates.union_all(selects)
 
 
-def information_query(pair_counts: TableName | exp.Query) -> exp.Query:
+def information_query(
+    pair_counts: TableName | exp.Query, count_type: exp.DataType | None = None
+) -> exp.Query:
     """CMI(Ai; Aj | C) and MI(Ai; Aj) in bits of every pair with counted rows.
 
     Args:
         pair_counts: a pair-count table or query (attribute_i, attribute_j, value_i, value_j,
             class_index, n, wml_part): each partition's information is computed from its own
             counts.
+        count_type: the type of column n (counting.count_type; default BIGINT rows).
 
     Returns:
-        query with columns wml_part, attribute_i, attribute_j, n (BIGINT rows of the pair),
-        cmi (DOUBLE bits), mi (DOUBLE bits).
+        query with columns wml_part, attribute_i, attribute_j, n (rows of the pair, or their
+        weights), cmi (DOUBLE bits), mi (DOUBLE bits).
     """
     return templates.build(
         "select_pair_information",
         pair_counts=pair_counts,
+        count_type=count_type or counting.count_type(None),
     )
 
 
