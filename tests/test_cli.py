@@ -245,6 +245,34 @@ def test_update_adds_a_batch_once(tmp_path, capsys):
     con.close()
 
 
+def test_train_and_evaluate_with_weights(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    args = ["--target", "play", "--keys", "day", "--db", db, "--name", "t"]
+    assert (
+        main(["train", TENNIS, *args, "--class-weight", '{"yes": 2}', "--sample-weight", "day"])
+        == 0
+    )
+    con = duckdb.connect(db)
+    model = wml.load(con, "t")
+    want = wml.NaiveBayes(class_weight={"yes": 2}).fit(
+        con, TENNIS, "play", keys=["day"], sample_weight="day", name="oracle"
+    )
+    assert model.predict_proba(con, TENNIS).equals(want.predict_proba(con, TENNIS))
+    assert model.record.details["weighting"] == {
+        "sample_weight": "day",
+        "class_weights": {"yes": 2.0},
+    }
+    con.close()
+    capsys.readouterr()
+    assert main(["evaluate", TENNIS, "--target", "play", "--keys", "day", "--folds", "3",
+                 "--class-weight", "balanced", "--db", db]) == 0  # fmt: skip
+    assert "accuracy" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", TENNIS, *args, "--class-weight", "even"])
+    assert exit_info.value.code == 2
+    assert "expected 'balanced' or a JSON object" in capsys.readouterr().err
+
+
 def test_evaluate_writes_a_report(tmp_path, capsys):
     db = str(tmp_path / "w.duckdb")
     page = tmp_path / "report.html"

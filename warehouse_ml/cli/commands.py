@@ -20,7 +20,7 @@ from warehouse_ml.models.base import Classifier
 KIND_NAMES = {"nb": "naive_bayes", "naive_bayes": "naive_bayes", "tan": "tan"}
 """The spellings ``--kind`` accepts (any case), and the model kind each names."""
 
-SMOOTHING_OPTIONS = ("alpha", "prior_alpha", "bins")
+SMOOTHING_OPTIONS = ("alpha", "prior_alpha", "bins", "class_weight")
 """Model constructor arguments the CLI offers as options; left out, the model's own default
 (the Python API's) applies."""
 
@@ -62,6 +62,21 @@ def feature_choice(text: str | None) -> list[str] | str | None:
     return split_names(text)
 
 
+def class_weight(text: str) -> str | dict[str, float]:
+    """``--class-weight``: ``balanced`` or a JSON object mapping class labels to weights."""
+    if text == "balanced":
+        return text
+    try:
+        mapping = json.loads(text)
+    except json.JSONDecodeError:
+        mapping = None
+    if not isinstance(mapping, dict):
+        raise argparse.ArgumentTypeError(
+            f"expected 'balanced' or a JSON object such as '{{\"yes\": 5}}', got {text!r}"
+        )
+    return mapping
+
+
 def model_from(kind: str, args: argparse.Namespace) -> Classifier:
     """A model of ``kind`` with the smoothing options given on the command line; the others
     keep the model's defaults (the same as in Python)."""
@@ -86,6 +101,7 @@ def cmd_train(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         keys=split_names(args.keys),
         name=args.name,
         allow_high_cardinality=args.allow_high_cardinality,
+        sample_weight=args.sample_weight,
     )
     print(
         f"trained {model.kind} model {model.name_!r} on {model.n_rows_} rows "

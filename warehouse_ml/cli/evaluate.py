@@ -72,7 +72,7 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
             stratified=not args.no_stratify, seed=args.seed, key=args.keys, keep=args.keep,
             features=feature_choice(args.features), categorical=split_names(args.categorical),
             numeric=split_names(args.numeric),
-            allow_high_cardinality=args.allow_high_cardinality,
+            allow_high_cardinality=args.allow_high_cardinality, sample_weight=args.sample_weight,
         )  # fmt: skip
         how = f"{args.folds}-fold cross-validation of {args.kind} on {args.source}"
     classes = list(evaluation.classes)

@@ -11,6 +11,7 @@ from typing import Any
 import warehouse_ml as wml
 from warehouse_ml.cli.commands import (
     KIND_NAMES,
+    class_weight,
     cmd_drift,
     cmd_drop,
     cmd_evaluations,
@@ -60,6 +61,15 @@ def _model_options(sub: argparse.ArgumentParser) -> None:
         help=f"additive smoothing of the class prior (default: {defaults('prior_alpha')})",
     )
     sub.add_argument(
+        "--class-weight",
+        type=class_weight,
+        help="weigh every row of a class: balanced (n / (K n_class)) or JSON, e.g. '{\"yes\": 5}'",
+    )
+    sub.add_argument(
+        "--sample-weight",
+        help="a numeric column of non-negative row weights: counts become sums of weights",
+    )
+    sub.add_argument(
         "--bins",
         type=int,
         help=f"TAN: equal-frequency bins for numeric columns (default {default_of('tan', 'bins')})",
@@ -89,6 +99,12 @@ def _listing_options(sub: argparse.ArgumentParser, target: Any) -> None:
     """--output (on ``target``: the command, or a group of exclusive targets) and --rows."""
     target.add_argument("--output", help="write the rows to a .parquet or .csv file")
     sub.add_argument("--rows", type=int, default=20, help="rows to print (default 20)")
+
+
+def _model_and_source(sub: argparse.ArgumentParser, rows: str = "") -> None:
+    """The positional MODEL and SOURCE of a command that reads a table with a stored model."""
+    sub.add_argument("model", help="name of a stored model (see 'models')")
+    sub.add_argument("source", help=f"table name or .parquet/.csv path {rows}".rstrip())
 
 
 def _export_options(sub: argparse.ArgumentParser) -> None:
@@ -144,8 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.set_defaults(run=cmd_train)
 
     predict = command("predict", "score a table or file with a stored model")
-    predict.add_argument("model", help="name of a stored model (see 'models')")
-    predict.add_argument("source", help="table name or .parquet/.csv path")
+    _model_and_source(predict)
     target = predict.add_mutually_exclusive_group()
     target.add_argument("--to-view", help="create a prediction view of this name")
     target.add_argument("--to-table", help="create a prediction table of this name")
@@ -167,8 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
         "why each row got its prediction: every attribute's exact weight of evidence (nats) "
         "for the predicted class against the runner-up, ranked",
     )
-    explain.add_argument("model", help="name of a stored model (see 'models')")
-    explain.add_argument("source", help="table name or .parquet/.csv path")
+    _model_and_source(explain)
     explain.add_argument(
         "--top", type=int, help="the prior and the K strongest attributes per row (default: all)"
     )
@@ -226,8 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
         "add a batch of new rows to a stored model: its counts are added to the model's (no "
         "re-read of the training data), the result equal to a fit on all the rows",
     )
-    update.add_argument("model", help="name of a stored model (see 'models')")
-    update.add_argument("source", help="table name or .parquet/.csv path of the new rows")
+    _model_and_source(update, "of the new rows")
     update.add_argument(
         "--batch-id",
         required=True,
@@ -240,8 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
         "how far a table has moved from a model's training data: PSI, Jensen-Shannon distance "
         "and chi-square test per attribute, the class and the predictions (no training scan)",
     )
-    drift.add_argument("model", help="name of a stored model (see 'models')")
-    drift.add_argument("source", help="table name or .parquet/.csv path")
+    _model_and_source(drift)
     drift.add_argument(
         "--bins",
         type=int,
