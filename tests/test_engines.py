@@ -454,6 +454,29 @@ def weighted_fits(engine: Engine) -> dict[str, Any]:
 
 
 @case
+def weighted_measures(engine: Engine) -> dict[str, Any]:
+    """The measures with a weight column: every row counts as its weight, on every engine."""
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    view = _naive_bayes(engine).create_view(
+        w, "engine_nb_weighted_measures", table, keys=["id", "label", "weight"]
+    )
+    given = {"target": "label", "weight": "weight"}
+    source = str(view)
+    return {
+        "accuracy": wml.accuracy(w, source, **given),
+        "classes": wml.class_measures(w, source, **given),
+        "roc": wml.roc_curve(w, source, positive="mid", **given),
+        "auc": wml.roc_auc(w, source, positive="mid", **given),
+        "ap": wml.average_precision(w, source, positive="mid", **given),
+        "lift": wml.lift_table(w, source, positive="mid", quantiles=4, **given),
+        "log": wml.log_score(w, source, **given),
+        "calibration": wml.calibration(w, source, positive="mid", bins=4, **given),
+        "loss": wml.expected_loss(w, source, loss=[[0, 1, 1], [2, 0, 1], [1, 3, 0]], **given),
+    }
+
+
+@case
 def resamples(engine: Engine) -> dict[str, Any]:
     """MD5 under- and over-sampling: the same rows on every engine."""
     table = engine.load(TABLE, DATA)

@@ -33,14 +33,14 @@ class RowCount:
     weighted: float
 
 
-def _row_count_query(spec, src, weight: float = 1.0) -> exp.Query:
-    """n (BIGINT, rows with a known true class) and weighted (DOUBLE, n * weight)."""
+def _row_count_query(spec, src, factor: float = 1.0) -> exp.Query:
+    """n (BIGINT, rows with a known true class) and weighted (DOUBLE, n * factor)."""
     rows = exp.Count(this=exp.Star())
     known = exp.Not(this=exp.Is(this=exp.column("wml_truth", "p"), expression=exp.null()))
     return (
         exp.select(
             alias(exp.cast(rows, exp.DataType.Type.BIGINT), "n"),
-            alias(exp.Mul(this=rows.copy(), expression=literal(float(weight))), "weighted"),
+            alias(exp.Mul(this=rows.copy(), expression=literal(float(factor))), "weighted"),
         )
         .from_(prepared(spec, src).subquery("p"))
         .where(known)
@@ -50,8 +50,8 @@ def _row_count_query(spec, src, weight: float = 1.0) -> exp.Query:
 ROW_COUNT = registry.Measure(
     "row_count",
     _row_count_query,
-    doc="The number of rows with a known true class, and that number times ``weight``.",
-    options=(registry.Option("weight", 1.0, "float"),),
+    doc="The number of rows with a known true class, and that number times ``factor``.",
+    options=(registry.Option("factor", 1.0, "float"),),
     result=registry.row_as(RowCount, "the row count"),
     returns="RowCount",
     report=registry.Report(
@@ -82,9 +82,10 @@ def test_one_entry_gives_the_function(con, row_count):
     assert row_count.__doc__ == ROW_COUNT.doc
     assert str(inspect.signature(row_count)) == (
         "(con: 'Connectable', predictions: 'SourceLike', *, target: 'str', "
-        "probabilities: 'Mapping[Any, str] | None' = None, weight: 'float' = 1.0) -> 'RowCount'"
+        "probabilities: 'Mapping[Any, str] | None' = None, weight: 'str | None' = None, "
+        "factor: 'float' = 1.0) -> 'RowCount'"
     )
-    result = row_count(con, "scores", target="y", probabilities=BINARY, weight=2.5)
+    result = row_count(con, "scores", target="y", probabilities=BINARY, factor=2.5)
     assert result == RowCount(4, 10.0)
     with pytest.raises(TypeError):
         row_count(con, "scores", target="y", probabilities=BINARY, prediction="p0")
@@ -93,7 +94,7 @@ def test_one_entry_gives_the_function(con, row_count):
 def test_one_entry_gives_a_measure_view_and_its_sql(con, row_count):
     _scores(con)
     wml.create_measure_view(
-        con, "v_rows", "row_count", "scores", target="y", probabilities=BINARY, weight=3.0
+        con, "v_rows", "row_count", "scores", target="y", probabilities=BINARY, factor=3.0
     )
     assert con.sql("SELECT n, weighted FROM v_rows").fetchall() == [(4, 12.0)]
     for dialect in ("postgres", "spark"):
@@ -108,7 +109,7 @@ def test_one_entry_gives_evaluation_measure_the_report_row_and_a_criterion(
 ):
     evaluation = wml.cross_validate(con, TENNIS, "play", wml.NaiveBayes(), folds=7, key="day")
     assert evaluation.measure("row_count") == RowCount(14, 14.0)
-    assert evaluation.measure("row_count", weight=0.5).weighted == 7.0
+    assert evaluation.measure("row_count", factor=0.5).weighted == 7.0
 
     db = str(tmp_path / "w.duckdb")
     args = ["evaluate", TENNIS, "--target", "play", "--keys", "day", "--folds", "7", "--db", db]

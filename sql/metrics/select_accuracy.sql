@@ -4,8 +4,8 @@
 -- kappa = (a - chance) / (1 - chance), chance = sum over classes of
 -- (true count * predicted count) / N^2; NULL when chance = 1.
 -- Placeholders: $cells (relation from select_confusion_cells.sql), $z (DOUBLE normal quantile),
---   $level (DOUBLE confidence level).
--- Output columns: n (BIGINT rows), correct (BIGINT), accuracy, error, kappa, level,
+--   $level (DOUBLE confidence level), $count_type (BIGINT rows, or DOUBLE summed weights).
+-- Output columns: n, correct ($count_type: rows, or their weights), accuracy, error, kappa, level,
 --   accuracy_low, accuracy_high (DOUBLE, fractions in [0, 1]).
 -- Rendered by: warehouse_ml/evaluation/metrics/confusion.py.
 WITH cells AS (
@@ -40,8 +40,8 @@ rates AS (
     CROSS JOIN chance AS h
 )
 SELECT
-    CAST(r.n AS BIGINT) AS n,
-    CAST(r.correct AS BIGINT) AS correct,
+    CAST(r.n AS $count_type) AS n,
+    CAST(r.correct AS $count_type) AS correct,
     r.accuracy AS accuracy,
     1 - r.accuracy AS error,
     (r.accuracy - r.chance) / NULLIF(1 - r.chance, 0) AS kappa,

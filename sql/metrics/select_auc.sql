@@ -3,8 +3,9 @@
 -- equals the trapezoid-rule area under the ROC points. The negatives scored lower than a
 -- point are all_negatives - fp. 2U is summed as an exact integer, so the result does not
 -- depend on the order of aggregation. AUC = U / (positives * negatives).
--- Placeholders: $counts (relation from select_cumulative_counts.sql).
--- Output columns: class_index (INTEGER), positives (BIGINT), negatives (BIGINT),
+-- Placeholders: $counts (relation from select_cumulative_counts.sql), $count_type (BIGINT
+--   rows, or DOUBLE summed weights of a weighted measure).
+-- Output columns: class_index (INTEGER), positives, negatives ($count_type),
 --   mann_whitney_u (DOUBLE), auc (DOUBLE in [0, 1]; NULL without positives or negatives).
 -- Ordered by class_index.
 -- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
@@ -19,8 +20,8 @@ WITH sums AS (
 )
 SELECT
     CAST(s.class_index AS INTEGER) AS class_index,
-    CAST(s.positives AS BIGINT) AS positives,
-    CAST(s.negatives AS BIGINT) AS negatives,
+    CAST(s.positives AS $count_type) AS positives,
+    CAST(s.negatives AS $count_type) AS negatives,
     CAST(s.twice_u AS DOUBLE) / 2 AS mann_whitney_u,
     CAST(s.twice_u AS DOUBLE)
         / (2 * CAST(NULLIF(s.positives, 0) AS DOUBLE) * NULLIF(s.negatives, 0)) AS auc

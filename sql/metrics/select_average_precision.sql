@@ -2,8 +2,9 @@
 -- decreasing order, of (recall gain) * precision = (positives at that score / all positives)
 -- * precision there. The terms are added by a running sum in point order, so the result is
 -- deterministic; the last point holds the whole sum.
--- Placeholders: $counts (relation from select_cumulative_counts.sql).
--- Output columns: class_index (INTEGER), positives (BIGINT), average_precision (DOUBLE;
+-- Placeholders: $counts (relation from select_cumulative_counts.sql), $count_type (BIGINT
+--   rows, or DOUBLE summed weights of a weighted measure).
+-- Output columns: class_index (INTEGER), positives ($count_type), average_precision (DOUBLE;
 --   NULL without positives). Ordered by class_index.
 -- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
 WITH running AS (
@@ -19,7 +20,7 @@ WITH running AS (
 )
 SELECT
     CAST(r.class_index AS INTEGER) AS class_index,
-    CAST(r.positives AS BIGINT) AS positives,
+    CAST(r.positives AS $count_type) AS positives,
     r.total / CAST(NULLIF(r.positives, 0) AS DOUBLE) AS average_precision
 FROM running AS r
 WHERE r.from_end = 1

@@ -1,9 +1,10 @@
 -- Per-class measures from the confusion matrix, one class against the rest. A ratio whose
 -- denominator is 0 is 0 (scikit-learn's zero_division=0).
 -- F = (1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp).
--- Placeholders: $cells (relation from select_confusion_cells.sql), $beta_squared (DOUBLE b^2).
--- Output columns: class_index (INTEGER), class_label (label), support (BIGINT true rows),
---   predicted (BIGINT rows predicted as the class), tp, fp, fn, tn (BIGINT), "precision",
+-- Placeholders: $cells (relation from select_confusion_cells.sql), $beta_squared (DOUBLE b^2),
+--   $count_type (BIGINT rows, or DOUBLE summed weights).
+-- Output columns: class_index (INTEGER), class_label (label), support (true rows),
+--   predicted (rows predicted as the class), tp, fp, fn, tn (all $count_type: rows or weights), "precision",
 --   recall (= TPR), specificity (= TNR), fpr, f_measure (DOUBLE fractions).
 -- Rendered by: warehouse_ml/evaluation/metrics/confusion.py.
 WITH cells AS (
@@ -26,16 +27,16 @@ predicted AS (
 overall AS (
     SELECT SUM(c.n) AS n_total FROM cells AS c
 ),
-counts AS (
+class_counts AS (
     SELECT
         a.class_index AS class_index,
         a.class_label AS class_label,
-        CAST(a.support AS BIGINT) AS support,
-        CAST(p.n_predicted AS BIGINT) AS predicted,
-        CAST(a.tp AS BIGINT) AS tp,
-        CAST(p.n_predicted - a.tp AS BIGINT) AS fp,
-        CAST(a.support - a.tp AS BIGINT) AS fn,
-        CAST(t.n_total - a.support - p.n_predicted + a.tp AS BIGINT) AS tn
+        CAST(a.support AS $count_type) AS support,
+        CAST(p.n_predicted AS $count_type) AS predicted,
+        CAST(a.tp AS $count_type) AS tp,
+        CAST(p.n_predicted - a.tp AS $count_type) AS fp,
+        CAST(a.support - a.tp AS $count_type) AS fn,
+        CAST(t.n_total - a.support - p.n_predicted + a.tp AS $count_type) AS tn
     FROM actual AS a
     JOIN predicted AS p ON p.class_index = a.class_index
     CROSS JOIN overall AS t
@@ -60,5 +61,5 @@ SELECT
     CASE WHEN k.tp + k.fn + k.fp = 0 THEN CAST(0 AS DOUBLE)
         ELSE (1 + $beta_squared) * k.tp
             / ((1 + $beta_squared) * k.tp + $beta_squared * k.fn + k.fp) END AS f_measure
-FROM counts AS k
+FROM class_counts AS k
 ORDER BY class_index

@@ -3,19 +3,22 @@
 -- whatever order a parallel scan adds them), then the total is read back as DOUBLE. A DOUBLE
 -- SUM would differ in its last bits between runs; sorting the terms first cost two sorts of
 -- the rows. Totals up to 1e20 in magnitude fit. NULL terms are left out.
--- Placeholders: $terms (relation with a DOUBLE column term).
--- Output columns: n (BIGINT rows), total (DOUBLE), mean (DOUBLE); no row when there are no
---   terms.
+-- A weighted measure weighs each term: total = sum w * term, n = sum w, mean = total / n (each
+-- weighted term rounded to 1e-18; a weight of 1 leaves the terms as they are).
+-- Placeholders: $terms (relation with a DOUBLE column term and the row's weight), $count_type
+--   (BIGINT rows, or DOUBLE summed weights).
+-- Output columns: n ($count_type rows or their weights), total (DOUBLE), mean (DOUBLE); no row
+--   when there are no terms.
 -- Rendered by: warehouse_ml/evaluation/metrics/spec.py.
 WITH summed AS (
     SELECT
-        COUNT(*) AS n,
-        SUM(CAST(t.term AS DECIMAL(38, 18))) AS total
+        SUM(t.weight) AS n,
+        SUM(CAST(t.term * t.weight AS DECIMAL(38, 18))) AS total
     FROM $terms AS t
     WHERE t.term IS NOT NULL
 )
 SELECT
-    CAST(s.n AS BIGINT) AS n,
+    CAST(s.n AS $count_type) AS n,
     CAST(s.total AS DOUBLE) AS total,
     CAST(s.total AS DOUBLE) / CAST(s.n AS DOUBLE) AS mean
 FROM summed AS s

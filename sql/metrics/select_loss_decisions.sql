@@ -7,7 +7,8 @@
 --   $decision (CASE over d.wml_loss_<j> = d.wml_minimum giving j), $classes (VALUES
 --   k(class_index, class_label)), $true_classes (the same VALUES as t(...)).
 -- Output columns: the $keys, true_class (label), decision (label), expected_loss (DOUBLE,
---   the decision's expected loss), true_index, decision_index, predicted_index (INTEGER).
+--   the decision's expected loss), true_index, decision_index, predicted_index (INTEGER),
+--   weight (the row's weight: 1 unless a weight column is given).
 -- Rendered by: warehouse_ml/evaluation/metrics/loss.py.
 WITH losses AS (
     SELECT p.*, $expected_losses FROM $predictions AS p
@@ -25,7 +26,8 @@ SELECT
     c.wml_minimum AS expected_loss,
     CAST(c.wml_truth AS INTEGER) AS true_index,
     CAST(c.wml_decision AS INTEGER) AS decision_index,
-    CAST(c.wml_predicted AS INTEGER) AS predicted_index
+    CAST(c.wml_predicted AS INTEGER) AS predicted_index,
+    c.wml_weight AS weight
 FROM decided AS c
 LEFT JOIN $classes ON k.class_index = c.wml_decision
 LEFT JOIN $true_classes ON t.class_index = c.wml_truth

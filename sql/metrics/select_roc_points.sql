@@ -2,9 +2,10 @@
 -- distinct score in decreasing order (predict the class when its score >= threshold).
 -- tpr = tp / (tp + fn), fpr = fp / (fp + tn); NULL when the class has no positives
 -- (resp. no negatives).
--- Placeholders: $counts (relation from select_cumulative_counts.sql).
+-- Placeholders: $counts (relation from select_cumulative_counts.sql), $count_type (BIGINT
+--   rows, or DOUBLE summed weights of a weighted measure).
 -- Output columns: class_index (INTEGER), point (BIGINT, 0-based), threshold (DOUBLE),
---   tp (BIGINT), fp (BIGINT), tpr (DOUBLE), fpr (DOUBLE). Ordered by class_index, point.
+--   tp, fp ($count_type), tpr (DOUBLE), fpr (DOUBLE). Ordered by class_index, point.
 -- Rendered by: warehouse_ml/evaluation/metrics/ranking.py.
 WITH counts AS (
     SELECT x.* FROM $counts AS x
@@ -23,8 +24,8 @@ SELECT
     CAST(p.class_index AS INTEGER) AS class_index,
     CAST(p.point AS BIGINT) AS point,
     p.threshold AS threshold,
-    CAST(p.tp AS BIGINT) AS tp,
-    CAST(p.fp AS BIGINT) AS fp,
+    CAST(p.tp AS $count_type) AS tp,
+    CAST(p.fp AS $count_type) AS fp,
     p.tp / CAST(NULLIF(p.positives, 0) AS DOUBLE) AS tpr,
     p.fp / CAST(NULLIF(p.negatives, 0) AS DOUBLE) AS fpr
 FROM points AS p

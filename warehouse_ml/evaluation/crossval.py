@@ -40,7 +40,7 @@ from warehouse_ml.evaluation.loo import leave_one_out_open
 from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation
 from warehouse_ml.models import names, relevance
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.names import FOLD, PREDICTION, probability_columns
+from warehouse_ml.models.names import FOLD, PREDICTION, WEIGHT, probability_columns
 from warehouse_ml.models.training import (
     ClassCount,
     Training,
@@ -106,6 +106,7 @@ class Plan:
     check: CardinalityCheck
     top: int | None = None
     weighting: weights.Weighting | None = None
+    measure_weight: str | None = None
 
     @property
     def weight(self) -> str | None:
@@ -127,10 +128,14 @@ def plan_evaluation(
     keep: bool,
     allow_high_cardinality: bool,
     sample_weight: str | None = None,
+    weighted_measures: bool = False,
 ) -> Plan:
     """The :class:`Plan` of cross-validating ``model`` on ``src``: its features, classes and
     row count, read before any table is made; with a ``sample_weight`` column or the model's
-    ``class_weight``, its weighting (class weights from all the source's rows)."""
+    ``class_weight``, its weighting (class weights from all the source's rows), and with
+    ``weighted_measures`` the sample-weight column the measures count rows as."""
+    if weighted_measures and sample_weight is None:
+        raise ParameterError("weighted_measures=True needs the sample_weight column to weigh by")
     catalog.ensure(warehouse)
     top = relevance.top_count(selection.get("features"))
     identifiers = [c for c in (key, sample_weight) if c]
@@ -160,7 +165,7 @@ def plan_evaluation(
     cv_id = f"cv{uuid.uuid4().hex[:12]}"
     return Plan(
         cv_id, as_declared(chosen), chosen, classes, n_labelled + n_null, keep, check, top,
-        weighting,
+        weighting, sample_weight if weighted_measures else None,
     )  # fmt: skip
 
 
@@ -206,11 +211,12 @@ def _draft(
     split: TableName | None,
     probability_names: Sequence[str],
     keep: bool,
+    weight: str | None = None,
 ) -> Evaluation:
     """An evaluation whose predictions table is not written yet (see :func:`_evaluation`)."""
     return Evaluation(
         warehouse, UNWRITTEN, target, labels, key, folds, split, results.version,
-        tuple(probability_names), keep,
+        tuple(probability_names), keep, weight,
     )  # fmt: skip
 
 
@@ -220,12 +226,20 @@ def _writer(warehouse: Warehouse, query: exp.Query) -> Callable[[TableName], Non
 
 
 def _check_outputs(
-    src: Source, key: str, target: str, labels: Sequence[Any], warehouse: Warehouse
+    src: Source,
+    key: str,
+    target: str,
+    labels: Sequence[Any],
+    warehouse: Warehouse,
+    weighted: Sequence[str] = (),
 ) -> list[str]:
     """The p_<label> names of the predictions, after checking that the key and the target do
-    not clash with the columns the predictions add."""
+    not clash with the columns the predictions add (``weighted``: the weight column's name,
+    when the predictions carry one)."""
     probability_names = probability_columns([str(c) for c in labels], warehouse.IDENTIFIER_BYTES)
-    names.check_outputs([key, target], [FOLD, *probability_names, PREDICTION], src.description)
+    names.check_outputs(
+        [key, target], [FOLD, *probability_names, PREDICTION, *weighted], src.description
+    )
     return probability_names
 
 
@@ -246,6 +260,7 @@ def cross_validate(
     allow_high_cardinality: bool = False,
     progress: ProgressCallback | None = None,
     sample_weight: str | None = None,
+    weighted_measures: bool = False,
 ) -> Evaluation:
     """k-fold cross-validation of an (unfitted) model, pooled out-of-fold predictions in SQL.
 
@@ -278,7 +293,10 @@ def cross_validate(
             ``"cross_validate"``) before each statement; it may raise to cancel.
         sample_weight: as for ``fit``: each fold's model counts its training rows' weights
             (times the model's ``class_weight``, whose "balanced" weights come from all the
-            source's rows); the measures count every held-out row once.
+            source's rows); the measures count every held-out row once, unless
+            ``weighted_measures``: the predictions then carry the sample weight (column
+            ``weight``) and every measure counts each row as its weight (scikit-learn's
+            metrics with ``sample_weight``).
 
     Returns:
         An :class:`Evaluation` over the pooled predictions (columns: key, fold, target,
@@ -297,7 +315,7 @@ def cross_validate(
             selection = {"features": features, "categorical": categorical, "numeric": numeric}
             plan = plan_evaluation(
                 warehouse, src, target, model, key, selection, keep, allow_high_cardinality,
-                sample_weight,
+                sample_weight, weighted_measures,
             )  # fmt: skip
             if reused is not None:
                 _check_reusable(warehouse, reused, target, plan)
@@ -454,7 +472,8 @@ def cross_validate_planned(
     """Learn every fold's model from the rows of ``split`` (a fold table holding every source
     column) and write the pooled out-of-fold predictions, owned by the new evaluation."""
     assert split.folds is not None, "a k-fold assignment"
-    probability_names = _check_outputs(src, split.key, target, plan.labels, warehouse)
+    weighted = [] if plan.measure_weight is None else [WEIGHT]
+    probability_names = _check_outputs(src, split.key, target, plan.labels, warehouse, weighted)
     split_source = Source(
         split.table.to_table(), warehouse.schema_of(split.table), str(split.table), True
     )
@@ -464,6 +483,8 @@ def cross_validate_planned(
         warehouse, split, split_source.relation, target, plan.classes, plan.weight
     )
     passthrough = [(split.key, split.key), (split.fold_column, FOLD), (target, target)]
+    if plan.measure_weight is not None:
+        passthrough.append((plan.measure_weight, WEIGHT))
     chosen = plan.features
     with (
         _results(warehouse, plan.cv_id, plan.keep, created_by) as results,
@@ -515,6 +536,7 @@ def cross_validate_planned(
             draft = _draft(
                 warehouse, results, target, plan.labels, split.key, split.folds,
                 split.table if reused else None, probability_names, plan.keep,
+                None if plan.measure_weight is None else WEIGHT,
             )  # fmt: skip
             return _evaluation(warehouse, results, write, draft)
         finally:

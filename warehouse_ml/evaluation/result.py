@@ -55,6 +55,8 @@ class Evaluation(Pictures):
         id: the evaluation's id (its owner name in the object registry).
         probability_columns: the ``p_<label>`` columns of ``predictions``, in class order.
         kept: whether its tables persist in ``wml`` (``keep=True``).
+        weight: the predictions' column of row weights that its measures count each row as
+            (``weighted_measures=True``), or None: every row counts once.
         measured: the measures computed so far, by name and options (:meth:`measure`).
     """
 
@@ -68,6 +70,7 @@ class Evaluation(Pictures):
     id: str = ""
     probability_columns: tuple[str, ...] = ()
     kept: bool = False
+    weight: str | None = None
     measured: dict[tuple[str, str], Any] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -81,6 +84,7 @@ class Evaluation(Pictures):
             "folds": self.folds,
             "split": None if self.split is None else list(self.split.parts),
             "probability_columns": list(self.probability_columns),
+            "weight": self.weight,
         }
 
     def drop(self) -> None:
@@ -133,6 +137,7 @@ class Evaluation(Pictures):
             "target": self.target,
             "probabilities": dict(zip(self.classes, self.probability_columns, strict=True)),
             "prediction": PREDICTION,
+            "weight": self.weight,
         }
         return {column: columns[column] for column in entry.reads}
 
@@ -245,6 +250,7 @@ def load_evaluation(con: Connectable, evaluation_id: str) -> Evaluation:
         evaluation_id,
         tuple(facts["probability_columns"]),
         True,
+        facts.get("weight"),
     )
 
 

@@ -23,6 +23,7 @@ from warehouse_ml.errors import ColumnConflictError
 PROBABILITY_PREFIX = "p_"
 PREDICTION = "prediction"
 FOLD = "fold"
+WEIGHT = "weight"
 
 
 def fresh(base: str, taken: Iterable[str]) -> str:

@@ -189,15 +189,50 @@ _REWRITES = {
 }
 
 
+def _unique_cte_names(tree: exp.Expression) -> exp.Expression:
+    """Give every CTE of ``tree`` a name no other CTE has. Spark SQL (as sqlglot writes it)
+    lifts nested WITH clauses to the top of the statement, where two CTEs of one name, e.g.
+    the same template used twice in one measure, are an error (or, were they allowed, one
+    would shadow the other). The innermost are renamed first (``<name>_<n>``), each with the
+    table references of the query that holds it; the outermost keeps its name."""
+    ctes = list(tree.find_all(exp.CTE))
+    names = [c.alias for c in ctes]
+    taken = set(names)
+    counter = 0
+    for cte in reversed(ctes):  # find_all is breadth-first: deepest last, renamed first
+        name = cte.alias
+        if names.count(name) < 2:
+            continue
+        names.remove(name)
+        counter += 1
+        while f"{name}_{counter}" in taken:
+            counter += 1
+        new = f"{name}_{counter}"
+        taken.add(new)
+        scope = cte.parent.parent if cte.parent is not None else tree
+        for table in list(scope.find_all(exp.Table)):
+            if not table.args.get("db") and table.name == name:
+                table.set("this", exp.to_identifier(new))
+        cte.set("alias", exp.TableAlias(this=exp.to_identifier(new)))
+    return tree
+
+
+_TREE_REWRITES = {"spark": (_unique_cte_names,)}
+"""Rewrites of a whole statement (not node by node), per dialect."""
+
+
 def rewrite(tree: exp.Expression, dialect: str) -> exp.Expression:
     """``tree`` with the rewrites ``dialect`` needs (a new tree; ``tree`` itself is unchanged).
 
     Idempotent: rewriting an already rewritten tree changes nothing.
     """
     transforms = _REWRITES.get(dialect, ())
-    if not transforms:
+    whole = _TREE_REWRITES.get(dialect, ())
+    if not transforms and not whole:
         return tree
     result = tree.copy()
     for transform in transforms:
         result = result.transform(transform, copy=False)
+    for rewrite_tree in whole:
+        result = rewrite_tree(result)
     return result

@@ -39,6 +39,19 @@ def _calibration_query(spec: Spec, src: Source, positive: Any = None, bins: int 
         edges=templates.values(
             [[i, edges[i], edges[i + 1]] for i in range(bins)], "e", ["bin", "lower", "upper"]
         ),
+        count_type=spec.count_type,
+        mean_predicted=_mean_predicted(spec),
+    )
+
+
+def _mean_predicted(spec: Spec) -> exp.Expression:
+    """A bin's mean predicted probability: AVG of its scores, or their weighted mean."""
+    score, weight = column("score", "b"), column("weight", "b")
+    if spec.weight is None:
+        return exp.Avg(this=score)
+    return exp.Div(
+        this=exp.Sum(this=exp.Mul(this=score, expression=weight)),
+        expression=exp.Sum(this=weight.copy()),
     )
 
 

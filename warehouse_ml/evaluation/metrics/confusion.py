@@ -36,8 +36,8 @@ class Accuracy:
     confidence level.
     """
 
-    n: int
-    correct: int
+    n: float
+    correct: float
     accuracy: float
     error: float
     kappa: float | None
@@ -52,6 +52,7 @@ def _confusion_query(spec: Spec, src: Source) -> exp.Query:
         predictions=prepared(spec, src),
         true_classes=spec.classes("t"),
         predicted_classes=spec.classes("q"),
+        count_type=spec.count_type,
     )
 
 
@@ -64,7 +65,11 @@ def _z(level: float) -> float:
 
 def _accuracy_query(spec: Spec, src: Source, level: float = 0.95) -> exp.Query:
     return templates.build(
-        "select_accuracy", cells=_confusion_query(spec, src), z=_z(level), level=float(level)
+        "select_accuracy",
+        cells=_confusion_query(spec, src),
+        z=_z(level),
+        level=float(level),
+        count_type=spec.count_type,
     )
 
 
@@ -77,7 +82,10 @@ def _beta_squared(beta: float) -> float:
 
 def _class_measures_query(spec: Spec, src: Source, beta: float = 1.0) -> exp.Query:
     return templates.build(
-        "select_class_measures", cells=_confusion_query(spec, src), beta_squared=_beta_squared(beta)
+        "select_class_measures",
+        cells=_confusion_query(spec, src),
+        beta_squared=_beta_squared(beta),
+        count_type=spec.count_type,
     )
 
 

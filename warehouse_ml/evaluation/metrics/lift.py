@@ -58,7 +58,29 @@ def _lift_query(
         quantiles=templates.values(
             [[j + 1, f] for j, f in enumerate(fractions)], "q", ["quantile", "fraction"]
         ),
+        count_type=spec.count_type,
+        **_ranks(spec),
     )
+
+
+def _ranks(spec: Spec) -> dict[str, exp.Expression]:
+    """A row's rank in decreasing score (positives last) and the rows ranked: ROW_NUMBER and
+    COUNT(*), or for a weighted table the cumulative and total weight (ties broken by the
+    weight too, so equal rows take the same places in any order)."""
+    score, positive, weight = (column(c, "s") for c in ("score", "positive", "weight"))
+    order = [exp.Ordered(this=score, desc=True), exp.Ordered(this=positive)]
+    if spec.weight is None:
+        rank = exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=order))
+        return {"rank": rank, "rows": exp.Window(this=exp.Count(this=exp.Star()))}
+    running = exp.WindowSpec(
+        kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW"
+    )
+    rank = exp.Window(
+        this=exp.Sum(this=weight.copy()),
+        order=exp.Order(expressions=[*order, exp.Ordered(this=weight.copy())]),
+        spec=running,
+    )
+    return {"rank": rank, "rows": exp.Window(this=exp.Sum(this=weight))}
 
 
 lift_table = register(

@@ -43,6 +43,7 @@ DECISION_COLUMNS = (
     "true_index",
     "decision_index",
     "predicted_index",
+    "weight",
 )
 """The columns select_loss_decisions.sql adds after the keys."""
 
@@ -57,7 +58,7 @@ class LossSummary:
       min_j sum_c L(c, j) p_c).
     """
 
-    n: int
+    n: float
     prediction_loss: float | None
     decision_loss: float | None
     expected_loss: float | None
@@ -120,13 +121,16 @@ def _loss_summary_query(spec: Spec, src: Source, loss: Sequence[Sequence[float]]
         )
 
     expected = templates.build(
-        "select_row_terms", predictions=decisions, term=column("expected_loss", PREPARED)
+        "select_row_terms",
+        predictions=decisions,
+        term=column("expected_loss", PREPARED),
+        weight=column("weight", PREPARED),
     )
     return templates.build(
         "select_loss_summary",
-        prediction_sum=exact_sum(incurred("predicted_index")),
-        decision_sum=exact_sum(incurred("decision_index")),
-        expected_sum=exact_sum(expected),
+        prediction_sum=exact_sum(spec, incurred("predicted_index")),
+        decision_sum=exact_sum(spec, incurred("decision_index")),
+        expected_sum=exact_sum(spec, expected),
     )
 
 

@@ -103,7 +103,7 @@ def _counts(spec: Spec, src: Source, indexes: Sequence[int]) -> exp.Query:
     if len(indexes) == 1 and indexes[0] in spec.counted:
         return exp.select(exp.Star()).from_(spec.counted[indexes[0]].to_table())
     scores = templates.union_all(class_scores(spec, src, i) for i in indexes)
-    groups = templates.build("select_score_groups", scores=scores)
+    groups = templates.build("select_score_groups", scores=scores, count_type=spec.count_type)
     return templates.build("select_cumulative_counts", groups=groups)
 
 
@@ -111,9 +111,8 @@ def _of_positive(template: str) -> Callable[..., exp.Query]:
     """The builder of a template over the cumulative counts of the ``positive`` class."""
 
     def build(spec: Spec, src: Source, positive: Any = None) -> exp.Query:
-        return templates.build(
-            template, counts=_counts(spec, src, [positive_index(spec, positive)])
-        )
+        counts = _counts(spec, src, [positive_index(spec, positive)])
+        return templates.build(template, counts=counts, count_type=spec.count_type)
 
     return build
 
@@ -157,7 +156,9 @@ _average_precision_query = _of_positive("select_average_precision")
 
 
 def _class_aucs_query(spec: Spec, src: Source) -> exp.Query:
-    return templates.build("select_auc", counts=_counts(spec, src, range(spec.k)))
+    return templates.build(
+        "select_auc", counts=_counts(spec, src, range(spec.k)), count_type=spec.count_type
+    )
 
 
 def _ovr_auc_query(spec: Spec, src: Source) -> exp.Query:

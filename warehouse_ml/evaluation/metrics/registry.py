@@ -31,9 +31,9 @@ Builder = Callable[..., exp.Query]
 REQUIRED = inspect.Parameter.empty
 """The default of an option the caller must give."""
 
-SCORES = ("target", "probabilities")
+SCORES = ("target", "probabilities", "weight")
 """The columns a measure of the probabilities reads (ranking measures, scoring rules)."""
-DECISIONS = ("target", "probabilities", "prediction")
+DECISIONS = ("target", "probabilities", "prediction", "weight")
 """The columns a measure of decisions reads (confusion matrix, losses): the prediction column
 when given, else the class of largest probability."""
 
@@ -47,6 +47,9 @@ _COLUMNS = {
     ),
     "prediction": inspect.Parameter(
         "prediction", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None"
+    ),
+    "weight": inspect.Parameter(
+        "weight", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None"
     ),
 }
 
@@ -320,7 +323,13 @@ def compute_over(
     options: Mapping[str, Any],
 ) -> Any:
     """Run ``measure`` over an opened source (e.g. a query over a predictions table)."""
-    spec = resolve(src, columns["target"], columns.get("probabilities"), columns.get("prediction"))
+    spec = resolve(
+        src,
+        columns["target"],
+        columns.get("probabilities"),
+        columns.get("prediction"),
+        columns.get("weight"),
+    )
     return run(measure, warehouse, spec, src, options)
 
 

@@ -44,14 +44,20 @@ SECTION = "scoring rules"
 class ScoringRule:
     """A proper scoring rule: ``total`` over ``n`` rows and its ``mean`` (lower is better)."""
 
-    n: int
+    n: float
     total: float
     mean: float
 
 
 def _row_terms(spec: Spec, src: Source, term: exp.Expression) -> exp.Query:
     return exact_sum(
-        templates.build("select_row_terms", predictions=prepared(spec, src), term=term)
+        spec,
+        templates.build(
+            "select_row_terms",
+            predictions=prepared(spec, src),
+            term=term,
+            weight=column("wml_weight", PREPARED),
+        ),
     )
 
 

@@ -31,7 +31,9 @@ class Spec:
     per class (``labels`` in class order), the prediction column (None: the argmax), and
     whether labels are compared as text (the default ``p_<label>`` columns). ``counted``:
     tables already holding a class's cumulative counts (by class index), which the ranking
-    measures of that class read instead of counting again (a report computes them once)."""
+    measures of that class read instead of counting again (a report computes them once).
+    ``weight``: a column of row weights: every measure then counts each row as its weight
+    (scikit-learn's ``sample_weight`` of its metrics)."""
 
     target: str
     labels: tuple[Any, ...]
@@ -39,6 +41,12 @@ class Spec:
     prediction: str | None
     as_text: bool
     counted: Mapping[int, TableName] = field(default_factory=dict, compare=False)
+    weight: str | None = None
+
+    @property
+    def count_type(self) -> exp.DataType:
+        """The type of the measures' counts: BIGINT rows, or DOUBLE summed weights."""
+        return exp.DataType.build("BIGINT" if self.weight is None else "DOUBLE")
 
     @property
     def k(self) -> int:
@@ -66,10 +74,20 @@ def resolve(
     target: str,
     probabilities: Mapping[Any, str] | None,
     prediction: str | None,
+    weight: str | None = None,
 ) -> Spec:
-    """Check the named columns exist in ``src``; without ``probabilities``, every
-    ``p_<label>`` column is a class's probability."""
+    """Check the named columns exist in ``src`` (``weight``: a numeric column of row weights);
+    without ``probabilities``, every ``p_<label>`` column is a class's probability."""
     src.field(target)
+    if weight is not None:
+        kind = src.field(weight).type
+        if not (
+            pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
+        ):
+            raise ColumnError(
+                f"weight column {weight!r} of {src.description} has type {kind}; expected a "
+                "numeric column of row weights"
+            )
     if probabilities is None:
         columns = [c for c in src.columns if c.startswith(PROBABILITY_PREFIX)]
         labels: list[Any] = [c[len(PROBABILITY_PREFIX) :] for c in columns]
@@ -88,7 +106,7 @@ def resolve(
         src.field(name)
     if prediction is not None:
         src.field(prediction)
-    return Spec(target, tuple(labels), tuple(columns), prediction, as_text)
+    return Spec(target, tuple(labels), tuple(columns), prediction, as_text, weight=weight)
 
 
 def _label_index(spec: Spec, value: exp.Expression) -> exp.Expression:
@@ -113,7 +131,8 @@ def _first_largest(items: Sequence[exp.Expression]) -> exp.Expression:
 
 def prepared(spec: Spec, src: Source, keys: Sequence[str] = ()) -> exp.Query:
     """The prepared predictions (``select_prepared_predictions.sql``): wml_truth,
-    wml_predicted, wml_p_<i> and the ``keys`` as wml_k_<i> (:func:`key_name`)."""
+    wml_predicted, wml_p_<i>, wml_weight (1, or the row's weight) and the ``keys`` as
+    wml_k_<i> (:func:`key_name`)."""
     probability = [exp.cast(column(c, "src"), exp.DataType.Type.DOUBLE) for c in spec.columns]
     predicted = (
         _label_index(spec, column(spec.prediction, "src"))
@@ -129,6 +148,9 @@ def prepared(spec: Spec, src: Source, keys: Sequence[str] = ()) -> exp.Query:
         truth=_label_index(spec, column(spec.target, "src")),
         predicted=predicted,
         probabilities=[alias(p, f"wml_p_{i}") for i, p in enumerate(probability)],
+        weight=literal(1)
+        if spec.weight is None
+        else exp.cast(column(spec.weight, "src"), exp.DataType.Type.DOUBLE),
     )
 
 
@@ -155,10 +177,10 @@ def positive_index(spec: Spec, positive: Any) -> int:
     return spec.index_of(positive)
 
 
-def exact_sum(terms: exp.Query) -> exp.Query:
-    """The total and mean of a relation of row terms, summed exactly as decimals
-    (``select_exact_sum.sql``)."""
-    return templates.build("select_exact_sum", terms=terms)
+def exact_sum(spec: Spec, terms: exp.Query) -> exp.Query:
+    """The total and (weighted) mean of a relation of row terms and weights, summed exactly
+    as decimals (``select_exact_sum.sql``)."""
+    return templates.build("select_exact_sum", terms=terms, count_type=spec.count_type)
 
 
 def one_row(table: pa.Table, what: str) -> dict[str, Any]:

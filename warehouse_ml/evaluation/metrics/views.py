@@ -25,6 +25,7 @@ def measure_sql(
     probabilities: Mapping[Any, str] | None = None,
     prediction: str | None = None,
     dialect: str | None = None,
+    weight: str | None = None,
     **options: Any,
 ) -> str:
     """The SQL text of one measure's query (a name in :data:`MEASURES`) in ``dialect``
@@ -32,7 +33,7 @@ def measure_sql(
     (level, beta, positive, quantiles, recall_levels, floor, loss, keys)."""
     build = registry.entry(measure).build
     with session(con) as warehouse, open_source(warehouse, predictions) as src:
-        spec = resolve(src, target, probabilities, prediction)
+        spec = resolve(src, target, probabilities, prediction, weight)
         return templates.generate(build(spec, src, **options), dialect or warehouse.dialect)
 
 
@@ -45,6 +46,7 @@ def create_measure_view(
     target: str,
     probabilities: Mapping[Any, str] | None = None,
     prediction: str | None = None,
+    weight: str | None = None,
     **options: Any,
 ) -> TableName:
     """Create (or replace) a plain-SQL view computing ``measure`` over a durable predictions
@@ -56,7 +58,7 @@ def create_measure_view(
     build = registry.entry(measure).build
     with session(con) as warehouse, open_source(warehouse, predictions) as src:
         src.durable_spec("a measure view")
-        spec = resolve(src, target, probabilities, prediction)
+        spec = resolve(src, target, probabilities, prediction, weight)
         query = build(spec, src, **options)
         sources = [] if src.object is None else [src.object]
         claimed = ownership.claim(warehouse, TableName.parse(view), "view", sources=sources)
