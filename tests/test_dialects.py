@@ -205,3 +205,19 @@ def test_exported_sql_golden(fitted, kind, dialect):
             assert got[name].to_pylist() == pytest.approx(want[name].to_pylist(), abs=1e-9)
         else:
             assert got[name].to_pylist() == want[name].to_pylist()
+
+
+def test_nested_ctes_of_one_name_stay_apart_on_spark():
+    """Spark SQL lifts nested CTEs to the top: two of one name would collide (or shadow)."""
+    tree = sqlglot.parse_one(
+        "SELECT * FROM (WITH a AS (SELECT 1 AS x), b AS (SELECT x FROM a) SELECT x FROM b) AS t1 "
+        "JOIN (WITH a AS (SELECT 2 AS x) SELECT x FROM a) AS t2 ON TRUE",
+        read="duckdb",
+    )
+    spark = dialects.rewrite(tree, "spark")
+    names = [cte.alias for cte in spark.find_all(sqlglot.exp.CTE)]
+    assert sorted(names) == ["a", "a_1", "b"]
+    text = spark.sql("spark")
+    assert "a_1 AS (SELECT 2 AS x)" in text and "FROM a_1" in text
+    assert dialects.rewrite(spark, "spark").sql("spark") == text  # idempotent
+    assert dialects.rewrite(tree, "postgres").sql("postgres") == tree.sql("postgres")
