@@ -268,3 +268,19 @@ def test_updates_that_cannot_stay_exact_under_weights_are_refused(con):
     gaussian = wml.NaiveBayes().fit(con, data, "y", features=["w"], sample_weight="k", name="g")
     with pytest.raises(wml.IncompatibleModelError, match="variance floor"):
         gaussian.update(con, data, batch_id="x")
+
+
+def test_iris_and_diabetes_gaussian_with_weights(con, datasets):
+    for name in ("iris", "diabetes"):
+        table = con.read_csv(str(datasets / f"{name}.csv")).to_arrow_table()
+        features = [c for c in table.column_names if c != "class"]
+        rng = np.random.default_rng(len(name))
+        weights = rng.uniform(0, 2, table.num_rows)
+        data = table.append_column("weight", pa.array(weights))
+        model = wml.NaiveBayes().fit(
+            con, data, "class", features=features, numeric=features, sample_weight="weight"
+        )
+        x = np.column_stack([np.asarray(table[f], dtype=float) for f in features])
+        oracle = GaussianNB().fit(x, np.asarray(table["class"]), sample_weight=weights)
+        got = probabilities(con, model, data)
+        assert np.allclose(got, oracle.predict_proba(x), rtol=1e-9, atol=1e-12), name
