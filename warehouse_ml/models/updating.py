@@ -24,6 +24,10 @@ variances to the last bits of the pooling), so the parameters and probabilities 
 * Each update records its batch (id, source, rows, time) in the catalog row's details
   (``details["batches"]``, :attr:`Updater.batches_`); a batch id already applied is refused
   (BatchAppliedError) and changes nothing, so a retried job cannot count a batch twice.
+* A weighted model (stats/weights.py) counts a batch with its fit's sample-weight column and
+  class weights. Refused: "balanced" class weights (they follow the class counts of all rows)
+  and weighted Gaussian attributes (their floor is the unweighted variance of all rows, which
+  the model does not keep).
 """
 
 from __future__ import annotations
