@@ -142,3 +142,79 @@ def test_kill_9_during_fits_and_cross_validations_leaves_a_consistent_database(t
     assert {o["object_name"] for o in registered} <= tables  # no registry row without its object
     con.close()
     assert Path(path).exists()
+
+
+UPDATER = r"""
+import sys
+import duckdb
+import warehouse_ml as wml
+
+path = sys.argv[1]
+con = duckdb.connect(path)
+print("ready", flush=True)
+while True:
+    for name in ("a", "b"):
+        model = wml.load(con, name)
+        model.update(con, "batch", batch_id=f"batch-{len(model.batches_)}")
+"""
+
+
+def test_kill_9_during_updates_leaves_whole_versions(tmp_path):
+    """A killed update leaves the version before it or the one after it, never a mix: after
+    each kill every model verifies, holds the base rows plus those of the batches it lists,
+    and its probabilities equal a fit on the base and that many copies of the batch."""
+    path = str(tmp_path / "updated.duckdb")
+    con = duckdb.connect(path)
+    data = _data(6_000)
+    con.register("arrow_data", data)
+    con.execute("CREATE TABLE base AS SELECT * FROM arrow_data WHERE id < 5000")
+    con.execute("CREATE TABLE batch AS SELECT * FROM arrow_data WHERE id >= 5000")
+    con.execute("CREATE TABLE probe AS SELECT * FROM arrow_data WHERE id % 97 = 0")
+    for name, kind in MODELS.items():
+        {"naive_bayes": wml.NaiveBayes, "tan": wml.TAN}[kind]().fit(
+            con, "base", "y", keys=["id"], name=name
+        )
+    con.close()
+    worker = tmp_path / "updater.py"
+    worker.write_text(UPDATER)
+    rng = random.Random(5)
+    for kill in range(6):
+        process = subprocess.Popen(
+            [sys.executable, str(worker), path],
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stdout.readline().strip() == "ready", process.stderr.read()
+        time.sleep(rng.uniform(0.2, 2.0))
+        process.kill()
+        process.wait()
+        con = duckdb.connect(path)
+        try:
+            integrity._VERIFIED.clear()
+            for name, kind in MODELS.items():
+                model = wml.load(con, name)
+                copies = len(model.batches_)
+                assert [b["batch_id"] for b in model.batches_] == [
+                    f"batch-{i}" for i in range(copies)
+                ], f"after kill {kill}"
+                assert model.n_rows_ == 5000 + 1000 * copies
+                union = " UNION ALL ".join(
+                    ["SELECT * FROM base"] + ["SELECT * FROM batch"] * copies
+                )
+                con.execute(f"CREATE OR REPLACE TEMP VIEW wml_union AS {union}")
+                oracle = {"naive_bayes": wml.NaiveBayes, "tan": wml.TAN}[kind]().fit(
+                    con, "wml_union", "y", keys=["id"], name="oracle"
+                )
+                got = np.column_stack(model.predict_proba(con, "probe").columns)
+                want = np.column_stack(oracle.predict_proba(con, "probe").columns)
+                assert np.allclose(got, want, rtol=1e-9, atol=1e-12), f"{name} after kill {kill}"
+                wml.drop(con, "oracle")
+        finally:
+            con.close()
+    con = duckdb.connect(path)
+    assert len(wml.load(con, "a").batches_) > 0  # the workers did apply batches between kills
+    wml.vacuum(con)
+    assert _orphans(con) == set()
+    con.close()
