@@ -390,8 +390,8 @@ def folds(engine: Engine) -> dict[str, Any]:
 
 @case
 def drift(engine: Engine) -> dict[str, Any]:
-    """Drift of a table from NB's (Gaussian bins) and TAN's (own bins) training counts: PSI,
-    Jensen-Shannon distance, chi-square and p-value, read back through a drift view too."""
+    """Drift of a table from NB's (Gaussian bins) training counts, and TAN's (own bins) read
+    through a drift view: PSI, Jensen-Shannon distance, chi-square and p-value."""
     table = engine.load(TABLE, DATA)
     w = engine.warehouse
     tan = _fit(engine, wml.TAN(), "engine_tan_drift")
@@ -401,7 +401,7 @@ def drift(engine: Engine) -> dict[str, Any]:
         table=view,
         order_columns=[templates.column("kind", "t"), templates.column("attribute", "t")],
     )
-    return {"nb": _naive_bayes(engine).drift(w, table), "tan": tan.drift(w, table), "view": rows}
+    return {"nb": _naive_bayes(engine).drift(w, table), "tan_view": rows}
 
 
 @case
@@ -472,7 +472,6 @@ def weighted_measures(engine: Engine) -> dict[str, Any]:
         "lift": wml.lift_table(w, source, positive="mid", quantiles=4, **given),
         "log": wml.log_score(w, source, **given),
         "calibration": wml.calibration(w, source, positive="mid", bins=4, **given),
-        "loss": wml.expected_loss(w, source, loss=[[0, 1, 1], [2, 0, 1], [1, 3, 0]], **given),
     }
 
 
