@@ -268,9 +268,14 @@ def _parsed(name: str) -> exp.Expression:
 @functools.cache
 def placeholders(name: str) -> frozenset[str]:
     """The placeholder names a template uses."""
-    tree = _parsed(name)
-    types = {_type_placeholder(node) for node in tree.find_all(exp.DataType)}
-    return frozenset(p.name for p in tree.find_all(exp.Placeholder)) | (types - {None})
+    return frozenset(p.name for p in _parsed(name).find_all(exp.Placeholder)) | _type_slots(name)
+
+
+@functools.cache
+def _type_slots(name: str) -> frozenset[str]:
+    """The type placeholders of a template (:data:`TYPE_PLACEHOLDER`)."""
+    found = (_type_placeholder(node) for node in _parsed(name).find_all(exp.DataType))
+    return frozenset(slot for slot in found if slot is not None)
 
 
 def build(name: str, /, **bindings: Any) -> exp.Expression:
@@ -287,17 +292,18 @@ def build(name: str, /, **bindings: Any) -> exp.Expression:
         raise TemplateError(
             f"{template_path(name)}: missing placeholders {missing}, unused bindings {unused}"
         )
+    if _type_slots(name):
+        for node in list(tree.find_all(exp.DataType)):  # the template's own nodes: before binding
+            slot = _type_placeholder(node)
+            if slot is not None:
+                if not isinstance(bindings[slot], exp.DataType):
+                    raise TemplateError(
+                        f"{template_path(name)}: placeholder ${slot} stands for a type; bind "
+                        f"an exp.DataType, got {bindings[slot]!r}"
+                    )
+                node.replace(bindings[slot].copy())
     for node in list(tree.find_all(exp.Placeholder)):
         _bind(name, node, bindings[node.name])
-    for node in list(tree.find_all(exp.DataType)):
-        slot = _type_placeholder(node)
-        if slot is not None:
-            if not isinstance(bindings[slot], exp.DataType):
-                raise TemplateError(
-                    f"{template_path(name)}: placeholder ${slot} stands for a type; bind an "
-                    f"exp.DataType, got {bindings[slot]!r}"
-                )
-            node.replace(bindings[slot].copy())
     return tree
 
 
