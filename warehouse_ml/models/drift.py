@@ -39,13 +39,12 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
-from warehouse_ml.models import names
+from warehouse_ml.models import names, relevance
 from warehouse_ml.sqlgen import templates
-from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
+from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats import binning, counting, information
 from warehouse_ml.stats.counting import PARTITION
 from warehouse_ml.stats.features import NUMERIC, Feature
-from warehouse_ml.store import catalog
 from warehouse_ml.store.catalog import ModelRecord
 
 DEFAULT_BINS = 10
@@ -78,12 +77,6 @@ def chi_square_p_values(tests: exp.Expression) -> exp.Query:
     )
 
 
-def _relation(parameters: TableName | exp.Query, name: str) -> exp.Expression:
-    if isinstance(parameters, TableName):
-        return parameters.to_table().as_(name)
-    return parameters.subquery(name)
-
-
 def _gaussian_edges(
     warehouse: Warehouse, record: ModelRecord, bins: int
 ) -> tuple[dict[str, list[float]], dict[str, int]]:
@@ -91,12 +84,8 @@ def _gaussian_edges(
     mixture (the last unbounded), and its training rows."""
     if "gaussian" not in record.parts:
         return {}, {}
-    normals: dict[str, list[information.ClassNormal]] = {}
-    for row in catalog.read_part(warehouse, record, "gaussian").to_pylist():
-        if row[PARTITION] == 0 and row["n"] > 0:
-            normals.setdefault(row["attribute"], []).append(
-                information.ClassNormal(row["n"], row["mean"], row["variance"])
-            )
+    fitted = relevance.fitted_normals(warehouse, record)
+    normals = {a: per_class for a, per_class in fitted.items() if any(c.n > 0 for c in per_class)}
     edges = {a: [*information.mixture_edges(c, bins), math.inf] for a, c in normals.items()}
     return edges, {a: int(sum(c.n for c in per_class)) for a, per_class in normals.items()}
 
@@ -121,7 +110,7 @@ def _expected(
                 alias(column("value", "c"), "value"),
                 alias(exp.cast(column("n", "c"), "DOUBLE"), "n"),
             )
-            .from_(_relation(record.parameters("categorical"), "c"))
+            .from_(record.parameter_relation("categorical", "c"))
             .join(
                 mapping,
                 on=exp.EQ(this=column("attribute", "m"), expression=column("attribute", "c")),
@@ -143,7 +132,7 @@ def _expected(
                 alias(column("class_label", "c"), "value"),
                 alias(exp.cast(column("n", "c"), "DOUBLE"), "n"),
             )
-            .from_(_relation(record.parameters("classes"), "c"))
+            .from_(record.parameter_relation("classes", "c"))
             .where(exp.EQ(this=column(PARTITION, "c"), expression=literal(0)))
         )
     return templates.union_all(parts)

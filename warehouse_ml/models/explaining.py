@@ -143,12 +143,9 @@ class Explainer:
             "top": layout.top,
         }
 
-        def build(warehouse: Warehouse, record: ModelRecord, src: Source) -> exp.Query:
-            return self.stored_explanation_query(warehouse, record, src, options)
-
         return self._create_model_view(
             con, view, source, role=EXPLANATION_VIEW, created_by="create_explanation_view",
-            what="an explanation view", build=build, options=options,
+            what="an explanation view", options=options,
         )  # fmt: skip
 
     def attribute_ranking(self, con: Connectable, source: SourceLike | None = None) -> pa.Table:

@@ -67,12 +67,9 @@ class Monitor:
         view's schema-qualified name."""
         options = {"bins": binning.check_bins(bins)}
 
-        def build(warehouse: Warehouse, record: ModelRecord, src: Source) -> exp.Query:
-            return self.stored_drift_query(warehouse, record, src, options)
-
         return self._create_model_view(
             con, view, source, role=DRIFT_VIEW, created_by="create_drift_view",
-            what="a drift view", build=build, options=options,
+            what="a drift view", options=options,
         )  # fmt: skip
 
     def drift_query(

@@ -11,7 +11,7 @@ columns by names.py; a view or table it creates is owned (store/ownership.py).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -363,13 +363,9 @@ class Predictor:
         """
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
         options = {"keys": None if keys is None else list(keys), "decision": decision.to_json()}
-
-        def build(warehouse: Warehouse, record: ModelRecord, src: Source) -> exp.Query:
-            return self.view_query(warehouse, record, src, keys=keys, decision=decision)
-
         return self._create_model_view(
             con, view, source, role=PREDICTION_VIEW, created_by="create_view",
-            what="a prediction view", build=build, options=options,
+            what="a prediction view", options=options,
         )  # fmt: skip
 
     def _create_model_view(
@@ -381,20 +377,19 @@ class Predictor:
         role: str,
         created_by: str,
         what: str,
-        build: Callable[[Warehouse, ModelRecord, Source], exp.Query],
         options: dict[str, Any],
     ) -> TableName:
         """Create (or replace) a view of the model with registry role ``role`` over a durable
-        ``source``: its query is ``build(warehouse, record, source)`` for the current model
-        version, and ``options`` (JSON) what :meth:`_view_query_from` rebuilds it from after a
-        re-fit. The name is claimed (ownership.claim) before anything is created."""
+        ``source``: its query is :meth:`_view_query_from` of ``options`` (JSON) for the current
+        model version, the same a re-fit rebuilds it from. The name is claimed
+        (ownership.claim) before anything is created."""
         with session(con) as warehouse, open_source(warehouse, source) as src:
             spec = src.durable_spec(what)
             unreadable = warehouse.views_read_library()
             if unreadable is not None:
                 raise NameConflictError(f"cannot create view {str(view)!r}: {unreadable}")
             with self._current(warehouse) as record:
-                query = build(warehouse, record, src)
+                query = self._view_query_from(warehouse, record, src, role, options)
             claimed = ownership.claim(
                 warehouse, TableName.parse(view), "view", sources=_objects(src)
             )

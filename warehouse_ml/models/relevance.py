@@ -26,6 +26,7 @@ from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.stats import binning, counting, information, pairs
+from warehouse_ml.stats.counting import PARTITION
 from warehouse_ml.stats.features import NUMERIC, Feature
 from warehouse_ml.stats.integer_rule import choose_features
 from warehouse_ml.store import catalog
@@ -241,18 +242,27 @@ def model_information(
         )
         measured[name] = (how, row["n"], row["mi"])
     if "gaussian" in record.parts:
-        normals: dict[str, list[information.ClassNormal]] = {}
-        for row in catalog.read_part(warehouse, record, "gaussian").to_pylist():
-            normals.setdefault(row["attribute"], []).append(
-                information.ClassNormal(row["n"], row["mean"], row["variance"])
-            )
-        for name, per_class in normals.items():
+        for name, per_class in fitted_normals(warehouse, record).items():
             measured[name] = (
                 GAUSSIAN_TREATMENT.format(bins=bins),
                 int(sum(c.n for c in per_class)),
                 information.gaussian_information(per_class, bins),
             )
     return measured
+
+
+def fitted_normals(
+    warehouse: Warehouse, record: ModelRecord
+) -> dict[str, list[information.ClassNormal]]:
+    """attribute -> the class normals of each Gaussian attribute of a fitted Naive Bayes model
+    (its ``gaussian`` table, model 0), in class order."""
+    normals: dict[str, list[information.ClassNormal]] = {}
+    for row in catalog.read_part(warehouse, record, "gaussian").to_pylist():
+        if row[PARTITION] == 0:
+            normals.setdefault(row["attribute"], []).append(
+                information.ClassNormal(row["n"], row["mean"], row["variance"])
+            )
+    return normals
 
 
 def model_ranking(

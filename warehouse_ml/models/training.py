@@ -91,9 +91,9 @@ class StoredCounts:
             items.append(templates.alias(exp.cast(exp.null(), "DOUBLE"), "extreme"))
         return (
             exp.select(*items)
-            .from_(_relation(self.record.parameters(part), "s"))
+            .from_(self.record.parameter_relation(part, "s"))
             .join(
-                _relation(self.record.parameters("classes"), "c"),
+                self.record.parameter_relation("classes", "c"),
                 on=exp.and_(
                     exp.EQ(this=templates.column(PARTITION, "c"), expression=templates.literal(0)),
                     exp.EQ(
@@ -109,13 +109,6 @@ class StoredCounts:
                 )
             )
         )
-
-
-def _relation(parameters: TableName | exp.Query, name: str) -> exp.Expression:
-    """A parameter table (or a query standing for one) under alias ``name``."""
-    if isinstance(parameters, TableName):
-        return parameters.to_table().as_(name)
-    return parameters.subquery(name)
 
 
 @dataclass(frozen=True)

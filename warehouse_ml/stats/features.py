@@ -71,6 +71,11 @@ def is_numeric_type(t: pa.DataType) -> bool:
     return pt.is_floating(t) or (pt.is_decimal(t) and t.scale != 0)
 
 
+def is_number_type(t: pa.DataType) -> bool:
+    """Integers, floating point and decimals: the types that hold numbers."""
+    return is_numeric_type(t) or _is_integer_type(t)
+
+
 def is_categorical_type(t: pa.DataType) -> bool:
     return (
         pt.is_string(t) or pt.is_large_string(t) or _is_integer_type(t) or pt.is_boolean(t)
@@ -214,7 +219,7 @@ def select_features(
     for name in names:
         t = source.field(name).type
         if name in numeric:
-            if not (is_numeric_type(t) or _is_integer_type(t)):
+            if not is_number_type(t):
                 raise ColumnError(
                     f"column {name!r} of {source.description} is declared numeric but has type "
                     f"{t}; expected an integer, floating or decimal column"

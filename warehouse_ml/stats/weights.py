@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.types as pt
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
@@ -31,6 +30,8 @@ from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError, DataError, ParameterError
 from warehouse_ml.sqlgen import expressions
 from warehouse_ml.sqlgen.templates import alias, column, literal
+from warehouse_ml.stats.features import is_number_type
+from warehouse_ml.stats.moments import LARGEST
 
 BALANCED = "balanced"
 
@@ -144,7 +145,7 @@ def check_sample_weight(warehouse: Warehouse, source: Source, target: str, name:
     on a labelled row."""
     field = source.field(name)
     t = field.type
-    if not (pt.is_integer(t) or pt.is_floating(t) or pt.is_decimal(t)):
+    if not is_number_type(t):
         raise ColumnError(
             f"sample_weight column {name!r} of {source.description} has type {t}; expected a "
             "numeric column of non-negative weights"
@@ -159,7 +160,7 @@ def check_sample_weight(warehouse: Warehouse, source: Source, target: str, name:
             this=exp.case().when(exp.and_(labelled.copy(), condition), literal(1)).else_(literal(0))
         )
 
-    finite = exp.LTE(this=exp.Abs(this=value.copy()), expression=literal(1.7976931348623157e308))
+    finite = exp.LTE(this=exp.Abs(this=value.copy()), expression=LARGEST.copy())
     query = exp.select(
         alias(rows(exp.Is(this=value.copy(), expression=exp.null())), "n_null"),
         alias(rows(exp.LT(this=value.copy(), expression=literal(0))), "n_negative"),

@@ -111,6 +111,13 @@ class ModelRecord:
             return table
         return templates.build("select_as_partition_zero", table=table)
 
+    def parameter_relation(self, part: str, alias: str) -> exp.Expression:
+        """:meth:`parameters` of ``part`` under ``alias``, to read in a FROM or JOIN."""
+        parameters = self.parameters(part)
+        if isinstance(parameters, TableName):
+            return parameters.to_table().as_(alias)
+        return parameters.subquery(alias)
+
     @property
     def parts(self) -> list[str]:
         """The model's parameter tables, by part name."""

@@ -20,6 +20,7 @@ from warehouse_ml.errors import ColumnError, DataError, ParameterError
 from warehouse_ml.models.names import PROBABILITY_PREFIX
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
+from warehouse_ml.stats.features import is_number_type
 
 PREPARED = "p"
 """Alias of the prepared predictions in the templates that read them row by row."""
@@ -81,9 +82,7 @@ def resolve(
     src.field(target)
     if weight is not None:
         kind = src.field(weight).type
-        if not (
-            pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
-        ):
+        if not is_number_type(kind):
             raise ColumnError(
                 f"weight column {weight!r} of {src.description} has type {kind}; expected a "
                 "numeric column of row weights"
