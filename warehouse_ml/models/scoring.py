@@ -13,9 +13,10 @@ expression per class and the joins its parameters need. The query then
    every run);
 3. outputs ``p_c = exp(joint_c - max) / total`` and the decision.
 
-An impossible class (a zero-probability term, only with ``alpha = 0``) has a NULL joint and
-probability 0; a row for which every class is impossible gets NULL probabilities and a NULL
-prediction. Only standard SQL is used, so a view over this query runs in any SQL client.
+An impossible class (a zero-probability term, only with ``alpha = 0``) has a NULL joint,
+probability 0 and log probability -infinity (as ln 0, and scikit-learn's ``predict_log_proba``);
+a row for which every class is impossible gets NULL probabilities and log probabilities and a
+NULL prediction. Only standard SQL is used, so a view over this query runs in any SQL client.
 """
 
 from __future__ import annotations
