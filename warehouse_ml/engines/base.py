@@ -152,6 +152,17 @@ class Warehouse(abc.ABC):
     def resolve_existing(self, name: TableName) -> Located | None:
         """The relation this name reads (through the engine's search path), or None."""
 
+    def visible(self, name: TableName) -> list[Located]:
+        """Every relation ``name`` reaches through the engine's search path (temporary objects,
+        then each schema of the path), in the order the engine looks; for a qualified name, the
+        one it names. An unqualified name that reaches several objects reads the first: a new
+        object under that name hides those after it, or is hidden by those before it.
+
+        Here the engine looks in one schema (its current one): the relation
+        :meth:`resolve_existing` finds, if any."""
+        located = self.resolve_existing(name)
+        return [] if located is None else [located]
+
     @abc.abstractmethod
     def session_token(self) -> str:
         """The engine's identity of this connection's session (stored with the objects a call

@@ -167,6 +167,9 @@ class DuckDBWarehouse(Warehouse):
         return None
 
     def resolve_existing(self, name: TableName) -> Located | None:
+        return next(iter(self.visible(name)), None)
+
+    def visible(self, name: TableName) -> list[Located]:
         catalog, schema, table = self._split(name)
         facts = self._session_facts()
         found = [
@@ -185,20 +188,23 @@ class DuckDBWarehouse(Warehouse):
                 (current, facts["schema_name"]),
                 (current, "main"),
             ]
+        reached: list[dict[str, Any]] = []
         for database, schema_name in order:
-            for row in found:
-                if self.fold(row["database_name"]) == self.fold(database) and self.fold(
-                    row["schema_name"]
-                ) == self.fold(schema_name):
-                    located = self._object(
-                        row["database_name"], row["schema_name"], row["object_name"]
-                    )
-                    if row["is_temporary"]:
-                        located = ObjectName(
-                            TableName(("temp", "main", row["object_name"])), located.key
-                        )
-                    return Located(located, row["object_kind"], bool(row["is_temporary"]))
-        return None
+            reached += [
+                row
+                for row in found
+                if row not in reached
+                and self.fold(row["database_name"]) == self.fold(database)
+                and self.fold(row["schema_name"]) == self.fold(schema_name)
+            ]
+        return [self._located(row) for row in reached]
+
+    def _located(self, row: dict[str, Any]) -> Located:
+        """A row of sql/engines/engine_duckdb_relations.sql as a :class:`Located`."""
+        located = self._object(row["database_name"], row["schema_name"], row["object_name"])
+        if row["is_temporary"]:
+            located = ObjectName(TableName(("temp", "main", row["object_name"])), located.key)
+        return Located(located, row["object_kind"], bool(row["is_temporary"]))
 
     def schema_objects(self, schema: str) -> list[tuple[str, str]]:
         rows = self.fetch("engine_duckdb_schema_objects", schema=schema).to_pylist()

@@ -172,6 +172,19 @@ class PostgresWarehouse(Warehouse):
         located = self._object(row["schema_name"], row["object_name"])
         return Located(located, row["object_kind"], bool(row["is_temporary"]))
 
+    def visible(self, name: TableName) -> list[Located]:
+        if len(name.parts) > 1:
+            return super().visible(name)
+        rows = self.fetch("engine_postgres_path_relations", name=self.fold(name.name))
+        return [
+            Located(
+                self._object(r["schema_name"], r["object_name"]),
+                r["object_kind"],
+                bool(r["is_temporary"]),
+            )
+            for r in rows.to_pylist()
+        ]
+
     def schema_objects(self, schema: str) -> list[tuple[str, str]]:
         rows = self.fetch("engine_postgres_schema_objects", schema=schema).to_pylist()
         return [(r["object_name"], r["object_kind"]) for r in rows]

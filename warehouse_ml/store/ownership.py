@@ -396,7 +396,9 @@ def claim(
     Raises:
         NameConflictError (before anything runs): the name resolves to one of ``sources`` (the
         call's own inputs), to an object the registry does not hold (the user's), or to a
-        library object of another kind.
+        library object of another kind; or the name is unqualified and the session's search
+        path reaches a user's object of that name in another schema (the new object would
+        hide it from every query of the name, or be hidden by it).
     """
     target = warehouse.resolve_target(name)
     for source in sources:
@@ -406,8 +408,14 @@ def claim(
                 "expected a new name for the output"
             )
     existing = warehouse.relation_kind(target)
-    rows = owned(warehouse, _where("object_key", [_key_text(target.key)]))
-    replaced = rows[0] if rows else None
+    others = [
+        located
+        for located in (warehouse.visible(name) if len(name.parts) == 1 else [])
+        if located.name.key != target.key
+    ]
+    keys = [target.key, *(o.name.key for o in others)]
+    mine = {row.key: row for row in owned(warehouse, _where("object_key", map(_key_text, keys)))}
+    replaced = mine.get(target.key)
     if existing is not None and replaced is None:
         raise NameConflictError(
             f"{existing} {target} already exists and was not created by warehouse-ml; it is "
@@ -419,6 +427,15 @@ def claim(
             f"{replaced.owner_kind} {replaced.owner!r}), not a {kind}; drop it first or choose "
             "another name"
         )
+    for other in others:
+        if other.name.key not in mine:
+            raise NameConflictError(
+                f"{kind} {str(name)!r} would be created as {target}, but the session's search "
+                f"path also reaches {other.kind} {other.name}, which was not created by "
+                f"warehouse-ml: queries of {str(name)!r} would read one of the two in place of "
+                f"the other; choose another name for the {kind} (or qualify it with a schema "
+                "if that is what you want)"
+            )
     return Claim(target, kind, replaced if existing is not None else None)
 
 
