@@ -53,7 +53,7 @@ from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats import counting, weights
 from warehouse_ml.stats.features import CATEGORICAL, Feature
-from warehouse_ml.stats.integer_rule import as_declared, choose_features
+from warehouse_ml.stats.integer_rule import as_declared
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store import catalog, ownership
 from warehouse_ml.store.catalog import ModelRecord
@@ -137,18 +137,11 @@ def plan_evaluation(
     if weighted_measures and sample_weight is None:
         raise ParameterError("weighted_measures=True needs the sample_weight column to weigh by")
     catalog.ensure(warehouse)
-    top = relevance.top_count(selection.get("features"))
     identifiers = [c for c in (key, sample_weight) if c]
-    chosen = choose_features(
-        warehouse, src, target, None if top else selection.get("features"),
-        keys=identifiers or None,
+    chosen, top = relevance.candidates(
+        warehouse, src, target, selection.get("features"), keys=identifiers or None,
         **model.column_kinds(selection.get("categorical"), selection.get("numeric")),
     )  # fmt: skip
-    if top is not None and top > len(chosen):
-        raise ParameterError(
-            f"features='top:{top}' asks for more attributes than the {len(chosen)} of "
-            f"{src.description} ({[f.name for f in chosen]})"
-        )
     classes, n_null = class_counts(warehouse, src, target)
     n_labelled = total(classes)
     check = CardinalityCheck(

@@ -28,7 +28,7 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import NotFittedError, SourceError, StaleModelError
-from warehouse_ml.models import names
+from warehouse_ml.models import names, relevance
 from warehouse_ml.models.evidence import Part
 from warehouse_ml.models.explaining import Explainer
 from warehouse_ml.models.monitoring import Monitor
@@ -38,8 +38,7 @@ from warehouse_ml.models.training import Training, class_counts, labelled_classe
 from warehouse_ml.models.updating import Updater
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.stats import validation, weights
-from warehouse_ml.stats.features import Feature
-from warehouse_ml.stats.integer_rule import choose_features
+from warehouse_ml.stats.features import Feature, column_names
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store import catalog, integrity, ownership
 from warehouse_ml.store.catalog import ModelRecord
@@ -73,23 +72,25 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
     def __init__(
         self,
         *,
-        categorical: Iterable[str] | None = None,
-        numeric: Iterable[str] | None = None,
+        categorical: str | Iterable[str] | None = None,
+        numeric: str | Iterable[str] | None = None,
         class_weight: str | dict[Any, float] | None = None,
     ) -> None:
         self.record_ = None
-        self.categorical = None if categorical is None else list(categorical)
-        self.numeric = None if numeric is None else list(numeric)
+        self.categorical = None if categorical is None else column_names(categorical, "categorical")
+        self.numeric = None if numeric is None else column_names(numeric, "numeric")
         self.class_weight = weights.check_class_weight(class_weight)
 
     def column_kinds(
-        self, categorical: Iterable[str] | None, numeric: Iterable[str] | None
+        self, categorical: str | Iterable[str] | None, numeric: str | Iterable[str] | None
     ) -> dict[str, list[str] | None]:
         """The ``categorical`` / ``numeric`` declarations of one call on this model: the call's
         own where it gives them, else the model's (its constructor's)."""
         return {
-            "categorical": self.categorical if categorical is None else list(categorical),
-            "numeric": self.numeric if numeric is None else list(numeric),
+            "categorical": self.categorical
+            if categorical is None
+            else column_names(categorical, "categorical"),
+            "numeric": self.numeric if numeric is None else column_names(numeric, "numeric"),
         }
 
     # -- settings and capabilities --------------------------------------------------------
@@ -289,10 +290,10 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
         source: SourceLike,
         target: str,
         *,
-        features: Sequence[str] | None = None,
-        categorical: Iterable[str] | None = None,
-        numeric: Iterable[str] | None = None,
-        keys: Iterable[str] | None = None,
+        features: str | Sequence[str] | None = None,
+        categorical: str | Iterable[str] | None = None,
+        numeric: str | Iterable[str] | None = None,
+        keys: str | Iterable[str] | None = None,
         name: str | None = None,
         details: dict[str, Any] | None = None,
         allow_high_cardinality: bool = False,
@@ -306,7 +307,9 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
             source: table/view name, Arrow table or reader, or a Parquet/CSV path.
             target: the class column. Rows where it is NULL are left out (counted in
                 ``n_null_target_``).
-            features: feature columns; None means every column but the target and ``keys``.
+            features: feature columns (a list, or one name); None means every column but the
+                target and ``keys``; ``"top:k"`` the k of those of highest MI with the class
+                (models/relevance.py).
             categorical, numeric: per-column overrides of the type rule (stats/features.py)
                 and of the integer rule (stats/integer_rule.py); default: the model's own
                 (given to its constructor).
@@ -334,11 +337,13 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
         """
         name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
         with session(con, "fit", progress) as warehouse, open_source(warehouse, source) as src:
-            identifiers = [*(keys or ()), *([sample_weight] if sample_weight else [])]
-            chosen = choose_features(
+            identifiers = [*column_names(keys, "keys"), *([sample_weight] if sample_weight else [])]
+            chosen, top = relevance.candidates(
                 warehouse, src, target, features, keys=identifiers,
                 **self.column_kinds(categorical, numeric),
-            )  # checks the target too  # fmt: skip
+            )  # fmt: skip
+            if top is not None:
+                chosen = relevance.top_features(warehouse, src.relation, target, chosen, top)
             classes, n_null = class_counts(warehouse, src, target)
             weighting = weights.weighting(
                 warehouse, src, target, sample_weight, self.class_weight, classes,

@@ -29,6 +29,7 @@ from warehouse_ml.models.evidence import (
     mean_evidence_query,
 )
 from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.stats.features import column_names
 from warehouse_ml.store.catalog import EXPLANATION_VIEW, ModelRecord
 
 ROW_NUMBER = "row"
@@ -107,8 +108,8 @@ class Explainer:
         ):
             contrast = Contrast.make(record.classes, against)
             query = self.explanation_query(
-                warehouse, record, src, keys=list(keys or ()), contrast=contrast, layout=layout,
-                row_number=None if keys else ROW_NUMBER, keep_order=True,
+                warehouse, record, src, keys=column_names(keys, "keys"), contrast=contrast,
+                layout=layout, row_number=None if keys else ROW_NUMBER, keep_order=True,
             )  # fmt: skip
             return warehouse.fetch_tree(query)
 
@@ -137,7 +138,7 @@ class Explainer:
         """
         layout = Layout.make(form, top)
         options = {
-            "keys": None if keys is None else list(keys),
+            "keys": None if keys is None else column_names(keys, "keys"),
             "against": Contrast.make(self.classes_, against).to_json(self.classes_),
             "form": layout.form,
             "top": layout.top,

@@ -33,7 +33,7 @@ from warehouse_ml.models.scoring import Decision, score_query
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column
-from warehouse_ml.stats.features import Feature, integer_valued
+from warehouse_ml.stats.features import Feature, column_names, integer_valued
 from warehouse_ml.store import ownership
 from warehouse_ml.store.catalog import (
     DRIFT_VIEW,
@@ -188,7 +188,7 @@ class Predictor:
             self._current(warehouse) as record,
         ):
             return self._fetch_scores(
-                warehouse, record, src, passthrough=[(k, k) for k in keys],
+                warehouse, record, src, passthrough=[(k, k) for k in column_names(keys, "keys")],
                 prediction_name=PREDICTION, decision=decision, keep_order=True,
             )  # fmt: skip
 
@@ -204,7 +204,7 @@ class Predictor:
     ) -> exp.Query:
         """The query behind a prediction view: key columns (default: every source column),
         ``p_<label>`` per class (DOUBLE; names.probability_columns), ``prediction``."""
-        chosen = source.columns if keys is None else keys
+        chosen = source.columns if keys is None else column_names(keys, "keys")
         return self.scoring_query(
             warehouse,
             record,
@@ -337,7 +337,7 @@ class Predictor:
         it is in this database, else none), ``p_<label>`` per class, ``prediction``."""
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
         with session(con) as warehouse, self._current(warehouse) as record:
-            src = export.export_source(warehouse, record, source, keys or ())
+            src = export.export_source(warehouse, record, source, column_names(keys, "keys"))
             query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
             query = export.inline_parameters(warehouse, record, query)
             return templates.generate(query, dialect or warehouse.dialect)
@@ -362,7 +362,10 @@ class Predictor:
         NameConflictError before anything runs). Returns the view's schema-qualified name.
         """
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
-        options = {"keys": None if keys is None else list(keys), "decision": decision.to_json()}
+        options = {
+            "keys": None if keys is None else column_names(keys, "keys"),
+            "decision": decision.to_json(),
+        }
         return self._create_model_view(
             con, view, source, role=PREDICTION_VIEW, created_by="create_view",
             what="a prediction view", options=options,

@@ -36,8 +36,9 @@ _TOP = re.compile(r"top:([0-9]+)")
 
 
 def top_count(features: Any) -> int | None:
-    """k of a ``features="top:k"`` choice (k >= 1), None for a list of names or None."""
-    if not isinstance(features, str):
+    """k of a ``features="top:k"`` choice (k >= 1), None for a list of names, one name or
+    None; a string that starts with ``top:`` but is no such choice is refused."""
+    if not isinstance(features, str) or not features.strip().startswith("top:"):
         return None
     match = _TOP.fullmatch(features.strip())
     if match is None or int(match.group(1)) < 1:
@@ -46,6 +47,39 @@ def top_count(features: Any) -> int | None:
             "'top:k' (the k columns of highest MI with the class, k >= 1)"
         )
     return int(match.group(1))
+
+
+def candidates(
+    warehouse: Warehouse,
+    source: Source,
+    target: str,
+    features: str | Sequence[str] | None,
+    *,
+    keys: Iterable[str] | None,
+    categorical: str | Iterable[str] | None,
+    numeric: str | Iterable[str] | None,
+) -> tuple[list[Feature], int | None]:
+    """The features a choice picks from, and k of a ``"top:k"`` choice (None otherwise):
+    ``features`` as names (a list, or one name; every column for None or ``"top:k"``),
+    chosen by stats/integer_rule.py's ``choose_features``. A k above the candidates is
+    refused (ParameterError)."""
+    top = top_count(features)
+    if isinstance(features, str) and top is None and features not in source.columns:
+        raise ParameterError(
+            f"features={features!r} names no column of {source.description}; expected a "
+            "column name, a list of them, None (every column), or 'top:k' (the k columns of "
+            "highest MI with the class, k >= 1)"
+        )
+    chosen = choose_features(
+        warehouse, source, target, None if top else features, keys=keys,
+        categorical=categorical, numeric=numeric,
+    )  # checks the target too  # fmt: skip
+    if top is not None and top > len(chosen):
+        raise ParameterError(
+            f"features='top:{top}' asks for more attributes than the {len(chosen)} of "
+            f"{source.description} ({[f.name for f in chosen]})"
+        )
+    return chosen, top
 
 
 def treatment(feature: Feature, edges: Mapping[str, Sequence[float]]) -> str:

@@ -38,7 +38,7 @@ import pyarrow.types as pt
 from sqlglot import exp
 
 from warehouse_ml.engines.sources import Source
-from warehouse_ml.errors import ColumnError
+from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column
 
@@ -173,26 +173,41 @@ def _unsupported(source: Source, name: str, t: pa.DataType) -> ColumnError:
     )
 
 
-def _names(value: Iterable[str] | None) -> list[str]:
-    return [] if value is None else list(value)
+def column_names(value: str | Iterable[str] | None, argument: str) -> list[str]:
+    """The column names an argument (``argument``: its name, for the message) gives: one name
+    as a string, or a list of them; None gives none. A string is one column, never the
+    characters of one (``keys="id"`` is ``["id"]``)."""
+    if value is None:
+        return []
+    names = [value] if isinstance(value, str) else value
+    listed = list(names) if isinstance(names, Iterable) else [names]
+    if not all(isinstance(n, str) for n in listed):
+        raise ParameterError(
+            f"{argument} must be a column name or a list of column names, got {value!r}"
+        )
+    return listed
 
 
 def select_features(
     source: Source,
     target: str,
-    features: Sequence[str] | None = None,
+    features: str | Sequence[str] | None = None,
     *,
-    categorical: Iterable[str] | None = None,
-    numeric: Iterable[str] | None = None,
-    keys: Iterable[str] | None = None,
+    categorical: str | Iterable[str] | None = None,
+    numeric: str | Iterable[str] | None = None,
+    keys: str | Iterable[str] | None = None,
 ) -> list[Feature]:
     """The model's features, in source column order when ``features`` is None.
 
-    ``features=None`` means every column but the target and the declared ``keys``. The target
-    is checked to hold class labels first (:func:`check_target`).
+    ``features=None`` means every column but the target and the declared ``keys``; each of
+    ``features``, ``categorical``, ``numeric`` and ``keys`` is a list of names or one name
+    (:func:`column_names`). The target is checked to hold class labels first
+    (:func:`check_target`).
     """
     check_target(source, target)
-    keys, categorical, numeric = _names(keys), _names(categorical), _names(numeric)
+    keys = column_names(keys, "keys")
+    categorical = column_names(categorical, "categorical")
+    numeric = column_names(numeric, "numeric")
     for name in (*keys, *categorical, *numeric):
         source.field(name)
     both = sorted(set(categorical) & set(numeric))
@@ -201,7 +216,7 @@ def select_features(
     if features is None:
         names = [c for c in source.columns if c != target and c not in keys]
     else:
-        names = list(features)
+        names = column_names(features, "features")
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ColumnError(

@@ -32,6 +32,7 @@ from warehouse_ml.stats.features import (
     CATEGORICAL,
     NUMERIC,
     Feature,
+    column_names,
     integer_valued,
     select_features,
 )
@@ -102,15 +103,16 @@ def choose_features(
     warehouse: Warehouse,
     source: Source,
     target: str,
-    features: Sequence[str] | None = None,
+    features: str | Sequence[str] | None = None,
     *,
-    categorical: Iterable[str] | None = None,
-    numeric: Iterable[str] | None = None,
-    keys: Iterable[str] | None = None,
+    categorical: str | Iterable[str] | None = None,
+    numeric: str | Iterable[str] | None = None,
+    keys: str | Iterable[str] | None = None,
 ) -> list[Feature]:
     """A model's features: :func:`~warehouse_ml.stats.features.select_features` (the type rule,
     the declarations, the target checked), then the integer rule on what is left undeclared."""
-    categorical, numeric = list(categorical or ()), list(numeric or ())
+    categorical = column_names(categorical, "categorical")
+    numeric = column_names(numeric, "numeric")
     chosen = select_features(
         source, target, features, categorical=categorical, numeric=numeric, keys=keys
     )
