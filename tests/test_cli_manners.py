@@ -188,3 +188,82 @@ def test_a_view_onto_a_users_table_is_refused_with_a_clear_message(tmp_path, cap
     assert err.startswith("warehouse-ml predict: error: table main.t1 already exists and was not")
     assert "choose another name for the view" in err and "Catalog Error" not in err
     assert duckdb.connect(db).sql("SELECT * FROM t1").fetchall() == [(1,)]
+
+
+def test_train_refuses_to_replace_a_model_of_another_source_without_replace(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    first, second = tmp_path / "mushroom.csv", tmp_path / "chess.csv"
+    first.write_text("odor,class\nalmond,e\nfoul,p\nnone,e\nfoul,p\n")
+    second.write_text("bkblk,class\nf,won\nt,nowin\nf,won\n")
+    assert main(["train", str(first), "--target", "class", "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["train", str(second), "--target", "class", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("warehouse-ml train: error: model 'naive_bayes_class' already exists")
+    assert str(first) in err and "--replace" in err and "--name" in err
+    con = duckdb.connect(db)
+    assert wml.load(con, "naive_bayes_class").record.source == str(first)
+    con.close()
+    assert main(["train", str(second), "--target", "class", "--db", db, "--name", "chess"]) == 0
+    assert main(["train", str(second), "--target", "class", "--db", db, "--replace"]) == 0
+    con = duckdb.connect(db)
+    assert wml.load(con, "naive_bayes_class").record.source == str(second)
+    assert wml.load(con, "chess").classes_ == ["nowin", "won"]
+    con.close()
+
+
+HOLD_READ_ONLY = (
+    "import sys, duckdb; con = duckdb.connect(sys.argv[1], read_only=True); "
+    "print('open', flush=True); sys.stdin.read()"
+)
+"""A Python program keeping a DuckDB file open read-only until its stdin closes."""
+
+
+def test_read_only_commands_run_while_another_process_holds_the_database(tmp_path, capsys):
+    db = str(tmp_path / "w.duckdb")
+    assert (
+        main(["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "t"]) == 0
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_READ_ONLY, db], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        assert holder.stdout.readline() == b"open\n"
+        capsys.readouterr()
+        assert main(["models", "--db", db]) == 1  # a read-write open needs the file to itself
+        assert "lock" in capsys.readouterr().err
+        reading = [
+            ["models"], ["show", "t"], ["export", "t", "--source", "x"], ["sql", "t", "x"],
+            ["predict", "t", TENNIS, "--keys", "day"],
+            ["predict", "t", TENNIS, "--output", str(tmp_path / "p.csv")],
+            ["explain", "t", TENNIS, "--top", "1"], ["rank", TENNIS, "--target", "play"],
+            ["drift", "t", TENNIS], ["evaluate", TENNIS, "--model", "t"],
+            ["evaluate", TENNIS, "--target", "play", "--folds", "3"], ["evaluations"],
+        ]  # fmt: skip
+        for command in reading:
+            assert main([*command, "--db", db, "--read-only"]) == 0, command
+        assert "naive_bayes" in capsys.readouterr().out
+    finally:
+        holder.communicate(timeout=60)
+    assert (tmp_path / "p.csv").read_text().count("\n") == 15
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["train", TENNIS, "--target", "play"], ["update", "t", TENNIS, "--batch-id", "b"],
+        ["drop", "t"], ["vacuum"], ["demo"], ["predict", "t", TENNIS, "--to-view", "v"],
+        ["predict", "t", TENNIS, "--to-table", "v"], ["explain", "t", TENNIS, "--to-view", "v"],
+        ["drift", "t", TENNIS, "--to-view", "v"], ["evaluate", TENNIS, "--target", "play", "--keep"],
+        ["evaluations", "--drop", "cv1"],
+    ],
+    ids=lambda c: "_".join(w.strip("-") for w in c if w.startswith("--") or w == c[0]),
+)  # fmt: skip
+def test_a_command_that_writes_refuses_read_only_as_a_usage_error(tmp_path, capsys, command):
+    with pytest.raises(SystemExit) as usage:
+        main([*command, "--db", str(tmp_path / "w.duckdb"), "--read-only"])
+    assert usage.value.code == 2
+    assert "writes to the database; --read-only is for the commands that only read" in (
+        capsys.readouterr().err
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -286,7 +286,8 @@ def test_sigint_to_the_cli_during_a_refit_keeps_the_old_model(tmp_path):
     con.close()
     command = [
         sys.executable, "-m", "warehouse_ml.cli", "train", source, "--target", "cls",
-        "--keys", "id", "--kind", "tan", "--alpha", "3", "--name", "m", "--db", db, "--progress",
+        "--keys", "id", "--kind", "tan", "--alpha", "3", "--name", "m", "--replace", "--db", db,
+        "--progress",
     ]  # fmt: skip
     child = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

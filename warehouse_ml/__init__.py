@@ -9,22 +9,10 @@ Public API::
     wml.load(con, model.name_)                            # in another process
 """
 
+import importlib
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from warehouse_ml import synthetic
-from warehouse_ml.api import (
-    drop,
-    drop_view,
-    list_models,
-    list_objects,
-    load,
-    rebuild_views,
-    registered_views,
-    vacuum,
-)
-from warehouse_ml.engines import connect
-from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import (
     BatchAppliedError,
     ColumnConflictError,
@@ -47,39 +35,114 @@ from warehouse_ml.errors import (
     ViewRebuildError,
     WarehouseMLError,
 )
-from warehouse_ml.evaluation.crossval import Evaluation, cross_validate, evaluate
-from warehouse_ml.evaluation.loo import cross_validate_leave_one_out
-from warehouse_ml.evaluation.metrics import (
-    accuracy,
-    average_precision,
-    averaged_measures,
-    best_threshold,
-    brier_score,
-    calibration,
-    class_measures,
-    confusion_matrix,
-    create_measure_view,
-    expected_loss,
-    lift_table,
-    log_score,
-    loss_decisions,
-    measure_sql,
-    ovr_auc,
-    precision_recall_curve,
-    roc_auc,
-    roc_curve,
-)
-from warehouse_ml.evaluation.resampling import Resample, resample
-from warehouse_ml.evaluation.result import drop_evaluation, list_evaluations, load_evaluation
-from warehouse_ml.evaluation.selection import Candidate, Selection, select_model
-from warehouse_ml.evaluation.splits import Split, assign_folds, holdout_split, leave_one_out
-from warehouse_ml.models.chow_liu import ChowLiuTree, chow_liu_tree
-from warehouse_ml.models.evidence import EVERY_CLASS
-from warehouse_ml.models.naive_bayes import NaiveBayes
-from warehouse_ml.models.relevance import pair_information, rank_attributes
-from warehouse_ml.models.tan import TAN
-from warehouse_ml.progress import Progress, ProgressCallback
 from warehouse_ml.version import VERSION as __version__
+
+if TYPE_CHECKING:  # what the names below are, for type checkers; imported on first use
+    from warehouse_ml import synthetic
+    from warehouse_ml.api import (
+        drop,
+        drop_view,
+        list_models,
+        list_objects,
+        load,
+        rebuild_views,
+        registered_views,
+        vacuum,
+    )
+    from warehouse_ml.engines import connect
+    from warehouse_ml.engines.base import Warehouse
+    from warehouse_ml.evaluation.crossval import Evaluation, cross_validate, evaluate
+    from warehouse_ml.evaluation.loo import cross_validate_leave_one_out
+    from warehouse_ml.evaluation.metrics import (
+        accuracy,
+        average_precision,
+        averaged_measures,
+        best_threshold,
+        brier_score,
+        calibration,
+        class_measures,
+        confusion_matrix,
+        create_measure_view,
+        expected_loss,
+        lift_table,
+        log_score,
+        loss_decisions,
+        measure_sql,
+        ovr_auc,
+        precision_recall_curve,
+        roc_auc,
+        roc_curve,
+    )
+    from warehouse_ml.evaluation.resampling import Resample, resample
+    from warehouse_ml.evaluation.result import drop_evaluation, list_evaluations, load_evaluation
+    from warehouse_ml.evaluation.selection import Candidate, Selection, select_model
+    from warehouse_ml.evaluation.splits import Split, assign_folds, holdout_split, leave_one_out
+    from warehouse_ml.models.chow_liu import ChowLiuTree, chow_liu_tree
+    from warehouse_ml.models.evidence import EVERY_CLASS
+    from warehouse_ml.models.naive_bayes import NaiveBayes
+    from warehouse_ml.models.relevance import pair_information, rank_attributes
+    from warehouse_ml.models.tan import TAN
+    from warehouse_ml.progress import Progress, ProgressCallback
+
+LAZY: dict[str, tuple[str, str | None]] = {
+    "drop": ("warehouse_ml.api", "drop"),
+    "drop_view": ("warehouse_ml.api", "drop_view"),
+    "list_models": ("warehouse_ml.api", "list_models"),
+    "list_objects": ("warehouse_ml.api", "list_objects"),
+    "load": ("warehouse_ml.api", "load"),
+    "rebuild_views": ("warehouse_ml.api", "rebuild_views"),
+    "registered_views": ("warehouse_ml.api", "registered_views"),
+    "vacuum": ("warehouse_ml.api", "vacuum"),
+    "connect": ("warehouse_ml.engines", "connect"),
+    "Warehouse": ("warehouse_ml.engines.base", "Warehouse"),
+    "Evaluation": ("warehouse_ml.evaluation.crossval", "Evaluation"),
+    "cross_validate": ("warehouse_ml.evaluation.crossval", "cross_validate"),
+    "evaluate": ("warehouse_ml.evaluation.crossval", "evaluate"),
+    "cross_validate_leave_one_out": ("warehouse_ml.evaluation.loo", "cross_validate_leave_one_out"),
+    "accuracy": ("warehouse_ml.evaluation.metrics", "accuracy"),
+    "average_precision": ("warehouse_ml.evaluation.metrics", "average_precision"),
+    "averaged_measures": ("warehouse_ml.evaluation.metrics", "averaged_measures"),
+    "best_threshold": ("warehouse_ml.evaluation.metrics", "best_threshold"),
+    "brier_score": ("warehouse_ml.evaluation.metrics", "brier_score"),
+    "calibration": ("warehouse_ml.evaluation.metrics", "calibration"),
+    "class_measures": ("warehouse_ml.evaluation.metrics", "class_measures"),
+    "confusion_matrix": ("warehouse_ml.evaluation.metrics", "confusion_matrix"),
+    "create_measure_view": ("warehouse_ml.evaluation.metrics", "create_measure_view"),
+    "expected_loss": ("warehouse_ml.evaluation.metrics", "expected_loss"),
+    "lift_table": ("warehouse_ml.evaluation.metrics", "lift_table"),
+    "log_score": ("warehouse_ml.evaluation.metrics", "log_score"),
+    "loss_decisions": ("warehouse_ml.evaluation.metrics", "loss_decisions"),
+    "measure_sql": ("warehouse_ml.evaluation.metrics", "measure_sql"),
+    "ovr_auc": ("warehouse_ml.evaluation.metrics", "ovr_auc"),
+    "precision_recall_curve": ("warehouse_ml.evaluation.metrics", "precision_recall_curve"),
+    "roc_auc": ("warehouse_ml.evaluation.metrics", "roc_auc"),
+    "roc_curve": ("warehouse_ml.evaluation.metrics", "roc_curve"),
+    "Resample": ("warehouse_ml.evaluation.resampling", "Resample"),
+    "resample": ("warehouse_ml.evaluation.resampling", "resample"),
+    "drop_evaluation": ("warehouse_ml.evaluation.result", "drop_evaluation"),
+    "list_evaluations": ("warehouse_ml.evaluation.result", "list_evaluations"),
+    "load_evaluation": ("warehouse_ml.evaluation.result", "load_evaluation"),
+    "Candidate": ("warehouse_ml.evaluation.selection", "Candidate"),
+    "Selection": ("warehouse_ml.evaluation.selection", "Selection"),
+    "select_model": ("warehouse_ml.evaluation.selection", "select_model"),
+    "Split": ("warehouse_ml.evaluation.splits", "Split"),
+    "assign_folds": ("warehouse_ml.evaluation.splits", "assign_folds"),
+    "holdout_split": ("warehouse_ml.evaluation.splits", "holdout_split"),
+    "leave_one_out": ("warehouse_ml.evaluation.splits", "leave_one_out"),
+    "ChowLiuTree": ("warehouse_ml.models.chow_liu", "ChowLiuTree"),
+    "chow_liu_tree": ("warehouse_ml.models.chow_liu", "chow_liu_tree"),
+    "EVERY_CLASS": ("warehouse_ml.models.evidence", "EVERY_CLASS"),
+    "NaiveBayes": ("warehouse_ml.models.naive_bayes", "NaiveBayes"),
+    "pair_information": ("warehouse_ml.models.relevance", "pair_information"),
+    "rank_attributes": ("warehouse_ml.models.relevance", "rank_attributes"),
+    "TAN": ("warehouse_ml.models.tan", "TAN"),
+    "Progress": ("warehouse_ml.progress", "Progress"),
+    "ProgressCallback": ("warehouse_ml.progress", "ProgressCallback"),
+    "synthetic": ("warehouse_ml.synthetic", None),
+}
+"""Each public name imported on first use: (module, attribute), or (module, None) for a
+module. ``import warehouse_ml`` alone loads only the errors and the version, so the
+``warehouse-ml`` command starts without DuckDB, Arrow, sqlglot or numpy."""
 
 __all__ = [
     "EVERY_CLASS",
@@ -161,7 +224,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``leave_one_out_cv``, the former name of :func:`cross_validate_leave_one_out`, with a
+    """The public name ``name``, imported on first use (PEP 562) and kept in the module;
+    ``leave_one_out_cv``, the former name of :func:`cross_validate_leave_one_out`, with a
     DeprecationWarning (``leave_one_out`` is the leave-one-out *split*)."""
     if name == "leave_one_out_cv":
         warnings.warn(
@@ -171,5 +235,16 @@ def __getattr__(name: str) -> Any:
             DeprecationWarning,
             stacklevel=2,
         )
-        return cross_validate_leave_one_out
-    raise AttributeError(f"module 'warehouse_ml' has no attribute {name!r}")
+        return __getattr__("cross_validate_leave_one_out")
+    if name not in LAZY:
+        raise AttributeError(f"module 'warehouse_ml' has no attribute {name!r}")
+    module, attribute = LAZY[name]
+    value = importlib.import_module(module)
+    if attribute is not None:
+        value = getattr(value, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -8,8 +8,8 @@ Progress: with ``--progress`` (default: when stderr is a terminal) each command 
 statement it is running on stderr; stdout carries only the command's output.
 """
 
-from warehouse_ml.cli.display import ProgressDisplay
 from warehouse_ml.cli.main import main
 from warehouse_ml.cli.parser import build_parser, parse_args
+from warehouse_ml.cli.progress_display import ProgressDisplay
 
 __all__ = ["ProgressDisplay", "build_parser", "main", "parse_args"]

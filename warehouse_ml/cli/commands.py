@@ -14,31 +14,13 @@ import warehouse_ml as wml
 from warehouse_ml.api import MODEL_KINDS
 from warehouse_ml.cli.display import print_table, write_table
 from warehouse_ml.engines import DuckDBWarehouse
-from warehouse_ml.errors import ParameterError
+from warehouse_ml.errors import ModelNotFoundError, NameConflictError, ParameterError
 from warehouse_ml.models.base import Classifier
-
-KIND_NAMES = {"nb": "naive_bayes", "naive_bayes": "naive_bayes", "tan": "tan"}
-"""The spellings ``--kind`` accepts (any case), and the model kind each names."""
+from warehouse_ml.store import catalog
 
 SMOOTHING_OPTIONS = ("alpha", "prior_alpha", "bins", "class_weight")
 """Model constructor arguments the CLI offers as options; left out, the model's own default
 (the Python API's) applies."""
-
-
-def kind_name(text: str) -> str:
-    """The model kind a ``--kind`` value names (case-insensitive); a usage error otherwise."""
-    kind = KIND_NAMES.get(text.lower())
-    if kind is None:
-        raise argparse.ArgumentTypeError(
-            f"unknown model kind {text!r}; expected one of {', '.join(KIND_NAMES)}"
-        )
-    return kind
-
-
-def default_of(kind: str, option: str) -> Any:
-    """The Python API's default of a model constructor argument (None if it has none)."""
-    parameter = inspect.signature(MODEL_KINDS[kind]).parameters.get(option)
-    return None if parameter is None else parameter.default
 
 
 def write_or_print(table: pa.Table, output: str | None, rows: int = 20) -> None:
@@ -62,21 +44,6 @@ def feature_choice(text: str | None) -> list[str] | str | None:
     return split_names(text)
 
 
-def class_weight(text: str) -> str | dict[str, float]:
-    """``--class-weight``: ``balanced`` or a JSON object mapping class labels to weights."""
-    if text == "balanced":
-        return text
-    try:
-        mapping = json.loads(text)
-    except json.JSONDecodeError:
-        mapping = None
-    if not isinstance(mapping, dict):
-        raise argparse.ArgumentTypeError(
-            f"expected 'balanced' or a JSON object such as '{{\"yes\": 5}}', got {text!r}"
-        )
-    return mapping
-
-
 def model_from(kind: str, args: argparse.Namespace) -> Classifier:
     """A model of ``kind`` with the smoothing options given on the command line; the others
     keep the model's defaults (the same as in Python)."""
@@ -90,7 +57,25 @@ def model_from(kind: str, args: argparse.Namespace) -> Classifier:
     return cls(**options)
 
 
+def _check_new_name(con: DuckDBWarehouse, name: str) -> None:
+    """A NameConflictError when a model ``name`` exists: ``train`` replaces one only with
+    ``--replace`` (the default name, ``<kind>_<target>``, is the same for every data set
+    with that class column)."""
+    try:
+        record = catalog.read(con, name)
+    except ModelNotFoundError:
+        return
+    raise NameConflictError(
+        f"model {name!r} already exists ({record.kind}, target {record.target!r}, trained on "
+        f"{record.source} at {record.created_at} UTC); expected a new name: give --replace to "
+        "replace it, or --name to store this model under another name"
+    )
+
+
 def cmd_train(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
+    name = args.name if args.name is not None else f"{args.kind}_{args.target}"
+    if not args.replace:
+        _check_new_name(con, name)
     model = model_from(args.kind, args).fit(
         con,
         args.source,
@@ -99,7 +84,7 @@ def cmd_train(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         categorical=split_names(args.categorical),
         numeric=split_names(args.numeric),
         keys=split_names(args.keys),
-        name=args.name,
+        name=name,
         allow_high_cardinality=args.allow_high_cardinality,
         sample_weight=args.sample_weight,
     )

@@ -12,23 +12,25 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
-
-from warehouse_ml.cli.display import ProgressDisplay
 from warehouse_ml.cli.parser import parse_args
-from warehouse_ml.engines import DuckDBWarehouse
+from warehouse_ml.cli.progress_display import ProgressDisplay
 from warehouse_ml.errors import ParameterError, WarehouseMLError
+
+if TYPE_CHECKING:
+    from warehouse_ml.engines import DuckDBWarehouse
 
 INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT, the shell's convention)."""
 CLOSED_PIPE = 141
 """Exit status when the reader of stdout went away (128 + SIGPIPE, as ``head`` leaves it)."""
 
-READ_ONLY = frozenset(
+EXISTING_DATABASE = frozenset(
     {"models", "show", "export", "sql", "predict", "drop", "vacuum", "evaluations"}
 )
-"""Commands that need an existing database: they never create the file."""
+"""Commands that need an existing database: they never create the file (nor does
+``--read-only``)."""
 
 PYTHON_LIST_ARGUMENT = re.compile(r"\b(keys|features|numeric|categorical)=\[([^\]]*)\]")
 """A Python API argument naming columns, as messages spell it: ``keys=['id']``."""
@@ -55,7 +57,11 @@ def _warn(message: Warning | str, *_: object, **__: object) -> None:
 def _check_database(args: argparse.Namespace) -> None:
     """A read-only command on a database file that does not exist is an error (no file is
     created)."""
-    creates = args.command not in READ_ONLY and not getattr(args, "model", None)
+    creates = (
+        args.command not in EXISTING_DATABASE
+        and not getattr(args, "model", None)
+        and not args.read_only
+    )
     if args.db != ":memory:" and not creates and not Path(args.db).exists():
         raise ParameterError(
             f"no DuckDB database {args.db!r}; expected an existing file (give --db, or set $WML_DB)"
@@ -64,11 +70,17 @@ def _check_database(args: argparse.Namespace) -> None:
 
 @contextlib.contextmanager
 def _session(args: argparse.Namespace) -> Iterator[DuckDBWarehouse]:
-    """The command's database, with its statements reported as operation ``args.command`` to a
-    :class:`ProgressDisplay` on stderr when ``--progress`` is on (default: stderr is a TTY)."""
+    """The command's database (read-only with ``--read-only``), with its statements reported
+    as operation ``args.command`` to a :class:`ProgressDisplay` on stderr when ``--progress``
+    is on (default: stderr is a TTY)."""
+    import duckdb
+
+    from warehouse_ml.engines import DuckDBWarehouse
+    from warehouse_ml.engines.duckdb import FILE_CONFIG
+
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     display = ProgressDisplay(sys.stderr, live=sys.stderr.isatty()) if show else None
-    con = DuckDBWarehouse.open(args.db)
+    con = DuckDBWarehouse(duckdb.connect(args.db, read_only=args.read_only, config=FILE_CONFIG))
     try:
         with con.operation(args.command, display):
             yield con
@@ -81,6 +93,8 @@ def _session(args: argparse.Namespace) -> Iterator[DuckDBWarehouse]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``warehouse-ml`` console script."""
     args = parse_args(argv)
+    import duckdb  # after parsing: --help and usage errors load none of the library
+
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _warn

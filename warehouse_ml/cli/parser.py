@@ -4,45 +4,47 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import warehouse_ml as wml
-from warehouse_ml.cli.commands import (
+from warehouse_ml.cli.choices import (
+    DRIFT_BINS,
+    KIND_DEFAULTS,
     KIND_NAMES,
+    MAX_INTEGER_CATEGORIES,
+    RANK_BINS,
     class_weight,
-    cmd_drift,
-    cmd_drop,
-    cmd_evaluations,
-    cmd_explain,
-    cmd_models,
-    cmd_predict,
-    cmd_rank,
-    cmd_show,
-    cmd_sql,
-    cmd_train,
-    cmd_update,
-    cmd_vacuum,
     default_of,
     kind_name,
+    writing_option,
 )
-from warehouse_ml.cli.demo import cmd_demo
-from warehouse_ml.cli.evaluate import cmd_evaluate
-from warehouse_ml.models.drift import DEFAULT_BINS as DEFAULT_DRIFT_BINS
-from warehouse_ml.stats.binning import DEFAULT_BINS
-from warehouse_ml.stats.integer_rule import MAX_INTEGER_CATEGORIES
+from warehouse_ml.version import VERSION
 
 DEFAULT_DB = os.environ.get("WML_DB", "warehouse.duckdb")
+
+
+@dataclass(frozen=True)
+class Run:
+    """A command's function, named by its module of ``warehouse_ml.cli`` and its name, and
+    imported when the command runs: parsing the command line (and ``--help``) loads none of
+    the library."""
+
+    module: str
+    function: str
+
+    def __call__(self, args: argparse.Namespace, con: Any) -> None:
+        module = importlib.import_module(f"warehouse_ml.cli.{self.module}")
+        getattr(module, self.function)(args, con)
 
 
 def _model_options(sub: argparse.ArgumentParser) -> None:
     """--kind and the smoothing options; defaults are the Python API's, per kind."""
 
     def defaults(option: str) -> str:
-        return ", ".join(
-            f"{default_of(kind, option)} for {kind}" for kind in sorted(set(KIND_NAMES.values()))
-        )
+        return ", ".join(f"{default_of(kind, option)} for {kind}" for kind in sorted(KIND_DEFAULTS))
 
     sub.add_argument(
         "--kind",
@@ -116,7 +118,7 @@ def _export_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--dialect", help="any sqlglot dialect (default duckdb): postgres, spark, snowflake ..."
     )
-    sub.set_defaults(run=cmd_sql)
+    sub.set_defaults(run=Run("commands", "cmd_sql"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -125,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Naive Bayes and TAN classifiers trained, scored and inspected inside a "
         "DuckDB database. Sources are table names (schema.table) or .parquet/.csv paths.",
     )
-    parser.add_argument("--version", action="version", version=f"warehouse-ml {wml.__version__}")
+    parser.add_argument("--version", action="version", version=f"warehouse-ml {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -141,13 +143,22 @@ def build_parser() -> argparse.ArgumentParser:
             default=None,
             help="report the running statement on stderr (default: when stderr is a terminal)",
         )
+        sub.add_argument(
+            "--read-only",
+            action="store_true",
+            help="open --db read-only, so that the command runs while other processes read it "
+            "(refused by a command that writes)",
+        )
         return sub
 
     train = command("train", "learn a model from a table or file and store it in the catalog")
     train.add_argument("source", help="table name or .parquet/.csv path")
     train.add_argument("--target", required=True, help="the class column")
+    train.add_argument("--name", help="model name (default <kind>_<target>)")
     train.add_argument(
-        "--name", help="model name (default <kind>_<target>; replaces a model of that name)"
+        "--replace",
+        action="store_true",
+        help="replace the model of that name if there is one (refused otherwise)",
     )
     train.add_argument("--keys", help="comma-separated identifier columns, never features")
     _column_options(train)
@@ -157,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="learn identifier-like categorical columns instead of refusing them",
     )
-    train.set_defaults(run=cmd_train)
+    train.set_defaults(run=Run("commands", "cmd_train"))
 
     predict = command("predict", "score a table or file with a stored model")
     _model_and_source(predict)
@@ -175,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument(
         "--loss", help='loss matrix as JSON, L[true][predicted], e.g. "[[0,1],[5,0]]"'
     )
-    predict.set_defaults(run=cmd_predict)
+    predict.set_defaults(run=Run("commands", "cmd_predict"))
 
     explain = command(
         "explain",
@@ -209,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--to-view", help="create an explanation view of this name (rebuilt with the model)"
     )
     _listing_options(explain, explain_target)
-    explain.set_defaults(run=cmd_explain)
+    explain.set_defaults(run=Run("commands", "cmd_explain"))
 
     rank = command(
         "rank",
@@ -228,12 +239,12 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument(
         "--bins",
         type=int,
-        default=DEFAULT_BINS,
-        help=f"equal-frequency bins for numeric columns (default {DEFAULT_BINS})",
+        default=RANK_BINS,
+        help=f"equal-frequency bins for numeric columns (default {RANK_BINS})",
     )
     rank.add_argument("--pairs", action="store_true", help="every attribute pair instead")
     _listing_options(rank, rank)
-    rank.set_defaults(run=cmd_rank)
+    rank.set_defaults(run=Run("commands", "cmd_rank"))
 
     update = command(
         "update",
@@ -246,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="the batch's id, recorded with the model; an id already applied is refused",
     )
-    update.set_defaults(run=cmd_update)
+    update.set_defaults(run=Run("commands", "cmd_update"))
 
     drift = command(
         "drift",
@@ -257,23 +268,25 @@ def build_parser() -> argparse.ArgumentParser:
     drift.add_argument(
         "--bins",
         type=int,
-        default=DEFAULT_DRIFT_BINS,
+        default=DRIFT_BINS,
         help="equal-frequency bins of a Naive Bayes Gaussian attribute's fitted normals "
-        f"(default {DEFAULT_DRIFT_BINS}; TAN keeps its own bins)",
+        f"(default {DRIFT_BINS}; TAN keeps its own bins)",
     )
     drift_target = drift.add_mutually_exclusive_group()
     drift_target.add_argument(
         "--to-view", help="create a drift view of this name (rebuilt with the model)"
     )
     _listing_options(drift, drift_target)
-    drift.set_defaults(run=cmd_drift)
+    drift.set_defaults(run=Run("commands", "cmd_drift"))
 
-    command("models", "list the models in the catalog").set_defaults(run=cmd_models)
+    command("models", "list the models in the catalog").set_defaults(
+        run=Run("commands", "cmd_models")
+    )
 
     show = command("show", "print a model's settings, features and parameter tables")
     show.add_argument("model", help="name of a stored model (see 'models')")
     show.add_argument("--rows", type=int, default=20, help="rows per parameter table (default 20)")
-    show.set_defaults(run=cmd_show)
+    show.set_defaults(run=Run("commands", "cmd_show"))
 
     export = command(
         "export",
@@ -353,26 +366,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the predictions in the database (schema wml; see 'evaluations'); by default "
         "nothing is kept",
     )
-    evaluate.set_defaults(run=cmd_evaluate)
+    evaluate.set_defaults(run=Run("evaluate", "cmd_evaluate"))
 
     vacuum = command(
         "vacuum", "remove what crashed or abandoned runs left in schema wml, and list it"
     )
-    vacuum.set_defaults(run=cmd_vacuum)
+    vacuum.set_defaults(run=Run("commands", "cmd_vacuum"))
 
     evaluations = command("evaluations", "list the kept evaluations (evaluate --keep)")
     evaluations.add_argument("--drop", metavar="ID", help="drop this evaluation's tables")
-    evaluations.set_defaults(run=cmd_evaluations)
+    evaluations.set_defaults(run=Run("commands", "cmd_evaluations"))
 
     drop = command("drop", "remove a model, its parameter tables and its views")
     drop.add_argument("model", help="name of the model to remove")
-    drop.set_defaults(run=cmd_drop)
+    drop.set_defaults(run=Run("commands", "cmd_drop"))
 
     demo = command(
         "demo", "generate demo data, train every model kind, score into views, summarise"
     )
     demo.add_argument("--rows", type=int, default=200_000, help="rows to generate (default 200000)")
-    demo.set_defaults(run=cmd_demo)
+    demo.set_defaults(run=Run("demo", "cmd_demo"))
     return parser
 
 
@@ -387,4 +400,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             setattr(args, name, "--")
     if args.command == "evaluate" and not args.model and args.keys and "," in args.keys:
         parser.error(f"evaluate: cross-validation takes one key column; got --keys {args.keys}")
+    writes = writing_option(args.command, vars(args))
+    if args.read_only and writes is not None:
+        parser.error(
+            f"{' '.join(filter(None, [args.command, writes]))} writes to the database; "
+            "--read-only is for the commands that only read it"
+        )
     return args
