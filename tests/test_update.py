@@ -4,6 +4,8 @@ repeated batches, cancelled updates, new classes and values, views rebuilt."""
 
 from __future__ import annotations
 
+import datetime
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -14,6 +16,7 @@ import warehouse_ml as wml
 from warehouse_ml.errors import (
     BatchAppliedError,
     ColumnError,
+    DataError,
     ParameterError,
     StaleModelError,
 )
@@ -61,11 +64,13 @@ def assert_same_parameters(updated: dict, fitted: dict, parts, where: str = "") 
 
 
 def assert_same_probabilities(con, updated, fitted, rows, fitted_rows=None) -> None:
-    got = np.column_stack(updated.predict_proba(con, rows).columns)
-    want = np.column_stack(
-        fitted.predict_proba(con, rows if fitted_rows is None else fitted_rows).columns
-    )
-    assert np.allclose(got, want, rtol=1e-9, atol=1e-12)
+    """Each class's probabilities, by column name (an update puts a new class's column after
+    the old ones, where a fit on all rows has it in class order)."""
+    got = updated.predict_proba(con, rows)
+    want = fitted.predict_proba(con, rows if fitted_rows is None else fitted_rows)
+    assert sorted(got.column_names) == sorted(want.column_names)
+    for name in want.column_names:
+        assert np.allclose(got[name].to_numpy(), want[name].to_numpy(), rtol=1e-9, atol=1e-12)
 
 
 def test_naive_bayes_updates_equal_a_fit_on_the_union(con):
@@ -186,7 +191,7 @@ def test_views_are_rebuilt_and_a_stale_object_is_refused(con):
     stale = wml.load(con, "m")
     model.update(con, batch(300, 2), batch_id="b")
     viewed = con.execute("SELECT p_a FROM m_scores").fetchall()
-    assert [r[0] for r in viewed] == model.predict_proba(con, "fresh")["a"].to_pylist()
+    assert [r[0] for r in viewed] == model.predict_proba(con, "fresh")["p_a"].to_pylist()
     drift = con.execute("SELECT n_expected FROM m_drift WHERE kind = 'class'").fetchone()[0]
     assert drift == 600
     with pytest.raises(StaleModelError):
@@ -223,3 +228,98 @@ def test_car_and_vote_in_thirds(con, datasets, kind):
         oracle = kind().fit(con, rows, target, name="o")
         assert_same_parameters(model.parameters(con), oracle.parameters(con), COUNTED_PARTS, name)
         assert_same_probabilities(con, model, oracle, rows)
+
+
+def typed(n: int, seed: int) -> pa.Table:
+    """Rows with an integer 0/1 target, int64 codes, a date and a number."""
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, 2, n)
+    return pa.table(
+        {
+            "label": pa.array(label, pa.int64()),
+            "code": pa.array(rng.integers(0, 4, n) + label, pa.int64()),
+            "day": pa.array(
+                [datetime.date(2024, 1, 1 + int(d)) for d in rng.integers(0, 3, n)], pa.date32()
+            ),
+            "size": rng.normal(0.0, 1.0, n) + label,
+        }
+    )
+
+
+def with_type(table: pa.Table, name: str, values) -> pa.Table:
+    return table.set_column(table.schema.get_field_index(name), name, values)
+
+
+@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+@pytest.mark.parametrize(
+    "change, column, found, fitted",
+    [
+        (lambda t: with_type(t, "label", pc.cast(t["label"], pa.bool_())), "label", "bool", "int64"),
+        (lambda t: with_type(t, "code", pc.cast(t["code"], pa.uint64())), "code", "uint64", "int64"),
+        (lambda t: with_type(t, "code", pc.cast(t["code"], pa.float64())), "code", "double", "int64"),
+        (
+            lambda t: with_type(t, "day", pc.cast(t["day"], pa.timestamp("us"))),
+            "day", "timestamp", r"date32\[day\]",
+        ),
+    ],
+)  # fmt: skip
+def test_a_batch_of_other_types_is_refused_before_anything_is_counted(
+    con, kind, change, column, found, fitted
+):
+    model = kind().fit(con, typed(200, 1), "label", name="m", categorical=["code"])
+    parameters = model.parameters(con)
+    with pytest.raises(ColumnError, match=rf"column '{column}' .* type {found}.* type {fitted}"):
+        model.update(con, change(typed(50, 2)), batch_id="day-2")
+    model = wml.load(con, "m")
+    assert model.batches_ == [] and model.n_rows_ == 200
+    assert_same_parameters(model.parameters(con), parameters, [*COUNTED_PARTS, "gaussian"])
+    model.update(con, typed(50, 2), batch_id="day-2")  # the id was not used up
+    assert [b["batch_id"] for b in model.batches_] == ["day-2"]
+
+
+def test_timestamp_labels_for_a_date_target_are_refused(con):
+    dated = pa.table({"day": pa.array([datetime.date(2024, 1, d) for d in (1, 2) * 20]),
+                      "x": ["p", "q", "q", "p"] * 10})  # fmt: skip
+    model = wml.NaiveBayes().fit(con, dated, "day", name="m")
+    stamped = dated.set_column(0, "day", pc.cast(dated["day"], pa.timestamp("us")))
+    with pytest.raises(ColumnError, match=r"target column 'day' .* timestamp\[us\].* date32"):
+        model.update(con, stamped, batch_id="b")
+    assert wml.load(con, "m").classes_ == model.classes_ and model.batches_ == []
+
+
+@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+def test_batches_of_types_holding_the_same_values_equal_a_fit_on_the_union(con, kind):
+    first, second = typed(300, 1), typed(120, 2)
+    narrower = with_type(second, "code", pc.cast(second["code"], pa.int32()))
+    narrower = with_type(narrower, "size", pc.cast(narrower["size"], pa.float32()))
+    model = kind().fit(con, first, "label", name="m", categorical=["code"])
+    model.update(con, narrower, batch_id="narrow")
+    widened = with_type(narrower, "code", pc.cast(narrower["code"], pa.int64()))
+    widened = with_type(widened, "size", pc.cast(widened["size"], pa.float64()))
+    union = pa.concat_tables([first, widened])
+    if kind is wml.NaiveBayes:
+        oracle = kind().fit(con, union, "label", name="o", categorical=["code"])
+        parts, oracle_rows = [*COUNTED_PARTS, "gaussian"], union
+    else:  # on the bins of the first fit
+        oracle_rows = binned(union, model.record.details["bins"]["size"])
+        oracle = kind().fit(con, oracle_rows, "label", name="o", categorical=["code", "size"])
+        parts = COUNTED_PARTS
+    assert_same_parameters(model.parameters(con), oracle.parameters(con), parts)
+    assert_same_probabilities(con, model, oracle, union, oracle_rows)
+
+
+@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_batch_values_are_refused_as_a_fit_refuses_them(con, kind, bad):
+    model = kind().fit(con, typed(200, 1), "label", name="m")
+    rows = typed(20, 2)
+    rows = with_type(rows, "size", pa.array([bad, *rows["size"].to_pylist()[1:]]))
+    if not (kind is wml.TAN and bad < 0):  # TAN's fit bins -inf in its lowest bin
+        with pytest.raises(DataError, match=r"numeric column 'size' of .*non-finite"):
+            kind().fit(con, pa.concat_tables([typed(200, 1), rows]), "label", name="o")
+    with pytest.raises(DataError, match=r"numeric column 'size' of .*non-finite"):
+        model.update(con, rows, batch_id="b")
+    assert wml.load(con, "m").batches_ == []
+    unlabelled = with_type(rows, "label", pa.nulls(20, pa.int64()))
+    model.update(con, unlabelled, batch_id="b")  # values of unlabelled rows are not counted
+    assert model.n_null_target_ == 20

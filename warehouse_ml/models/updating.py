@@ -24,6 +24,11 @@ variances to the last bits of the pooling), so the parameters and probabilities 
 * Each update records its batch (id, source, rows, time) in the catalog row's details
   (``details["batches"]``, :attr:`Updater.batches_`); a batch id already applied is refused
   (BatchAppliedError) and changes nothing, so a retried job cannot count a batch twice.
+* A batch's target and features are of the model's types, or of types whose values are
+  counted alike (:func:`check_batch_types`: int32 codes for int64, never a boolean for an
+  integer or a timestamp for a date), and its numeric values finite on labelled rows, as a fit
+  requires; both are checked before anything is counted (ColumnError, DataError), and a
+  refused batch leaves its id unused.
 * A weighted model (stats/weights.py) counts a batch with its fit's sample-weight column and
   class weights. Refused: "balanced" class weights (they follow the class counts of all rows)
   and weighted Gaussian attributes (their floor is the unweighted variance of all rows, which
@@ -41,7 +46,13 @@ from sqlglot import exp
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.errors import BatchAppliedError, DataError, IncompatibleModelError, ParameterError
+from warehouse_ml.errors import (
+    BatchAppliedError,
+    ColumnError,
+    DataError,
+    IncompatibleModelError,
+    ParameterError,
+)
 from warehouse_ml.models import names
 from warehouse_ml.models.training import (
     ClassCount,
@@ -55,7 +66,7 @@ from warehouse_ml.models.training import (
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats import validation
-from warehouse_ml.stats.features import Feature
+from warehouse_ml.stats.features import CATEGORICAL, NUMERIC, Feature, counted_alike
 from warehouse_ml.stats.weights import BALANCED, Weighting, check_sample_weight
 from warehouse_ml.store import catalog, integrity, ownership
 from warehouse_ml.store.catalog import PARTITIONED_FORMAT, ModelRecord
@@ -101,6 +112,27 @@ def _stored_classes(warehouse: Warehouse, record: ModelRecord) -> list[ClassCoun
         ClassCount(i, str(v), python_label(v), by_index[i], int(class_rows[i]))
         for i, v in enumerate(record.classes)
     ]
+
+
+def check_batch_types(record: ModelRecord, source: Source) -> None:
+    """Refuse (ColumnError naming the column and both types) a batch whose target or a feature
+    is of a type whose values the model did not count as they are
+    (stats/features.py's ``counted_alike``): a boolean for an integer target, a timestamp for
+    a date, uint64 codes for int64 ones; checked before anything is counted."""
+    columns = [(record.target, record.target_type, CATEGORICAL, "target")]
+    columns += [
+        (n, record.feature_types[n]["sql_type"], record.feature_types[n]["kind"], "feature")
+        for n in record.features
+    ]
+    for name, fitted, kind, role in columns:
+        found = source.field(name).type
+        if not counted_alike(fitted, kind, found):
+            raise ColumnError(
+                f"{role} column {name!r} of {source.description} has type {found}; model "
+                f"{record.name!r} was fitted on type {fitted}, and an update adds a batch's "
+                f"values to the counts of the fitted ones: expected type {fitted} (CAST the "
+                "column to it in a view)"
+            )
 
 
 def _batch_weighting(record: ModelRecord, source: Source) -> Weighting | None:
@@ -200,7 +232,11 @@ class Updater:
             with self._current(warehouse) as record:
                 self._check_updatable(warehouse, record, batch_id)
                 self._check_source(record, src)
-                src.field(record.target)
+                check_batch_types(record, src)
+                validation.check_finite(
+                    warehouse, src, record.target,
+                    [n for n in record.features if record.feature_types[n]["kind"] == NUMERIC],
+                )  # fmt: skip
             weighting = _batch_weighting(record, src)
             counted = src
             if weighting is not None:

@@ -98,6 +98,54 @@ def zoned(sql_type: str) -> bool:
     return sql_type.startswith("timestamp[") and ", tz=" in sql_type
 
 
+_INTEGER = re.compile(r"(u?)int(8|16|32|64)|decimal(?:128|256)\(\d+, 0\)")
+_BIGINT = (-(2**63), 2**63 - 1)
+
+_SAME_TEXT = (("string", "large_string", "string_view"),)
+"""Families of types whose every value is the same text in each (string types)."""
+
+
+def _integer_range(sql_type: str) -> tuple[int, int] | None:
+    """The smallest and largest value of an integer type (its Arrow type as text: int8 ...
+    uint64, or an integer-valued decimal, taken as wider than any of those), None for
+    another type."""
+    match = _INTEGER.fullmatch(sql_type)
+    if match is None:
+        return None
+    unsigned, bits = match.groups()
+    if bits is None:
+        return -(10**38), 10**38  # decimal(p, 0): wider than any integer type
+    if unsigned:
+        return 0, 2 ** int(bits) - 1
+    return -(2 ** (int(bits) - 1)), 2 ** (int(bits) - 1) - 1
+
+
+def counted_alike(fitted: str, kind: str, found: pa.DataType) -> bool:
+    """Whether a column of type ``found`` has its values counted as a model counted its
+    column of type ``fitted`` (the Arrow type as text) and ``kind``, so that an update may add
+    them to the stored counts. Yes for: the fitted type itself; an all-NULL column; any number
+    type for a numeric attribute (counted as DOUBLE); another string type for a string type;
+    an integer type for an integer type, when the values are compared as BIGINT (every
+    integer type but uint64, see the module docstring) only if every value fits BIGINT (no
+    uint64 batch for an int64 model); a zoned timestamp of the same unit in another time zone
+    (counted in UTC). No for anything else: a categorical value is counted as its text, and a
+    boolean for an integer ('true', not '1'), a timestamp for a date ('2024-01-31 00:00:00',
+    not '2024-01-31') or a double for an integer would be other values."""
+    now = str(found)
+    if now == fitted or pt.is_null(found):
+        return True
+    if kind == NUMERIC:
+        return is_number_type(found)
+    held = _integer_range(now)
+    if held is not None and _integer_range(fitted) is not None:
+        if fitted.startswith(INTEGER_TYPES) and fitted != "uint64":
+            return _BIGINT[0] <= held[0] and held[1] <= _BIGINT[1]
+        return True
+    if zoned(fitted) and zoned(now):
+        return fitted.split(",")[0] == now.split(",")[0]
+    return any(fitted in family and now in family for family in _SAME_TEXT)
+
+
 def value_expression(feature: Feature, value: exp.Expression) -> exp.Expression:
     """A feature's value as counted, stored (as text) and compared when scoring: ``value`` (the
     feature's column) itself, or for a timestamp with a time zone its UTC wall-clock time

@@ -39,6 +39,7 @@ from typing import Any
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import (
     DataError,
     HighCardinalityError,
@@ -46,8 +47,9 @@ from warehouse_ml.errors import (
     ParameterError,
     warn_user,
 )
-from warehouse_ml.sqlgen.templates import TableName, column
+from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
 from warehouse_ml.stats.features import CATEGORICAL, Feature
+from warehouse_ml.stats.moments import LARGEST
 from warehouse_ml.store.ownership import Staging
 
 WARN_CATEGORIES = 1_000
@@ -181,6 +183,39 @@ def check_gaussian(
                 "(var_smoothing=0, or every numeric column is constant); expected a positive "
                 "variance: set var_smoothing > 0 with a non-constant numeric column, leave the "
                 "column out, or declare it categorical=[...]"
+            )
+
+
+def check_finite(
+    warehouse: Warehouse, source: Source, target: str, attributes: Sequence[str]
+) -> None:
+    """Refuse (DataError naming the column) NaN or ±inf in a numeric attribute of
+    ``source`` on a labelled row, as a fit refuses them (one scan; none without attributes).
+    An update checks its batch with it: TAN's bins are not learned again, and a Naive Bayes
+    model's moments would be pooled with a non-finite one."""
+    if not attributes:
+        return
+    labelled = exp.Not(this=exp.Is(this=column(target, "src"), expression=exp.null()))
+    items = []
+    for i, name in enumerate(attributes):
+        value = exp.cast(column(name, "src"), exp.DataType.Type.DOUBLE)
+        bad = exp.and_(
+            labelled.copy(),
+            exp.Not(this=exp.Is(this=value.copy(), expression=exp.null())),
+            exp.Not(this=exp.LTE(this=exp.Abs(this=value), expression=LARGEST.copy())),
+        )
+        items.append(
+            alias(exp.Sum(this=exp.case().when(bad, literal(1)).else_(literal(0))), f"wml_n_{i}")
+        )
+    row = warehouse.fetch_tree(
+        exp.select(*items).from_(source.relation.copy().as_("src"))
+    ).to_pylist()[0]
+    for i, name in enumerate(attributes):
+        if row[f"wml_n_{i}"]:
+            raise DataError(
+                f"numeric column {name!r} of {source.description} has {row[f'wml_n_{i}']} "
+                "non-finite values (NaN or ±inf) on labelled rows; expected finite numbers "
+                "(filter them out, or map them to NULL, in a view)"
             )
 
 
