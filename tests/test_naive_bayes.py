@@ -60,7 +60,7 @@ def test_play_tennis_maximum_likelihood(con, tennis):
     expected_no = math.exp(log_joint["no"]) / (
         math.exp(log_joint["no"]) + math.exp(log_joint["yes"])
     )
-    assert proba["no"][0] == pytest.approx(expected_no, abs=1e-12)
+    assert proba["p_no"][0] == pytest.approx(expected_no, abs=1e-12)
     assert model.predict(con, query)["prediction"].to_pylist() == ["no"]
 
 
@@ -72,13 +72,13 @@ def test_credit_single_joint_attribute_gives_empirical_two_thirds(con):
     )
     model = wml.NaiveBayes(alpha=0).fit(con, "joint", "risk")
     proba = model.predict_proba(con, pa.table({"profile": ["Medium/High/75"]})).to_pydict()
-    assert proba["Good"][0] == pytest.approx(2 / 3, abs=1e-12)
+    assert proba["p_Good"][0] == pytest.approx(2 / 3, abs=1e-12)
 
     naive = wml.NaiveBayes(alpha=0).fit(con, "credit", "risk", keys=["id"], categorical=["income"])
     row = pa.table({"savings": ["Medium"], "assets": ["High"], "income": [75]})
     good = 5 / 8 * (3 / 5) ** 3
     bad = 3 / 8 * (1 / 3) ** 3
-    assert naive.predict_proba(con, row).to_pydict()["Good"][0] == pytest.approx(
+    assert naive.predict_proba(con, row).to_pydict()["p_Good"][0] == pytest.approx(
         good / (good + bad), abs=1e-12
     )
 
@@ -415,18 +415,18 @@ def test_maximum_likelihood_zero_counts_make_a_class_impossible(con, tennis):
     overcast = pa.table(
         {"outlook": ["overcast"], "temperature": ["hot"], "humidity": ["high"], "wind": ["weak"]}
     )
-    assert model.predict_proba(con, overcast).to_pydict() == {"no": [0.0], "yes": [1.0]}
+    assert model.predict_proba(con, overcast).to_pydict() == {"p_no": [0.0], "p_yes": [1.0]}
     unseen = pa.table(
         {"outlook": ["fog"], "temperature": [None], "humidity": [None], "wind": [None]}
     )
     prior_only = model.predict_proba(con, unseen).to_pydict()
-    assert prior_only["yes"][0] == pytest.approx(9 / 14, abs=1e-12)
+    assert prior_only["p_yes"][0] == pytest.approx(9 / 14, abs=1e-12)
 
 
 # -- decision rules ----------------------------------------------------------------------------
 def test_threshold_and_loss_matrix_decisions(con, tennis):
     model = wml.NaiveBayes(alpha=1).fit(con, "tennis", "play", keys=["day"])
-    p_yes = model.predict_proba(con, "tennis")["yes"].to_pylist()
+    p_yes = model.predict_proba(con, "tennis")["p_yes"].to_pylist()
     for t in (0.2, 0.5, 0.8):
         got = model.predict(con, "tennis", threshold=t, positive="yes")["prediction"].to_pylist()
         assert got == ["yes" if p >= t else "no" for p in p_yes]
@@ -580,7 +580,7 @@ def test_refit_replaces_atomically_and_failure_keeps_the_old_model(con, tennis, 
     refit = wml.NaiveBayes(alpha=5).fit(con, "tennis", "play", keys=["day"], name="m")
     new_view = con.sql("SELECT * FROM scores ORDER BY day").fetchall()
     assert new_view != old_view
-    expected = refit.predict_proba(con, "tennis")["yes"].to_pylist()
+    expected = refit.predict_proba(con, "tennis")["p_yes"].to_pylist()
     assert [r[2] for r in new_view] == pytest.approx(expected, abs=0)
     assert len(_wml_tables(con)) == len(tables)  # old tables dropped, new ones in place
 

@@ -150,14 +150,23 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
         *,
         name: str | None = None,
         n_null_target: int = 0,
+        previous: ModelRecord | None = None,
     ) -> ModelRecord:
         """The one constructor of a model's record: the models just learned in ``tables`` from
         ``training``. With a ``name``, a fitted model's catalog row (its tables checksummed for
         integrity.py); without, a cross-validation's models, not catalogued (their tables found
         by ``locations``). ``n_rows``, ``classes`` and ``details["class_rows"]`` (each class's
-        training rows) are model 0's."""
+        training rows) are model 0's. ``details["probability_columns"]``: each class's
+        probability column, in output order; the classes of ``previous`` (the version this one
+        replaces, if any) keep theirs (names.carried_columns)."""
         roles = {role: tables.named(role) for role in tables.roles}
         catalogued = {} if name is None else {"checksums": integrity.checksums(warehouse, roles)}
+        width = warehouse.IDENTIFIER_BYTES
+        columns = names.carried_columns(
+            [] if previous is None else names.record_columns(previous, width),
+            [c.value for c in training.classes[0]],
+            width,
+        )
         return ModelRecord(
             name=tables.version if name is None else name,
             model_id=tables.version,
@@ -175,6 +184,7 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
                 **details,
                 "class_rows": [c.n_rows for c in training.classes[0]],
                 "tables": tables.roles,
+                names.STORED_COLUMNS: [list(pair) for pair in columns],
                 **catalogued,
             },
             created_at=None if name is None else ownership.now(),
@@ -354,6 +364,8 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
                 counted = weighting.source(src, target)
                 classes, _ = labelled_classes(warehouse, counted, target, weighting.column)
                 details = {**(details or {}), "weighting": weighting.to_json()}
+            previous = catalog.find(warehouse, name)
+            self._check_views_keep(warehouse, previous, [c.value for c in classes])
             catalog.ensure(warehouse)
             with Staging(
                 warehouse, owner_kind="model", owner=name, created_by="fit",
@@ -371,7 +383,7 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
                 validation.check_learned(warehouse, src.description, tables, classes)
                 record = self.record_of(
                     warehouse, tables, training, {**(details or {}), **learned}, name=name,
-                    n_null_target=n_null,
+                    n_null_target=n_null, previous=previous,
                 )  # fmt: skip
                 catalog.publish(
                     warehouse, record, lambda r, views: self._rebuild_views(warehouse, r, views)

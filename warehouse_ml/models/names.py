@@ -11,6 +11,10 @@ Two rules, both stated in docs/RELIABILITY.md ("guest contract"):
   :func:`probability_columns` (one documented renaming rule for labels whose names clash) and a
   key or passed-through column that clashes with one of them is refused
   (:func:`check_outputs`), instead of letting the engine rename or shadow one of the two.
+* **A class's column keeps its name.** A model stores its classes' probability columns
+  (:data:`STORED_COLUMNS`, catalog format 4): a class's name is fixed when the class first
+  appears, and the classes an update or re-fit adds get names that collide with none of the
+  kept ones, in columns after them (:func:`carried_columns`).
 """
 
 from __future__ import annotations
@@ -19,11 +23,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from warehouse_ml.errors import ColumnConflictError
+from warehouse_ml.store.catalog import ModelRecord
 
 PROBABILITY_PREFIX = "p_"
 PREDICTION = "prediction"
 FOLD = "fold"
 WEIGHT = "weight"
+STORED_COLUMNS = "probability_columns"
+"""Catalog ``details`` key of a model's probability columns: ``[label, column]`` pairs in the
+order of the output columns (catalog format 4 on)."""
 
 
 def fresh(base: str, taken: Iterable[str]) -> str:
@@ -50,29 +58,62 @@ def _fit(name: str, suffix: str, max_bytes: int | None) -> str:
     return name.encode("utf-8")[:room].decode("utf-8", errors="ignore") + suffix
 
 
-def probability_columns(labels: Sequence[Any], max_bytes: int | None = None) -> list[str]:
-    """Column names of the class probabilities in prediction views and tables: ``p_<label>``
-    per class, in class order.
+def probability_columns(
+    labels: Sequence[Any], max_bytes: int | None = None, taken: Sequence[str] = ()
+) -> list[str]:
+    """Column names of the class probabilities of ``labels`` in prediction views and tables:
+    ``p_<label>`` per class, in the order given, placed after the columns ``taken`` (the names
+    an earlier version of the model already gives; default none).
 
     The renaming rule: a label whose name ``p_<label>`` (cut to ``max_bytes`` bytes, the
-    engine's identifier length, e.g. 63 on PostgreSQL) equals, ignoring case, a name given to an
-    earlier class or the natural name of ANY class gets ``p_<label>_<i>`` instead (i its 0-based
-    class index; ``_<i>`` repeated until unique, the label cut to make room): classes 'A',
-    'a', 'a_1' give ``p_A``, ``p_a_1_1``, ``p_a_1``. So a natural name always belongs to its
-    own label, and names are unique on every engine.
+    engine's identifier length, e.g. 63 on PostgreSQL) equals, ignoring case, a ``taken`` name, a
+    name given to an earlier label or the natural name of ANY label gets ``p_<label>_<i>``
+    instead (i its 0-based column position, after the taken ones; ``_<i>`` repeated until
+    unique, the label cut to make room): labels 'A', 'a', 'a_1' give ``p_A``, ``p_a_1_1``,
+    ``p_a_1``; 'a_1' after the taken ``p_A``, ``p_a_1`` gets ``p_a_1_2``. So among the labels
+    named together a natural name belongs to its own label, a taken name is never given again,
+    and names are unique on every engine.
     """
     natural = [_fit(f"{PROBABILITY_PREFIX}{label}", "", max_bytes) for label in labels]
     reserved = {name.casefold() for name in natural}
     names: list[str] = []
-    taken: set[str] = set()
+    used = {name.casefold() for name in taken}
     for index, label in enumerate(labels):
         name, suffix = natural[index], ""
-        while name.casefold() in taken or (suffix and name.casefold() in reserved):
-            suffix += f"_{index}"
+        while name.casefold() in used or (suffix and name.casefold() in reserved):
+            suffix += f"_{len(taken) + index}"
             name = _fit(f"{PROBABILITY_PREFIX}{label}", suffix, max_bytes)
         names.append(name)
-        taken.add(name.casefold())
+        used.add(name.casefold())
     return names
+
+
+def carried_columns(
+    previous: Sequence[tuple[Any, str]], labels: Sequence[Any], max_bytes: int | None
+) -> list[tuple[Any, str]]:
+    """The (label, column) pairs of a model version whose classes are ``labels``, in output
+    column order: each class of ``previous`` (the replaced version's pairs, in its order) that
+    is still a class keeps its column, in its place; the new classes follow, in ``labels``
+    order, named by :func:`probability_columns` with the kept names taken. A label is matched
+    by its text (the catalog stores labels as JSON)."""
+    current = {str(label): label for label in labels}
+    kept = [(current[str(label)], name) for label, name in previous if str(label) in current]
+    seen = {str(label) for label, _ in kept}
+    added = [label for label in labels if str(label) not in seen]
+    named = probability_columns([str(label) for label in added], max_bytes, [n for _, n in kept])
+    return [*kept, *zip(added, named, strict=True)]
+
+
+def record_columns(record: ModelRecord, max_bytes: int | None) -> list[tuple[Any, str]]:
+    """The (label, column) pairs of a catalogued model, in output column order: stored with the
+    model (:data:`STORED_COLUMNS`), or for a model stored before catalog format 4 the names the
+    rule gave then (:func:`probability_columns` over its classes, in class order, for the
+    engine's identifier length ``max_bytes``)."""
+    stored = record.details.get(STORED_COLUMNS)
+    if stored is not None:
+        return [(label, name) for label, name in stored]
+    labels = [str(c) for c in record.classes]
+    return list(zip(record.classes, probability_columns(labels, max_bytes), strict=True))
 
 
 def check_outputs(

@@ -24,11 +24,12 @@ from warehouse_ml.errors import (
     ColumnError,
     DataError,
     NameConflictError,
+    ParameterError,
     ViewRebuildError,
     WarehouseMLError,
 )
 from warehouse_ml.models import compiled, export, literal_terms, names
-from warehouse_ml.models.names import PREDICTION, probability_columns
+from warehouse_ml.models.names import PREDICTION
 from warehouse_ml.models.scoring import Decision, score_query
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
@@ -40,6 +41,7 @@ from warehouse_ml.store.catalog import (
     EXPLANATION_VIEW,
     PREDICTION_VIEW,
     ModelRecord,
+    registered_views,
 )
 
 
@@ -79,10 +81,13 @@ class Predictor:
         prediction_name: str | None = None,
         decision: Decision | None = None,
         keep_order: bool = False,
+        column_order: Sequence[int] | None = None,
     ) -> exp.Query:
         """The query scoring ``source`` with ``record``'s tables. ``passthrough``: (source
         column, output name) pairs; an output name that equals (ignoring case) one of the
-        probability, log-probability or prediction names is refused (names.check_outputs)."""
+        probability, log-probability or prediction names is refused (names.check_outputs).
+        Probability names are given in class order, their columns output in ``column_order``
+        (scoring.score_query)."""
         self._check_outputs(
             record, source, passthrough,
             [*(probability_names or []), *(log_probability_names or []), prediction_name],
@@ -97,6 +102,7 @@ class Predictor:
             prediction_name=prediction_name,
             decision=decision,
             row=names.fresh("wml_row", source.columns) if keep_order else None,
+            column_order=column_order,
         )
 
     def _check_outputs(
@@ -142,27 +148,30 @@ class Predictor:
         return warehouse.fetch_text(compiled.scoring_text(warehouse, source, key, build))
 
     def _fetch_classes(self, con: Connectable, source: SourceLike, *, log: bool) -> pa.Table:
-        """One float64 column per class, named ``str(label)`` (renamed in Arrow, which allows
-        any name: the engine sees only the library's own)."""
+        """One float64 column per class, named and ordered as the model's views name and order
+        them (renamed in Arrow: the engine sees only the library's own names)."""
         internal = [f"wml_c_{i}" for i in range(len(self.classes_))]
         with (
             session(con) as warehouse,
             open_source(warehouse, source) as src,
             self._current(warehouse) as record,
         ):
+            named, order = self._probability_layout(warehouse, record)
             table = self._fetch_scores(
-                warehouse, record, src, keep_order=True,
+                warehouse, record, src, keep_order=True, column_order=order,
                 **{"log_probability_names" if log else "probability_names": internal},
             )  # fmt: skip
-        return table.rename_columns([str(c) for c in self.classes_])
+        return table.rename_columns([named[i] for i in order])
 
     def predict_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
-        """Class probabilities: one float64 column per class, in ``classes_`` order, named
-        ``str(label)``, one row per source row, in source order."""
+        """Class probabilities: one float64 column per class, named as the model's views name
+        it (``p_<label>``, :meth:`probability_columns`) and in their order, one row per source
+        row, in source order."""
         return self._fetch_classes(con, source, log=False)
 
     def predict_log_proba(self, con: Connectable, source: SourceLike) -> pa.Table:
-        """Natural-log class probabilities, laid out as :meth:`predict_proba`."""
+        """Natural-log class probabilities (-inf for a class the row makes impossible, only
+        with alpha = 0), laid out as :meth:`predict_proba`."""
         return self._fetch_classes(con, source, log=True)
 
     def predict(
@@ -203,26 +212,47 @@ class Predictor:
         keep_order: bool = False,
     ) -> exp.Query:
         """The query behind a prediction view: key columns (default: every source column),
-        ``p_<label>`` per class (DOUBLE; names.probability_columns), ``prediction``."""
+        ``p_<label>`` per class (DOUBLE; the model's stored names, in their column order:
+        :meth:`probability_columns`), ``prediction``."""
         chosen = source.columns if keys is None else column_names(keys, "keys")
         return self.scoring_query(
             warehouse,
             record,
             source,
             passthrough=[(k, k) for k in chosen],
-            probability_names=self.probability_names(warehouse),
+            probability_names=self._probability_layout(warehouse, record)[0],
             prediction_name=PREDICTION,
             decision=decision,
             keep_order=keep_order,
+            column_order=self._probability_layout(warehouse, record)[1],
         )
 
     def probability_names(self, warehouse: Warehouse) -> list[str]:
-        """The ``p_<label>`` columns of this model's views and tables on ``warehouse``'s engine
-        (names.probability_columns)."""
-        return probability_columns(self._class_names(), warehouse.IDENTIFIER_BYTES)
+        """The ``p_<label>`` columns of this model's classes, in ``classes_`` order, as its
+        views and tables on ``warehouse``'s engine name them."""
+        return self._probability_layout(warehouse, self.record)[0]
 
-    def _class_names(self) -> list[str]:
-        return [str(c) for c in self.classes_]
+    def probability_columns(self, con: Connectable) -> dict[Any, str]:
+        """Each class's probability column in predictions, views and tables, in their column
+        order: ``{label: "p_<label>"}``. A class's column is named when the class first appears
+        and keeps its name across updates and re-fits; a class an update adds gets a name no
+        earlier column has, and its column comes after the earlier ones (names.py)."""
+        with session(con) as warehouse:
+            return dict(names.record_columns(self.record, warehouse.IDENTIFIER_BYTES))
+
+    @staticmethod
+    def _probability_layout(
+        warehouse: Warehouse, record: ModelRecord
+    ) -> tuple[list[str], list[int]]:
+        """``record``'s probability column names in class order, and the class indices in the
+        columns' output order (names.record_columns)."""
+        pairs = names.record_columns(record, warehouse.IDENTIFIER_BYTES)
+        place = {str(c): i for i, c in enumerate(record.classes)}
+        order = [place[str(label)] for label, _ in pairs]
+        named = [""] * len(order)
+        for i, (_, name) in zip(order, pairs, strict=True):
+            named[i] = name
+        return named, order
 
     def score(self, con: Connectable, source: SourceLike, target: str | None = None) -> float:
         """Accuracy on a labelled ``source``, as scikit-learn's ``score``: the share of its rows
@@ -417,13 +447,54 @@ class Predictor:
             return model.stored_explanation_query(warehouse, record, source, options)
         if role == DRIFT_VIEW:
             return model.stored_drift_query(warehouse, record, source, options)
-        stored = options["decision"]
-        decision = Decision(
-            threshold=stored["threshold"],
-            positive=stored["positive"],
-            loss=None if stored["loss"] is None else tuple(map(tuple, stored["loss"])),
-        )
+        decision = Decision.from_json(options["decision"], record.classes)
         return model.view_query(warehouse, record, source, keys=options["keys"], decision=decision)
+
+    @staticmethod
+    def _check_views_keep(
+        warehouse: Warehouse, previous: ModelRecord | None, labels: Sequence[Any]
+    ) -> None:
+        """Refuse, before anything changes, a new version of ``previous``'s model whose classes
+        are ``labels`` when a registered prediction view of the model could not show what it
+        shows: a class whose probability column it has is gone, or its decision rule (a
+        threshold or a loss matrix, which name classes) was made for another set of classes, as
+        ``predict`` with those options would refuse (ViewRebuildError naming the view and the
+        way out). An argmax view takes new classes as new columns after its own."""
+        if previous is None:
+            return
+        before = {str(c): c for c in previous.classes}
+        after = {str(label): label for label in labels}
+        if set(before) == set(after):
+            return
+        gone = [c for text, c in before.items() if text not in after]
+        added = [label for text, label in after.items() if text not in before]
+        for row in registered_views(warehouse, previous.name):
+            if row.role != PREDICTION_VIEW:
+                continue
+            try:
+                rule = Decision.from_json(row.details["options"]["decision"], previous.classes)
+            except ParameterError as error:
+                raise ViewRebuildError(
+                    f"view {row.name} of model {previous.name!r}: {error}. Nothing was changed. "
+                    f"Remove it with warehouse_ml.drop_view(con, {str(row.name)!r}) (or "
+                    f"warehouse_ml.rebuild_views(con, {previous.name!r}, on_broken='drop')), "
+                    "then fit or update again"
+                ) from error
+            if not gone and not rule.names_classes:
+                continue
+            what = (
+                f"predicts with a decision rule ({rule.describe()}) made for the classes "
+                f"{list(rule.labels)}, which does not apply to other classes"
+                if rule.names_classes
+                else f"shows the probability columns of the classes {gone}"
+            )
+            raise ViewRebuildError(
+                f"view {row.name} of model {previous.name!r} {what}; the new version would "
+                f"have the classes {list(labels)} (added {added}, gone {gone}). Nothing was "
+                "changed (an update's batch was not applied). Remove the view with "
+                f"warehouse_ml.drop_view(con, {str(row.name)!r}), then fit or update again "
+                "and create the view anew for the new classes"
+            )
 
     def _rebuild_views(
         self, warehouse: Warehouse, record: ModelRecord, views: Sequence[ownership.Owned]

@@ -78,12 +78,18 @@ class Decision:
     * ``argmax`` (default, 0/1 loss): the most probable class, ties to the first in class order;
     * ``threshold``: binary models only, ``positive`` when P(positive) >= threshold;
     * ``loss``: minimum expected loss, ``loss[i][j]`` = cost of predicting class j when the
-      truth is class i (classes in ``classes_`` order); ties to the first class.
+      truth is class i; ties to the first class.
+
+    ``labels`` are the classes the rule was made for, in the order of ``loss``'s rows and
+    columns (the model's classes then): a rule is stored by label (:meth:`to_json`) and applies
+    to a model version only if its classes are exactly those labels (:meth:`over`), so a
+    threshold or a cost never moves to another class.
     """
 
     threshold: float | None = None
     positive: Any = None
     loss: tuple[tuple[float, ...], ...] | None = None
+    labels: tuple[Any, ...] = ()
 
     @classmethod
     def make(
@@ -108,7 +114,7 @@ class Decision:
                 positive = classes[1]
             if positive not in classes:
                 raise ParameterError(f"positive class {positive!r} is not one of {list(classes)}")
-            return cls(threshold=float(threshold), positive=positive)
+            return cls(threshold=float(threshold), positive=positive, labels=tuple(classes))
         if loss is not None:
             try:
                 matrix = [[_number("a loss matrix entry", x) for x in row] for row in loss]
@@ -127,12 +133,73 @@ class Decision:
                 raise ParameterError(
                     f"loss matrix entries must be finite numbers >= 0, got {bad[0]!r}"
                 )
-            return cls(loss=tuple(tuple(row) for row in matrix))
+            return cls(loss=tuple(tuple(row) for row in matrix), labels=tuple(classes))
         return cls()
 
+    @property
+    def names_classes(self) -> bool:
+        """Whether the rule names classes (a threshold or a loss matrix; argmax names none)."""
+        return self.threshold is not None or self.loss is not None
+
+    def over(self, classes: Sequence[Any]) -> Decision:
+        """The same rule for a model version whose classes are ``classes``: its positive class
+        and costs follow their labels (matched by text, as the catalog stores labels as JSON),
+        never their positions. A ParameterError when the classes are not exactly the rule's
+        labels (a class added or gone), as ``predict`` with these options would refuse."""
+        if not self.names_classes:
+            return Decision()
+        current = {str(c): c for c in classes}
+        made = [str(label) for label in self.labels]
+        if sorted(current) != sorted(made) or len(made) != len(classes):
+            raise ParameterError(
+                f"the decision rule ({self.describe()}) was made for the classes "
+                f"{list(self.labels)}; the model's classes are {list(classes)}: a rule applies "
+                "only to the classes it names"
+            )
+        if self.threshold is not None:
+            return Decision.make(
+                classes, threshold=self.threshold, positive=current[str(self.positive)]
+            )
+        place = [made.index(str(c)) for c in classes]
+        loss = self.loss or ()
+        return Decision.make(classes, loss=[[loss[i][j] for j in place] for i in place])
+
+    def describe(self) -> str:
+        """The rule in a few words, for messages."""
+        if self.threshold is not None:
+            return f"threshold={self.threshold!r}, positive={self.positive!r}"
+        if self.loss is not None:
+            return f"loss={[list(row) for row in self.loss]!r}"
+        return "argmax"
+
     def to_json(self) -> dict[str, Any]:
-        """The form stored with a view."""
-        return {"threshold": self.threshold, "positive": self.positive, "loss": self.loss}
+        """The form stored with a view: the rule and the labels it was made for."""
+        return {
+            "threshold": self.threshold,
+            "positive": self.positive,
+            "loss": self.loss,
+            "labels": list(self.labels),
+        }
+
+    @classmethod
+    def from_json(cls, stored: dict[str, Any], classes: Sequence[Any]) -> Decision:
+        """A stored rule (:meth:`to_json`) for a model version whose classes are ``classes``
+        (:meth:`over`). A rule stored without ``labels`` (before rules were kept by label) gave
+        its loss matrix by position: its positions are read as ``classes``, the classes of the
+        version it is applied to (a new version with other classes is refused before it is
+        published, models/prediction.py), and a shape that does not fit them is a
+        ParameterError."""
+        rule = cls(
+            threshold=stored.get("threshold"),
+            positive=stored.get("positive"),
+            loss=None if stored.get("loss") is None else tuple(map(tuple, stored["loss"])),
+            labels=tuple(stored.get("labels") or ()),
+        )
+        if not rule.names_classes:
+            return cls()
+        if "labels" in stored:
+            return rule.over(classes)
+        return cls.make(classes, threshold=rule.threshold, positive=rule.positive, loss=rule.loss)
 
 
 def _number(what: str, value: Any) -> float:
@@ -179,6 +246,7 @@ def term_column(term: int, class_index: int) -> str:
 def _prediction(classes: Sequence[Any], decision: Decision) -> exp.Expression:
     k = len(classes)
     probability = [column(_internal("p", i)) for i in range(k)]
+    decision = decision.over(classes)
     if decision.threshold is not None:
         pos = list(classes).index(decision.positive)
         neg = 1 - pos
@@ -280,14 +348,17 @@ def score_query(
     prediction_name: str | None = "prediction",
     decision: Decision | None = None,
     row: str | None = None,
+    column_order: Sequence[int] | None = None,
 ) -> exp.Query:
     """The full scoring query.
 
     Output columns, in order: the ``passthrough`` columns, (source column, output name) pairs;
-    one probability column per class named by ``probability_names`` (DOUBLE in [0, 1],
-    classes in ``classes`` order); optional natural-log probabilities; optional prediction
-    (the class label). With ``row`` (a name no source column has, see names.fresh) the rows
-    come in the source's scan order (for results fetched to Python).
+    one probability column per class named by ``probability_names`` (DOUBLE in [0, 1]; names
+    given in ``classes`` order, columns in ``column_order``, the class indices in output order,
+    default class order); optional natural-log probabilities (named and ordered alike; -inf for
+    an impossible class); optional prediction (the class label). With ``row`` (a name no
+    source column has, see names.fresh) the rows come in the source's scan order (for results
+    fetched to Python).
 
     Names: the source is read in the first step only (its columns as they are, plus ``row``);
     every later step carries the library's names alone (passed-through columns travel as
@@ -339,10 +410,10 @@ def score_query(
     final = exp.select(
         *[alias(column(_internal("k", i)), name) for i, (_, name) in enumerate(passthrough)]
     ).from_(exp.to_table(POSTERIOR))
-    for i, name in enumerate(probability_names or []):
-        final = final.select(alias(column(_internal("p", i)), name), copy=False)
-    for i, name in enumerate(log_probability_names or []):
-        final = final.select(alias(column(_internal("lp", i)), name), copy=False)
+    order = range(k) if column_order is None else column_order
+    for prefix, given in (("p", probability_names), ("lp", log_probability_names)):
+        for i in order if given else ():
+            final = final.select(alias(column(_internal(prefix, i)), given[i]), copy=False)
     if prediction_name is not None:
         final = final.select(
             alias(_prediction(classes, decision or Decision()), prediction_name), copy=False

@@ -12,7 +12,10 @@ fit on the union of the training rows and every batch (bit for bit; Gaussian mea
 variances to the last bits of the pooling), so the parameters and probabilities do too.
 
 * New classes and new categorical values of a batch are counted like any other (a new class
-  gets the next place in the ascending order of classes, and its probability columns with it).
+  gets its place in the ascending order of ``classes_``; its probability column gets a name no
+  earlier column has and comes after the earlier columns, models/names.py). A batch whose new
+  classes a registered view's decision rule does not name is refused before anything changes
+  (``Predictor._check_views_keep``).
 * TAN's numeric attributes keep the bins of the first fit; a batch's values above the top edge
   (the largest training value of the first fit) fall in the top bin and are counted in the
   batch's record (``above_bins``); the bins store no lower edge, so values below the smallest
@@ -192,8 +195,8 @@ def _stores_update_counts(warehouse: Warehouse, record: ModelRecord) -> bool:
 
 class Updater:
     """Incremental updates of a fitted classifier (module docstring); relies on the
-    classifier's ``_current``, ``_check_source``, ``learn_tables``, ``record_of`` and
-    ``_rebuild_views``."""
+    classifier's ``_current``, ``_check_source``, ``learn_tables``, ``record_of``,
+    ``_check_views_keep`` and ``_rebuild_views``."""
 
     @property
     def batches_(self) -> list[dict[str, Any]]:
@@ -248,6 +251,7 @@ class Updater:
             stored = _stored_classes(warehouse, record)
             classes = merged_classes(stored, batch_classes, weight is not None)
             check_class_number(classes, src.description, record.target)
+            self._check_views_keep(warehouse, record, [c.value for c in classes])
             features = [
                 Feature(n, record.feature_types[n]["kind"], record.feature_types[n]["sql_type"])
                 for n in record.features
@@ -282,6 +286,7 @@ class Updater:
                     warehouse, tables, training,
                     {**kept, **learned, "batches": [*self.batches_, applied]},
                     name=record.name, n_null_target=record.n_null_target + n_null,
+                    previous=record,
                 )  # fmt: skip
                 new = dataclasses.replace(new, source=record.source, target_type=record.target_type)
                 catalog.publish(
