@@ -11,10 +11,14 @@ import pytest
 from conftest import load_text_csv
 from scipy import optimize, stats
 from scipy.spatial.distance import jensenshannon
+from test_histogram import lopsided, without_histogram
+from test_relevance import binned, ntile_edges
 
 import warehouse_ml as wml
-from warehouse_ml.errors import NameConflictError
-from warehouse_ml.models.drift import chi_square_p_values
+from warehouse_ml.engines import connect
+from warehouse_ml.engines.sources import open_source
+from warehouse_ml.errors import ColumnError, NameConflictError
+from warehouse_ml.models.drift import ATTRIBUTE, chi_square_p_values
 from warehouse_ml.sqlgen import templates
 
 COLUMNS = [
@@ -138,9 +142,27 @@ def mixture_edges(values: np.ndarray, labels: np.ndarray, bins: int) -> list[flo
     ]
 
 
-def test_gaussian_attributes_use_equal_frequency_bins_of_the_fitted_mixture(con):
+def test_numeric_naive_bayes_attributes_are_compared_with_the_training_histogram(con):
+    train, new = lopsided(2500, 3), lopsided(900, 4)
+    model = wml.NaiveBayes().fit(con, train, "label")
+    rows = {r["attribute"]: r for r in model.drift(con, new).to_pylist() if r["kind"] == ATTRIBUTE}
+    for attribute in ("gain", "hours", "size"):
+        edges = ntile_edges(train[attribute].to_pylist(), 5)
+        row = rows[attribute]
+        assert row["treatment"] == f"numeric: the training histogram's {len(edges)} bins"
+        assert_measures(
+            row,
+            reference(
+                counts(binned(train[attribute].to_pylist(), edges)),
+                counts(binned(new[attribute].to_pylist(), edges)),
+            ),
+            attribute,
+        )
+
+
+def test_models_stored_without_a_histogram_use_bins_of_the_fitted_mixture(con):
     train, new = shifted(2000, 3, 0.0), shifted(800, 4, 0.4)
-    model = wml.NaiveBayes().fit(con, train, "label", features=["size"])
+    model = without_histogram(wml.NaiveBayes().fit(con, train, "label", features=["size"]))
     row = model.drift(con, new, bins=8).to_pylist()[0]
     assert row["treatment"] == "gaussian: 8 equal-frequency bins of the fitted class normals"
     edges = np.array(mixture_edges(np.asarray(train["size"]), np.asarray(train["label"]), 8))
@@ -227,3 +249,77 @@ def test_vote_and_car_attributes_equal_references(con, datasets):
                 reference(counts(train[column].to_pylist()), counts(new[column].to_pylist())),
                 f"{name}.{column}",
             )
+
+
+def assert_no_drift(rows: list[dict], where: str) -> None:
+    for row in rows:
+        assert row["psi"] == pytest.approx(0.0, abs=1e-12), (where, row["attribute"])
+        assert row["chi_square"] == pytest.approx(0.0, abs=1e-12), (where, row["attribute"])
+        assert row["p_value"] == pytest.approx(1.0, abs=1e-12), (where, row["attribute"])
+        assert row["n_unseen"] == 0 and row["psi_flag"] == "stable", (where, row["attribute"])
+
+
+@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+def test_the_training_table_has_no_drift_on_any_attribute(con, kind):
+    """Numerics a class normal fits poorly (mostly zeros, bimodal) included."""
+    data = lopsided(3000, 11)
+    model = kind().fit(con, data, "label")
+    rows = [r for r in model.drift(con, data).to_pylist() if r["kind"] != "prediction"]
+    assert len(rows) == 5
+    assert_no_drift(rows, kind.__name__)
+
+
+@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+def test_adult_training_table_has_no_drift_on_any_attribute(con, datasets, kind):
+    con.execute(f"CREATE TABLE a AS SELECT * FROM read_csv('{datasets / 'adult.csv'}')")
+    with pytest.warns(wml.IntegerColumnsWarning):
+        model = kind().fit(con, "a", "class")
+    rows = [r for r in model.drift(con, "a").to_pylist() if r["kind"] != "prediction"]
+    assert len(rows) == 15
+    assert_no_drift(rows, kind.__name__)
+
+
+def test_a_double_target_is_compared_with_an_integer_models_classes(con):
+    """An integer 0/1 target read back as DOUBLE (as pandas reads an integer column with a
+    NULL) is the same classes; a value that is no class is unseen."""
+    data = lopsided(1000, 12)
+    labels = np.asarray(data["label"]) == "yes"
+    train = data.set_column(0, "label", pa.array(labels.astype(np.int64)))
+    model = wml.NaiveBayes().fit(con, train, "label")
+    doubles = [float(v) for v in labels.astype(np.int64)]
+    new = data.set_column(0, "label", pa.array([*doubles[:-3], None, 0.5, 2.0]))
+    klass = next(r for r in model.drift(con, new).to_pylist() if r["kind"] == "class")
+    trained = counts(train["label"].to_pylist())
+    observed = counts([None if v is None else str(int(v)) for v in doubles[:-3]])
+    observed.update({"0.5": 1, "2.0": 1})
+    assert klass["n_unseen"] == 2
+    assert_measures(klass, reference(trained, observed), "class")
+
+
+def test_a_target_of_another_type_family_is_refused_by_name(con):
+    data = lopsided(300, 13)
+    labels = (np.asarray(data["label"]) == "yes").astype(np.int64)
+    model = wml.NaiveBayes().fit(con, data.set_column(0, "label", pa.array(labels)), "label")
+    with pytest.raises(ColumnError, match=r"target column 'label' .* type string; .* int64"):
+        model.drift(con, data)
+
+
+def drift_statement(con, attributes: int, classes: int) -> str:
+    rng = np.random.default_rng(attributes * 100 + classes)
+    columns = {f"x{i}": rng.normal(size=120) for i in range(attributes)}
+    columns["y"] = [f"c{j}" for j in np.arange(120) % classes]
+    table = pa.table(columns)
+    model = wml.NaiveBayes().fit(con, table, "y", name=f"wide_{attributes}_{classes}")
+    warehouse = connect(con)
+    with open_source(warehouse, table) as source:
+        query = model.drift_query(warehouse, model.record, source, 10)
+    return templates.generate(query, "duckdb")
+
+
+def test_drift_statement_grows_linearly_with_attributes_times_classes(con):
+    """Structural: the statement's length at (A, K) grows no faster than A * K (its fixed
+    part, the p-value series, makes the ratios smaller still)."""
+    sizes = {ak: len(drift_statement(con, *ak)) for ak in [(8, 2), (32, 2), (16, 8)]}
+    base = sizes[(8, 2)]
+    for (a, k), size in sizes.items():
+        assert size / base <= a * k / 16 + 0.25, (a, k, sizes)

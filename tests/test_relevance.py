@@ -10,7 +10,6 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 from conftest import load_text_csv
-from scipy import optimize, stats
 from sklearn.metrics import mutual_info_score
 from test_explain import reference_terms
 
@@ -26,10 +25,10 @@ def bits(a, b) -> float:
     return mutual_info_score([str(x) for x, _ in kept], [str(y) for _, y in kept]) / math.log(2)
 
 
-def ntile_bins(values, bins):
-    """Each value's equal-frequency bin as select_bin_tiles.sql and binning.bin_expression
-    define it: NTILE(bins) tiles of the sorted non-NULL values (the first n % bins tiles one
-    longer), an edge at each tile's largest value, bin i for edge[i-1] < x <= edge[i]."""
+def ntile_edges(values, bins):
+    """The edges select_bin_tiles.sql and create_bins.sql learn: NTILE(bins) tiles of the
+    sorted non-NULL values (the first n % bins tiles one longer), the distinct largest values
+    of the tiles, ascending."""
     present = sorted(v for v in values if v is not None)
     size, extra = divmod(len(present), bins)
     edges, start = [], 0
@@ -38,11 +37,21 @@ def ntile_bins(values, bins):
         if length:
             edges.append(present[start + length - 1])
         start += length
-    edges = sorted(set(edges))
+    return sorted(set(edges))
+
+
+def binned(values, edges):
+    """Each value's bin as binning.bin_expression defines it: bin i for edge[i-1] < x <=
+    edge[i], the last bin above the last edge, NULL for NULL."""
     return [
         None if v is None else min(int(np.searchsorted(edges, v, side="left")), len(edges) - 1)
         for v in values
     ]
+
+
+def ntile_bins(values, bins):
+    """Each value's equal-frequency bin (:func:`ntile_edges`, :func:`binned`)."""
+    return binned(values, ntile_edges(values, bins))
 
 
 def _columns(con, table, names):
@@ -170,50 +179,48 @@ def test_mean_absolute_evidence_over_a_source(con, datasets, kind):
         assert got[a] == pytest.approx(want[a], abs=1e-9)
 
 
-def test_gaussian_and_binned_numerics_of_a_model(con, datasets):
-    """A Naive Bayes Gaussian: MI of its fitted class normals on equal-frequency bins of their
-    mixture (a scipy reference); a TAN numeric: MI of the model's own bins (scikit-learn)."""
+def test_numerics_of_a_model_are_measured_on_its_bins(con, datasets):
+    """A Naive Bayes numeric: MI of its training histogram, the equal-frequency bins
+    rank_attributes cuts the same rows into; a TAN numeric: MI of the model's own bins
+    (scikit-learn references)."""
     con.execute(
         f"CREATE TABLE a AS SELECT * FROM read_csv('{datasets / 'adult_train.csv'}') LIMIT 3000"
     )
     numeric = ["age", "hours-per-week"]
     features = [*numeric, "education", "sex"]
+    data = _columns(con, "a", [*numeric, "class"])
     nb = wml.NaiveBayes().fit(con, "a", "class", features=features, numeric=numeric, name="nb")
-    normals = defaultdict(list)
-    for r in nb.parameters(con)["gaussian"].to_pylist():
-        normals[r["attribute"]].append((r["n"], r["mean"], math.sqrt(r["variance"])))
     got = {r["attribute"]: r for r in nb.attribute_ranking(con).to_pylist()}
     for a in numeric:
-        n, mean, sd = (np.array(v, dtype=float) for v in zip(*normals[a], strict=True))
-        w = n / n.sum()
-
-        def cdf(x, mean=mean, sd=sd, w=w):
-            return float(np.sum(w * stats.norm.cdf(x, mean, sd)))
-
-        edges = [-np.inf]
-        for b in range(1, 5):
-            edges.append(optimize.brentq(lambda x, q=b / 5: cdf(x) - q, -1e7, 1e7, xtol=1e-13))
-        edges.append(np.inf)
-        mass = np.array(
-            [np.diff(stats.norm.cdf(edges, m, s)) for m, s in zip(mean, sd, strict=True)]
+        assert got[a]["mi"] == pytest.approx(bits(ntile_bins(data[a], 5), data["class"]), abs=1e-9)
+        assert (
+            got[a]["treatment"] == f"numeric: {len(ntile_edges(data[a], 5))} equal-frequency bins"
         )
-        marginal = w @ mass
-        want = float(np.sum(w[:, None] * mass * np.log2(mass / marginal)))
-        assert got[a]["mi"] == pytest.approx(want, abs=1e-9)
-        assert got[a]["treatment"] == "gaussian: 5 equal-frequency bins of the fitted class normals"
-        assert got[a]["n"] == int(n.sum())
+        assert got[a]["n"] == sum(x is not None for x in data[a])
     tan = wml.TAN().fit(con, "a", "class", features=features, numeric=numeric, name="tan")
-    data = _columns(con, "a", [*numeric, "class"])
     edges = tan.record.details["bins"]
     for r in tan.attribute_ranking(con).to_pylist():
         if r["attribute"] in numeric:
             cut = edges[r["attribute"]]
-            binned = [
-                None if x is None else min(int(np.searchsorted(cut, x, side="left")), len(cut) - 1)
-                for x in data[r["attribute"]]
-            ]
-            assert r["mi"] == pytest.approx(bits(binned, data["class"]), abs=1e-9)
+            assert r["mi"] == pytest.approx(
+                bits(binned(data[r["attribute"]], cut), data["class"]), abs=1e-9
+            )
             assert r["treatment"] == f"numeric: the model's {len(cut)} equal-frequency bins"
+
+
+def test_naive_bayes_ranking_equals_rank_attributes_on_adult(con, datasets):
+    """On the same rows and bins, a Naive Bayes model's ranking is rank_attributes' (its
+    Gaussian attributes measured by their training histogram, not their fitted normals)."""
+    con.execute(f"CREATE TABLE a AS SELECT * FROM read_csv('{datasets / 'adult.csv'}')")
+    with pytest.warns(wml.IntegerColumnsWarning):
+        model = wml.NaiveBayes().fit(con, "a", "class", name="nb")
+        before = wml.rank_attributes(con, "a", "class")
+    ranking = model.attribute_ranking(con)
+    assert ranking.select(["attribute", "treatment", "n", "rank"]) == before.select(
+        ["attribute", "treatment", "n", "rank"]
+    )
+    for got, want in zip(ranking.column("mi").to_pylist(), before.column("mi").to_pylist()):
+        assert got == pytest.approx(want, abs=1e-9)
 
 
 def _fold_predictions(con, ev):
@@ -252,8 +259,8 @@ def test_top_k_is_chosen_inside_each_training_fold(con, datasets):
         reference = wml.NaiveBayes().fit(con, "train", "class", features=top, name=f"f{fold}")
         want = reference.predict_proba(con, "test").to_pylist()
         for r, w in zip(held, want, strict=True):
-            for label, p in w.items():
-                assert r[f"p_{label}"] == pytest.approx(p, abs=1e-12)
+            for name, p in w.items():
+                assert r[name] == pytest.approx(p, abs=1e-12)
     full = wml.cross_validate(con, "src", "class", wml.NaiveBayes(), folds=4, key="id")
     every = wml.cross_validate(
         con, "src", "class", wml.NaiveBayes(), folds=4, key="id", features=f"top:{len(features)}"

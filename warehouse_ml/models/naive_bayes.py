@@ -9,6 +9,16 @@ models/training.py), but the lookup table, whose codes are shifted per partition
 * ``unseen``: attribute, class_index, n_class, n_values, log_prob of a value never seen;
 * ``gaussian``: attribute, class_index, n, mean, variance (floored), population_variance
   (before the floor) of numeric attributes;
+* ``histogram_bins``: attribute, bin_index, upper: the edges of each numeric attribute's
+  ``binning.DEFAULT_BINS`` equal-frequency bins over the training rows (stats/binning.py; the
+  edges are also in the catalog details, ``histogram_bins``); cross-validation's models share
+  the edges of the whole split's rows;
+* ``histogram``: attribute, value (bin index), class_index, n: each numeric attribute's
+  training histogram, the rows (a weighted fit: the summed weights, as every count of the
+  model) per bin and class. Scoring does not read it: drift and the attribute ranking do,
+  so that they measure the data's distribution, not the fitted normals. An update adds a
+  batch's counts on the stored edges. A model stored before the histogram has neither table
+  (its drift and ranking use the fitted normals, models/drift.py);
 * ``lookup``: code, lp_0 .. lp_{K-1}: the summed categorical and unseen log-probabilities of
   blocks of integer-coded attributes with contiguous values, one row per combination of
   their (value | unseen | NULL) slots, so that scoring looks up a block by one INNER join on
@@ -42,7 +52,7 @@ from warehouse_ml.models.scoring import Join, Term, partition_condition, pivot_o
 from warehouse_ml.models.training import ClassCount, Training, total
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import TableName, column
-from warehouse_ml.stats import counting
+from warehouse_ml.stats import binning, counting
 from warehouse_ml.stats.counting import PARTITION
 from warehouse_ml.stats.features import (
     CATEGORICAL,
@@ -259,15 +269,24 @@ class NaiveBayes(Classifier):
         write_parameters(
             warehouse, self, counts, moments, training.classes, tables, training.count_type, floor
         )
+        learned: dict[str, Any] = {}
+        if numeric and (training.stored is None or "histogram" in training.stored.record.parts):
+            learned["histogram_bins"] = _histogram(warehouse, training, tables, numeric)
         staged = [
             r
-            for r in ("counts", "part_counts", "part_moments", "part_floor_moments")
+            for r in (
+                "counts",
+                "part_counts",
+                "part_moments",
+                "part_floor_moments",
+                "part_histogram",
+            )
             if r in tables.roles
         ]
         if "categorical" in tables.roles:
             check.of_counts(warehouse, tables.named("categorical"))
         tables.discard(staged)
-        return lookup.learn(warehouse, tables, features, len(training.classes[0]))
+        return {**learned, **lookup.learn(warehouse, tables, features, len(training.classes[0]))}
 
     def _counts(
         self, warehouse: Warehouse, training: Training, tables: Staging
@@ -347,6 +366,36 @@ class NaiveBayes(Classifier):
             source_type = source.field(name).type
             return literal_terms.categorical_term(literals, name, feature, source_type, k)
         return categorical_term(record, name, f"wml_a{i}", k)
+
+
+def _histogram(
+    warehouse: Warehouse, training: Training, tables: Staging, numeric: Sequence[str]
+) -> dict[str, list[float]]:
+    """The ``histogram_bins`` and ``histogram`` tables of the ``numeric`` attributes (module
+    docstring): edges learned over the source's rows (an update keeps its model's), counts
+    per model as the categorical counts are (summed over the other folds for
+    cross-validation, added to the stored ones for an update). Returns the edges."""
+    if training.stored is not None:
+        edges = {a: list(training.stored.record.details["histogram_bins"][a]) for a in numeric}
+        binning.store_edges(warehouse, tables.table("histogram_bins"), edges)
+    else:
+        edges = binning.learn_edges(
+            warehouse, training.source.relation, training.target, numeric, binning.DEFAULT_BINS,
+            tables.table("histogram_bins"), training.source.description,
+        )  # fmt: skip
+    counts = training.model_counts(
+        warehouse, tables, "part_histogram",
+        binning.histogram_counts(
+            training.source.relation, training.target, edges, training.held_out,
+            training.weight,
+        ),
+        "select_counts_outside_partitions",
+    )  # fmt: skip
+    warehouse.run(
+        "create_nb_histogram", table=tables.table("histogram"), counts=counts,
+        classes=tables.named("classes"), count_type=training.count_type,
+    )  # fmt: skip
+    return edges
 
 
 def _partition(record: ModelRecord) -> str | None:

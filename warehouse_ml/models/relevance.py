@@ -249,33 +249,39 @@ def pair_information(
 
 
 GAUSSIAN_TREATMENT = "gaussian: {bins} equal-frequency bins of the fitted class normals"
+COUNTED_PARTS = ("categorical", "histogram")
+"""A fitted model's tables of (attribute, value, class) counts: its categorical attributes and
+TAN's binned numerics (``categorical``), a Naive Bayes model's numeric training histogram
+(``histogram``)."""
 
 
 def model_information(
     warehouse: Warehouse, record: ModelRecord, bins: int = binning.DEFAULT_BINS
 ) -> dict[str, tuple[str, int, float]]:
     """attribute -> (treatment, n, MI(A; C) in bits) of every feature of a fitted model, from
-    its stored parameters alone (an attribute with no counted row: n = 0, MI 0): categorical
-    attributes and TAN's binned numerics from their counts (the ``categorical`` table), Naive
-    Bayes' Gaussian attributes from their class normals (stats/information.py's
-    ``gaussian_information``, on ``bins`` equal-frequency bins)."""
-    rows = warehouse.fetch_tree(
-        information.class_information_query(
-            information.model_counts(record.parameters("categorical"))
-        )
-    ).to_pylist()
-    edges = record.details.get("bins", {})
-    measured = {name: ("categorical", 0, 0.0) for name in record.features}
+    its stored parameters alone (an attribute with no counted row: n = 0, MI 0), all by
+    stats/information.py's ``class_information_query`` over its counts: categorical
+    attributes and TAN's binned numerics (the ``categorical`` table), Naive Bayes' numeric
+    attributes from their training histogram (the ``histogram`` table: the bins and counts
+    ``rank_attributes`` measures the same rows with, hence the same MI). A Naive Bayes model
+    stored before the histogram measures its Gaussian attributes from their class normals
+    (``gaussian_information``, on ``bins`` equal-frequency bins of their mixture)."""
+    counted = [
+        information.model_counts(record.parameters(part))
+        for part in COUNTED_PARTS
+        if part in record.parts
+    ]
+    rows = (
+        warehouse.fetch_tree(
+            information.class_information_query(templates.union_all(counted))
+        ).to_pylist()
+        if counted
+        else []
+    )
+    measured = {name: (_model_treatment(record, name), 0, 0.0) for name in record.features}
     for row in rows:
-        name = row["attribute"]
-        kind = record.feature_types[name]["kind"]
-        how = (
-            f"numeric: the model's {len(edges[name])} equal-frequency bins"
-            if kind == NUMERIC
-            else "categorical"
-        )
-        measured[name] = (how, row["n"], row["mi"])
-    if "gaussian" in record.parts:
+        measured[row["attribute"]] = (measured[row["attribute"]][0], row["n"], row["mi"])
+    if "gaussian" in record.parts and "histogram" not in record.parts:
         for name, per_class in fitted_normals(warehouse, record).items():
             measured[name] = (
                 GAUSSIAN_TREATMENT.format(bins=bins),
@@ -283,6 +289,18 @@ def model_information(
                 information.gaussian_information(per_class, bins),
             )
     return measured
+
+
+def _model_treatment(record: ModelRecord, name: str) -> str:
+    """How a fitted model's attribute ``name`` is measured: on TAN's bins, on a Naive Bayes
+    histogram's (worded as :func:`rank_attributes` words its own), or as categorical."""
+    model_bins = record.details.get("bins", {})
+    if name in model_bins:
+        return f"numeric: the model's {len(model_bins[name])} equal-frequency bins"
+    histogram_bins = record.details.get("histogram_bins", {})
+    if name in histogram_bins:
+        return treatment(Feature(name, NUMERIC, ""), histogram_bins)
+    return "categorical"
 
 
 def fitted_normals(

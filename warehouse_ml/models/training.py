@@ -64,10 +64,11 @@ class ClassCount:
 @dataclass(frozen=True)
 class StoredCounts:
     """A fitted model's counts, laid out as a learner stages a source's counts per partition
-    (the roles ``part_counts``, ``part_moments`` and ``part_pair_counts``), as partition
+    (the roles ``part_counts``, ``part_moments``, ``part_histogram`` and
+    ``part_pair_counts``), as partition
     :data:`STORED_PARTITION`: what an update adds a batch's counts to
-    (models/updating.py). Read from the model's ``categorical``, ``gaussian`` and
-    ``pair_counts`` tables (model 0), their classes named by label."""
+    (models/updating.py). Read from the model's ``categorical``, ``gaussian``, ``histogram``
+    and ``pair_counts`` tables (model 0), their classes named by label."""
 
     record: Any  # store.catalog.ModelRecord
 
@@ -76,6 +77,7 @@ class StoredCounts:
         part, columns, counted = {
             "part_counts": ("categorical", ["attribute", "value"], ["n"]),
             "part_moments": ("gaussian", ["attribute"], ["n", "mean", "population_variance"]),
+            "part_histogram": ("histogram", ["attribute", "value"], ["n"]),
             "part_pair_counts": (
                 "pair_counts", ["attribute_i", "attribute_j", "value_i", "value_j"], ["n"],
             ),

@@ -7,6 +7,10 @@ bin i holds ``edge[i-1] < x <= edge[i]``, values above the last edge fall in the
 stays NULL. The same expression is used when counting and when scoring, so training and scoring
 bins are identical. Bin indexes are compared as text (``'0'``, ``'1'``, ...) like any
 categorical value.
+
+A numeric attribute's *training histogram* (:func:`histogram_counts`) is its rows per (bin,
+class) on such edges: what Naive Bayes stores next to its Gaussians, so that drift and its
+attribute ranking measure the data's own distribution (models/drift.py, models/relevance.py).
 """
 
 from __future__ import annotations
@@ -20,10 +24,13 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import DataError, ParameterError
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column, literal
+from warehouse_ml.stats import counting
 from warehouse_ml.stats.features import NUMERIC, Feature, valued_source
 from warehouse_ml.stats.features import value_expression as categorical_value
 
 DEFAULT_BINS = 5
+"""Equal-frequency bins of a numeric column: TAN's default, ``rank_attributes``' and
+``top:k``'s, and a Naive Bayes model's training histogram."""
 
 
 def check_bins(bins: Any) -> int:
@@ -160,4 +167,27 @@ def discretised_source(
         carried,
         features,
         lambda feature, value: value_expression(feature, value, edges),
+    )
+
+
+def histogram_counts(
+    source: exp.Table | exp.Query,
+    target: str,
+    edges: Mapping[str, Sequence[float]],
+    partition: str | None = None,
+    weight: str | None = None,
+) -> exp.Query:
+    """The training histogram of the numeric attributes ``edges`` names: counting.py's
+    categorical counts (one statement over blocks of attributes) of each attribute's bin
+    index on its ``edges``, computed per block from the source row (no discretised copy of
+    every column per block).
+
+    Output columns: wml_part, attribute (VARCHAR), value (VARCHAR bin index ``'0'``,
+    ``'1'``, ...), class_label (VARCHAR), n (rows; with ``weight``, their summed weights),
+    per ``partition`` as counting.categorical_counts has them; empty bins have no row.
+    """
+    names = list(edges)
+    values = {a: bin_expression(column(a, "src"), edges[a]) for a in names}
+    return counting.categorical_counts(
+        source, target, names, partition=partition, weight=weight, values=values
     )

@@ -8,7 +8,7 @@ GROUP BY per attribute: blocks of 4 were the fastest on integer codes and on str
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
@@ -68,6 +68,7 @@ def categorical_counts(
     block_size: int = DEFAULT_BLOCK_SIZE,
     partition: str | None = None,
     weight: str | None = None,
+    values: Mapping[str, exp.Expression] | None = None,
 ) -> exp.Query:
     """Query of (attribute, value, class_label, n) for every categorical attribute.
 
@@ -76,8 +77,11 @@ def categorical_counts(
     column of ``source``, their summed weights as DECIMAL(38, 18)). NULL values and NULL
     classes are left out; values with no row in a class are absent (filled in later). With
     ``partition`` (a source column such as a fold id) the counts are per partition value,
-    still in one scan, in column ``wml_part``; without, wml_part is 0.
+    still in one scan, in column ``wml_part``; without, wml_part is 0. ``values``: an
+    attribute's value as an expression over the source row ``src`` (e.g. a bin index), in
+    place of its column; each block computes only its own attributes' values.
     """
+    valued = {a: column(a, "src") for a in attributes} | dict(values or {})
     source_part, source_group = partition_items(partition, "src")
     block_part, block_group = partition_items(PARTITION, "b")
     marginals = []
@@ -94,9 +98,9 @@ def categorical_counts(
                     target=target,
                     block_columns=[
                         *source_part,
-                        *(alias(column(a, "src"), s) for a, s in zip(block, slots, strict=True)),
+                        *(alias(valued[a], s) for a, s in zip(block, slots, strict=True)),
                     ],
-                    group_columns=[*source_group, *(column(a, "src") for a in block)],
+                    group_columns=[*source_group, *(valued[a].copy() for a in block)],
                     count=row_count(weight),
                 ),
             )
