@@ -10,6 +10,7 @@ views whose source changed, an attached database named ``wml``).
 
 from __future__ import annotations
 
+import gc
 import json
 
 import duckdb
@@ -340,6 +341,30 @@ def test_evaluations_are_temporary_unless_kept(tmp_path):
     con.close()
 
 
+def test_evaluations_garbage_collected_lose_their_tables_at_the_next_call(con):
+    """A nightly job on a long-lived connection: the temporary tables of evaluations nobody
+    holds any more are dropped at the next library call, not at the connection's end."""
+    _customers(con)
+    model = wml.NaiveBayes().fit(con, "customers", "y", keys=["id"], name="m")
+    held = wml.cross_validate(con, "customers", "y", wml.TAN(), folds=3, key="id")
+    for _ in range(3):
+        ev = wml.cross_validate(con, "customers", "y", wml.NaiveBayes(), folds=3, key="id")
+        assert ev.accuracy().n == 60
+        ev = wml.evaluate(con, model, "customers", keys=["id"])  # the first one is let go
+        del ev
+    gc.collect()
+    # each call dropped the tables of the evaluations let go before it; the last two wait
+    # for the next call (a finalizer runs no SQL)
+    assert len(temporary_tables(con)) == 3
+    model.predict_proba(con, "customers")
+    assert temporary_tables(con) == {held.predictions.name}
+    assert held.accuracy().n == 60  # an evaluation still held keeps its table
+    del held
+    gc.collect()
+    wml.list_models(con)
+    assert temporary_tables(con) == set()
+
+
 def test_cli_evaluate_keeps_nothing_unless_asked(tmp_path, capsys):
     path = str(tmp_path / "w.duckdb")
     con = duckdb.connect(path)
@@ -363,8 +388,7 @@ def test_vacuum_removes_only_what_crashed_runs_left(tmp_path):
     _customers(con)
     model = wml.NaiveBayes().fit(con, "customers", "y", keys=["id"], name="m")
     model.create_view(con, "scores", "customers", keys=["id"])
-    # what a process killed during a fit leaves: a staged version's registered tables, and a
-    # table of an earlier version of the library that nothing registers
+    # what a process killed during a fit leaves: a staged version's registered tables
     con.execute("CREATE TABLE wml.m0123456789abcdef_classes AS SELECT 1 AS x")
     con.execute(
         'INSERT INTO wml.objects VALUES (\'["", "wml", "m0123456789abcdef_classes"]\', '
@@ -372,7 +396,6 @@ def test_vacuum_removes_only_what_crashed_runs_left(tmp_path):
         "'m0123456789abcdef', 'classes', 'model', 'fit', TIMESTAMP '2026-01-01', "
         "'duckdb|deadprocess|0', '{}')"
     )
-    con.execute("CREATE TABLE wml.cv0123456789ab_predictions AS SELECT 1 AS x")
     # a kept evaluation's name registered by a call killed before it created the table
     con.execute(
         'INSERT INTO wml.objects VALUES (\'["", "wml", "cvfedcba987654_predictions"]\', '
@@ -386,7 +409,6 @@ def test_vacuum_removes_only_what_crashed_runs_left(tmp_path):
     con.execute("CREATE TABLE main.m0123456789abcdef_unseen AS SELECT 1 AS x")  # not in wml
     removed = wml.vacuum(con).to_pylist()
     assert sorted(r["object_name"] for r in removed) == [
-        "wml.cv0123456789ab_predictions",
         "wml.cvfedcba987654_predictions",
         "wml.m0123456789abcdef_classes",
     ]
@@ -397,6 +419,26 @@ def test_vacuum_removes_only_what_crashed_runs_left(tmp_path):
     assert con.sql("SELECT count(*) FROM scores").fetchall() == [(60,)]
     assert wml.vacuum(con).num_rows == 0
     con.close()
+
+
+def test_vacuum_leaves_an_unregistered_table_named_like_the_librarys(con):
+    """Only the registry says what is the library's: a user's copy of a model's table in
+    ``wml`` (named like a staged table, unregistered) is not a leftover."""
+    _customers(con)
+    model = wml.NaiveBayes().fit(con, "customers", "y", keys=["id"], name="m")
+    copies = [
+        f"{model.record.model_id}_categorical_backup_2024",
+        "m0123456789abcdef_classes",
+        "cv0123456789ab_predictions",
+    ]
+    for copy in copies:
+        con.execute(f'CREATE TABLE wml."{copy}" AS SELECT * FROM customers')
+    before = _state(con)
+    assert wml.vacuum(con).num_rows == 0
+    assert _state(con) == before
+    wml.NaiveBayes(alpha=2).fit(con, "customers", "y", keys=["id"], name="m")  # a re-fit too
+    tables = {n for (n,) in con.sql("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert set(copies) <= tables
 
 
 def test_a_fit_removes_its_models_own_leftovers(con):
@@ -537,7 +579,7 @@ def test_an_empty_class_label_is_a_class_like_any_other(con):
     con.execute("CREATE TABLE e AS SELECT * FROM empty_labels")
     model = wml.NaiveBayes().fit(con, "e", "y", keys=["id"])
     assert model.classes_ == ["", "a"]
-    assert model.predict_proba(con, "e").column_names == ["", "a"]
+    assert model.predict_proba(con, "e").column_names == ["p_", "p_a"]
     model.create_view(con, "v", "e", keys=["id", "y"])
     assert con.sql("SELECT * FROM v").columns == ["id", "y", "p_", "p_a", "prediction"]
     assert wml.cross_validate(con, "e", "y", wml.TAN(), folds=2, key="id").accuracy().n == 40

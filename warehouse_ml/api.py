@@ -100,12 +100,13 @@ def list_objects(con: Connectable) -> pa.Table:
 
 def vacuum(con: Connectable) -> pa.Table:
     """Remove what crashed or abandoned calls left (leftovers.vacuum: staged model versions no
-    catalog row names, temporary evaluation tables of ended sessions, unregistered tables in
-    ``wml`` named like the library's own that nothing references) and return what was
-    removed (columns as :func:`list_objects`). Nothing else is touched."""
+    catalog row names, temporary evaluation tables of ended sessions, registry rows of
+    objects a killed call never made) and return what was removed (columns as
+    :func:`list_objects`). Only objects the registry records as the library's are removed,
+    whatever other tables in ``wml`` are named; nothing else is touched."""
     with session(con, "vacuum") as warehouse:
         catalog.ensure(warehouse)
-        removed = leftovers.vacuum(warehouse, *catalog.current_versions(warehouse))
+        removed = leftovers.vacuum(warehouse, catalog.current_versions(warehouse))
     return _objects_table(removed)
 
 

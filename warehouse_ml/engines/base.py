@@ -36,7 +36,9 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import threading
 import uuid
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +56,13 @@ PROCESS = uuid.uuid4().hex[:12]
 """This Python process's token: objects a process stages carry it (see :meth:`session_token`)."""
 
 LIBRARY_SCHEMA = "wml"
+
+_DEFERRED: weakref.WeakKeyDictionary[Any, list[Callable[[Warehouse], None]]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Work deferred to the next library call on a connection (:meth:`Warehouse.defer`), by the
+driver's connection object (weakly: a closed and forgotten connection takes its work along)."""
+_DEFERRED_LOCK = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -134,11 +143,24 @@ class Warehouse(abc.ABC):
 
     @abc.abstractmethod
     def unregister(self, name: TableName) -> None:
-        """Forget a name made by :meth:`register_arrow`."""
+        """Forget a name made by :meth:`register_arrow` or :meth:`register_relation`."""
+
+    def register_relation(self, relation: Any) -> TableName | None:
+        """Make a DuckDB relation (``con.sql(...)``) queryable where its rows are, under a fresh
+        temporary name, and return that name; None when this engine cannot read it there (the
+        caller then reads its rows as Arrow). Only DuckDB reads a relation of its own database."""
+        return None
 
     @abc.abstractmethod
     def transaction(self) -> contextlib.AbstractContextManager[None]:
         """Run the enclosed statements atomically: all of them become visible, or none."""
+
+    @property
+    @abc.abstractmethod
+    def native(self) -> Any:
+        """The driver's object this adapter runs statements on (a DuckDB connection or cursor,
+        a psycopg connection, a SparkSession): what the connection's session objects belong to
+        (:meth:`defer`)."""
 
     @abc.abstractmethod
     def fold(self, part: str) -> str:
@@ -220,9 +242,29 @@ class Warehouse(abc.ABC):
         usable = self._usable()
         usable._depth += 1
         try:
+            usable._run_deferred()
             yield usable
         finally:
             usable._depth -= 1
+
+    def defer(self, work: Callable[[Warehouse], None]) -> None:
+        """Have ``work`` run on this connection at the start of its next library call (the
+        outermost :meth:`session`), given that call's adapter. For finalizers, which may run in
+        any thread at any moment (in the middle of another statement, or of a user's
+        transaction) and so must never run SQL themselves: e.g. a garbage-collected
+        evaluation's temporary tables (evaluation/result.py)."""
+        with _DEFERRED_LOCK:
+            _DEFERRED.setdefault(self.native, []).append(work)
+
+    def _run_deferred(self) -> None:
+        """Run the work deferred to this connection (:meth:`defer`), each piece once. Best
+        effort: a piece that fails (its table already gone with an earlier drop) is not run
+        again and does not fail the user's call."""
+        with _DEFERRED_LOCK:
+            works = _DEFERRED.pop(self.native, [])
+        for work in works:
+            with contextlib.suppress(Exception):
+                work(self)
 
     def _forget_facts(self) -> None:  # noqa: B027 - engines that cache facts override it
         """Facts read from the connection (current schema...) may have changed between calls."""

@@ -81,6 +81,16 @@ class DuckDBWarehouse(Warehouse):
     def unregister(self, name: TableName) -> None:
         self.connection.unregister(name.name)
 
+    def register_relation(self, relation: Any) -> TableName | None:
+        """A relation of this database is registered as it is (read where its rows are, not
+        copied); DuckDB refuses one of another database (InvalidInputException): None."""
+        name = self.temporary_name("relation")
+        try:
+            self.connection.register(name.name, relation)
+        except duckdb.InvalidInputException:
+            return None
+        return name
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         self.connection.begin()
@@ -90,6 +100,11 @@ class DuckDBWarehouse(Warehouse):
             self.connection.rollback()
             raise
         self.connection.commit()
+
+    @property
+    def native(self) -> Any:
+        """The DuckDB connection (or cursor) statements run on."""
+        return self.connection
 
     # -- identity -------------------------------------------------------------------------
     def fold(self, part: str) -> str:

@@ -137,6 +137,11 @@ class PostgresWarehouse(Warehouse):
         self.connection = connection
         self._facts: dict[str, Any] | None = None
 
+    @property
+    def native(self) -> Any:
+        """The psycopg connection."""
+        return self.connection
+
     # -- identity -------------------------------------------------------------------------
     def fold(self, part: str) -> str:
         encoded = part.encode("utf-8")

@@ -80,6 +80,11 @@ class SparkWarehouse(Warehouse):
         super().__init__(on_sql)
         self.spark = session
 
+    @property
+    def native(self) -> Any:
+        """The SparkSession."""
+        return self.spark
+
     # -- identity -------------------------------------------------------------------------
     def fold(self, part: str) -> str:
         """Spark's session catalog resolves names ignoring case and stores them in lower case."""

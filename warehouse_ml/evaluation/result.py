@@ -9,14 +9,20 @@ Lifetime (the guest contract, docs/RELIABILITY.md): an evaluation's tables belon
 default they are temporary: the engine's temporary tables of the connection, gone when it
 closes (on Spark, which has none, tables in ``wml`` registered with lifetime ``session``, which
 :func:`warehouse_ml.vacuum` removes once their session has ended), and :meth:`Evaluation.drop`
-(or leaving a ``with`` block) removes them at once. With ``keep=True`` they are tables in
-schema ``wml`` that stay until :func:`drop_evaluation`; :func:`list_evaluations` lists them
-and :func:`load_evaluation` opens one again in another process.
+(or leaving a ``with`` block) removes them at once. An evaluation object that is
+garbage-collected without being dropped has its tables dropped at the next library call on its
+connection (its finalizer only records them, :meth:`Warehouse.defer`: a finalizer may run at any
+moment and never runs SQL), so a long-lived connection does not keep every evaluation it ever
+made. With ``keep=True`` they are tables in schema ``wml`` that stay until
+:func:`drop_evaluation`; :func:`list_evaluations` lists them and :func:`load_evaluation` opens
+one again in another process.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +80,17 @@ class Evaluation(Pictures):
     measured: dict[tuple[str, str], Any] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    finalizer: weakref.finalize | None = field(default=None, init=False, repr=False, compare=False)
+    """Drops the tables of a temporary evaluation once the object is garbage-collected (at the
+    next library call on its connection); None for a kept one or a draft."""
+
+    def __post_init__(self) -> None:
+        if self.kept or self.predictions == UNWRITTEN:
+            return
+        drop = functools.partial(_drop_tables, predictions=self.predictions, evaluation=self.id)
+        finalizer = weakref.finalize(self, self.warehouse.defer, drop)
+        finalizer.atexit = False  # the connection's end drops temporary tables anyway
+        object.__setattr__(self, "finalizer", finalizer)
 
     def facts(self) -> dict[str, Any]:
         """What the registry records to open the evaluation again (:func:`load_evaluation`)."""
@@ -89,9 +106,10 @@ class Evaluation(Pictures):
 
     def drop(self) -> None:
         """Remove the evaluation's tables (and their registry rows) now."""
+        if self.finalizer is not None:
+            self.finalizer.detach()
         with session(self.warehouse) as warehouse:
-            warehouse.run("drop_table", table=self.predictions)
-            ownership.release(warehouse, ownership.owned_by(warehouse, "evaluation", self.id))
+            _drop_tables(warehouse, predictions=self.predictions, evaluation=self.id)
             if self.kept:
                 warehouse.after_drop()
 
@@ -151,6 +169,13 @@ class Evaluation(Pictures):
             if not order:
                 return warehouse.fetch("select_all", source=self.predictions)
             return warehouse.fetch("select_table", table=self.predictions, order_columns=order)
+
+
+def _drop_tables(warehouse: Warehouse, *, predictions: TableName, evaluation: str) -> None:
+    """Drop an evaluation's predictions table and its other registered tables (on Spark, the
+    registered "temporary" ones), with their registry rows."""
+    warehouse.run("drop_table", table=predictions)
+    ownership.release(warehouse, ownership.owned_by(warehouse, "evaluation", evaluation))
 
 
 def _method(entry: metrics.Measure, name: str, doc: str) -> Callable[..., Any]:

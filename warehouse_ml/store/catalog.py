@@ -320,18 +320,10 @@ def list_models(warehouse: Warehouse) -> list[dict[str, Any]]:
     return decoded
 
 
-def current_versions(warehouse: Warehouse) -> tuple[dict[str, str], set[str]]:
-    """(model name -> current model id, and the parameter table names that format-1 catalog
-    rows name): what :func:`warehouse_ml.store.leftovers.vacuum` must keep."""
-    versions: dict[str, str] = {}
-    legacy: set[str] = set()
-    for row in list_models(warehouse):
-        versions[row["name"]] = row["model_id"]
-        if row["format_version"] < REGISTERED_FORMAT:
-            legacy |= {f"{row['model_id']}_{part}" for part in row["details"].get("tables", [])}
-        if row["details"].get("selection"):
-            legacy.add(row["details"]["selection"][-1])
-    return versions, legacy
+def current_versions(warehouse: Warehouse) -> dict[str, str]:
+    """Model name -> current model id: the versions whose registered objects
+    :func:`warehouse_ml.store.leftovers.vacuum` must keep."""
+    return {row["name"]: row["model_id"] for row in list_models(warehouse)}
 
 
 def _row_values(record: ModelRecord) -> exp.Values:

@@ -1,31 +1,31 @@
 """What crashed or abandoned calls left, and how it is found and removed (the guest contract,
-warehouse_ml/store/ownership.py): registered objects whose owner is gone, registry rows whose
-object a killed call never made, and unregistered tables in ``wml`` named like the library's.
+warehouse_ml/store/ownership.py): registered objects whose owner is gone, and registry rows
+whose object a killed call never made.
+
+Only the registry says what is the library's. Every object the library creates is registered
+before it is created (:class:`~warehouse_ml.store.ownership.Staging` commits a staged table's
+row, under the call's token, before the statement creating the table; a claimed name is
+registered in the transaction that creates it), so whatever a killed call left is a registered
+object; a table in ``wml`` that the registry does not hold is someone else's, whatever its
+name looks like, and is never touched.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Sequence
 
-from warehouse_ml.engines.base import LIBRARY_SCHEMA, PROCESS, ObjectName, Warehouse
+from warehouse_ml.engines.base import PROCESS, ObjectName, Warehouse
 from warehouse_ml.store.ownership import (
     MODEL,
     RUNNING,
     SESSION,
     Owned,
-    drop_object,
-    library_object,
     now,
     owned,
     owned_by,
     release,
 )
-
-LEFTOVER_NAMES = re.compile(r"^(m[0-9a-f]{16}|(cv|ev|loo|sel|split)[0-9a-f]{12}(_[a-z0-9]+)?)_")
-"""Names of the tables fits and evaluations create in ``wml``: what :func:`vacuum` may remove
-when nothing references it."""
 
 
 def _session_parts(session: str) -> tuple[str, str]:
@@ -78,24 +78,22 @@ def _removable(
 def vacuum(
     warehouse: Warehouse,
     current_versions: dict[str, str],
-    legacy_tables: set[str],
     *,
     owner: str | None = None,
     older_than: dt.timedelta = dt.timedelta(days=1),
 ) -> list[Owned]:
     """Remove what crashed or abandoned calls left, and return what was removed.
 
-    Removed: registered objects of lifetime ``model`` whose version is not the current one of
-    its model (``current_versions``: model name -> model id; a model's views live while the
-    model does), unless the call that made them may still be running (this process's running
-    calls; sessions the engine reports alive: PostgreSQL backends; on Spark, which cannot
-    tell, sessions younger than ``older_than``); of lifetime ``session``, those whose session
-    has ended (this process's own: those whose temporary table is gone); registry rows of
-    kept objects that do not exist (a call killed between registering and creating); and
-    unregistered tables in ``wml`` named like the library's (:data:`LEFTOVER_NAMES`) that no
-    catalog row names (``legacy_tables``: parameter tables of models stored by earlier
-    versions). Existing kept objects, the catalog and the registry are never touched, nor is
-    anything outside ``wml`` that the registry does not hold.
+    Removed, among the objects the registry records as the library's (nothing else, whatever
+    its name): those of lifetime ``model`` whose version is not the current one of its model
+    (``current_versions``: model name -> model id; a model's views live while the model does),
+    unless the call that made them may still be running (this process's running calls;
+    sessions the engine reports alive: PostgreSQL backends; on Spark, which cannot tell,
+    sessions younger than ``older_than``); of lifetime ``session``, those whose session has
+    ended (this process's own: those whose temporary table is gone); and registry rows of kept
+    objects that do not exist (a call killed between registering and creating). Existing kept
+    objects, the catalog and the registry are never touched, nor is any object the registry
+    does not hold.
 
     Args:
         owner: only this model's leftovers (a fit of that name cleans up after itself).
@@ -105,21 +103,6 @@ def vacuum(
     running = alive(warehouse, rows, now() - older_than)
     removed = [row for row in rows if _removable(warehouse, row, running, current_versions)]
     release(warehouse, removed)
-    if owner is None:
-        registered = {r.key for r in rows}
-        for name, kind in warehouse.schema_objects(LIBRARY_SCHEMA):
-            target = library_object(warehouse, warehouse.library_table(name))
-            if (
-                kind == "table"
-                and LEFTOVER_NAMES.match(name)
-                and target.key not in registered
-                and name not in legacy_tables
-            ):
-                item = Owned(
-                    target.key, target.parts, "table", "", "", "", "", "", "", None, "", {}
-                )
-                drop_object(warehouse, item)
-                removed.append(item)
     if removed:
         warehouse.after_drop()
     return removed

@@ -16,8 +16,8 @@ created, so a crash can leave an object behind but never an object nobody can fi
   otherwise the (library-owned) object of that name is replaced;
 * :func:`warehouse_ml.store.leftovers.vacuum` removes what crashed calls left: registered
   objects whose owner is gone (a staged model version no catalog row names, a temporary table
-  whose session has ended) and tables in schema ``wml`` named like the library's own that
-  nothing references.
+  whose session has ended). An object the registry does not hold is never the library's,
+  whatever its name.
 
 Lifetimes: ``model`` (a model version's parameter tables and a model's views: as long as the
 catalog names them), ``session`` (evaluation artefacts: until their owner drops them or their
