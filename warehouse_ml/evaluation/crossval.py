@@ -155,6 +155,7 @@ def plan_evaluation(
         classes, _ = labelled_classes(
             warehouse, weighting.source(src, target), target, weighting.column
         )
+        weights.check_class_totals(classes, src.description, target, weighting)
     cv_id = f"cv{uuid.uuid4().hex[:12]}"
     return Plan(
         cv_id, as_declared(chosen), chosen, classes, n_labelled + n_null, keep, check, top,

@@ -363,6 +363,7 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
             if weighting is not None:
                 counted = weighting.source(src, target)
                 classes, _ = labelled_classes(warehouse, counted, target, weighting.column)
+                weights.check_class_totals(classes, src.description, target, weighting)
                 details = {**(details or {}), "weighting": weighting.to_json()}
             previous = catalog.find(warehouse, name)
             self._check_views_keep(warehouse, previous, [c.value for c in classes])

@@ -70,7 +70,7 @@ from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats import validation
 from warehouse_ml.stats.features import CATEGORICAL, NUMERIC, Feature, counted_alike
-from warehouse_ml.stats.weights import BALANCED, Weighting, check_sample_weight
+from warehouse_ml.stats.weights import BALANCED, Weighting, check_class_totals
 from warehouse_ml.store import catalog, integrity, ownership
 from warehouse_ml.store.catalog import PARTITIONED_FORMAT, ModelRecord
 from warehouse_ml.store.ownership import Staging
@@ -243,14 +243,15 @@ class Updater:
             weighting = _batch_weighting(record, src)
             counted = src
             if weighting is not None:
-                if weighting.sample_weight is not None:
-                    check_sample_weight(warehouse, src, record.target, weighting.sample_weight)
+                weighting.check(warehouse, src, record.target)
                 counted = weighting.source(src, record.target)
             weight = None if weighting is None else weighting.column
             batch_classes, n_null = labelled_classes(warehouse, counted, record.target, weight)
             stored = _stored_classes(warehouse, record)
             classes = merged_classes(stored, batch_classes, weight is not None)
             check_class_number(classes, src.description, record.target)
+            if weighting is not None:
+                check_class_totals(classes, src.description, record.target, weighting)
             self._check_views_keep(warehouse, record, [c.value for c in classes])
             features = [
                 Feature(n, record.feature_types[n]["kind"], record.feature_types[n]["sql_type"])

@@ -12,6 +12,17 @@ weighted one). TAN's numeric bins are equal-frequency bins of the rows, unweight
 ``class_weight="balanced"`` gives class c the weight n / (K n_c) (n labelled rows, K classes,
 n_c the class's rows), scikit-learn's ``compute_sample_weight("balanced", y)``; a dict gives
 the named classes their weight and the others 1.
+
+The weights a sum can hold exactly (:func:`check_row_weights`, made by fits, updates and the
+weighted measures on every row with a class): each row's weight w is 0 or at least
+:data:`MIN_WEIGHT` = 1e-9, and the weights sum to less than :data:`MAX_TOTAL_WEIGHT` = 1e12.
+A count rounds each weight to 1e-18 (DECIMAL(38, 18)), so a weight of 1e-9 keeps 9
+significant digits (one of 1e-19 would count as 0); Gaussian moments add weighted terms
+w * x / u with x / u in [-1, 1] as DECIMAL(38, 26), whose 12 integer digits hold sums below
+1e12, as they hold 10^12 rows of an unweighted fit (stats/moments.py); every other sum (the
+counts' DECIMAL(38, 18), a measure's weighted terms) holds more. Every class needs a positive
+total weight (:func:`check_class_totals`): a class whose rows all weigh 0 has no
+probability.
 """
 
 from __future__ import annotations
@@ -34,6 +45,10 @@ from warehouse_ml.stats.features import is_number_type
 from warehouse_ml.stats.moments import LARGEST
 
 BALANCED = "balanced"
+MIN_WEIGHT = 1e-9
+"""Smallest positive row weight (module docstring): a count keeps 9 of its digits."""
+MAX_TOTAL_WEIGHT = 1e12
+"""Bound of the summed weights of a fit or a measure (module docstring)."""
 
 
 def check_class_weight(class_weight: Any) -> str | dict[str, float] | None:
@@ -92,6 +107,25 @@ class Weighting:
         """The catalog form (details["weighting"])."""
         return {"sample_weight": self.sample_weight, "class_weights": self.factors}
 
+    def describe(self) -> str:
+        """What the weights are, as messages name them."""
+        parts = (
+            [] if self.sample_weight is None else [f"sample_weight column {self.sample_weight!r}"]
+        )
+        if self.factors:
+            parts.append(f"class_weight {self.factors}")
+        return " times ".join(parts)
+
+    def check(self, warehouse: Warehouse, source: Source, target: str) -> None:
+        """Refuse the weights of ``source``'s labelled rows where a count would not sum them
+        exactly (:func:`check_row_weights`), after checking the sample-weight column's type
+        (:func:`check_sample_weight`)."""
+        if self.sample_weight is not None:
+            check_sample_weight(source, target, self.sample_weight)
+        check_row_weights(
+            warehouse, source, target, self.weight_expression(target), self.describe()
+        )
+
     def weight_expression(self, target: str) -> exp.Expression:
         """w = sample_weight * class weight, over the source's rows ``src``."""
         parts: list[exp.Expression] = []
@@ -130,21 +164,21 @@ def weighting(
     column_name: str,
 ) -> Weighting | None:
     """The weighting of a fit of ``source`` (None when unweighted), its weights in the new
-    column ``column_name`` (a name no source column has), after checking the sample-weight
-    column: numeric, and finite and >= 0 on every labelled row (DataError naming the column
-    and the rows that are not)."""
+    column ``column_name`` (a name no source column has), after checking them
+    (:meth:`Weighting.check`). The caller checks the classes' weighted totals
+    (:func:`check_class_totals`) once it has counted them."""
     if sample_weight is None and class_weight is None:
         return None
     if sample_weight is not None:
-        check_sample_weight(warehouse, source, target, sample_weight)
-    return Weighting(sample_weight, class_factors(class_weight, classes), column_name)
+        check_sample_weight(source, target, sample_weight)
+    found = Weighting(sample_weight, class_factors(class_weight, classes), column_name)
+    found.check(warehouse, source, target)
+    return found
 
 
-def check_sample_weight(warehouse: Warehouse, source: Source, target: str, name: str) -> None:
-    """Refuse a sample-weight column that is not numeric, or is NULL, negative or not finite
-    on a labelled row."""
-    field = source.field(name)
-    t = field.type
+def check_sample_weight(source: Source, target: str, name: str) -> None:
+    """Refuse a sample-weight column that is not numeric, or is the target."""
+    t = source.field(name).type
     if not is_number_type(t):
         raise ColumnError(
             f"sample_weight column {name!r} of {source.description} has type {t}; expected a "
@@ -152,33 +186,94 @@ def check_sample_weight(warehouse: Warehouse, source: Source, target: str, name:
         )
     if name == target:
         raise ParameterError(f"sample_weight column {name!r} is the target column")
-    value = expressions.as_double(column(name, "src"))
+
+
+def check_row_weights(
+    warehouse: Warehouse, source: Source, target: str, weight: exp.Expression, what: str
+) -> float:
+    """Refuse (DataError naming ``what``, e.g. the weight column, and the range) row weights
+    ``weight`` (an expression over ``src``) a sum cannot hold exactly, on the rows of
+    ``source`` whose ``target`` is not NULL: NULL, negative or non-finite weights, positive
+    ones below :data:`MIN_WEIGHT`, or weights summing to :data:`MAX_TOTAL_WEIGHT` or more
+    (module docstring). One scan.
+
+    Returns:
+        the summed weights of those rows (0.0 without any).
+    """
+    value = expressions.as_double(weight)
     labelled = exp.Not(this=exp.Is(this=column(target, "src"), expression=exp.null()))
+    known = exp.Not(this=exp.Is(this=value.copy(), expression=exp.null()))
+    finite = exp.LTE(this=exp.Abs(this=value.copy()), expression=LARGEST.copy())
 
     def rows(condition: exp.Expression) -> exp.Expression:
         return exp.Sum(
             this=exp.case().when(exp.and_(labelled.copy(), condition), literal(1)).else_(literal(0))
         )
 
-    finite = exp.LTE(this=exp.Abs(this=value.copy()), expression=LARGEST.copy())
+    usable = exp.and_(
+        labelled.copy(), finite.copy(), exp.GTE(this=value.copy(), expression=literal(0))
+    )
     query = exp.select(
-        alias(rows(exp.Is(this=value.copy(), expression=exp.null())), "n_null"),
+        alias(rows(exp.Not(this=known.copy())), "n_null"),
         alias(rows(exp.LT(this=value.copy(), expression=literal(0))), "n_negative"),
+        alias(rows(exp.and_(known.copy(), exp.Not(this=finite.copy()))), "n_not_finite"),
         alias(
             rows(
                 exp.and_(
-                    exp.Not(this=exp.Is(this=value.copy(), expression=exp.null())),
-                    exp.Not(this=finite),
+                    exp.GT(this=value.copy(), expression=literal(0)),
+                    exp.LT(this=value.copy(), expression=literal(MIN_WEIGHT)),
                 )
             ),
-            "n_not_finite",
+            "n_tiny",
         ),
+        alias(exp.Sum(this=exp.case().when(usable, value.copy()).else_(literal(0.0))), "total"),
     ).from_(source.relation.copy().as_("src"))
     found = warehouse.fetch_tree(query).to_pylist()[0]
-    bad = {k[2:].replace("_", " "): v for k, v in found.items() if v}
+    total = float(found.pop("total") or 0.0)
+    expected = (
+        f"expected 0 or a weight of at least {MIN_WEIGHT:g} on every row with a class, summing "
+        f"to less than {MAX_TOTAL_WEIGHT:g} (the exact sums of weighted counts hold no more)"
+    )
+    words = {
+        "n_null": "null",
+        "n_negative": "negative",
+        "n_not_finite": "not finite",
+        "n_tiny": f"positive below {MIN_WEIGHT:g}",
+    }
+    bad = ", ".join(f"{n} {words[k]} value(s)" for k, n in found.items() if n)
     if bad:
-        what = ", ".join(f"{v} {k}" for k, v in bad.items())
+        raise DataError(f"{what} of {source.description} has {bad} on labelled rows; {expected}")
+    if total >= MAX_TOTAL_WEIGHT:
         raise DataError(
-            f"sample_weight column {name!r} of {source.description} has {what} value(s) on "
-            "labelled rows; expected a finite weight >= 0 on every row with a class"
+            f"{what} of {source.description}: the weights of its labelled rows sum to "
+            f"{total:g}; {expected}"
+        )
+    return total
+
+
+def check_weight_column(warehouse: Warehouse, source: Source, target: str, name: str) -> None:
+    """Refuse the numeric weight column ``name`` of a weighted measure (``weight=``) where its
+    sums would not be exact (:func:`check_row_weights`), or when every row with a class
+    weighs 0 (DataError)."""
+    what = f"weight column {name!r}"
+    if check_row_weights(warehouse, source, target, column(name, "src"), what) == 0.0:
+        raise DataError(
+            f"{what} of {source.description} is 0 on every row with a class; expected a "
+            "positive weight on some row"
+        )
+
+
+def check_class_totals(
+    classes: Sequence[Any], description: str, target: str, weighting: Weighting
+) -> None:
+    """Refuse (DataError naming the classes) classes (ClassCount: label, n) whose total
+    weight is 0: every row of theirs weighs 0, and a class without weight has no
+    probability."""
+    empty = [c.label for c in classes if not c.n > 0]
+    if empty:
+        raise DataError(
+            f"classes {empty} of target column {target!r} of {description} have a total "
+            f"weight of 0 (weights: {weighting.describe()}): each of their rows weighs 0; "
+            "expected a positive total weight for every class (leave those rows out, or give "
+            "them weight)"
         )

@@ -24,6 +24,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation.metrics.spec import Spec, one_row, resolve, with_labels
+from warehouse_ml.stats import weights
 
 Builder = Callable[..., exp.Query]
 """A query builder: ``build(spec, source, **options) -> query``."""
@@ -330,6 +331,8 @@ def compute_over(
         columns.get("prediction"),
         columns.get("weight"),
     )
+    if spec.weight is not None:
+        weights.check_weight_column(warehouse, src, spec.target, spec.weight)
     return run(measure, warehouse, spec, src, options)
 
 

@@ -13,6 +13,7 @@ from warehouse_ml.evaluation.metrics import registry
 from warehouse_ml.evaluation.metrics.spec import resolve
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.stats import weights
 from warehouse_ml.store import ownership
 
 
@@ -59,6 +60,8 @@ def create_measure_view(
     with session(con) as warehouse, open_source(warehouse, predictions) as src:
         src.durable_spec("a measure view")
         spec = resolve(src, target, probabilities, prediction, weight)
+        if weight is not None:
+            weights.check_weight_column(warehouse, src, target, weight)
         query = build(spec, src, **options)
         sources = [] if src.object is None else [src.object]
         claimed = ownership.claim(warehouse, TableName.parse(view), "view", sources=sources)
