@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 
 import matplotlib
+import matplotlib.colors
+import matplotlib.figure
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -146,3 +148,132 @@ def test_each_folds_roc_curve_is_drawn_faintly(vote):
         assert ax.lines[fold].get_alpha() < 0.5
     with pytest.raises(wml.ParameterError, match="fold must be within"):
         vote.fold_measure("roc_curve", vote.folds)
+
+
+TEX_LABELS = ["$\\alpha$ and $x$", "$\\frac$ b"]
+"""Class labels and column names that mathtext would typeset (or fail to parse)."""
+
+
+def _rendered(draw, size=(5.0, 4.0)):
+    """The figure of ``draw(ax=...)`` as a report lays it out (charts.drawn), drawn on Agg, and
+    its renderer."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure = charts.drawn(lambda ax: draw(ax=ax), size)
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    return figure, canvas.get_renderer()
+
+
+def _texts(ax):
+    from matplotlib.text import Text
+
+    return [t for t in ax.findobj(Text) if t.get_text()]
+
+
+def test_chart_texts_are_drawn_literally_never_as_tex(con):
+    rng = np.random.default_rng(7)
+    truth = rng.integers(0, 2, 400)
+    columns = {
+        name: [f"{name}{(t + rng.integers(0, 2)) % 2}" for t in truth] for name in TEX_LABELS
+    }
+    con.register("tex", pa.table({**columns, "$y$": [TEX_LABELS[t] for t in truth]}))
+    ev = wml.cross_validate(con, "tex", "$y$", wml.TAN(), folds=3)
+    model = wml.TAN().fit(con, "tex", "$y$", name="tex")
+    drawings = [
+        ev.plot_roc, ev.plot_precision_recall, ev.plot_lift, ev.plot_calibration,
+        ev.plot_confusion_matrix, model.plot_tree,
+        lambda ax: model.plot_attribute_ranking(con, ax=ax),
+        lambda ax: charts.class_rows(ax, TEX_LABELS, [3, 4]),
+    ]  # fmt: skip
+    for draw in drawings:
+        figure, _ = _rendered(draw)  # mathtext would raise on "$\frac$"
+        texts = [t for ax in figure.axes for t in _texts(ax)]
+        assert texts and not any(t.get_parse_math() or t.get_usetex() for t in texts)
+        drawn = " ".join(t.get_text() for t in texts)
+        assert any(label in drawn for label in [*TEX_LABELS, "$y$"]), drawn
+    assert charts.svg(model.plot_tree).count("$\\frac$ b") >= 1  # the SVG's text comments
+
+
+def _contrast(a, b):
+    """WCAG 2's contrast ratio of two sRGB colours (the test's own formula)."""
+
+    def luminance(rgb):
+        c = np.array(rgb[:3], dtype=float)
+        c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+        return float(c @ [0.2126, 0.7152, 0.0722])
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_confusion_counts_contrast_with_their_cells():
+    counts = [[100, 51, 60], [70, 30, 5], [0, 45, 90]]  # cells just above half the largest too
+    cells = pa.table(
+        {
+            "true_index": [i for i in range(3) for _ in range(3)],
+            "predicted_index": [j for _ in range(3) for j in range(3)],
+            "n": [n for row in counts for n in row],
+        }
+    )
+    ax = charts.confusion(matplotlib.figure.Figure().add_subplot(), cells, ["a", "b", "c"])
+    image = ax.images[0]
+    texts = [t for t in ax.texts if t.get_text().isdigit()]
+    assert len(texts) == 9
+    shades = set()
+    for text in texts:
+        x, y = text.get_position()
+        assert int(text.get_text()) == counts[int(y)][int(x)]
+        cell = image.to_rgba(counts[int(y)][int(x)])
+        assert _contrast(matplotlib.colors.to_rgba(text.get_color()), cell) >= 4.5, text
+        shades.add(text.get_color())
+    assert shades == {"black", "white"}
+
+
+def test_calibration_counts_stay_inside_the_axes(vote):
+    figure, renderer = _rendered(vote.plot_calibration)
+    ax = figure.axes[0]
+    inside = ax.get_window_extent(renderer)
+    labels = [t for t in ax.texts if t.get_text().isdigit()]
+    assert len(labels) == vote.calibration("republican").num_rows
+    for label in labels:
+        box = label.get_window_extent(renderer)
+        assert inside.x0 < box.x0 and box.x1 < inside.x1, label.get_text()
+        assert inside.y0 < box.y0 and box.y1 < inside.y1, label.get_text()
+
+
+def test_roc_legend_lies_outside_the_curves_and_inside_the_figure(con, datasets):
+    from warehouse_ml.evaluation.selection import Candidate
+
+    load_text_csv(con, "d", datasets / "vote.csv")
+    candidates = [wml.NaiveBayes(), wml.TAN(), Candidate(wml.NaiveBayes(), features="top:4")]
+    selection = wml.select_model(con, "d", "Class", candidates, folds=3, name="best")
+    figure, renderer = _rendered(selection.plot_roc, (7.0, 5.5))
+    ax = figure.axes[0]
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not legend.overlaps(ax.get_window_extent(renderer))
+    page = figure.bbox
+    assert page.x0 <= legend.x0 and legend.x1 <= page.x1 and page.y0 <= legend.y0
+
+
+def test_tree_labels_are_readable_and_arrowheads_outside_the_boxes(con, datasets):
+    load_text_csv(con, "d", datasets / "vote.csv")
+    tan = wml.TAN().fit(con, "d", "Class", name="t")
+    figure, renderer = _rendered(tan.plot_tree)
+    ax = figure.axes[0]
+    nodes = [t for t in ax.texts if t.get_text() in {"Class", *tan.feature_names_in_}]
+    assert len(nodes) == len(tan.feature_names_in_) + 1
+    assert all(t.get_fontsize() >= 10 for t in nodes)  # points: 13 px at 96 dpi
+    assert all(t.get_fontsize() >= 9 for t in ax.texts if t.get_text())  # the weights
+    boxes = [t.get_bbox_patch().get_window_extent(renderer) for t in nodes]
+    for i, a in enumerate(boxes):
+        assert not any(a.overlaps(b) for b in boxes[i + 1 :])
+    arrows = [t.arrow_patch for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
+    assert len(arrows) == len(tan.feature_names_in_)  # the class's arrow to the root, the edges
+    for arrow in arrows:
+        path = arrow.get_path().transformed(arrow.get_transform())
+        points = [v for v, code in zip(path.vertices, path.codes, strict=True) if code != 79]
+        assert not any(b.contains(*v) for v in points for b in boxes), points  # all shown
+        gaps = [np.hypot(max(b.x0 - x, 0, x - b.x1), max(b.y0 - y, 0, y - b.y1))
+                for x, y in points for b in boxes]  # fmt: skip
+        assert min(gaps) < 8, points  # the head's tip ends at the child's box, outside it

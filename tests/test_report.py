@@ -6,6 +6,7 @@ numbers it prints are the API's."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import re
 import shutil
@@ -13,6 +14,8 @@ import subprocess
 from pathlib import Path
 
 import matplotlib.image
+import numpy as np
+import pyarrow as pa
 import pytest
 from conftest import load_text_csv
 
@@ -37,8 +40,11 @@ window.addEventListener("load", () => {
   const out = document.createElement("pre");
   out.id = "wml-probe";
   out.style.display = "none";
+  const tags = new Set([...document.body.querySelectorAll("*")]
+    .filter((e) => !e.parentElement.closest("svg")).map((e) => e.tagName.toLowerCase()));
   out.textContent = JSON.stringify({ errors: window.wmlErrors, figures: found,
-    height: document.documentElement.scrollHeight });
+    height: document.documentElement.scrollHeight, title: document.title,
+    tags: [...tags].sort(), text: document.body.innerText });
   document.body.appendChild(out);
 });
 </script>"""
@@ -46,6 +52,11 @@ OFFLINE = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--force-device-scale-factor=1",
     "--proxy-server=http://127.0.0.1:9",
     "--host-resolver-rules=MAP * ~NOTFOUND",
@@ -62,22 +73,26 @@ def chromium() -> str:
     return found
 
 
+def browse(tmp_path: Path, *options: str) -> str:
+    """Chromium's standard output for ``options``, offline, with a profile of its own."""
+    profile = f"--user-data-dir={tmp_path / 'chromium-profile'}"
+    return subprocess.run(
+        [chromium(), *OFFLINE, profile, *options], capture_output=True, text=True, timeout=120
+    ).stdout
+
+
 def rendered(page: Path, tmp_path: Path) -> tuple[dict, object]:
-    """What Chromium measured of ``page`` (console errors, each figure's box, the page height)
-    and a screenshot of the whole page as an RGBA array."""
-    browser = chromium()
+    """What Chromium measured of ``page`` (console errors, each figure's box, the page height,
+    the title, the elements of the body and its text, after every script ran) and a screenshot
+    of the whole page as an RGBA array."""
     probed = tmp_path / "probed.html"
     probed.write_text(page.read_text().replace("</head>", PROBE + "</head>", 1))
     url = probed.as_uri()
-    dom = subprocess.run(
-        [browser, *OFFLINE, "--dump-dom", url], capture_output=True, text=True, timeout=120
-    ).stdout
-    found = json.loads(re.search(r'<pre id="wml-probe"[^>]*>(.*?)</pre>', dom, re.S).group(1))
+    dom = browse(tmp_path, "--dump-dom", url)
+    probe = re.search(r'<pre id="wml-probe"[^>]*>(.*?)</pre>', dom, re.S).group(1)
+    found = json.loads(html.unescape(probe))
     shot = tmp_path / "shot.png"
-    size = f"--window-size=1200,{found['height'] + 40}"
-    subprocess.run(
-        [browser, *OFFLINE, size, f"--screenshot={shot}", url], capture_output=True, timeout=120
-    )
+    browse(tmp_path, f"--window-size=1200,{found['height'] + 40}", f"--screenshot={shot}", url)
     return found, matplotlib.image.imread(shot)
 
 
@@ -170,3 +185,48 @@ def test_a_selections_report_compares_the_candidates(con, datasets, tmp_path):
         assert list(map(float, line.get_xdata())) == curve.column("fpr").to_pylist()
     found, _ = rendered(page, tmp_path)
     assert found["errors"] == [] and [f["caption"] for f in found["figures"]] == ["ROC"]
+
+
+HOSTILE = {
+    "image": "<img src=x onerror=\"document.title='pwned'\">",
+    "script": "<script>document.title='pwned'</script>",
+    "quotes": "\"'><b>bold",
+    "math": "$x$ and $y$",
+}
+"""Hostile text a user's data may hold: markup that runs a handler, a script, quotes that end
+an attribute, and TeX."""
+PAGE_TAGS = {"body", "details", "div", "figcaption", "figure", "h1", "h2", "h3", "pre"}
+PAGE_TAGS |= {"summary", "svg", "table", "tbody", "td", "th", "tr"}
+"""The elements a report's body is made of (an SVG's insides aside)."""
+
+
+def hostile_data(n: int = 300, seed: int = 1) -> pa.Table:
+    """Rows whose class labels and column names are :data:`HOSTILE` text (the class column
+    too), each attribute telling something of the class."""
+    rng = np.random.default_rng(seed)
+    labels = [HOSTILE["image"], HOSTILE["script"], HOSTILE["quotes"]]
+    truth = rng.integers(0, 3, n)
+    columns = {
+        name: [f"{value}{(t + rng.integers(0, 2)) % 3}" for t in truth]
+        for name, value in ((HOSTILE["math"], "a"), (HOSTILE["image"], "<i>b"))
+    }
+    return pa.table({**columns, HOSTILE["script"]: [labels[t] for t in truth]})
+
+
+def test_hostile_labels_and_names_show_as_text_and_run_nothing(con, tmp_path):
+    con.register("hostile", hostile_data())
+    target = HOSTILE["script"]
+    ev = wml.cross_validate(con, "hostile", target, wml.TAN(), folds=3)
+    model = wml.TAN().fit(con, "hostile", target, name=HOSTILE["quotes"])
+    page = ev.report(tmp_path / "report.html", model=model, positive=HOSTILE["image"])
+    found, _ = rendered(page, tmp_path)
+    heading = page.read_text().split("<title>", 1)[1].split("</title>", 1)[0]
+    assert found["title"] == html.unescape(heading) != "pwned"
+    assert found["errors"] == [] and set(found["tags"]) <= PAGE_TAGS
+    for text in HOSTILE.values():
+        assert text in found["text"]
+    for card in (model._repr_html_(), ev._repr_html_()):  # a notebook's cards
+        markup = re.sub(r"<svg.*?</svg>", "", card, flags=re.S)
+        assert HOSTILE["image"] not in markup and HOSTILE["script"] not in markup
+        assert "mathjax_ignore" in markup  # no TeX typesetting of $x$ and $y$
+    assert HOSTILE["image"] in html.unescape(model._repr_html_())

@@ -5,12 +5,17 @@ matplotlib is an optional dependency (``pip install "warehouse-ml[report]"``): i
 when a chart is first drawn, and its absence is a ParameterError naming the extra. Nothing here
 reads the warehouse: the data come from the metrics package (already thinned in SQL for curves
 of many points), so a chart shows exactly the points SQL computed.
+
+Every text a chart draws (titles, axis and tick labels, legends, annotations, tree nodes) is
+literal: class labels and column names are the user's data, so a '$' never starts TeX
+(:func:`literal`), and names on an axis are fixed tick labels, made when the chart is drawn.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import io
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,6 +26,9 @@ from warehouse_ml.errors import ParameterError
 REPORT_EXTRA = 'pip install "warehouse-ml[report]"'
 CHANCE = {"color": "#999999", "linestyle": "--", "linewidth": 1}
 """How the no-skill references (the diagonal, a lift of 1) are drawn."""
+CARD_CLASS = "tex2jax_ignore mathjax_ignore"
+"""The HTML class of a notebook card's outer element: Jupyter's TeX typesetter (MathJax 2 and
+3) leaves its text alone, so a label holding two '$' shows as written."""
 
 
 def available() -> bool:
@@ -49,15 +57,43 @@ def axes_or_new(ax: Any, size: tuple[float, float] = (5.0, 4.0)) -> Any:
     return pyplot.subplots(figsize=size)[1]
 
 
-def svg(draw: Any, size: tuple[float, float] = (5.0, 4.0)) -> str:
-    """The SVG text of a new figure (no pyplot state) on whose axes ``draw(ax)`` draws."""
+def drawn(draw: Any, size: tuple[float, float] = (5.0, 4.0)) -> Any:
+    """A new figure (no pyplot state) on whose axes ``draw(ax)`` drew, laid out so that every
+    text and legend is inside it (what :func:`svg` saves)."""
     figure = matplotlib_figure()(figsize=size)
     draw(figure.add_subplot())
     figure.tight_layout()
+    return figure
+
+
+def svg(draw: Any, size: tuple[float, float] = (5.0, 4.0)) -> str:
+    """The SVG text of a new figure (no pyplot state) on whose axes ``draw(ax)`` draws."""
+    figure = drawn(draw, size)
     out = io.StringIO()
     figure.savefig(out, format="svg")
     text = out.getvalue()
     return text[text.index("<svg") :]
+
+
+def literal(*axes: Any) -> None:
+    """Make every text of ``axes`` (and their legends, ticks, annotations) literal: no TeX,
+    neither matplotlib's mathtext (a label ``$x$ and $y$`` would be typeset, or raise) nor
+    LaTeX (``text.usetex``). Called by each chart once its texts exist."""
+    from matplotlib.text import Text
+
+    for ax in axes:
+        for text in ax.findobj(Text):
+            text.set_parse_math(False)
+            text.set_usetex(False)
+
+
+def legend_below(ax: Any, width: int = 60) -> Any:
+    """The axes' legend under them, outside the plotted area (long labels wrapped to
+    ``width`` characters), so that it covers no curve; :func:`drawn` makes room for it."""
+    handles, labels = ax.get_legend_handles_labels()
+    wrapped = [textwrap.fill(label, width, subsequent_indent="  ") for label in labels]
+    return ax.legend(handles, wrapped, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                     fontsize="small", frameon=False)  # fmt: skip
 
 
 def roc(ax: Any, curves: Mapping[str, pa.Table], aucs: Mapping[str, float | None]) -> Any:
@@ -70,7 +106,8 @@ def roc(ax: Any, curves: Mapping[str, pa.Table], aucs: Mapping[str, float | None
         ax.plot(points.column("fpr").to_pylist(), points.column("tpr").to_pylist(), label=name)
     ax.set(xlim=(0, 1), ylim=(0, 1.02), xlabel="false positive rate", ylabel="true positive rate")
     ax.set_title("ROC")
-    ax.legend(loc="lower right", fontsize="small")
+    legend_below(ax)
+    literal(ax)
     return ax
 
 
@@ -110,6 +147,7 @@ def precision_recall(
     ax.set(xlim=(0, 1), ylim=(0, 1.02), xlabel="recall", ylabel="precision")
     ax.set_title("Precision-recall")
     ax.legend(loc="lower left", fontsize="small")
+    literal(ax)
     return ax
 
 
@@ -130,112 +168,191 @@ def lift(ax: Any, table: pa.Table, label: str) -> Any:
     gains.plot([0, 1], [0, 1], color="#d62728", alpha=0.3, linestyle=":")
     gains.set(ylim=(0, 1.02), ylabel="cumulative gain")
     ax.set_title(f"Lift and gains of {label}")
+    literal(ax, gains)
     return ax
 
 
 def calibration(ax: Any, bins: pa.Table, label: str) -> Any:
     """Reliability diagram (rows of ``calibration``): observed share against mean predicted
-    probability per bin, each point labelled with its rows, and the diagonal."""
+    probability per bin, each point labelled with its rows (on the side of the point towards
+    the middle, so that no label crosses an axis), and the diagonal."""
     ax.plot([0, 1], [0, 1], **CHANCE)
     predicted = bins.column("mean_predicted").to_pylist()
     observed = bins.column("observed").to_pylist()
     ax.plot(predicted, observed, "o-", label=label)
     for x, y, n in zip(predicted, observed, bins.column("n").to_pylist(), strict=True):
-        ax.annotate(f"{n}", (x, y), textcoords="offset points", xytext=(4, -10), fontsize=7)
-    ax.set(xlim=(0, 1), ylim=(0, 1.02), xlabel=f"mean predicted P({label})",
+        right, above = x < 0.5, y < 0.5
+        offset = (5 if right else -5, 5 if above else -5)
+        ax.annotate(
+            f"{n}", (x, y), textcoords="offset points", xytext=offset,
+            ha="left" if right else "right", va="bottom" if above else "top", fontsize=8,
+        )  # fmt: skip
+    ax.set(xlim=(-0.03, 1.03), ylim=(-0.03, 1.03), xlabel=f"mean predicted P({label})",
            ylabel="observed share")  # fmt: skip
     ax.set_title("Calibration (rows per bin)")
+    literal(ax)
     return ax
+
+
+def relative_luminance(rgb: Sequence[float]) -> float:
+    """WCAG 2's relative luminance of an sRGB colour (components in 0..1)."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb[:3]]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def readable_on(rgb: Sequence[float]) -> str:
+    """ "black" or "white": the text colour of higher WCAG contrast on a background ``rgb``."""
+    luminance = relative_luminance(rgb)
+    return "black" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "white"
 
 
 def confusion(ax: Any, cells: pa.Table, labels: Sequence[Any]) -> Any:
     """Confusion matrix heatmap (rows of ``confusion_matrix``: true_index, predicted_index,
-    n), counts in the cells, rows the true class."""
+    n), counts in the cells (black or white, whichever reads better on the cell's colour),
+    rows the true class."""
     k = len(labels)
     matrix = [[0] * k for _ in range(k)]
     for row in cells.to_pylist():
         matrix[row["true_index"]][row["predicted_index"]] = row["n"]
-    ax.imshow(matrix, cmap="Blues")
-    top = max(max(r) for r in matrix) or 1
+    image = ax.imshow(matrix, cmap="Blues")
     for i in range(k):
         for j in range(k):
-            colour = "white" if matrix[i][j] > top / 2 else "black"
+            colour = readable_on(image.to_rgba(matrix[i][j]))
             ax.text(j, i, str(matrix[i][j]), ha="center", va="center", color=colour)
     names = [str(label) for label in labels]
     ax.set_xticks(range(k), names, rotation=45, ha="right")
     ax.set_yticks(range(k), names)
     ax.set(xlabel="predicted", ylabel="true")
     ax.set_title("Confusion matrix")
+    literal(ax)
     return ax
 
 
 def class_rows(ax: Any, labels: Sequence[str], rows: Sequence[int]) -> Any:
     """A model's classes by their training rows, as bars labelled with the share."""
     total = sum(rows) or 1
-    bars = ax.barh(list(labels)[::-1], list(rows)[::-1])
-    for bar, n in zip(bars, list(rows)[::-1], strict=True):
+    shown = list(rows)[::-1]
+    bars = ax.barh(range(len(shown)), shown)
+    ax.set_yticks(range(len(shown)), list(labels)[::-1])
+    for bar, n in zip(bars, shown, strict=True):
         ax.annotate(f"{n / total:.1%}", (bar.get_width(), bar.get_y() + bar.get_height() / 2),
                     xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)  # fmt: skip
     ax.set(xlabel="training rows")
     ax.set_title("Classes")
+    literal(ax)
     return ax
 
 
 def ranking(ax: Any, table: pa.Table) -> Any:
     """Attributes by their MI with the class (rows of an attribute ranking), as bars."""
     names = table.column("attribute").to_pylist()[::-1]
-    ax.barh(names, table.column("mi").to_pylist()[::-1])
+    ax.barh(range(len(names)), table.column("mi").to_pylist()[::-1])
+    ax.set_yticks(range(len(names)), names)
     ax.set(xlabel="MI with the class (bits)")
     ax.set_title("Attribute ranking")
+    literal(ax)
     return ax
+
+
+TREE_FONT = 10.0
+"""Point size of a tree's node labels (its edge weights: one point less)."""
+TREE_LEVEL = 0.8
+"""Inches between the levels of a tree."""
+TREE_GAP = 0.25
+"""Inches between the boxes of neighbouring nodes of a tree."""
+TREE_PAD = 0.3
+"""Padding of a node's box around its label, in units of its font size."""
+WEIGHT_AT = 0.55
+"""Where along an edge (from the parent) its weight is written: past the middle, so that the
+weights of a parent's edges to nearby children stand apart."""
+
+
+def text_width(text: str, size: float) -> float:
+    """The width in inches of ``text`` drawn literally (no TeX) at ``size`` points."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    font = FontProperties(size=size)
+    return TextToPath().get_text_width_height_descent(text, font, ismath=False)[0] / 72
+
+
+def tree_layout(
+    parents: Mapping[str, str | None], target: str | None
+) -> tuple[dict[str, tuple[float, float]], tuple[float, float]]:
+    """Where each node of a tree goes, in inches (x from the left, y down from the top level),
+    and the width and height the tree takes: each node over its children, each subtree as
+    wide as its widest level so that no two boxes overlap; with a ``target``, the class on
+    top, over the roots."""
+    children: dict[str | None, list[str]] = {}
+    for child, parent in parents.items():
+        children.setdefault(parent, []).append(child)
+    nodes = [*parents, *([] if target is None else [target])]
+    box = {n: text_width(n, TREE_FONT) + 2 * TREE_PAD * TREE_FONT / 72 + TREE_GAP for n in nodes}
+    span: dict[str, float] = {}
+
+    def measure(node: str) -> float:
+        span[node] = max(box[node], sum(measure(kid) for kid in children.get(node, [])))
+        return span[node]
+
+    position: dict[str, tuple[float, float]] = {}
+
+    def place(node: str, left: float, depth: int) -> None:
+        position[node] = (left + span[node] / 2, depth * TREE_LEVEL)
+        kids = children.get(node, [])
+        x = left + (span[node] - sum(span[kid] for kid in kids)) / 2
+        for kid in kids:
+            place(kid, x, depth + 1)
+            x += span[kid]
+
+    roots = children.get(None, [])
+    width = sum(measure(root) for root in roots)
+    total = width if target is None else max(width, box[target])
+    x = (total - width) / 2
+    for root in roots:
+        place(root, x, 0 if target is None else 1)
+        x += span[root]
+    if target is not None:
+        position[target] = (total / 2, 0.0)
+    depth = max((y for _, y in position.values()), default=0.0)
+    return position, (total, depth)
 
 
 def tree(
     ax: Any, parents: Mapping[str, str | None], weights: Mapping[str, float], target: str | None
 ) -> Any:
-    """A tree over attributes: each under its parent, the edge labelled with its weight (bits:
-    TAN's CMI given the class, Chow-Liu's MI); with a ``target``, the class is drawn above the
-    root with an arrow to it (TAN's arrows from the class to every attribute are implied)."""
-    children: dict[str | None, list[str]] = {}
-    for child, parent in parents.items():
-        children.setdefault(parent, []).append(child)
-    top = 0 if target is None else 1
-    position: dict[str, tuple[float, float]] = {}
-    slots = [0]
-
-    def place(node: str, depth: int) -> float:
-        kids = children.get(node, [])
-        if not kids:
-            x = float(slots[0])
-            slots[0] += 1
-        else:
-            xs = [place(kid, depth + 1) for kid in kids]
-            x = sum(xs) / len(xs)
-        position[node] = (x, -float(depth))
-        return x
-
-    roots = children.get(None, [])
-    for root in roots:
-        place(root, top)
-    if target is not None:
-        position[target] = (sum(position[r][0] for r in roots) / max(len(roots), 1), 0.0)
+    """A tree over attributes: each under its parent, the edge an arrow labelled with its
+    weight (bits: TAN's CMI given the class, Chow-Liu's MI); with a ``target``, the class is
+    drawn above the root with an arrow to it (TAN's arrows from the class to every attribute
+    are implied). Labels are :data:`TREE_FONT` points; arrows end at the boxes' edges, their
+    heads outside the boxes. On a figure of its own (``plot_tree()``, a report), the tree
+    sizes the figure so that one inch of the layout (:func:`tree_layout`) is one inch drawn."""
+    position, (width, depth) = tree_layout(parents, target)
+    figure = ax.figure
+    if len(figure.axes) == 1:
+        size = (width + 0.4, depth + 1.2)
+        figure.set_size_inches(size)
+        figure.subplots_adjust(left=0.2 / size[0], right=1 - 0.2 / size[0],
+                               bottom=0.2 / size[1], top=1 - 0.6 / size[1])  # fmt: skip
+    ax.set(xlim=(0.0, max(width, 1e-9)), ylim=(-depth - 0.3, 0.3))
+    ax.axis("off")
+    boxes = {}
+    for node, (x, y) in position.items():
+        style = {"boxstyle": f"round,pad={TREE_PAD}",
+                 "facecolor": "#fde9c9" if node == target else "#dbe9f6"}  # fmt: skip
+        boxes[node] = ax.text(x, -y, node, ha="center", va="center", bbox=style, fontsize=TREE_FONT)
     for child, parent in parents.items():
         if parent is None and target is None:
             continue
-        (x0, y0), (x1, y1) = position[parent or str(target)], position[child]
-        ax.annotate(
-            "",
-            (x1, y1),
-            (x0, y0),
-            arrowprops={"arrowstyle": "->", "color": "#555555", "shrinkA": 9, "shrinkB": 9},
-        )
+        start = parent if parent is not None else str(target)
+        (x0, y0), (x1, y1) = position[start], position[child]
+        arrow = {"arrowstyle": "-|>", "color": "#555555", "mutation_scale": 14, "shrinkA": 1,
+                 "shrinkB": 3, "patchA": boxes[start].get_bbox_patch(),
+                 "patchB": boxes[child].get_bbox_patch()}  # fmt: skip
+        ax.annotate("", (x1, -y1), (x0, -y0), arrowprops=arrow)
         if parent is not None:
-            ax.text((x0 + x1) / 2, (y0 + y1) / 2, f"{weights.get(child, 0.0):.3f}", fontsize=7,
-                    color="#555555", ha="center", backgroundcolor="white")  # fmt: skip
-    for node, (x, y) in position.items():
-        style = {"boxstyle": "round", "facecolor": "#fde9c9" if node == target else "#dbe9f6"}
-        ax.text(x, y, node, ha="center", va="center", bbox=style, fontsize=8)
-    depth = max(-y for _, y in position.values())
-    ax.set(xlim=(-0.7, max(slots[0] - 1, 1) + 0.7), ylim=(-depth - 0.6, 0.6))
-    ax.axis("off")
+            x, y = x0 + WEIGHT_AT * (x1 - x0), y0 + WEIGHT_AT * (y1 - y0)
+            ax.text(x, -y, f"{weights.get(child, 0.0):.3f}",
+                    fontsize=TREE_FONT - 1, color="#555555", ha="center", va="center",
+                    backgroundcolor="white")  # fmt: skip
+    literal(ax)
     return ax

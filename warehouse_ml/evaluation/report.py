@@ -129,10 +129,11 @@ class Pictures:
         figures alone)."""
         accuracy = self.measure("accuracy")
         figures = _figures(self, accuracy, self.chart_class(None))
-        rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{v}</td></tr>" for k, v in figures)
+        rows = _rows(figures)
         picture = _picture(self.plot_roc, (4.0, 3.2)) if charts.available() else ""
         return (
-            f'<div style="display:flex;gap:16px;align-items:flex-start">'
+            f'<div class="{charts.CARD_CLASS}" '
+            f'style="display:flex;gap:16px;align-items:flex-start">'
             f"<table>{rows}</table><div>{picture}</div></div>"
         )
 
@@ -179,6 +180,7 @@ th, td {{ border: 1px solid #ddd; padding: .25em .6em; text-align: left; }}
 th {{ background: #f4f6f8; }} td.n {{ text-align: right; font-variant-numeric: tabular-nums; }}
 .charts {{ display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }}
 figure {{ margin: 0; }} figure svg {{ width: 100%; max-width: 760px; height: auto; }}
+figure.natural {{ overflow-x: auto; }} figure.natural svg {{ width: auto; max-width: none; }}
 details pre {{ background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .8em; }}
 </style></head>
 <body><h1>{title}</h1>
@@ -275,7 +277,14 @@ def _sql(ev: Pictures, name: str, **options: Any) -> str:
         probabilities=dict(zip(ev.classes, ev.probability_columns, strict=True)),
         prediction=PREDICTION, **options,
     )  # fmt: skip
-    return f"<details><summary>SQL of {name}</summary><pre>{html.escape(text)}</pre></details>"
+    summary = f"<summary>SQL of {html.escape(name)}</summary>"
+    return f"<details>{summary}<pre>{html.escape(text)}</pre></details>"
+
+
+def _rows(facts: Sequence[tuple[str, str]]) -> str:
+    """Table rows of (name, value) facts: the name is text (escaped here, as it may hold a
+    class label), the value HTML already made safe (:func:`_number`, ``html.escape``)."""
+    return "".join(f"<tr><th>{html.escape(k)}</th><td>{v}</td></tr>" for k, v in facts)
 
 
 def _cell(value: Any) -> str:
@@ -301,8 +310,7 @@ def _card(ev: Pictures, model: Any, ranking: pa.Table | None) -> str:
         ("folds", str(ev.folds)),
     ]
     if model is None:
-        rows = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in facts)
-        return f"<h2>Evaluation</h2><table>{rows}</table>"
+        return f"<h2>Evaluation</h2><table>{_rows(facts)}</table>"
     record = model.record
     facts = [
         ("model", html.escape(f"{record.name} ({record.kind})")),
@@ -310,7 +318,7 @@ def _card(ev: Pictures, model: Any, ranking: pa.Table | None) -> str:
         ("smoothing", html.escape(", ".join(f"{k}={v}" for k, v in record.smoothing.items()))),
         *facts,
     ]
-    rows = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in facts)
+    rows = _rows(facts)
     priors = model.parameters(ev.warehouse)["classes"]
     prior_rows = [
         {"class": r["class_label"], "rows": r["n"], "prior": math.exp(r["log_prior"])}
@@ -332,9 +340,7 @@ def _card(ev: Pictures, model: Any, ranking: pa.Table | None) -> str:
 def _numbers(ev: Pictures, positive: Any, loss: Sequence[Sequence[float]] | None) -> str:
     """Accuracy, the confusion matrix, per-class measures and the scores, each with its SQL."""
     accuracy = ev.measure("accuracy")
-    figures = "".join(
-        f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in _figures(ev, accuracy, positive)
-    )
+    figures = _rows(_figures(ev, accuracy, positive))
     per_class = ev.measure("class_measures")
     columns = ["class_label", "support", "precision", "recall", "f_measure"]
     return (
@@ -360,12 +366,16 @@ def _losses(ev: Pictures, loss: Sequence[Sequence[float]] | None) -> str:
         ("mean loss of the minimum-expected-loss decisions", _number(summary.decision_loss)),
         ("the model's expected loss of those decisions", _number(summary.expected_loss)),
     ]
-    table = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
-    return f"<h3>Expected loss</h3><table>{table}</table>" + _sql(ev, "expected_loss", loss=loss)
+    return f"<h3>Expected loss</h3><table>{_rows(rows)}</table>" + _sql(
+        ev, "expected_loss", loss=loss
+    )
 
 
-def _figure(svg_text: str, caption: str) -> str:
-    return f"<figure>{svg_text}<figcaption>{html.escape(caption)}</figcaption></figure>"
+def _figure(svg_text: str, caption: str, css_class: str = "") -> str:
+    """A captioned chart; ``css_class="natural"``: drawn at its own size (its text at the
+    size it was drawn, a tree's labels readable), scrolled sideways when wider than the page."""
+    shown = f' class="{css_class}"' if css_class else ""
+    return f"<figure{shown}>{svg_text}<figcaption>{html.escape(caption)}</figcaption></figure>"
 
 
 def _charts(ev: Pictures, positive: Any) -> str:
@@ -391,7 +401,7 @@ def _model_charts(model: Any, ranking: pa.Table) -> str:
     """The model's attribute ranking (chart and table) and, for a model with one, its tree."""
     size = (6.0, 0.35 * ranking.num_rows + 1.5)
     plot_tree = getattr(model, "plot_tree", None)
-    tree = "" if plot_tree is None else _figure(_picture(plot_tree, (8.0, 5.0)), "tree")
+    tree = "" if plot_tree is None else _figure(_picture(plot_tree), "tree", "natural")
     return "\n".join(
         [
             "<h2>Attributes</h2>",

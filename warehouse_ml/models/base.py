@@ -397,7 +397,7 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
         """A notebook's card of the model: its settings and, fitted, the key facts of its
         catalog row and its main picture (:meth:`card_picture`; left out without matplotlib)."""
         if self.record_ is None:
-            return f"<pre>{html.escape(repr(self))}</pre>"
+            return f'<pre class="{charts.CARD_CLASS}">{html.escape(repr(self))}</pre>'
         record = self.record_
         facts = [
             ("model", f"{record.name} ({record.kind})"),
@@ -416,7 +416,7 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
             for k, v in facts
         )
         picture = self.card_picture() if charts.available() else ""
-        return f"<div><table>{rows}</table>{picture}</div>"
+        return f'<div class="{charts.CARD_CLASS}"><table>{rows}</table>{picture}</div>'
 
     def card_picture(self) -> str:
         """The model's main picture as inline SVG: what it can draw without a connection (its

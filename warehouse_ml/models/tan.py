@@ -504,7 +504,7 @@ class TAN(Classifier):
         return ax
 
     def card_picture(self) -> str:
-        return super().card_picture() + charts.svg(lambda ax: self.plot_tree(ax=ax), (8.0, 5.0))
+        return super().card_picture() + charts.svg(lambda ax: self.plot_tree(ax=ax))
 
     def tree_text(self, format: str = "mermaid") -> str:
         """The model's structure as text: ``"mermaid"`` (a ``graph TD`` flowchart) or ``"dot"``
