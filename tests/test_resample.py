@@ -11,7 +11,12 @@ import pyarrow as pa
 import pytest
 
 import warehouse_ml as wml
-from warehouse_ml.errors import ColumnConflictError, NameConflictError, ParameterError
+from warehouse_ml.errors import (
+    ColumnConflictError,
+    ColumnError,
+    NameConflictError,
+    ParameterError,
+)
 
 
 def imbalanced(n: int = 300, seed: int = 2) -> pa.Table:
@@ -157,3 +162,33 @@ def test_too_many_copies_are_refused(con):
     data = pa.table({"id": list(range(20_002)), "label": ["a"] + ["b"] * 20_001})
     with pytest.raises(ParameterError, match="repeats a row 20001 times"):
         wml.resample(con, data, "label", strategy="over", key="id")
+
+
+@pytest.mark.parametrize("strategy", ["under", "over"])
+@pytest.mark.parametrize(
+    "keys, message",
+    [
+        (lambda ids: [ids[0], *ids[:-1]], r"key column 'id' of .* is not unique: 300 rows, 299"),
+        (lambda ids: [None, *ids[1:]], r"key column 'id' of .* is NULL in 1 of 300 rows"),
+    ],
+)
+def test_keys_a_split_refuses_are_refused(con, strategy, keys, message):
+    data = imbalanced()
+    data = data.set_column(0, "id", pa.array(keys(data["id"].to_pylist()), pa.string()))
+    with pytest.raises(ColumnError, match=message):
+        wml.assign_folds(con, data, folds=3, key="id")
+    with pytest.raises(ColumnError, match=message):
+        wml.resample(con, data, "label", key="id", strategy=strategy)
+    assert wml.list_objects(con).num_rows == 0
+
+
+@pytest.mark.parametrize("view", [False, True])
+@pytest.mark.parametrize("strategy, ratio", [("under", 1.0), ("under", 0.4), ("over", 0.8)])
+def test_reported_counts_are_those_of_the_written_rows(con, strategy, ratio, view):
+    con.register("data_arrow", imbalanced())
+    con.execute("CREATE TABLE data AS SELECT * FROM data_arrow")
+    sample = wml.resample(con, "data", "label", key="id", strategy=strategy, ratio=ratio, view=view)
+    written = con.execute(f"SELECT label, COUNT(*) FROM {sample.table} GROUP BY label").fetchall()
+    assert sample.after == dict(written)
+    labels = [v for v in imbalanced()["label"].to_pylist() if v is not None]
+    assert sample.before == dict(Counter(labels))

@@ -150,6 +150,7 @@ def resample(
     with session(con) as warehouse, open_source(warehouse, source) as src:
         splits.prepare(src, key, target, view, True, [COPY])
         classes, _ = class_counts(warehouse, src, target)
+        splits.profile(warehouse, src, key)  # a unique, non-NULL key, as the splits check it
         kept = quotas(classes, strategy, ratio)
         copies = max(math.ceil(q / c.n) for q, c in zip(kept, classes, strict=True))
         if copies > MAX_COPIES:
