@@ -290,11 +290,10 @@ def test_readers_in_other_connections_during_repeated_refits(engine_name, reques
 @pytest.mark.parametrize("engine_name", ENGINES)
 def test_concurrent_refits_of_one_model_leave_one_consistent_model(engine_name, request):
     """Two connections re-fit ``m`` at the same time: each fit either publishes or fails with
-    the engine's conflict error (and then leaves nothing behind); at the end the catalog has one
-    row for ``m``, the schema ``wml`` holds exactly its tables, and the view is its output."""
+    ConcurrentFitError (and then leaves nothing behind); at the end the catalog has one row for
+    ``m``, the schema ``wml`` holds exactly its tables, and the view is its output."""
     engine = request.getfixturevalue(engine_name)
     outputs = prepare(engine)
-    conflicts = (wml.ConcurrentFitError, duckdb.TransactionException)
     outcomes: list[str] = []
 
     def writer(key: str) -> None:
@@ -303,7 +302,7 @@ def test_concurrent_refits_of_one_model_leave_one_consistent_model(engine_name, 
             try:
                 FITS[key](connection)
                 outcomes.append("published")
-            except conflicts as error:
+            except wml.ConcurrentFitError as error:
                 outcomes.append(type(error).__name__)
 
     threads = [threading.Thread(target=writer, args=(key,)) for key in "AB"]
@@ -312,6 +311,13 @@ def test_concurrent_refits_of_one_model_leave_one_consistent_model(engine_name, 
     for thread in threads:
         thread.join(HANG_GUARD)
     assert len(outcomes) == 8 and "published" in outcomes, outcomes
+    model = only_model_m(engine)
+    assert engine.read(engine.open_reader()) == outputs["A" if model.kind == "naive_bayes" else "B"]
+
+
+def only_model_m(engine: Engine) -> wml.NaiveBayes | wml.TAN:
+    """Model ``m``, after checking that the catalog holds it alone and that schema ``wml``
+    holds exactly its tables (nothing a failed writer staged is left)."""
     warehouse = connect(engine.writer)
     rows = catalog.list_models(warehouse)
     assert [r["name"] for r in rows] == ["m"]
@@ -323,4 +329,50 @@ def test_concurrent_refits_of_one_model_leave_one_consistent_model(engine_name, 
     order = [templates.column("table_name", "t")]
     listed = warehouse.fetch("select_table", table=schema, order_columns=order).to_pylist()
     assert {r["table_name"] for r in listed if r["table_schema"] == "wml"} == expected
-    assert engine.read(engine.open_reader()) == outputs["A" if model.kind == "naive_bayes" else "B"]
+    return model
+
+
+def apply_at_once(engine: Engine, batch_id: str) -> list[str]:
+    """Two connections, released together by a barrier, apply batch ``train_b`` to ``m`` under
+    one id; the outcome of each (sorted): "published", the library's error's name, or the
+    repr of any other error."""
+    barrier = threading.Barrier(2)
+    results: list[str] = []
+
+    def updater() -> None:
+        connection = engine.open_reader()
+        model = wml.load(connection, "m")
+        barrier.wait()
+        try:
+            model.update(connection, "train_b", batch_id=batch_id)
+            results.append("published")
+        except (wml.ConcurrentFitError, wml.BatchAppliedError) as error:
+            results.append(type(error).__name__)
+        except Exception as error:  # an engine error escaping: the failure shown
+            results.append(repr(error))
+
+    threads = [threading.Thread(target=updater) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(HANG_GUARD)
+    return sorted(results)
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+def test_one_batch_applied_by_two_connections_at_once_is_applied_once(engine_name, request):
+    """Two connections apply the same update batch (the same id) at the same moment, four
+    times: in each round at most one publishes and the other gets ConcurrentFitError (or
+    BatchAppliedError, if it read the model after the other's update); no engine error
+    escapes. The model then holds each published batch once."""
+    engine = request.getfixturevalue(engine_name)
+    load(connect(engine.writer))
+    FITS["A"](engine.writer)
+    outcomes = [apply_at_once(engine, f"nightly-{i}") for i in range(4)]
+    allowed = {"published", "ConcurrentFitError", "BatchAppliedError"}
+    assert all(len(r) == 2 and set(r) <= allowed for r in outcomes), outcomes
+    assert all(r.count("published") <= 1 for r in outcomes), outcomes
+    published = [f"nightly-{i}" for i, r in enumerate(outcomes) if "published" in r]
+    model = only_model_m(engine)
+    assert [b["batch_id"] for b in model.batches_] == published
+    assert model.n_rows_ == 300 * (1 + len(published))

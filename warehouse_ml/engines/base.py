@@ -206,6 +206,13 @@ class Warehouse(abc.ABC):
         user transaction."""
         return self
 
+    def write_conflict(self, error: Exception) -> bool:
+        """Whether ``error``, raised inside :meth:`transaction`, means that another connection
+        wrote the same rows or objects at the same moment and the transaction was rolled back
+        for it. Here never: the engine makes the second writer wait for the first instead
+        (PostgreSQL's row locks), or has no transactions (Spark)."""
+        return False
+
     def after_drop(self) -> None:  # noqa: B027 - most engines need nothing
         """Give the space of dropped tables back where the engine needs to be told (DuckDB
         files: CHECKPOINT). Best effort."""

@@ -106,6 +106,15 @@ class DuckDBWarehouse(Warehouse):
         """The DuckDB connection (or cursor) statements run on."""
         return self.connection
 
+    def write_conflict(self, error: Exception) -> bool:
+        """DuckDB's concurrency is optimistic: a transaction that writes a row or a catalog
+        entry (table, view) another transaction wrote and has not committed, or committed after
+        this one began, fails at once with a ``TransactionException`` naming the conflict
+        ("Conflict on tuple deletion!", "Catalog write-write conflict on ...") and is rolled
+        back. That class also covers misuse of transactions (BEGIN inside one), hence the
+        check of the message."""
+        return isinstance(error, duckdb.TransactionException) and "conflict" in str(error).lower()
+
     # -- identity -------------------------------------------------------------------------
     def fold(self, part: str) -> str:
         """DuckDB compares identifiers ignoring ASCII case only ('A' = 'a', 'É' <> 'é')."""

@@ -386,8 +386,10 @@ def publish(
 
     Concurrent fits of one name: the old row is deleted by name AND model id, and the name must
     then have exactly one row, this one. A fit whose old row another connection replaced
-    meanwhile therefore fails (PostgreSQL: ConcurrentFitError; DuckDB: its own write-write
-    conflict error) instead of deleting the other fit's row and orphaning its tables. Two
+    meanwhile therefore fails with ConcurrentFitError instead of deleting the other fit's row
+    and orphaning its tables: PostgreSQL waits for the other transaction's row lock and then
+    finds the row changed; DuckDB refuses the second writer of a row or table at once (a
+    write-write conflict, :meth:`Warehouse.write_conflict`), which is the same error here. Two
     concurrent FIRST fits of a new name cannot see each other before they commit and may both
     insert a row; the next fit of that name replaces (and drops the tables of) every row.
 
@@ -397,37 +399,59 @@ def publish(
     Raises:
         ConcurrentFitError: another connection published a model of this name meanwhile.
     """
+    try:
+        with warehouse.transaction():
+            _swap(warehouse, record, rebuild_views, replacing)
+    except Exception as error:
+        if not warehouse.write_conflict(error):
+            raise
+        way_out = (
+            "run it again" if replacing is None else "load the model and apply the batch again"
+        )
+        raise ConcurrentFitError(
+            f"model {record.name!r} was published by another connection at the same moment as "
+            f"this {'fit' if replacing is None else 'update'} (the engine reports a write-write "
+            f"conflict: {str(error).splitlines()[0]}); it was rolled back: {way_out}"
+        ) from error
+
+
+def _swap(
+    warehouse: Warehouse,
+    record: ModelRecord,
+    rebuild_views: Callable[[ModelRecord, list[Owned]], None],
+    replacing: str | None,
+) -> None:
+    """The statements of :func:`publish`'s transaction."""
     table = catalog_table(warehouse)
-    with warehouse.transaction():
-        replaced = _rows(warehouse, record.name)
-        if replacing is not None and [r.model_id for r in replaced] != [replacing]:
-            raise ConcurrentFitError(
-                f"model {record.name!r} was changed by another connection while this update "
-                f"was running (it started from version {replacing!r}, the catalog now holds "
-                f"{[r.model_id for r in replaced]}); this update was rolled back: load the "
-                "model and apply the batch again"
-            )
-        for old in replaced:
-            warehouse.run(
-                "delete_rows_where",
-                table=table,
-                condition=_condition(name=record.name, model_id=old.model_id),
-            )
-        warehouse.run("insert_rows_from", table=table, rows=_row_values(record))
-        now_there = [r.model_id for r in _rows(warehouse, record.name)]
-        if now_there != [record.model_id]:
-            raise ConcurrentFitError(
-                f"model {record.name!r} was published by another connection while this fit was "
-                f"publishing (catalog rows {now_there}, expected only {record.model_id!r}); "
-                "this fit was rolled back: run it again"
-            )
-        owned = ownership.owned_by(warehouse, "model", record.name)
-        rebuild_views(record, [o for o in owned if o.role in MODEL_VIEWS])
-        ownership.release(warehouse, _leftovers(warehouse, record, owned, replaced))
-        for old in replaced:
-            if old.format_version < REGISTERED_FORMAT:
-                for part in old.parts:
-                    warehouse.run("drop_table", table=old.table(part))
+    replaced = _rows(warehouse, record.name)
+    if replacing is not None and [r.model_id for r in replaced] != [replacing]:
+        raise ConcurrentFitError(
+            f"model {record.name!r} was changed by another connection while this update "
+            f"was running (it started from version {replacing!r}, the catalog now holds "
+            f"{[r.model_id for r in replaced]}); this update was rolled back: load the "
+            "model and apply the batch again"
+        )
+    for old in replaced:
+        warehouse.run(
+            "delete_rows_where",
+            table=table,
+            condition=_condition(name=record.name, model_id=old.model_id),
+        )
+    warehouse.run("insert_rows_from", table=table, rows=_row_values(record))
+    now_there = [r.model_id for r in _rows(warehouse, record.name)]
+    if now_there != [record.model_id]:
+        raise ConcurrentFitError(
+            f"model {record.name!r} was published by another connection while this fit was "
+            f"publishing (catalog rows {now_there}, expected only {record.model_id!r}); "
+            "this fit was rolled back: run it again"
+        )
+    owned = ownership.owned_by(warehouse, "model", record.name)
+    rebuild_views(record, [o for o in owned if o.role in MODEL_VIEWS])
+    ownership.release(warehouse, _leftovers(warehouse, record, owned, replaced))
+    for old in replaced:
+        if old.format_version < REGISTERED_FORMAT:
+            for part in old.parts:
+                warehouse.run("drop_table", table=old.table(part))
 
 
 def registered_views(warehouse: Warehouse, model: str) -> list[Owned]:
