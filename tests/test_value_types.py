@@ -320,3 +320,22 @@ def test_csv_values_stay_as_written(con, tmp_path):
     scores = model.score_rows(con, str(path), keys=["id"])
     assert scores.column_names == ["id", "p_no", "p_yes", "prediction"]
     assert set(scores["prediction"].to_pylist()) <= {"no", "yes"}
+
+
+def test_booleans_scored_by_a_model_of_text_name_the_cast_that_fixes_them(con, tmp_path):
+    """A model fitted from a CSV path keeps the file's text ('t'/'f'); the same file loaded by
+    DuckDB's read_csv is BOOLEAN: refused with the fix, which then scores as the path does."""
+    path = tmp_path / "games.csv"
+    path.write_text("id,windy,play\n1,t,yes\n2,f,no\n3,t,yes\n4,f,no\n5,t,no\n6,f,no\n7,t,yes\n")
+    model = wml.NaiveBayes().fit(con, str(path), "play", keys=["id"])
+    con.execute("CREATE TABLE sniffed AS SELECT * FROM read_csv(?)", [str(path)])
+    with pytest.raises(ColumnError, match=r"column 'windy' of sniffed has type bool; model .* "
+                       r"fitted on type string: .*CAST\(\"windy\" AS .*all_varchar=true"):  # fmt: skip
+        model.predict(con, "sniffed", keys=["id"])
+    con.execute("CREATE TABLE kept AS SELECT * FROM read_csv(?, all_varchar = true)", [str(path)])
+    con.execute("CREATE TABLE kept_ids AS SELECT CAST(id AS BIGINT) AS id, windy FROM kept")
+    assert model.predict_proba(con, "kept_ids").equals(model.predict_proba(con, str(path)))
+    flags = pa.table({"windy": [True, False, True, False], "play": ["yes", "no", "yes", "no"]})
+    boolean = wml.NaiveBayes().fit(con, flags, "play", name="flags")
+    with pytest.raises(ColumnError, match=r"fitted on type bool: .*CAST\(\"windy\" AS BOOLEAN\)"):
+        boolean.predict(con, str(path))

@@ -32,7 +32,7 @@ from warehouse_ml.models import compiled, export, literal_terms, names
 from warehouse_ml.models.names import PREDICTION
 from warehouse_ml.models.scoring import Decision, score_query
 from warehouse_ml.progress import ProgressCallback
-from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats.features import Feature, column_names, integer_valued
 from warehouse_ml.store import ownership
@@ -66,7 +66,8 @@ class Predictor:
             if str(field.type) != feature.sql_type and not _compatible(feature, field.type):
                 raise ColumnError(
                     f"column {name!r} of {source.description} has type {field.type}; "
-                    f"model {record.name!r} was fitted on type {feature.sql_type}"
+                    f"model {record.name!r} was fitted on type {feature.sql_type}: "
+                    f"{_cast_hint(name, feature.sql_type, field.type)}"
                 )
 
     def scoring_query(
@@ -541,6 +542,28 @@ def _hashable(value: Any) -> Hashable:
     if isinstance(value, (list, tuple)):
         return tuple(_hashable(v) for v in value)
     return value
+
+
+def _cast_hint(name: str, fitted: str, found: pa.DataType) -> str:
+    """How to score a column of type ``found`` with a model fitted on type ``fitted`` (Arrow
+    type as text). The common case is a CSV file: read from its path a model keeps the file's
+    text (``t``/``f``, ``yes``/``no``), while DuckDB's ``read_csv`` makes such a column
+    BOOLEAN."""
+    if pa.types.is_boolean(found) and fitted in ("string", "large_string", "string_view"):
+        cast = templates.generate(expressions.as_text(column(name)))
+        return (
+            f"the model holds its values as text; score a view selecting {cast} (which spells "
+            "them 'true'/'false'), or, when the text came from a CSV file ('t'/'f', "
+            "'yes'/'no'), read it with read_csv(..., all_varchar=true) or score the file's "
+            "path itself"
+        )
+    if fitted == "bool":
+        cast = templates.generate(exp.cast(column(name), exp.DataType.Type.BOOLEAN))
+        return (
+            f"the model holds its values as booleans; score a view selecting {cast}, or a "
+            "table read with read_csv's own types"
+        )
+    return f"score a view selecting the column CAST to the type it was fitted on ({fitted})"
 
 
 def _compatible(feature: Feature, arrow_type: pa.DataType) -> bool:
