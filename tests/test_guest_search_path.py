@@ -172,3 +172,21 @@ def test_on_postgres_a_name_reaching_a_users_object_on_the_search_path_is_refuse
     assert con.execute("SELECT count(*) FROM fresh").fetchone() == (N,)
     con.execute("SET search_path TO a")
     assert con.execute("SELECT count(*) FROM fresh").fetchone() == (N,)
+
+
+def test_a_users_view_over_a_library_view_keeps_working_across_refits(searched):
+    """DuckDB binds a view's names when it is read, so a user's view over a prediction view
+    reads the rebuilt view after a re-fit (the re-fit replaces the view in its transaction)."""
+    con = searched
+    model = wml.NaiveBayes().fit(con, "data", "cls", keys=["id"], name="m")
+    model.create_view(con, "preds", "data", keys=["id"])
+    model.create_drift_view(con, "drifts", "data")
+    con.execute("CREATE VIEW b.report AS SELECT id, prediction FROM a.preds WHERE id < 10")
+    con.execute("CREATE VIEW b.drift_report AS SELECT count(*) AS n FROM a.drifts")
+    before = con.sql("SELECT * FROM report ORDER BY id").fetchall()
+    refit = wml.TAN().fit(con, "data", "cls", keys=["id"], name="m")
+    after = con.sql("SELECT * FROM report ORDER BY id").fetchall()
+    expected = refit.predict(con, "data")
+    assert len(before) == len(after) == 10
+    assert [p for _, p in after] == expected.column("prediction").to_pylist()[:10]
+    assert con.sql("SELECT n FROM drift_report").fetchall()[0][0] > 0
