@@ -230,3 +230,48 @@ def test_hostile_labels_and_names_show_as_text_and_run_nothing(con, tmp_path):
         assert HOSTILE["image"] not in markup and HOSTILE["script"] not in markup
         assert "mathjax_ignore" in markup  # no TeX typesetting of $x$ and $y$
     assert HOSTILE["image"] in html.unescape(model._repr_html_())
+
+
+def test_report_refuses_a_model_that_is_not_a_fitted_classifier(con, tmp_path):
+    con.register("generated", wml.synthetic.tan_data(400, 3, n_classes=2, strings=True, seed=2))
+    ev = wml.cross_validate(con, "generated", "class", wml.NaiveBayes(), folds=3)
+    for wrong, expected in (("m", "got str 'm'"), (wml.NaiveBayes(), "got NaiveBayes")):
+        with pytest.raises(
+            wml.ParameterError, match=r"report\(model=\.\.\.\) expected a fitted"
+        ) as e:
+            ev.report(tmp_path / "r.html", model=wrong)
+        assert expected in str(e.value)
+    other = wml.NaiveBayes().fit(con, "generated", "a0", name="other")
+    with pytest.raises(wml.ParameterError, match="expected a model of target 'class'"):
+        ev.report(tmp_path / "r.html", model=other)
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_report_path_is_checked_before_anything_is_computed(con, tmp_path, monkeypatch):
+    con.register("generated", wml.synthetic.tan_data(400, 3, n_classes=2, strings=True, seed=2))
+    ev = wml.cross_validate(con, "generated", "class", wml.NaiveBayes(), folds=3)
+    monkeypatch.setattr(type(ev), "measure", lambda *a, **k: pytest.fail("computed"))
+    missing = tmp_path / "some" / "missing" / "report.html"
+    with pytest.raises(wml.ParameterError, match=re.escape(f"{str(missing.parent)!r} does not")):
+        ev.report(missing)
+    with pytest.raises(wml.ParameterError, match="is a folder; expected a file name"):
+        ev.report(tmp_path)
+
+
+def test_cli_report_into_missing_folders_creates_them_and_checks_first(tmp_path, capsys):
+    from conftest import FIXTURES
+
+    from warehouse_ml.cli import main
+
+    tennis = str(FIXTURES / "play_tennis.csv")
+    db = str(tmp_path / "w.duckdb")
+    page = tmp_path / "some" / "missing" / "report.html"
+    args = ["evaluate", tennis, "--target", "play", "--keys", "day", "--folds", "3", "--db", db]
+    assert main([*args, "--report", str(page)]) == 0
+    assert page.is_file() and f"wrote the report to {page}" in capsys.readouterr().out
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    assert main([*args, "--report", str(blocked / "report.html")]) == 1
+    printed = capsys.readouterr()
+    assert "Traceback" not in printed.err and str(blocked) in printed.err
+    assert "cross-validation" not in printed.out  # refused before evaluating

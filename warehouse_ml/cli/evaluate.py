@@ -15,7 +15,7 @@ from warehouse_ml.cli.commands import feature_choice, model_from, split_names
 from warehouse_ml.cli.display import print_table, write_table
 from warehouse_ml.engines import DuckDBWarehouse
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.evaluation import crossval, metrics
+from warehouse_ml.evaluation import crossval, metrics, report
 
 
 def _reported(entry: metrics.Measure, k: int) -> bool:
@@ -54,9 +54,24 @@ def _print_report(
         print("   ".join(line))
 
 
+def _report_destination(path: str) -> Path:
+    """The ``--report`` file, checked before anything is evaluated: its missing folders are
+    created (as ``--output-dir`` is), then :func:`report.destination` checks it."""
+    out = Path(path)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ParameterError(
+            f"--report {path!r}: cannot create its folder {str(out.parent)!r}: "
+            f"{error.strerror or error}"
+        ) from error
+    return report.destination(out)
+
+
 def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     """Cross-validate a model kind on a source (or evaluate a stored model on a hold-out source)
     and print the report; optionally write every table."""
+    page_path = _report_destination(args.report) if args.report else None
     model = None
     if args.model:
         model = wml.load(con, args.model)
@@ -102,6 +117,6 @@ def cmd_evaluate(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
             f"\n== expected loss\nprediction loss {summary.prediction_loss:.4f}   decision "
             f"loss {summary.decision_loss:.4f}   expected {summary.expected_loss:.4f}"
         )
-    if args.report:
-        page = evaluation.report(args.report, model=model, positive=positive, loss=loss, title=how)
+    if page_path is not None:
+        page = evaluation.report(page_path, model=model, positive=positive, loss=loss, title=how)
         print(f"\nwrote the report to {page}")

@@ -335,7 +335,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--report",
         metavar="FILE",
         help="also write a one-file HTML report (charts, every number and its SQL; with "
-        "--model the model card too); needs warehouse-ml[report]",
+        "--model the model card too); needs warehouse-ml[report]. Its missing folders are "
+        "created and the path is checked before the evaluation runs",
     )
     evaluate.add_argument("--key", dest="keys", help=argparse.SUPPRESS)  # the former spelling
     evaluate.add_argument("--no-stratify", action="store_true", help="plain k-fold")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
+import os
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,6 +29,7 @@ from warehouse_ml.engines.sources import open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import metrics
 from warehouse_ml.evaluation.metrics.spec import resolve
+from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.names import PREDICTION
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.store import ownership
@@ -157,6 +159,8 @@ class Pictures:
         charts of ``positive`` (default as :meth:`plot_roc`); the attribute ranking (with a
         model); and under each number the SQL that reproduces it over the predictions table.
         """
+        out = destination(path)
+        _check_model(self, model)
         label = self.chart_class(positive)
         _rank_once(self, label)
         ranking = None if model is None else model.attribute_ranking(self.warehouse)
@@ -165,9 +169,46 @@ class Pictures:
             body.append(_model_charts(model, ranking))
         heading = html.escape(title or f"Evaluation of {self.target}")
         page = _PAGE.format(title=heading, body="\n".join(body))
-        out = Path(path)
         out.write_text(page, encoding="utf-8")
         return out
+
+
+def destination(path: str | Path) -> Path:
+    """``path`` as the file a report is written to, checked before anything is computed: a
+    file name (not a folder) in an existing folder the process may write to; else a
+    ParameterError naming the path."""
+    out = Path(path)
+    if out.is_dir():
+        raise ParameterError(
+            f"report path {str(out)!r} is a folder; expected a file name, e.g. "
+            f"{str(out / 'report.html')!r}"
+        )
+    folder = out.parent
+    if not folder.is_dir():
+        raise ParameterError(
+            f"report path {str(out)!r}: its folder {str(folder)!r} does not exist; expected a "
+            "file in an existing folder"
+        )
+    if not os.access(folder, os.W_OK):
+        raise ParameterError(f"report path {str(out)!r}: the folder {str(folder)!r} is read-only")
+    return out
+
+
+def _check_model(ev: Pictures, model: Any) -> None:
+    """A report's ``model``: None, or a fitted classifier of the evaluation's target."""
+    if model is None:
+        return
+    if not isinstance(model, Classifier) or model.record_ is None:
+        shown = f"{type(model).__name__} {model!r}"
+        raise ParameterError(
+            f"report(model=...) expected a fitted classifier (e.g. wml.load(con, name)) or "
+            f"None, got {shown}"
+        )
+    if model.record_.target != ev.target:
+        raise ParameterError(
+            f"report(model=...) expected a model of target {ev.target!r}, got model "
+            f"{model.record_.name!r} of target {model.record_.target!r}"
+        )
 
 
 _PAGE = """<!DOCTYPE html>
