@@ -40,9 +40,11 @@ class Monitor:
         over ``source`` against the training classes). Columns: kind, attribute, treatment
         (string), bins, n_expected, n_observed, n_unseen (int64), psi, js_distance, chi_square
         (float64), df (int64), p_value (float64), psi_flag (``stable`` below 0.1,
-        ``moderate`` below 0.25, else ``major``); models/drift.py defines each. ``bins``:
-        equal-frequency bins of a Naive Bayes Gaussian attribute's fitted mixture (TAN's
-        numeric attributes keep the model's own bins).
+        ``moderate`` below 0.25, else ``major``); models/drift.py defines each. Numeric
+        attributes are counted on the training histogram of a Naive Bayes model and on the
+        model's own bins for TAN (the training table itself has PSI 0). ``bins``: for a Naive
+        Bayes model stored before the histogram, the equal-frequency bins of a Gaussian
+        attribute's fitted mixture (unused otherwise).
         """
         with (
             session(con) as warehouse,
