@@ -154,9 +154,12 @@ class Explainer:
         class, from the model's stored parameters (no training data is read).
 
         Columns: ``attribute``; ``treatment`` (how MI was measured: ``categorical``, ``numeric:
-        the model's <b> equal-frequency bins`` for TAN, ``gaussian: <b> equal-frequency bins of
-        the fitted class normals`` for a Naive Bayes Gaussian); ``n`` (int64 training rows with
-        a value and a class); ``mi`` (float64 bits, MI(A; C)); ``parent`` and ``cmi_parent``
+        the model's <b> equal-frequency bins`` for TAN, ``numeric: <b> equal-frequency bins``
+        for a Naive Bayes numeric, from its training histogram, so that its MI is
+        ``rank_attributes``' on the same rows; ``gaussian: <b> equal-frequency bins of the
+        fitted class normals`` for one of a model stored before the histogram); ``n`` (int64
+        training rows with a value and a class); ``mi`` (float64 bits, MI(A; C)); ``parent``
+        and ``cmi_parent``
         (TAN: the attribute's parent in the tree and CMI(A; parent | C) in bits, the weight that
         chose the edge; NULL for Naive Bayes and the root); ``mean_abs_evidence`` (float64
         nats: with a ``source``, the mean |evidence| of the attribute for each row's predicted
