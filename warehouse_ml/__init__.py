@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
     )
     from warehouse_ml.engines import connect
     from warehouse_ml.engines.base import Warehouse
+    from warehouse_ml.engines.sources import Query, query
     from warehouse_ml.evaluation.crossval import Evaluation, cross_validate, evaluate
     from warehouse_ml.evaluation.loo import cross_validate_leave_one_out
     from warehouse_ml.evaluation.metrics import (
@@ -95,6 +96,8 @@ LAZY: dict[str, tuple[str, str | None]] = {
     "vacuum": ("warehouse_ml.api", "vacuum"),
     "connect": ("warehouse_ml.engines", "connect"),
     "Warehouse": ("warehouse_ml.engines.base", "Warehouse"),
+    "Query": ("warehouse_ml.engines.sources", "Query"),
+    "query": ("warehouse_ml.engines.sources", "query"),
     "Evaluation": ("warehouse_ml.evaluation.crossval", "Evaluation"),
     "cross_validate": ("warehouse_ml.evaluation.crossval", "cross_validate"),
     "evaluate": ("warehouse_ml.evaluation.crossval", "evaluate"),
@@ -168,6 +171,7 @@ __all__ = [
     "ParameterError",
     "Progress",
     "ProgressCallback",
+    "Query",
     "Resample",
     "Selection",
     "SourceError",
@@ -211,6 +215,7 @@ __all__ = [
     "ovr_auc",
     "pair_information",
     "precision_recall_curve",
+    "query",
     "rank_attributes",
     "rebuild_views",
     "registered_views",

@@ -2,26 +2,39 @@
 
 A source is a table or view name (``"t"``, ``"schema.t"``, or a tuple of parts), a
 ``pyarrow.Table`` (registered, zero copy), a ``pyarrow.RecordBatchReader`` (a stream can be read
-only once, so it is copied into a temporary table first), or a path to a Parquet or CSV file
-(read in place by the engine).
+only once, so it is copied into a temporary table first), a pandas or polars DataFrame (made an
+Arrow table: ``pa.Table.from_pandas(df, preserve_index=False)``, ``df.to_arrow()``), a DuckDB
+relation (``con.sql(...)``: on the DuckDB database it reads, registered as it is, so its rows are
+read where they are; on any other, its rows as Arrow), a path to a Parquet or CSV file (read in
+place by the engine), or a :class:`Query` (``wml.query("SELECT ...")``: one SELECT, read as a
+subquery).
+
+Only tables, views, files and queries are durable: a view over a DataFrame, a relation or Arrow
+data would not outlive this process and is refused; a view over a query holds its text.
 
 A table or view name is resolved as the engine resolves it (its search path, temporary objects
 first) without running a statement that could fail, and is then always referenced with its
 schema: no name the library gives to a part of a query (a CTE) can shadow it, and a view over
-it keeps reading the same relation whatever schema a later session uses.
+it keeps reading the same relation whatever schema a later session uses. The same holds for the
+tables a query names without a schema.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, Union, runtime_checkable
 
+import duckdb
 import pyarrow as pa
+import sqlglot
 from sqlglot import exp
+from sqlglot.errors import ParseError
+from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from warehouse_ml.engines.base import ObjectName, Warehouse
 from warehouse_ml.errors import ColumnError, ParameterError, SourceError
@@ -40,7 +53,77 @@ CSV_TYPES = ("BIGINT", "DOUBLE", "VARCHAR")
 text the file holds (labels and categories keep their spelling); whole numbers are BIGINT and
 other numbers DOUBLE."""
 
-SourceLike = str | os.PathLike | Sequence[str] | TableName | pa.Table | pa.RecordBatchReader
+if TYPE_CHECKING:
+    import pandas
+
+
+@runtime_checkable
+class ArrowConvertible(Protocol):
+    """A data frame that makes itself an Arrow table (a polars DataFrame)."""
+
+    def to_arrow(self) -> pa.Table: ...
+
+
+@dataclass(frozen=True)
+class Query:
+    """A SQL query read as a source (``wml.query("SELECT ...")``): one SELECT, or WITH ...
+    SELECT, checked by sqlglot when made. ``dialect`` is the sqlglot dialect it is written in;
+    None: the engine's own, in which it is parsed again when read.
+
+    Its tables are resolved when it is read, as table names are; a view over it holds its text
+    (and a model's registered view is rebuilt from that text), so it is a durable source."""
+
+    sql: str
+    dialect: str | None = None
+
+    def __post_init__(self) -> None:
+        self.tree(self.dialect)
+
+    def tree(self, dialect: str | None) -> exp.Query:
+        """The query parsed in ``dialect``; a SourceError when the text is not one query or
+        when it holds a statement that writes."""
+        try:
+            statements = [s for s in sqlglot.parse(self.sql, read=dialect) if s is not None]
+        except ParseError as error:
+            raise SourceError(f"query source {self}: cannot be parsed ({error})") from error
+        if len(statements) != 1 or not isinstance(statements[0], exp.Query):
+            kinds = ", ".join(type(s).__name__.upper() for s in statements) or "nothing"
+            found = kinds if len(statements) == 1 else f"{len(statements)} statements ({kinds})"
+            raise SourceError(
+                f"query source {self}: expected one SELECT (or WITH ... SELECT) query; got {found}"
+            )
+        writing = next(statements[0].find_all(exp.DML, exp.DDL, exp.Command), None)
+        if writing is not None:
+            raise SourceError(
+                f"query source {self}: expected a query that only reads; it holds a "
+                f"{type(writing).__name__.upper()} statement"
+            )
+        return statements[0]
+
+    def __str__(self) -> str:
+        text = " ".join(self.sql.split())
+        return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+def query(sql: str, *, dialect: str | None = None) -> Query:
+    """``sql``, one SELECT (or WITH ... SELECT) query, as a source of any call that takes one
+    (fit, predict, create_view, cross_validate, ...). ``dialect``: the sqlglot dialect it is
+    written in (default: the engine's). A SourceError when it is not one query that only reads."""
+    return Query(sql, dialect)
+
+
+SourceLike = Union[  # "pandas.DataFrame": a forward reference, pandas is optional
+    str,
+    os.PathLike,
+    Sequence[str],
+    TableName,
+    Query,
+    pa.Table,
+    pa.RecordBatchReader,
+    duckdb.DuckDBPyRelation,
+    ArrowConvertible,
+    "pandas.DataFrame",
+]
 
 
 @dataclass(frozen=True)
@@ -52,12 +135,14 @@ class Source:
             name or a table function such as ``read_parquet('...')``), or an aliased subquery.
         schema: the Arrow schema of its columns.
         description: how the user named it (stored in the model catalog).
-        durable: whether a view may refer to it after this process ends (tables, views and
-            files are durable; registered Arrow data and temporary tables are not).
+        durable: whether a view may refer to it after this process ends (tables, views, files
+            and queries are durable; registered Arrow data, data frames, DuckDB relations and
+            temporary tables are not).
         object: the table or view it is, as the engine resolves it (None for files, Arrow
             data and subqueries).
         spec: how a view records it, to read it again when the view is rebuilt
-            (``{"table": [schema, name]}`` or ``{"file": path}``), or None when not durable.
+            (``{"table": [schema, name]}``, ``{"file": path}`` or ``{"query": text,
+            "dialect": name or None}``), or None when not durable.
     """
 
     relation: exp.Expression
@@ -85,9 +170,10 @@ class Source:
         """:attr:`spec`, or a ParameterError saying that ``what`` needs a durable source."""
         if self.spec is None:
             raise ParameterError(
-                f"{what} needs a durable source (a table or view name, or a Parquet/CSV path) "
-                "so that SQL clients can query it later; registered Arrow data and temporary "
-                f"tables disappear with this session (got {self.description})"
+                f"{what} needs a durable source (a table or view name, a Parquet/CSV path or "
+                "wml.query(...)) so that SQL clients can query it later; data frames, DuckDB "
+                "relations, registered Arrow data and temporary tables disappear with this "
+                f"session (got {self.description})"
             )
         return self.spec
 
@@ -142,11 +228,49 @@ def _missing(warehouse: Warehouse, name: TableName) -> SourceError:
             "itself)"
         )
     )
+    if str(name).lstrip().lower().startswith(("select ", "with ")):
+        hint += "; to read a query, pass wml.query(...) as the source"
     return SourceError(f"source table {str(name)!r} does not exist or cannot be read{hint}")
 
 
 ARROW_DESCRIPTION = "an Arrow table"
 """How a source made from Arrow data is described (in messages and in the model catalog)."""
+
+RELATION_DESCRIPTION = "a DuckDB relation"
+
+
+def _as_arrow(source: object) -> tuple[pa.Table, str] | None:
+    """A data frame's rows as an Arrow table and how to describe it, or None for anything
+    else. pandas is recognised only when the caller has imported it (no DataFrame exists
+    otherwise); any other frame by its ``to_arrow()`` (polars)."""
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(source, pandas.DataFrame):
+        return pa.Table.from_pandas(source, preserve_index=False), "a pandas DataFrame"
+    if isinstance(source, ArrowConvertible) and not isinstance(source, (str, os.PathLike)):
+        table = source.to_arrow()
+        return table, f"a {type(source).__module__.split('.')[0]} {type(source).__name__}"
+    return None
+
+
+def _qualified(warehouse: Warehouse, tree: exp.Query, dialect: str) -> exp.Query:
+    """``tree`` with every table it names without a schema (and not one of its own CTEs)
+    replaced by the relation the engine resolves it to, keeping the name as its alias; names
+    the engine does not find are left to the engine."""
+    tree = tree.copy()
+    own = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    for table in list(tree.find_all(exp.Table)):
+        if table.args.get("db") or not isinstance(table.this, exp.Identifier):
+            continue
+        if table.name in own:
+            continue
+        spelled = normalize_identifiers(table.this.copy(), dialect=dialect).name
+        located = warehouse.resolve_existing(TableName((spelled,)))
+        if located is None:
+            continue
+        alias = table.alias or table.name
+        resolved = located.name.parts.to_table().as_(exp.to_identifier(alias, quoted=True))
+        table.replace(resolved)
+    return tree
 
 
 def schema_if_exists(warehouse: Warehouse, name: TableName) -> pa.Schema | None:
@@ -158,15 +282,41 @@ def schema_if_exists(warehouse: Warehouse, name: TableName) -> pa.Schema | None:
 @contextlib.contextmanager
 def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
     """Resolve ``source`` for the duration of a ``with`` block; temporary objects are removed."""
+    if isinstance(source, duckdb.DuckDBPyRelation):
+        name = warehouse.register_relation(source)
+        if name is None:
+            source = source.to_arrow_table()
+        else:
+            try:
+                schema = warehouse.schema_of(name.to_table())
+                check_case(warehouse, schema, RELATION_DESCRIPTION)
+                yield Source(name.to_table(), schema, RELATION_DESCRIPTION, durable=False)
+            finally:
+                warehouse.unregister(name)
+            return
+    described = ARROW_DESCRIPTION
     if isinstance(source, pa.RecordBatchReader):
         source = source.read_all()
+    elif not isinstance(source, pa.Table) and (frame := _as_arrow(source)) is not None:
+        source, described = frame
     if isinstance(source, pa.Table):
-        check_case(warehouse, source.schema, ARROW_DESCRIPTION)
+        check_case(warehouse, source.schema, described)
         name = warehouse.register_arrow(source)
         try:
-            yield Source(name.to_table(), source.schema, ARROW_DESCRIPTION, durable=False)
+            yield Source(name.to_table(), source.schema, described, durable=False)
         finally:
             warehouse.unregister(name)
+        return
+    if isinstance(source, Query):
+        dialect = source.dialect or warehouse.dialect
+        relation = _qualified(warehouse, source.tree(dialect), dialect).subquery("wml_query")
+        try:
+            schema = warehouse.schema_of(relation)
+        except SourceError as error:
+            raise SourceError(f"query source {source} cannot be read: {error}") from error
+        check_case(warehouse, schema, f"query {source}")
+        spec = {"query": source.sql, "dialect": source.dialect}
+        yield Source(relation, schema, f"query {source}", True, spec=spec)
         return
     if is_path(source):
         path = Path(source).expanduser().resolve()
@@ -179,8 +329,9 @@ def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
         return
     if not isinstance(source, (str, TableName, tuple, list)):
         raise SourceError(
-            "expected a table name, a pyarrow Table or RecordBatchReader, or a .parquet/.csv "
-            f"path as source; got {type(source).__name__}"
+            "expected a table name, a .parquet/.csv path, wml.query(...), a pyarrow Table or "
+            "RecordBatchReader, a pandas or polars DataFrame or a DuckDB relation as source; "
+            f"got {type(source).__name__}"
         )
     name = TableName.parse(source)
     located = warehouse.resolve_existing(name)
@@ -198,4 +349,6 @@ def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
 
 def source_from_spec(spec: dict[str, Any]) -> SourceLike:
     """The source a view's :attr:`Source.spec` records."""
+    if "query" in spec:
+        return Query(spec["query"], spec.get("dialect"))
     return spec["file"] if "file" in spec else TableName(tuple(spec["table"]))

@@ -99,7 +99,8 @@ def _discretised(
     """``relation`` with each numeric feature replaced by its bin index, and the bin edges."""
     numeric = [f.name for f in features if f.kind == NUMERIC]
     edges = binning.fetch_edges(warehouse, relation, target, numeric, bins) if numeric else {}
-    source = relation if isinstance(relation, exp.Table) else relation.subquery("wml_rows")
+    named = isinstance(relation, (exp.Table, exp.Subquery))  # a subquery has its alias already
+    source = relation if named else relation.subquery("wml_rows")
     return binning.discretised_source(source, [target], features, edges), edges
 
 
