@@ -72,7 +72,7 @@ def test_subtraction_equals_fitting_each_fold_from_scratch(con, model):
         got = pooled.filter(pa.compute.equal(pooled["fold"], f))
         for label in ["c0", "c1", "c2"]:
             np.testing.assert_allclose(
-                got[f"p_{label}"].to_numpy(), expected[label].to_numpy(), rtol=0, atol=1e-9
+                got[f"p_{label}"].to_numpy(), expected[f"p_{label}"].to_numpy(), rtol=0, atol=1e-9
             )
 
 

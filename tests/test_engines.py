@@ -591,7 +591,7 @@ def zoned_timestamps(engine: Engine) -> dict[str, Any]:
                 proba = model.predict_proba(w, table)
                 rows = w.fetch("select_table", table=view, order_columns=[templates.column("id")])
             assert proba == utc, f"{engine.name} {kind}: scores depend on the session time zone"
-            assert max(proba["yes"].to_pylist()) > 0.6
+            assert max(proba["p_yes"].to_pylist()) > 0.6
             results[kind] = {"parameters": model.parameters(w), "proba": proba, "view": rows}
     return results
 

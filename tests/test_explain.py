@@ -114,7 +114,7 @@ def test_evidence_equals_the_reference_and_sums_to_the_log_odds(con, datasets, k
     joint = terms.sum(axis=1) + prior
     explained = _by_row(model.explain(con, "src"))
     log_proba = model.predict_log_proba(con, "src")
-    lp = np.column_stack([log_proba.column(str(c)).to_numpy() for c in classes])
+    lp = np.column_stack([log_proba.column(f"p_{c}").to_numpy() for c in classes])
     assert sorted(explained) == list(range(len(terms)))
     for i, rows in explained.items():
         predicted = int(np.argmax(joint[i]))
@@ -179,7 +179,7 @@ def _identity_holds(con, model, source, classes, **options):
         totals[r["row"], r["class"]] += r["evidence"]
         pairs[r["row"], r["class"]] = r["against"]
     for (i, c), total in totals.items():
-        want = lp.column(str(c))[i].as_py() - lp.column(str(pairs[i, c]))[i].as_py()
+        want = lp.column(f"p_{c}")[i].as_py() - lp.column(f"p_{pairs[i, c]}")[i].as_py()
         assert total == pytest.approx(want, abs=1e-9)
     return explained
 

@@ -229,7 +229,9 @@ def test_loo_equals_warehouse_fits_on_the_other_rows(con, settings):
             con, "train_r", "y", keys=["id"], categorical=["a", "b"], name="scratch"
         )
         expected = scratch.predict_proba(con, "test_r").to_pylist()[0]
-        values = [math.nan if expected[c] is None else expected[c] for c in ("c0", "c1", "c2")]
+        values = [
+            math.nan if expected[c] is None else expected[c] for c in ("p_c0", "p_c1", "p_c2")
+        ]
         _assert_close(got[key], values, 1e-9, f"row {key}")
 
 

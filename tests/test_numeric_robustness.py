@@ -122,7 +122,7 @@ def test_probabilities_near_0_and_1_stay_finite_in_log_space(con):
     log_proba = model.predict_log_proba(con, source)
     proba = model.predict_proba(con, source)
     expected = log_posterior(gaussian_reference(x, y, scored))
-    got = np.column_stack([log_proba[c].to_numpy() for c in ("a", "b")])
+    got = np.column_stack([log_proba[c].to_numpy() for c in ("p_a", "p_b")])
     # log posteriors far below log(tiny) (-1.2e8 for x = 1e6) are exact, not -inf
     assert np.all(np.isfinite(got)) and got.min() < -1e8
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
@@ -143,7 +143,7 @@ def test_probabilities_near_0_and_1_on_postgresql(postgres_conninfo):
         x, y = separated(duckdb.connect())
         model = wml.NaiveBayes().fit(pg, pa.table({"x": x, "cls": y}), "cls", name="near")
         proba = model.predict_proba(pg, pa.table({"x": [0.0, 60.0]}))
-        assert proba.to_pylist() == [{"a": 1.0, "b": 0.0}, {"a": 0.0, "b": 1.0}]
+        assert proba.to_pylist() == [{"p_a": 1.0, "p_b": 0.0}, {"p_a": 0.0, "p_b": 1.0}]
 
 
 # -- Gaussian moments at any magnitude ------------------------------------------------------------

@@ -111,7 +111,7 @@ def test_xor_worked_example(con) -> None:
     proba = tan.predict_proba(con, data)
     truth = data["class"].to_pylist()
     for row, label in zip(proba.to_pylist(), truth, strict=True):
-        assert row[label] == pytest.approx(1.0, abs=1e-12)
+        assert row[f"p_{label}"] == pytest.approx(1.0, abs=1e-12)
     assert tan.predict(con, data)["prediction"].to_pylist() == truth
 
     nb = wml.NaiveBayes(alpha=0).fit(con, data, "class")
@@ -218,7 +218,7 @@ def test_predict_proba_equals_numpy_reference(con, alpha, prior_alpha, codes) ->
     assert tan.classes_ == classes
     shifted = np.exp(log_joint - log_joint.max(axis=1, keepdims=True))
     expected = shifted / shifted.sum(axis=1, keepdims=True)
-    got = np.column_stack([tan.predict_proba(con, test)[c].to_numpy() for c in classes])
+    got = np.column_stack([tan.predict_proba(con, test)[f"p_{c}"].to_numpy() for c in classes])
     np.testing.assert_allclose(got, expected, atol=1e-9, rtol=0)
 
 
@@ -226,7 +226,7 @@ def test_zero_alpha_impossible_classes_and_all_impossible_rows(con) -> None:
     train = pa.table({"a": ["x", "x", "y"], "b": ["p", "q", "p"], "C": ["u", "u", "w"]})
     tan = wml.TAN(alpha=0, prior_alpha=0).fit(con, train, "C")
     proba = tan.predict_proba(con, train).to_pylist()
-    assert [r["u"] for r in proba] == pytest.approx([1.0, 1.0, 0.0], abs=1e-12)
+    assert [r["p_u"] for r in proba] == pytest.approx([1.0, 1.0, 0.0], abs=1e-12)
 
 
 # -- structure against pgmpy and the generating TAN ---------------------------------------------
@@ -299,8 +299,10 @@ def test_numeric_bins_learned_in_sql_and_reused_at_scoring(con) -> None:
     discrete.fit(con, train_binned, "C", name="coded")
     assert discrete.parents_ == tan.parents_
     np.testing.assert_allclose(
-        np.column_stack([tan.predict_proba(con, test)[k].to_numpy() for k in ("0", "1")]),
-        np.column_stack([discrete.predict_proba(con, binned)[k].to_numpy() for k in ("0", "1")]),
+        np.column_stack([tan.predict_proba(con, test)[k].to_numpy() for k in ("p_0", "p_1")]),
+        np.column_stack(
+            [discrete.predict_proba(con, binned)[k].to_numpy() for k in ("p_0", "p_1")]
+        ),
         atol=1e-12,
     )
 
@@ -392,7 +394,7 @@ def test_refit_replaces_atomically_and_failure_keeps_the_old_model(con, monkeypa
     refit = wml.TAN(alpha=5).fit(con, "train", "C", name="m")
     assert con.sql("SELECT * FROM scores").fetchall() != old_view
     assert len(_wml_tables(con)) == len(tables)
-    expected = refit.predict_proba(con, "train")["pos"].to_numpy()
+    expected = refit.predict_proba(con, "train")["p_pos"].to_numpy()
     got = con.sql("SELECT p_pos FROM scores").fetchnumpy()["p_pos"]
     np.testing.assert_allclose(np.sort(got), np.sort(expected), atol=0)
     wml.drop(con, "m")

@@ -190,7 +190,7 @@ def _check_against_scratch_fits(
             assert got.num_rows == expected.num_rows
             for label in labels:
                 np.testing.assert_allclose(
-                    got[f"p_{label}"].to_numpy(), expected[label].to_numpy(), rtol=0,
+                    got[f"p_{label}"].to_numpy(), expected[f"p_{label}"].to_numpy(), rtol=0,
                     atol=TOLERANCE, err_msg=f"fold {f} p_{label}",
                 )  # fmt: skip
 

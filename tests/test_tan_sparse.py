@@ -267,7 +267,9 @@ def test_predictions_equal_the_dense_reference(con, alpha, prior_alpha):
     assert model.classes_ == classes
     expected = _probabilities(log_joint)
     for scorer in (model, _without_lookup(model)):
-        _assert_probabilities(scorer.predict_proba(con, test), expected, [str(c) for c in classes])
+        _assert_probabilities(
+            scorer.predict_proba(con, test), expected, [f"p_{c}" for c in classes]
+        )
 
 
 def _with_rare_values(table: pa.Table) -> pa.Table:
@@ -429,7 +431,7 @@ def test_many_valued_integer_codes_keep_the_lookup_within_its_cap(con):
     assert sum(t.num_rows for t in tables.values()) < 10 * n
     classes, log_joint = dense_log_joint(train, test, "y", model.parents_, 0.5, 0.5)
     expected = _probabilities(log_joint)
-    _assert_probabilities(model.predict_proba(con, test), expected, [str(c) for c in classes])
+    _assert_probabilities(model.predict_proba(con, test), expected, [f"p_{c}" for c in classes])
 
 
 @pytest.mark.parametrize(
