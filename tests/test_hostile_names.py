@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from test_nothing_lost import objects, user_checksums
 
 import warehouse_ml as wml
-from warehouse_ml.models.names import probability_columns
 from warehouse_ml.cli import main
 from warehouse_ml.errors import ColumnError, WarehouseMLError
+from warehouse_ml.models.names import probability_columns
 
 FRAGMENTS = [
     '"', "'", '""', "''", ";", "--", "/*", "*/", "\\", "\n", "\r\n", "\t", " ", "x\"; DROP TABLE t; --",
