@@ -179,3 +179,35 @@ def test_pandas_index_is_not_a_column(shop):
     model = wml.NaiveBayes().fit(shop, frame, "cls")
     assert model.feature_names_in_ == ["colour", "size"]
     assert isinstance(frame, pd.DataFrame)
+
+
+def by_id(table: pa.Table) -> pa.Table:
+    return table.sort_by("id")
+
+
+@pytest.mark.engines
+def test_on_postgresql_queries_frames_and_relations_give_the_tables_results(postgres_conninfo):
+    import psycopg
+
+    with psycopg.connect(postgres_conninfo, autocommit=True) as pg:
+        pg.execute("DROP TABLE IF EXISTS strata")  # named like a part of the library's queries
+        pg.execute("CREATE TABLE strata (id bigint, colour text, size double precision, cls text)")
+        with pg.cursor() as cursor:
+            rows = [tuple(row.values()) for row in ROWS.to_pylist()]
+            cursor.executemany("INSERT INTO strata VALUES (%s, %s, %s, %s)", rows)
+        model = wml.TAN().fit(pg, "strata", "cls", keys=["id"], name="sources")
+        expected = by_id(model.score_rows(pg, "strata", keys=["id"]))
+        local = duckdb.connect()
+        local.register("rows", ROWS)
+        for source in [
+            wml.query("SELECT * FROM strata WHERE id >= 0"),
+            local.sql("SELECT * FROM rows"),
+            ROWS.to_pandas(),
+        ]:
+            assert by_id(model.score_rows(pg, source, keys=["id"])).equals(expected)
+        local.close()
+        folds = wml.cross_validate(
+            pg, wml.query("SELECT * FROM strata"), "cls", wml.TAN(), folds=3, key="id"
+        )
+        want = wml.cross_validate(pg, "strata", "cls", wml.TAN(), folds=3, key="id")
+        assert by_id(folds.to_arrow()).equals(by_id(want.to_arrow()))
