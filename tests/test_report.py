@@ -141,21 +141,23 @@ def test_the_reports_numbers_are_the_apis(con, datasets, tmp_path):
     loss = [[0.0 if i == j else 1.0 + i for j in range(4)] for i in range(4)]
     page = ev.report(tmp_path / "r.html", model=model, positive="acc", loss=loss)
     text = page.read_text()
-    ev = dataclasses.replace(ev)  # a fresh object: every number computed again, on its own
-    accuracy = ev.accuracy()
+    # a fresh object over the same table: every number computed again, on its own (``ev``
+    # stays referenced: a temporary evaluation's tables go when its object is collected)
+    fresh = dataclasses.replace(ev)
+    accuracy = fresh.accuracy()
     expected = [
         f"{accuracy.accuracy:.4f} [{accuracy.accuracy_low:.4f}, {accuracy.accuracy_high:.4f}]",
         f"{accuracy.kappa:.4f}",
-        f"{ev.auc('acc').auc:.4f}",
-        f"{ev.log_score().mean:.4f}",
-        f"{ev.brier_score().mean:.4f}",  # four classes: over every class
+        f"{fresh.auc('acc').auc:.4f}",
+        f"{fresh.log_score().mean:.4f}",
+        f"{fresh.brier_score().mean:.4f}",  # four classes: over every class
     ]
     for figure in expected:
         assert figure in text
-    for row in ev.class_measures().to_pylist():
+    for row in fresh.class_measures().to_pylist():
         assert f'<td>{row["class_label"]}</td><td class="n">{row["support"]}</td>' in text
         assert f'<td class="n">{row["f_measure"]:.4f}</td>' in text
-    summary = ev.expected_loss(loss)
+    summary = fresh.expected_loss(loss)
     expected += [
         f"{summary.prediction_loss:.4f}",
         f"{summary.decision_loss:.4f}",
@@ -167,7 +169,7 @@ def test_the_reports_numbers_are_the_apis(con, datasets, tmp_path):
     for row in model.attribute_ranking(con).to_pylist():
         assert f"<td>{row['attribute']}</td><td>string</td><td>{row['treatment']}</td>" in text
         assert f'<td class="n">{row["mi"]:.4f}</td>' in text
-    ap = ev.average_precision("acc")
+    ap = fresh.average_precision("acc")
     assert f"(AP {ap.average_precision:.3f})" in text  # the chart's legend, kept as SVG text
 
 
@@ -275,3 +277,77 @@ def test_cli_report_into_missing_folders_creates_them_and_checks_first(tmp_path,
     printed = capsys.readouterr()
     assert "Traceback" not in printed.err and str(blocked) in printed.err
     assert "cross-validation" not in printed.out  # refused before evaluating
+
+
+def sql_blocks(text: str) -> dict[str, str]:
+    """Each measure's SQL a report shows, by measure name, as a SQL client would read it."""
+    found = re.findall(r"<summary>SQL of (.*?)</summary><pre>(.*?)</pre>", text, re.S)
+    return {html.unescape(name): html.unescape(sql) for name, sql in found}
+
+
+def test_a_temporary_evaluations_report_names_the_model_and_the_data_and_no_temporary_table(
+    con, tmp_path
+):
+    data = wml.synthetic.tan_data(600, 4, n_classes=2, strings=True, seed=3)
+    con.register("customers", data)
+    reports = {
+        "4-fold cross-validation of NaiveBayes(alpha=1.0, prior_alpha=0.0, m=0.0, "
+        "var_smoothing=1e-09, block_size=4) on customers": wml.cross_validate(
+            con, "customers", "class", wml.NaiveBayes(), folds=4
+        ),
+        "leave-one-out cross-validation of NaiveBayes(alpha=2.0, prior_alpha=0.0, m=0.0, "
+        "var_smoothing=1e-09, block_size=4) on an Arrow table": wml.cross_validate_leave_one_out(
+            con, data, "class", wml.NaiveBayes(alpha=2.0)
+        ),
+        "hold-out evaluation of model 'churn_nb' (naive_bayes) on customers": wml.evaluate(
+            con, wml.NaiveBayes().fit(con, data, "class", name="churn_nb"), "customers"
+        ),
+    }
+    for subject, ev in reports.items():
+        assert ev.subject == subject
+        text = ev.report(tmp_path / "r.html").read_text()
+        assert f"<title>{html.escape(subject)}</title>" in text
+        assert f"<h1>{html.escape(subject)}</h1>" in text
+        temporary = ev.predictions.parts[-1]
+        assert temporary.casefold() not in text.casefold() and "predictions table" not in text
+        blocks = sql_blocks(text)
+        assert len(blocks) >= 10 and all('FROM "predictions"' in s for s in blocks.values())
+        assert "relation named predictions" in text
+        ev.drop()
+
+
+def test_a_reports_sql_over_predictions_reproduces_its_numbers(con, tmp_path):
+    """The SQL a report shows, run over a view named predictions of the evaluation's table,
+    gives the report's numbers; a weighted evaluation's SQL weighs its rows as its measures
+    do."""
+    data = wml.synthetic.tan_data(800, 4, n_classes=2, strings=True, seed=4)
+    weights = pa.array(np.random.default_rng(4).integers(1, 5, data.num_rows).astype(float))
+    con.register("rows", data.append_column("w", weights))
+    for weighted in (False, True):
+        ev = wml.cross_validate(
+            con, "rows", "class", wml.NaiveBayes(), folds=3, sample_weight="w",
+            weighted_measures=weighted,
+        )  # fmt: skip
+        blocks = sql_blocks(ev.report(tmp_path / "r.html").read_text())
+        con.execute(f"CREATE OR REPLACE TEMP VIEW predictions AS FROM {ev.predictions}")
+        accuracy = con.sql(blocks["accuracy"]).to_arrow_table().to_pylist()[0]
+        assert accuracy["accuracy"] == pytest.approx(ev.accuracy().accuracy, abs=1e-12)
+        log_score = con.sql(blocks["log_score"]).to_arrow_table().to_pylist()[0]
+        assert log_score["mean"] == pytest.approx(ev.log_score().mean, abs=1e-12)
+        ev.drop()
+
+
+def test_a_kept_evaluations_report_names_its_tables_and_its_subject_outlives_the_process(
+    con, tmp_path
+):
+    con.register("customers", wml.synthetic.tan_data(400, 3, n_classes=2, strings=True, seed=2))
+    ev = wml.cross_validate(con, "customers", "class", wml.TAN(), folds=3, keep=True)
+    again = wml.load_evaluation(con, ev.id)
+    assert again.subject == ev.subject
+    assert ev.subject.startswith("3-fold cross-validation of TAN(alpha=0.5,")
+    text = again.report(tmp_path / "r.html").read_text()
+    assert f"<h1>{html.escape(ev.subject)}</h1>" in text
+    assert "predictions table" in text and str(ev.predictions) in html.unescape(text)
+    assert all(ev.predictions.parts[-1] in s for s in sql_blocks(text).values())
+    assert "relation named predictions" not in text
+    wml.drop_evaluation(con, ev.id)

@@ -37,7 +37,7 @@ from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.evaluation import splits
 from warehouse_ml.evaluation.loo import leave_one_out_open
-from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation
+from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation, settings
 from warehouse_ml.models import names, relevance
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.names import FOLD, PREDICTION, WEIGHT, probability_columns
@@ -205,12 +205,14 @@ def _draft(
     split: TableName | None,
     probability_names: Sequence[str],
     keep: bool,
+    subject: str,
     weight: str | None = None,
 ) -> Evaluation:
-    """An evaluation whose predictions table is not written yet (see :func:`_evaluation`)."""
+    """An evaluation of ``subject`` (:attr:`Evaluation.subject`) whose predictions table is not
+    written yet (see :func:`_evaluation`)."""
     return Evaluation(
         warehouse, UNWRITTEN, target, labels, key, folds, split, results.version,
-        tuple(probability_names), keep, weight,
+        tuple(probability_names), keep, weight, subject,
     )  # fmt: skip
 
 
@@ -317,18 +319,19 @@ def cross_validate(
             if uses_exact_leave_one_out(model, k, plan):
                 return leave_one_out_open(
                     warehouse, src, target, model, key=key, keep=keep, created_by="cross_validate",
-                    **plan.selection,
+                    described=settings(model), **plan.selection,
                 )  # fmt: skip
             if reused is not None:
                 return cross_validate_planned(
-                    warehouse, src, reused, target, model, plan, "cross_validate"
+                    warehouse, src, reused, target, model, plan, "cross_validate", settings(model)
                 )
             with work_tables(warehouse, plan.cv_id, "cross_validate") as work:
                 try:
                     split = assign_once(warehouse, src, target, folds, stratified, seed, key, work)
                     return cross_validate_planned(
-                        warehouse, src, split, target, model, plan, "cross_validate", reused=False
-                    )
+                        warehouse, src, split, target, model, plan, "cross_validate",
+                        settings(model), reused=False,
+                    )  # fmt: skip
                 finally:
                     work.drop()
 
@@ -461,10 +464,12 @@ def cross_validate_planned(
     model: Classifier,
     plan: Plan,
     created_by: str,
+    described: str,
     reused: bool = True,
 ) -> Evaluation:
     """Learn every fold's model from the rows of ``split`` (a fold table holding every source
-    column) and write the pooled out-of-fold predictions, owned by the new evaluation."""
+    column) and write the pooled out-of-fold predictions, owned by the new evaluation, whose
+    subject names the model as ``described`` (its :func:`settings`, or a candidate's)."""
     assert split.folds is not None, "a k-fold assignment"
     weighted = [] if plan.measure_weight is None else [WEIGHT]
     probability_names = _check_outputs(src, split.key, target, plan.labels, warehouse, weighted)
@@ -530,6 +535,7 @@ def cross_validate_planned(
             draft = _draft(
                 warehouse, results, target, plan.labels, split.key, split.folds,
                 split.table if reused else None, probability_names, plan.keep,
+                f"{split.folds}-fold cross-validation of {described} on {src.description}",
                 None if plan.measure_weight is None else WEIGHT,
             )  # fmt: skip
             return _evaluation(warehouse, results, write, draft)
@@ -569,9 +575,12 @@ def evaluate(
             )  # fmt: skip
             catalog.ensure(warehouse)
             evaluation_id = f"ev{uuid.uuid4().hex[:12]}"
+            subject = (
+                f"hold-out evaluation of model {record.name!r} ({record.kind}) on {src.description}"
+            )
             with _results(warehouse, evaluation_id, keep, "evaluate") as results:
                 draft = _draft(
                     warehouse, results, target, tuple(model.classes_),
-                    keys[0] if keys else None, 1, None, probability_names, keep,
+                    keys[0] if keys else None, 1, None, probability_names, keep, subject,
                 )  # fmt: skip
                 return _evaluation(warehouse, results, _writer(warehouse, query), draft)

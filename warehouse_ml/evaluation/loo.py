@@ -59,7 +59,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import splits
-from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation
+from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation, settings
 from warehouse_ml.models import names
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.naive_bayes import NaiveBayes, write_parameters
@@ -340,8 +340,8 @@ def cross_validate_leave_one_out(
         with open_source(warehouse, source) as src:
             return leave_one_out_open(
                 warehouse, src, target, model, key=key, keep=keep,
-                created_by="cross_validate_leave_one_out", features=features,
-                categorical=categorical, numeric=numeric,
+                created_by="cross_validate_leave_one_out", described=settings(model),
+                features=features, categorical=categorical, numeric=numeric,
             )  # fmt: skip
 
 
@@ -354,12 +354,14 @@ def leave_one_out_open(
     key: str | None,
     keep: bool,
     created_by: str,
+    described: str,
     features: Sequence[str] | None = None,
     categorical: Iterable[str] | None = None,
     numeric: Iterable[str] | None = None,
 ) -> Evaluation:
     """:func:`cross_validate_leave_one_out` of an open source, for a call already in a session
-    (``created_by`` names it in the object registry)."""
+    (``created_by`` names it in the object registry; the evaluation's subject names the model
+    as ``described``: its :func:`~warehouse_ml.evaluation.result.settings`, or a candidate's)."""
     nb = _check_model(model)
     chosen = choose_features(
         warehouse, src, target, features, keys=[key] if key else None,
@@ -393,9 +395,10 @@ def leave_one_out_open(
         version=f"{loo_id}_work",
     )  # fmt: skip
     n_scored = total(classes)
+    subject = f"leave-one-out cross-validation of {described} on {src.description}"
     draft = Evaluation(
         warehouse, UNWRITTEN, target, labels, key_column, n_scored, None, loo_id,
-        tuple(probability_names), keep,
+        tuple(probability_names), keep, subject=subject,
     )  # fmt: skip
     with results, work:
         try:

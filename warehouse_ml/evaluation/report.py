@@ -36,12 +36,15 @@ from warehouse_ml.store import ownership
 
 CURVE_POINTS = 500
 """Most points per class a drawn ROC or recall-precision curve has (thinned in SQL)."""
+PLACEHOLDER = templates.TableName(("predictions",))
+"""The relation a temporary evaluation's report shows each measure's SQL over (its own table
+ends with its connection): a table or view of the predictions' columns under that name."""
 
 
 class Pictures:
     """Charts and the report of an evaluation (module docstring). Relies on the evaluation's
     ``warehouse``, ``predictions``, ``target``, ``classes``, ``probability_columns``,
-    ``folds``, ``key`` and ``measure``."""
+    ``folds``, ``key``, ``weight``, ``kept``, ``subject`` and ``measure``."""
 
     warehouse: Any
     predictions: Any
@@ -54,6 +57,9 @@ class Pictures:
     fold_measure: Callable[..., Any]
     measured: dict[tuple[str, str], Any]
     id: str
+    weight: str | None
+    kept: bool
+    subject: str
 
     def chart_class(self, positive: Any = None) -> Any:
         """The class a one-class chart is of: ``positive``, else the second class of a binary
@@ -150,14 +156,17 @@ class Pictures:
     ) -> Path:
         """Write a self-contained HTML report of this evaluation to ``path`` and return it.
 
-        Sections: the model card when ``model`` (a fitted classifier) is given (source, rows,
-        classes and priors, attributes with type and treatment, smoothing, the TAN tree);
-        accuracy with its Wilson interval, kappa, the confusion matrix, per-class precision,
-        recall and F, AUC, log and Brier scores, and under a ``loss`` matrix (L[true][predicted])
-        the mean loss of the predictions and of the minimum-expected-loss decisions; ROC,
-        recall-precision, lift and calibration
-        charts of ``positive`` (default as :meth:`plot_roc`); the attribute ranking (with a
-        model); and under each number the SQL that reproduces it over the predictions table.
+        Titled ``title``, else the evaluation's subject (the model and the data). Sections:
+        the model card when ``model`` (a fitted classifier) is given (source, rows, classes
+        and priors, attributes with type and treatment, smoothing, the TAN tree); accuracy
+        with its Wilson interval, kappa, the confusion matrix, per-class precision, recall and
+        F, AUC, log and Brier scores, and under a ``loss`` matrix (L[true][predicted]) the mean
+        loss of the predictions and of the minimum-expected-loss decisions; ROC,
+        recall-precision, lift and calibration charts of ``positive`` (default as
+        :meth:`plot_roc`); the attribute ranking (with a model); and under each number the SQL
+        that reproduces it. The report names no object that ends with the connection: a
+        temporary evaluation's SQL reads its predictions as a relation named ``predictions``
+        (:data:`PLACEHOLDER`; the card says so), a kept one's (``keep=True``) its table.
         """
         out = destination(path)
         _check_model(self, model)
@@ -167,7 +176,7 @@ class Pictures:
         body = [_card(self, model, ranking), _numbers(self, label, loss), _charts(self, label)]
         if model is not None:
             body.append(_model_charts(model, ranking))
-        heading = html.escape(title or f"Evaluation of {self.target}")
+        heading = html.escape(title or self.subject or f"Evaluation of {self.target}")
         page = _PAGE.format(title=heading, body="\n".join(body))
         out.write_text(page, encoding="utf-8")
         return out
@@ -312,12 +321,15 @@ def _brier_name(ev: Pictures, positive: Any) -> str:
 
 
 def _sql(ev: Pictures, name: str, **options: Any) -> str:
-    """The SQL of measure ``name`` over the predictions table, as a collapsed block."""
-    text = metrics.measure_sql(
-        ev.warehouse, name, ev.predictions, target=ev.target,
-        probabilities=dict(zip(ev.classes, ev.probability_columns, strict=True)),
-        prediction=PREDICTION, **options,
-    )  # fmt: skip
+    """The SQL of measure ``name`` (weighing rows as the evaluation's measures do) as a
+    collapsed block: over the predictions table of a kept evaluation, over
+    :data:`PLACEHOLDER` of a temporary one."""
+    probabilities = dict(zip(ev.classes, ev.probability_columns, strict=True))
+    with session(ev.warehouse) as warehouse, open_source(warehouse, ev.predictions) as src:
+        shown = src if ev.kept else dataclasses.replace(src, relation=PLACEHOLDER.to_table())
+        spec = resolve(shown, ev.target, probabilities, PREDICTION, ev.weight)
+        query = metrics.registry.entry(name).build(spec, shown, **options)
+        text = templates.generate(query, warehouse.dialect)
     summary = f"<summary>SQL of {html.escape(name)}</summary>"
     return f"<details>{summary}<pre>{html.escape(text)}</pre></details>"
 
@@ -345,7 +357,7 @@ def _table(table: pa.Table, columns: Sequence[str]) -> str:
 def _card(ev: Pictures, model: Any, ranking: pa.Table | None) -> str:
     """The model card (with a model) or the evaluation's facts."""
     facts = [
-        ("predictions table", html.escape(str(ev.predictions))),
+        *_predictions(ev),
         ("target", html.escape(ev.target)),
         ("classes", html.escape(", ".join(str(c) for c in ev.classes))),
         ("folds", str(ev.folds)),
@@ -376,6 +388,22 @@ def _card(ev: Pictures, model: Any, ranking: pa.Table | None) -> str:
         f"<h2>Model</h2><table>{rows}</table>"
         f"<h3>Classes and priors</h3>{priors_table}<h3>Attributes</h3>{features_table}"
     )
+
+
+def _predictions(ev: Pictures) -> list[tuple[str, str]]:
+    """The card's facts of the predictions: the table and id of a kept evaluation; of a
+    temporary one, the relation its SQL reads instead."""
+    if ev.kept:
+        return [
+            ("predictions table", html.escape(str(ev.predictions))),
+            ("kept as evaluation", html.escape(ev.id)),
+        ]
+    placeholder = html.escape(str(PLACEHOLDER))
+    note = (
+        f"temporary (gone with the connection): each measure's SQL reads them as a relation "
+        f"named {placeholder}"
+    )
+    return [("predictions", note)]
 
 
 def _numbers(ev: Pictures, positive: Any, loss: Sequence[Sequence[float]] | None) -> str:

@@ -36,6 +36,7 @@ from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import metrics
 from warehouse_ml.evaluation.report import Pictures
+from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.names import FOLD, PREDICTION
 from warehouse_ml.sqlgen.templates import TableName, column, literal
 from warehouse_ml.store import ownership
@@ -44,6 +45,13 @@ PREDICTIONS = "predictions"
 """Registry role of an evaluation's predictions table (its row holds the evaluation's facts)."""
 UNWRITTEN = TableName(("unwritten",))
 """The predictions name of an evaluation being made (crossval.py), before its table exists."""
+
+
+def settings(model: Classifier) -> str:
+    """A model object as an evaluation's subject names it: its class and the settings that
+    are not None, e.g. ``TAN(alpha=0.5, prior_alpha=0.5, bins=5)``."""
+    shown = ", ".join(f"{k}={v!r}" for k, v in model.get_params().items() if v is not None)
+    return f"{type(model).__name__}({shown})"
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,9 @@ class Evaluation(Pictures):
         kept: whether its tables persist in ``wml`` (``keep=True``).
         weight: the predictions' column of row weights that its measures count each row as
             (``weighted_measures=True``), or None: every row counts once.
+        subject: what was evaluated on which data, e.g. ``"10-fold cross-validation of
+            TAN(alpha=0.5, prior_alpha=0.5, bins=5) on customers"``: the report's title (""
+            for an evaluation kept by a version that did not record it).
         measured: the measures computed so far, by name and options (:meth:`measure`).
     """
 
@@ -77,6 +88,7 @@ class Evaluation(Pictures):
     probability_columns: tuple[str, ...] = ()
     kept: bool = False
     weight: str | None = None
+    subject: str = ""
     measured: dict[tuple[str, str], Any] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -102,6 +114,7 @@ class Evaluation(Pictures):
             "split": None if self.split is None else list(self.split.parts),
             "probability_columns": list(self.probability_columns),
             "weight": self.weight,
+            "subject": self.subject,
         }
 
     def drop(self) -> None:
@@ -276,6 +289,7 @@ def load_evaluation(con: Connectable, evaluation_id: str) -> Evaluation:
         tuple(facts["probability_columns"]),
         True,
         facts.get("weight"),
+        facts.get("subject", ""),
     )
 
 

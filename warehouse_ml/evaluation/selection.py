@@ -20,7 +20,7 @@ from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import crossval, metrics, report, splits
 from warehouse_ml.evaluation.loo import leave_one_out_open
 from warehouse_ml.evaluation.metrics.registry import Criterion
-from warehouse_ml.evaluation.result import Evaluation
+from warehouse_ml.evaluation.result import Evaluation, settings
 from warehouse_ml.models import relevance
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.progress import ProgressCallback
@@ -45,12 +45,10 @@ class Candidate:
     def describe(self) -> str:
         """A readable one-line description, e.g. ``NaiveBayes(alpha=1.0, ...) features=all``
         (settings left at None are not shown)."""
-        params = self.model.get_params().items()
-        settings = ", ".join(f"{k}={v!r}" for k, v in params if v is not None)
         features = self.features if isinstance(self.features, str) else None
         if features is None:
             features = "all" if self.features is None else ",".join(self.features)
-        return f"{type(self.model).__name__}({settings}) features={features}"
+        return f"{settings(self.model)} features={features}"
 
 
 def _refit_selection(
@@ -177,7 +175,8 @@ def select_model(
                         if crossval.uses_exact_leave_one_out(candidate.model, folds, plan):
                             ev = leave_one_out_open(
                                 warehouse, src, target, candidate.model, key=key, keep=False,
-                                created_by="select_model", **plan.selection,
+                                created_by="select_model", described=candidate.describe(),
+                                **plan.selection,
                             )  # fmt: skip
                         else:
                             shared = shared or crossval.assign_once(
@@ -185,7 +184,7 @@ def select_model(
                             )
                             ev = crossval.cross_validate_planned(
                                 warehouse, src, shared, target, candidate.model, plan,
-                                "select_model",
+                                "select_model", candidate.describe(),
                             )  # fmt: skip
                         with ev:
                             value = _score(ev, criteria, arguments)
