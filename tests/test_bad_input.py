@@ -11,12 +11,14 @@ import re
 import warnings
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pytest
 
 import warehouse_ml as wml
 from warehouse_ml.errors import (
     ColumnError,
+    ConnectionStateError,
     DataError,
     HighCardinalityError,
     HighCardinalityWarning,
@@ -259,7 +261,7 @@ def test_zero_variance_numeric_attributes(db):
     db.execute("CREATE TABLE cv AS SELECT * REPLACE (CASE WHEN cls = 'y' THEN 1.0 ELSE 2.0 END AS num) FROM t")  # fmt: skip
     model = wml.NaiveBayes().fit(db, "cv", "cls", name="floored")
     proba = model.predict_proba(db, "cv")
-    assert all(0.0 <= p <= 1.0 for p in proba["y"].to_pylist())
+    assert all(0.0 <= p <= 1.0 for p in proba["p_y"].to_pylist())
     # with var_smoothing=0 the variance is 0: refused instead of dividing by zero
     _refused(
         db, DataError,
@@ -382,3 +384,56 @@ def test_messages_never_leak_a_raw_engine_exception(db):
     data = pa.table({"a": [[1], [2]], "cls": ["x", "y"]})
     with pytest.raises(ColumnError, match="column 'a' of an Arrow table has type list"):
         wml.NaiveBayes().fit(db, data, "cls")
+
+
+@pytest.mark.parametrize(
+    "options, pattern",
+    [
+        ({"cost_ratio": "5"}, r"cost_ratio must be a positive finite number, got '5'"),
+        ({"cost_ratio": float("inf")}, r"cost_ratio must be a positive finite number, got inf"),
+        ({"cost_ratio": True}, r"cost_ratio must be a positive finite number, got True"),
+        ({"target_recall": "0.5"}, r"target_recall must be within \(0, 1\], got '0.5'"),
+    ],
+)
+def test_best_threshold_options_of_another_type(db, options, pattern):
+    scores = wml.load(db, "m").score_rows(db, "t")
+    with pytest.raises(ParameterError, match=pattern):
+        wml.best_threshold(db, scores, target="cls", **options)
+    numpy_ratio = wml.best_threshold(db, scores, target="cls", cost_ratio=np.float64(5.0))
+    assert numpy_ratio == wml.best_threshold(db, scores, target="cls", cost_ratio=5)
+
+
+def test_sql_in_an_unknown_dialect_lists_the_known_ones(db):
+    model = wml.load(db, "m")
+    pattern = r"dialect must be a SQL dialect sqlglot knows, such as \['duckdb', 'postgres'.*'nope'"
+    with pytest.raises(ParameterError, match=pattern):
+        model.sql(db, "t", dialect="nope")
+    scores = model.score_rows(db, "t")
+    db.register("scores", scores)
+    with pytest.raises(ParameterError, match=pattern):
+        wml.measure_sql(db, "accuracy", "scores", target="cls", dialect="nope")
+    assert "SELECT" in model.sql(db, "t", dialect="sqlite")  # any dialect sqlglot knows
+
+
+def test_writing_calls_on_a_read_only_connection_say_what_they_write(tmp_path):
+    path = str(tmp_path / "w.duckdb")
+    con = duckdb.connect(path)
+    con.execute("CREATE TABLE t (k INTEGER, f1 VARCHAR, f2 VARCHAR, num DOUBLE, cls VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [(i, *r) for i, r in enumerate(ROWS)])
+    wml.NaiveBayes().fit(con, "t", "cls", keys=["k"], name="m")
+    con.close()
+    reader = duckdb.connect(path, read_only=True)
+    model = wml.load(reader, "m")
+    predictions = model.predict(reader, "t")  # reading needs no writing
+    read_only = r"the DuckDB database 'w' is open read-only .*, and this call writes"
+    with pytest.raises(ConnectionStateError, match=rf"{read_only} the new version of model 'm'"):
+        model.update(reader, "t", batch_id="b")
+    with pytest.raises(ConnectionStateError, match=rf"{read_only} the resample's table"):
+        wml.resample(reader, "t", "cls", key="k")
+    with pytest.raises(ConnectionStateError, match=rf"{read_only} model 'm2'"):
+        wml.NaiveBayes().fit(reader, "t", "cls", name="m2")
+    with pytest.raises(ConnectionStateError, match=rf"{read_only} the split's table"):
+        wml.assign_folds(reader, "t", folds=2, key="k")
+    assert wml.load(reader, "m").batches_ == []
+    assert model.predict(reader, "t").equals(predictions)
+    reader.close()

@@ -3,7 +3,8 @@
 -- statements only inside an open (user) transaction.
 -- Output columns: transaction_id (BIGINT), database_name (VARCHAR, the current catalog),
 --   schema_name (VARCHAR, the current schema), search_path (VARCHAR, comma-separated schemas),
---   wml_catalog (BOOLEAN: an attached database named wml makes "wml.x" ambiguous).
+--   wml_catalog (BOOLEAN: an attached database named wml makes "wml.x" ambiguous),
+--   read_only (BOOLEAN: the current database was opened read-only).
 -- Rendered by: warehouse_ml/engines/duckdb.py.
 SELECT
     txid_current() AS transaction_id,
@@ -12,4 +13,8 @@ SELECT
     current_setting('search_path') AS search_path,
     EXISTS (
         SELECT 1 AS found FROM duckdb_databases() AS d WHERE lower(d.database_name) = 'wml'
-    ) AS wml_catalog
+    ) AS wml_catalog,
+    EXISTS (
+        SELECT 1 AS found FROM duckdb_databases() AS d
+        WHERE d.database_name = current_database() AND d.readonly
+    ) AS read_only

@@ -46,6 +46,7 @@ from typing import Any
 import pyarrow as pa
 from sqlglot import exp
 
+from warehouse_ml.errors import ConnectionStateError
 from warehouse_ml.progress import ProgressCallback, Reporter, describe
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
@@ -226,6 +227,22 @@ class Warehouse(abc.ABC):
     def views_read_library(self) -> str | None:
         """None when a view can read the library's tables in ``wml``; else why not."""
         return None
+
+    def read_only(self) -> str | None:
+        """Why this connection cannot write (e.g. a database opened read-only), or None when
+        it can, or the engine refuses writes by itself."""
+        return None
+
+    def require_writing(self, what: str) -> None:
+        """Refuse (ConnectionStateError) a call that writes ``what`` (e.g. "the resample's
+        table") on a connection that cannot write (:meth:`read_only`), before it runs
+        anything."""
+        why = self.read_only()
+        if why is not None:
+            raise ConnectionStateError(
+                f"{why}, and this call writes {what}; open the database for writing (e.g. "
+                "duckdb.connect(path) without read_only=True) to run it"
+            )
 
     def exact_float_text(self) -> contextlib.AbstractContextManager[None]:
         """Within the block, DOUBLE values cast to text are their shortest exact form whatever

@@ -289,6 +289,14 @@ class DuckDBWarehouse(Warehouse):
     def sees_user_objects(self) -> bool:
         return self._cursor_of is None
 
+    def read_only(self) -> str | None:
+        if self._session_facts()["read_only"]:
+            return (
+                f"the DuckDB database {self._session_facts()['database_name']!r} is open "
+                "read-only (duckdb.connect(..., read_only=True))"
+            )
+        return None
+
     def views_read_library(self) -> str | None:
         """DuckDB stores a view's references to its own database without the database's
         name, so with an attached database named ``wml`` a view reading ``wml.x`` is

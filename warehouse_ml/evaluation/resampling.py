@@ -148,6 +148,7 @@ def resample(
     seed = splits.check_seed(seed)
     sample_id = splits.new_id("sample")
     with session(con) as warehouse, open_source(warehouse, source) as src:
+        warehouse.require_writing("the resample's " + ("view" if view else "table"))
         splits.prepare(src, key, target, view, True, [COPY])
         classes, _ = class_counts(warehouse, src, target)
         splits.profile(warehouse, src, key)  # a unique, non-NULL key, as the splits check it

@@ -318,6 +318,7 @@ def write(
 ) -> TableName:
     """Create the split (or, ``owner_kind="sample"``, a resample: resampling.py) as
     warehouse-ml's own table or view (``wml.<split_id>`` by default)."""
+    warehouse.require_writing(f"the {owner_kind}'s " + ("view" if view else "table"))
     if view:
         source.durable_spec(f"a {owner_kind} view")
     name = TableName.parse(table) if table is not None else warehouse.library_table(split_id)

@@ -32,7 +32,7 @@ from warehouse_ml.models import compiled, export, literal_terms, names
 from warehouse_ml.models.names import PREDICTION
 from warehouse_ml.models.scoring import Decision, score_query
 from warehouse_ml.progress import ProgressCallback
-from warehouse_ml.sqlgen import expressions, templates
+from warehouse_ml.sqlgen import dialects, expressions, templates
 from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats.features import Feature, column_names, integer_valued
 from warehouse_ml.store import ownership
@@ -367,6 +367,8 @@ class Predictor:
         (models/export.py). Output columns: ``keys`` (default: every column of the source when
         it is in this database, else none), ``p_<label>`` per class, ``prediction``."""
         decision = Decision.make(self.classes_, threshold=threshold, positive=positive, loss=loss)
+        if dialect is not None:
+            dialects.check_dialect(dialect)
         with session(con) as warehouse, self._current(warehouse) as record:
             src = export.export_source(warehouse, record, source, column_names(keys, "keys"))
             query = self.view_query(warehouse, record, src, keys=keys, decision=decision)

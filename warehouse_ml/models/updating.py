@@ -232,6 +232,10 @@ class Updater:
         if not isinstance(batch_id, str) or not batch_id.strip():
             raise ParameterError(f"batch_id must be a non-empty string, got {batch_id!r}")
         with session(con, "update", progress) as warehouse, open_source(warehouse, batch) as src:
+            warehouse.require_writing(
+                f"the new version of model {self.record.name!r} (its parameter tables and "
+                "catalog row, in schema wml)"
+            )
             with self._current(warehouse) as record:
                 self._check_updatable(warehouse, record, batch_id)
                 self._check_source(record, src)

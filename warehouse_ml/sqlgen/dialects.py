@@ -35,6 +35,9 @@ templates stay within the subset.
 from __future__ import annotations
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+
+from warehouse_ml.errors import ParameterError
 
 # Where the library's SQL has been run and checked against DuckDB (tests/test_engines.py):
 VERIFIED_DIALECTS = ("duckdb", "postgres", "spark")
@@ -48,6 +51,21 @@ TRANSPILE_ONLY_DIALECTS = (
     "snowflake", "bigquery", "trino", "databricks", "redshift", "clickhouse", "tsql", "oracle",
     "mysql",
 )  # fmt: skip
+
+KNOWN_DIALECTS = (*VERIFIED_DIALECTS, *TRANSPILE_ONLY_DIALECTS)
+
+
+def check_dialect(dialect: object) -> str:
+    """A dialect SQL text may be asked in: a dialect sqlglot knows (those of
+    :data:`KNOWN_DIALECTS` are checked by the tests); a ParameterError listing them
+    otherwise."""
+    if not isinstance(dialect, str) or Dialect.get(dialect) is None:
+        raise ParameterError(
+            f"dialect must be a SQL dialect sqlglot knows, such as {list(KNOWN_DIALECTS)} (run "
+            f"and checked: {list(VERIFIED_DIALECTS)}), got {dialect!r}"
+        )
+    return dialect
+
 
 # Functions that are missing somewhere or mean different things on different engines
 # (docs/ARCHITECTURE.md, "Portable SQL"): LOG is log10 in DuckDB/PostgreSQL but ln in Spark;

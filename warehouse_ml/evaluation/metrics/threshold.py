@@ -5,6 +5,8 @@ and prediction views."""
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +37,11 @@ class Threshold:
     objective: float
 
 
+def _number(value: Any) -> bool:
+    """Whether ``value`` is a real number (not a bool, not a string)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 def _criterion(cost_ratio: float | None, target_recall: float | None) -> tuple[Any, Any]:
     """The (objective, eligible) expressions of the choice asked for."""
     if (cost_ratio is None) == (target_recall is None):
@@ -44,14 +51,14 @@ def _criterion(cost_ratio: float | None, target_recall: float | None) -> tuple[A
         )
     tp, fp, tpr = column("tp", "p"), column("fp", "p"), column("tpr", "p")
     if cost_ratio is not None:
-        if isinstance(cost_ratio, bool) or not cost_ratio > 0:
-            raise ParameterError(f"cost_ratio must be a positive number, got {cost_ratio!r}")
+        if not _number(cost_ratio) or not 0 < cost_ratio < math.inf:
+            raise ParameterError(f"cost_ratio must be a positive finite number, got {cost_ratio!r}")
         missed = exp.paren(exp.Sub(this=column("positives", "p"), expression=tp), copy=False)
         cost = exp.Add(
             this=fp, expression=exp.Mul(this=literal(float(cost_ratio)), expression=missed)
         )
         return cost, exp.true()
-    if isinstance(target_recall, bool) or not 0 < target_recall <= 1:
+    if not _number(target_recall) or not 0 < target_recall <= 1:
         raise ParameterError(f"target_recall must be within (0, 1], got {target_recall!r}")
     reached = exp.GTE(this=tpr, expression=literal(float(target_recall)))
     return exp.Neg(this=column("threshold", "p")), reached

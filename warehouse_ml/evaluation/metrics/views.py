@@ -11,7 +11,7 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.sources import SourceLike, open_source
 from warehouse_ml.evaluation.metrics import registry
 from warehouse_ml.evaluation.metrics.spec import resolve
-from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen import dialects, templates
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats import weights
 from warehouse_ml.store import ownership
@@ -33,6 +33,8 @@ def measure_sql(
     (default: the connection's). ``options`` are the measure's own keyword arguments
     (level, beta, positive, quantiles, recall_levels, floor, loss, keys)."""
     build = registry.entry(measure).build
+    if dialect is not None:
+        dialects.check_dialect(dialect)
     with session(con) as warehouse, open_source(warehouse, predictions) as src:
         spec = resolve(src, target, probabilities, prediction, weight)
         return templates.generate(build(spec, src, **options), dialect or warehouse.dialect)
