@@ -437,3 +437,20 @@ def test_writing_calls_on_a_read_only_connection_say_what_they_write(tmp_path):
     assert wml.load(reader, "m").batches_ == []
     assert model.predict(reader, "t").equals(predictions)
     reader.close()
+
+
+@pytest.mark.parametrize(
+    "measure, options, pattern",
+    [
+        ("log_score", {"floor": "x"}, r"floor must be a number within \(0, 0.5\), got 'x'"),
+        ("accuracy", {"level": "x"}, r"level must be a number within \(0, 1\), got 'x'"),
+        ("class_measures", {"beta": None}, r"beta must be a number > 0, got None"),
+        ("lift_table", {"quantiles": 5.0}, r"quantiles must be a count or increasing"),
+        ("lift_table", {"quantiles": ["x"]}, r"a quantile must be a number within \(0, 1\]"),
+        ("average_precision", {"recall_levels": "x"}, r"recall_levels must be a list of numbers"),
+    ],
+)
+def test_measure_options_of_another_type(db, measure, options, pattern):
+    scores = wml.load(db, "m").score_rows(db, "t")
+    with pytest.raises(ParameterError, match=pattern):
+        getattr(wml, measure)(db, scores, target="cls", **options)

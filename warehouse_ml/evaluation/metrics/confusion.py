@@ -21,6 +21,7 @@ from warehouse_ml.evaluation.metrics.registry import (
     Method,
     Option,
     Report,
+    option_number,
     register,
     row_as,
 )
@@ -57,7 +58,7 @@ def _confusion_query(spec: Spec, src: Source) -> exp.Query:
 
 
 def _z(level: float) -> float:
-    level = float(level)
+    level = option_number("level", level, "within (0, 1)")
     if not 0.0 < level < 1.0:
         raise ParameterError(f"level must be within (0, 1), got {level!r}")
     return statistics.NormalDist().inv_cdf((1.0 + level) / 2.0)
@@ -74,7 +75,7 @@ def _accuracy_query(spec: Spec, src: Source, level: float = 0.95) -> exp.Query:
 
 
 def _beta_squared(beta: float) -> float:
-    beta = float(beta)
+    beta = option_number("beta", beta, "> 0")
     if not beta > 0 or math.isinf(beta):
         raise ParameterError(f"beta must be a positive finite number, got {beta!r}")
     return beta * beta

@@ -4,7 +4,7 @@ confidence in it (``sql/metrics/select_lift_table.sql``)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlglot import exp
@@ -12,7 +12,14 @@ from sqlglot import exp
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation.metrics.ranking import POSITIVE, class_scores
-from warehouse_ml.evaluation.metrics.registry import Measure, Method, Option, Report, register
+from warehouse_ml.evaluation.metrics.registry import (
+    Measure,
+    Method,
+    Option,
+    Report,
+    option_number,
+    register,
+)
 from warehouse_ml.evaluation.metrics.spec import Spec, positive_index
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import column, literal
@@ -23,7 +30,12 @@ def _fractions(quantiles: int | Sequence[float]) -> list[float]:
         if quantiles < 1:
             raise ParameterError(f"quantiles must be >= 1, got {quantiles!r}")
         return [(j + 1) / quantiles for j in range(quantiles)]
-    fractions = [float(f) for f in quantiles]
+    if isinstance(quantiles, (str, bytes)) or not isinstance(quantiles, Iterable):
+        raise ParameterError(
+            "quantiles must be a count or increasing cumulative fractions within (0, 1], "
+            f"got {quantiles!r}"
+        )
+    fractions = [option_number("a quantile", f, "within (0, 1]") for f in quantiles]
     if (
         not fractions
         or any(not 0.0 < f <= 1.0 for f in fractions)

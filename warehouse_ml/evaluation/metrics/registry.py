@@ -55,6 +55,17 @@ _COLUMNS = {
 }
 
 
+def option_number(name: str, value: Any, expected: str) -> float:
+    """A measure option's value as a float (what ``float`` reads, a bool excepted), or a
+    ParameterError saying ``expected`` (e.g. "within (0, 0.5)")."""
+    if not isinstance(value, bool):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise ParameterError(f"{name} must be a number {expected}, got {value!r}")
+
+
 @dataclass(frozen=True)
 class Option:
     """A measure's keyword option: its name, default (:data:`REQUIRED` when the caller must

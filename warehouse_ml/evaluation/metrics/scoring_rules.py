@@ -20,6 +20,7 @@ from warehouse_ml.evaluation.metrics.registry import (
     Method,
     Option,
     Report,
+    option_number,
     register,
     row_as,
 )
@@ -62,7 +63,7 @@ def _row_terms(spec: Spec, src: Source, term: exp.Expression) -> exp.Query:
 
 
 def _log_score_query(spec: Spec, src: Source, floor: float = DEFAULT_FLOOR) -> exp.Query:
-    floor = float(floor)
+    floor = option_number("floor", floor, "within (0, 0.5)")
     if not 0.0 < floor < 0.5:
         raise ParameterError(f"floor must be within (0, 0.5), got {floor!r}")
     truth = column("wml_truth", PREPARED)
