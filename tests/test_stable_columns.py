@@ -63,26 +63,26 @@ def test_every_old_column_of_a_view_keeps_its_class_across_colliding_updates(con
     model = wml.NaiveBayes().fit(con, batches[0], "label", name="m")
     model.create_view(con, "v", "scored", keys=["id"])
     meaning: dict[str, str] = {}  # column -> the class it showed when it first appeared
-    columns: list[str] = []
+    layout: list[str] = []  # the view's columns
     for step, batch in enumerate(batches):
         if step:
             model.update(con, batch, batch_id=f"b{step}")
         view = con.sql("SELECT * FROM v ORDER BY id").to_arrow_table()
-        shown = view.column_names[1:-1]
-        assert shown[: len(columns)] == columns, "old columns first, in their order"
+        assert view.column_names[: len(layout)] == layout, "old columns first, in their place"
+        layout = view.column_names
+        shown = [c for c in layout if c not in ("id", "prediction")]
         stored = model.probability_columns(con)
         assert list(stored.values()) == shown
         for label, name in stored.items():
             meaning.setdefault(name, label)
             assert meaning[name] == label, f"{name} meant {meaning[name]!r}, now {label!r}"
-        columns = shown
         want = reference(pa.concat_tables(batches[: step + 1]), SCORED)
         proba = model.predict_proba(con, SCORED)
         assert proba.column_names == shown
         for name in shown:
             np.testing.assert_allclose(view[name].to_numpy(), want[meaning[name]], atol=1e-12)
             np.testing.assert_allclose(proba[name].to_numpy(), want[meaning[name]], atol=1e-12)
-    assert columns == ["p_A", "p_a_1", "p_a_1_2", "p_A_0", "p_P_a"]
+    assert layout == ["id", "p_A", "p_a_1", "prediction", "p_a_1_2", "p_A_0", "p_P_a"]
     assert model.classes_ == ["A", "A_0", "P_a", "a", "a_1"]  # classes_ stay sorted
     # a re-fit on all rows keeps every name (a fresh fit's rule would give other names)
     refit = wml.NaiveBayes().fit(con, pa.concat_tables(batches), "label", name="m")

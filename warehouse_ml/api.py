@@ -125,7 +125,9 @@ def drop_view(con: Connectable, view: str | Sequence[str]) -> None:
     """Drop a view warehouse-ml made (a model's prediction view, which the model then no longer
     rebuilds, or a measure view). A view the library does not own is a NameConflictError."""
     with session(con) as warehouse:
-        ownership.release(warehouse, [_owned_view(warehouse, view)])
+        owned = _owned_view(warehouse, view)
+        catalog.refuse_dependents(warehouse, [owned], f"drop view {owned.name}")
+        ownership.release(warehouse, [owned])
 
 
 def rebuild_views(
@@ -146,6 +148,7 @@ def rebuild_views(
             except ViewRebuildError:
                 if on_broken != "drop":
                     raise
+                catalog.refuse_dependents(warehouse, [row], f"drop broken view {row.name}")
                 ownership.release(warehouse, [row])
         return rebuilt
 

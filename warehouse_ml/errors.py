@@ -98,6 +98,11 @@ class ViewRebuildError(WarehouseMLError):
     """A registered view of a model cannot be rebuilt over its source (its source changed)."""
 
 
+class DependentObjectError(WarehouseMLError):
+    """An object of the library cannot be dropped or redefined because an object the library
+    does not own reads it (PostgreSQL: a user's view over a prediction view); nothing changed."""
+
+
 class HighCardinalityWarning(UserWarning):
     """A categorical attribute has many distinct values (see
     :mod:`warehouse_ml.stats.validation`)."""

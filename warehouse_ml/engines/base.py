@@ -385,6 +385,14 @@ class Warehouse(abc.ABC):
             self._reporter = None
 
     # -- helpers built on the primitives --------------------------------------------------
+    def dependent_objects(self, name: TableName) -> list[TableName]:
+        """The objects whose definition reads relation ``name`` and that keep the engine from
+        dropping it or changing its columns (PostgreSQL: views over it). None by default:
+        DuckDB and Spark bind a view's query when it is read, so no view blocks a drop or a
+        new definition of another (a dependent view then fails when read if a column it
+        reads is gone)."""
+        return []
+
     def schema_of(self, relation: TableName | exp.Table) -> pa.Schema:
         """Column names and Arrow types of a table, view or table function, without reading rows."""
         return self.fetch("select_no_rows", source=relation).schema

@@ -165,11 +165,16 @@ class PostgresWarehouse(Warehouse):
         schema = parts[0] if len(parts) == 2 else self._session_facts()["schema_name"]
         return self._object(schema, parts[-1])
 
-    def resolve_existing(self, name: TableName) -> Located | None:
-        text = exp.Table(
+    @staticmethod
+    def _regclass_text(name: TableName) -> str:
+        """The quoted, possibly schema-qualified name as the text ``to_regclass`` reads."""
+        return exp.Table(
             this=exp.to_identifier(name.parts[-1], quoted=True),
             db=exp.to_identifier(name.parts[-2], quoted=True) if len(name.parts) > 1 else None,
         ).sql(dialect="postgres")
+
+    def resolve_existing(self, name: TableName) -> Located | None:
+        text = self._regclass_text(name)
         rows = self.fetch("engine_postgres_relation", name=text).to_pylist()
         if not rows:
             return None
@@ -189,6 +194,10 @@ class PostgresWarehouse(Warehouse):
             )
             for r in rows.to_pylist()
         ]
+
+    def dependent_objects(self, name: TableName) -> list[TableName]:
+        rows = self.fetch("engine_postgres_dependents", name=self._regclass_text(name))
+        return [TableName((r["schema_name"], r["object_name"])) for r in rows.to_pylist()]
 
     def schema_objects(self, schema: str) -> list[tuple[str, str]]:
         rows = self.fetch("engine_postgres_schema_objects", schema=schema).to_pylist()

@@ -23,6 +23,7 @@ from warehouse_ml.engines.sources import Source, SourceLike, open_source, source
 from warehouse_ml.errors import (
     ColumnError,
     DataError,
+    DependentObjectError,
     NameConflictError,
     ParameterError,
     ViewRebuildError,
@@ -529,8 +530,46 @@ class Predictor:
                 f"warehouse_ml.drop_view(con, {str(row.name)!r}) (or warehouse_ml.rebuild_views"
                 f"(con, {record.name!r}, on_broken='drop')), then fit again"
             ) from error
-        warehouse.run("drop_view", view=row.name)
-        warehouse.run_tree(templates.create_view(row.name, query))
+        _redefine_view(warehouse, record, row.name, query)
+
+
+def _redefine_view(
+    warehouse: Warehouse, record: ModelRecord, view: TableName, query: exp.Query
+) -> None:
+    """Make ``query`` the definition of the existing ``view``, its columns in the view's order
+    and the new ones after them (a class an update adds: its column follows ``prediction``).
+    Without dependent objects the view is dropped and created again; with some (PostgreSQL: a
+    user's view reads it) it is redefined in place with CREATE OR REPLACE VIEW, which they
+    keep reading, and a column it would lose or retype is a DependentObjectError naming them,
+    before the view changes."""
+    if warehouse.resolve_existing(view) is None:  # dropped by hand since: created again
+        warehouse.run_tree(templates.create_view(view, query))
+        return
+    before = warehouse.schema_of(view)
+    after = warehouse.fetch("select_no_rows", source=query.subquery()).schema
+    order = [n for n in before.names if n in after.names]
+    order += [n for n in after.names if n not in order]
+    if order != after.names:
+        query = exp.select(*[column(n) for n in order]).from_(query.subquery("wml_view"))
+    dependents = warehouse.dependent_objects(view)
+    if not dependents:
+        warehouse.run("drop_view", view=view)
+        warehouse.run_tree(templates.create_view(view, query))
+        return
+    changed = [
+        f"{f.name} ({f.type} -> {after.field(f.name).type if f.name in after.names else 'gone'})"
+        for f in before
+        if f.name not in after.names or after.field(f.name).type != f.type
+    ]
+    if changed:
+        raise DependentObjectError(
+            f"view {view} of model {record.name!r} is read by {[str(d) for d in dependents]}, "
+            f"which warehouse-ml does not own, and its new version would change the columns "
+            f"{changed}; the engine keeps a view others read only if its columns stay (new "
+            "ones may follow). Nothing was changed: drop or redefine those objects first, or "
+            f"remove the view with warehouse_ml.drop_view(con, {str(view)!r}) once they are gone"
+        )
+    warehouse.run_tree(templates.replace_view(view, query))
 
 
 def _objects(source: Source) -> list:

@@ -153,6 +153,13 @@ def create_view(view: TableName, query: exp.Query) -> exp.Create:
     return exp.Create(kind="VIEW", this=view.to_table(), expression=query)
 
 
+def replace_view(view: TableName, query: exp.Query) -> exp.Create:
+    """``CREATE OR REPLACE VIEW view AS query``: a new definition of an existing view, which
+    the views reading it keep reading (PostgreSQL requires the old columns, same names and
+    types, to lead the new ones)."""
+    return exp.Create(kind="VIEW", this=view.to_table(), expression=query, replace=True)
+
+
 def values(rows: Sequence[Sequence[Any]], name: str, columns: Sequence[str]) -> exp.Values:
     """``(VALUES (...), ...) AS name(columns)`` from Python scalars, all bound as literals
     (a sqlglot expression, e.g. a typed ``CAST('...' AS TIMESTAMP)``, is kept as it is)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,7 @@ from warehouse_ml.engines.base import LIBRARY_SCHEMA, Warehouse
 from warehouse_ml.errors import (
     ConcurrentFitError,
     CorruptModelError,
+    DependentObjectError,
     IncompatibleModelError,
     ModelNotFoundError,
     ParameterError,
@@ -459,9 +460,34 @@ def registered_views(warehouse: Warehouse, model: str) -> list[Owned]:
     return [o for o in ownership.owned_by(warehouse, "model", model) if o.role in MODEL_VIEWS]
 
 
+def refuse_dependents(warehouse: Warehouse, items: Sequence[Owned], action: str) -> None:
+    """A DependentObjectError, before anything is dropped, when an object outside ``items``
+    reads one of them and so keeps the engine from dropping it (PostgreSQL: a user's view over
+    a prediction view; :meth:`Warehouse.dependent_objects`, none on DuckDB and Spark)."""
+    dropped = {item.key for item in items}
+    for item in items:
+        outside = [
+            d
+            for d in warehouse.dependent_objects(item.name)
+            if warehouse.resolve_target(d).key not in dropped
+        ]
+        if outside:
+            raise DependentObjectError(
+                f"cannot {action}: {item.kind} {item.name} is read by "
+                f"{[str(d) for d in outside]}, which warehouse-ml does not own (the engine drops "
+                "nothing other views read). Nothing was changed: drop those objects or define "
+                "them without it first"
+            )
+
+
 def drop(warehouse: Warehouse, name: str) -> None:
-    """Remove model ``name``: its catalog row(s), parameter tables and registered views."""
+    """Remove model ``name``: its catalog row(s), parameter tables and registered views; an
+    object of the user's that reads one of them is a DependentObjectError before anything is
+    dropped (:func:`refuse_dependents`)."""
     read(warehouse, name)  # ModelNotFoundError when there is none
+    refuse_dependents(
+        warehouse, ownership.owned_by(warehouse, "model", name), f"drop model {name!r}"
+    )
     with warehouse.transaction():
         records = _rows(warehouse, name)
         ownership.release(warehouse, ownership.owned_by(warehouse, "model", name))
