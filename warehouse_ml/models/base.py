@@ -365,9 +365,9 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
                 classes, _ = labelled_classes(warehouse, counted, target, weighting.column)
                 weights.check_class_totals(classes, src.description, target, weighting)
                 details = {**(details or {}), "weighting": weighting.to_json()}
+            catalog.ensure(warehouse)
             previous = catalog.find(warehouse, name)
             self._check_views_keep(warehouse, previous, [c.value for c in classes])
-            catalog.ensure(warehouse)
             with Staging(
                 warehouse, owner_kind="model", owner=name, created_by="fit",
                 version=catalog.new_model_id(), lifetime=ownership.MODEL,
