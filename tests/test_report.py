@@ -295,11 +295,11 @@ def test_a_temporary_evaluations_report_names_the_model_and_the_data_and_no_temp
         "var_smoothing=1e-09, block_size=4) on customers": wml.cross_validate(
             con, "customers", "class", wml.NaiveBayes(), folds=4
         ),
-        "leave-one-out cross-validation of NaiveBayes(alpha=2.0, prior_alpha=0.0, m=0.0, "
+        "Leave-one-out cross-validation of NaiveBayes(alpha=2.0, prior_alpha=0.0, m=0.0, "
         "var_smoothing=1e-09, block_size=4) on an Arrow table": wml.cross_validate_leave_one_out(
             con, data, "class", wml.NaiveBayes(alpha=2.0)
         ),
-        "hold-out evaluation of model 'churn_nb' (naive_bayes) on customers": wml.evaluate(
+        "Hold-out evaluation of model 'churn_nb' (naive_bayes) on customers": wml.evaluate(
             con, wml.NaiveBayes().fit(con, data, "class", name="churn_nb"), "customers"
         ),
     }

@@ -576,7 +576,7 @@ def evaluate(
             catalog.ensure(warehouse)
             evaluation_id = f"ev{uuid.uuid4().hex[:12]}"
             subject = (
-                f"hold-out evaluation of model {record.name!r} ({record.kind}) on {src.description}"
+                f"Hold-out evaluation of model {record.name!r} ({record.kind}) on {src.description}"
             )
             with _results(warehouse, evaluation_id, keep, "evaluate") as results:
                 draft = _draft(

@@ -395,7 +395,7 @@ def leave_one_out_open(
         version=f"{loo_id}_work",
     )  # fmt: skip
     n_scored = total(classes)
-    subject = f"leave-one-out cross-validation of {described} on {src.description}"
+    subject = f"Leave-one-out cross-validation of {described} on {src.description}"
     draft = Evaluation(
         warehouse, UNWRITTEN, target, labels, key_column, n_scored, None, loo_id,
         tuple(probability_names), keep, subject=subject,

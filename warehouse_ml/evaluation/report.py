@@ -158,7 +158,7 @@ class Pictures:
 
         Titled ``title``, else the evaluation's subject (the model and the data). Sections:
         the model card when ``model`` (a fitted classifier) is given (source, rows, classes
-        and priors, attributes with type and treatment, smoothing, the TAN tree); accuracy
+        and priors, attributes with type and treatment, settings, the TAN tree); accuracy
         with its Wilson interval, kappa, the confusion matrix, per-class precision, recall and
         F, AUC, log and Brier scores, and under a ``loss`` matrix (L[true][predicted]) the mean
         loss of the predictions and of the minimum-expected-loss decisions; ROC,
@@ -231,7 +231,8 @@ th {{ background: #f4f6f8; }} td.n {{ text-align: right; font-variant-numeric: t
 .charts {{ display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }}
 figure {{ margin: 0; }} figure svg {{ width: 100%; max-width: 760px; height: auto; }}
 figure.natural {{ overflow-x: auto; }} figure.natural svg {{ width: auto; max-width: none; }}
-details pre {{ background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .8em; }}
+details pre {{ background: #f7f7f7; padding: .6em; white-space: pre-wrap; overflow-wrap: anywhere;
+  font-size: .8em; }}
 </style></head>
 <body><h1>{title}</h1>
 {body}
@@ -291,11 +292,12 @@ def _number(value: Any, digits: int = 4) -> str:
 
 
 def _figures(ev: Pictures, accuracy: Any, positive: Any) -> list[tuple[str, str]]:
-    """The key figures: name and formatted value."""
+    """The key figures: name and formatted value (the folds of a cross-validation only)."""
     auc = ev.measure("roc_auc", positive=positive).auc
+    folds = [("folds", _number(ev.folds))] if ev.folds > 1 else []
     return [
         ("rows", _number(accuracy.n)),
-        ("folds", _number(ev.folds)),
+        *folds,
         (
             "accuracy",
             f"{_number(accuracy.accuracy)} [{_number(accuracy.accuracy_low)}, "
@@ -360,15 +362,15 @@ def _card(ev: Pictures, model: Any, ranking: pa.Table | None) -> str:
         *_predictions(ev),
         ("target", html.escape(ev.target)),
         ("classes", html.escape(", ".join(str(c) for c in ev.classes))),
-        ("folds", str(ev.folds)),
     ]
     if model is None:
         return f"<h2>Evaluation</h2><table>{_rows(facts)}</table>"
     record = model.record
+    settings = record.smoothing.items()  # the constructor's arguments (models/base.py)
     facts = [
         ("model", html.escape(f"{record.name} ({record.kind})")),
         ("trained on", html.escape(f"{record.source}, {record.n_rows} rows")),
-        ("smoothing", html.escape(", ".join(f"{k}={v}" for k, v in record.smoothing.items()))),
+        ("settings", html.escape(", ".join(f"{k}={v}" for k, v in settings if v is not None))),
         *facts,
     ]
     rows = _rows(facts)
