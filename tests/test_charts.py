@@ -277,3 +277,20 @@ def test_tree_labels_are_readable_and_arrowheads_outside_the_boxes(con, datasets
         gaps = [np.hypot(max(b.x0 - x, 0, x - b.x1), max(b.y0 - y, 0, y - b.y1))
                 for x, y in points for b in boxes]  # fmt: skip
         assert min(gaps) < 8, points  # the head's tip ends at the child's box, outside it
+
+
+def test_calibration_counts_of_a_well_calibrated_model_do_not_overlap():
+    """Bins on the diagonal (a well-calibrated model, as the README's chart): every count's
+    label clear of every other and of the axes."""
+    centres = [0.05 + 0.1 * i for i in range(10)]
+    bins = pa.table(
+        {"mean_predicted": centres, "observed": centres, "n": [1000 + 37 * i for i in range(10)]}
+    )
+    figure, renderer = _rendered(lambda ax: charts.calibration(ax, bins, "yes"))
+    ax = figure.axes[0]
+    inside = ax.get_window_extent(renderer)
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text().isdigit()]
+    assert len(boxes) == 10
+    for i, box in enumerate(boxes):
+        assert inside.x0 < box.x0 and box.x1 < inside.x1 and inside.y0 < box.y0 < box.y1
+        assert box.y1 < inside.y1 and not any(box.overlaps(b) for b in boxes[i + 1 :]), i

@@ -174,18 +174,18 @@ def lift(ax: Any, table: pa.Table, label: str) -> Any:
 
 def calibration(ax: Any, bins: pa.Table, label: str) -> Any:
     """Reliability diagram (rows of ``calibration``): observed share against mean predicted
-    probability per bin, each point labelled with its rows (on the side of the point towards
-    the middle, so that no label crosses an axis), and the diagonal."""
+    probability per bin, each point labelled with its rows (level with the point, on its side
+    towards the middle: no label crosses an axis, and the labels of neighbouring bins along
+    the diagonal stay a bin's height apart), and the diagonal."""
     ax.plot([0, 1], [0, 1], **CHANCE)
     predicted = bins.column("mean_predicted").to_pylist()
     observed = bins.column("observed").to_pylist()
     ax.plot(predicted, observed, "o-", label=label)
     for x, y, n in zip(predicted, observed, bins.column("n").to_pylist(), strict=True):
-        right, above = x < 0.5, y < 0.5
-        offset = (5 if right else -5, 5 if above else -5)
+        right = x < 0.5
         ax.annotate(
-            f"{n}", (x, y), textcoords="offset points", xytext=offset,
-            ha="left" if right else "right", va="bottom" if above else "top", fontsize=8,
+            f"{n}", (x, y), textcoords="offset points", xytext=(7 if right else -7, 0),
+            ha="left" if right else "right", va="center", fontsize=8,
         )  # fmt: skip
     ax.set(xlim=(-0.03, 1.03), ylim=(-0.03, 1.03), xlabel=f"mean predicted P({label})",
            ylabel="observed share")  # fmt: skip
