@@ -347,6 +347,9 @@ class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
         """
         name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
         with session(con, "fit", progress) as warehouse, open_source(warehouse, source) as src:
+            warehouse.require_writing(
+                f"model {name!r} (its parameter tables and catalog row, in schema wml)"
+            )
             identifiers = [*column_names(keys, "keys"), *([sample_weight] if sample_weight else [])]
             chosen, top = relevance.candidates(
                 warehouse, src, target, features, keys=identifiers,
