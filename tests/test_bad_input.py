@@ -240,7 +240,7 @@ def test_non_finite_numbers_are_refused(db, bad):
     db.execute(f"CREATE TABLE nf AS SELECT * REPLACE (CASE WHEN num = 1 THEN {bad}::DOUBLE ELSE num END AS num) FROM t")  # fmt: skip
     _refused(
         db, DataError,
-        r"numeric column 'num' of nf has non-finite values \(NaN or ±inf\) in class 'y'",
+        r"numeric column 'num' of nf has non-finite values .*expected finite numbers",
         lambda n: wml.NaiveBayes().fit(db, "nf", "cls", name=n),
     )  # fmt: skip
     if bad == "'-inf'":
@@ -319,7 +319,7 @@ def test_loading_a_model_of_a_newer_format(db):
     db.execute("UPDATE wml.models SET format_version = 99 WHERE name = 'm'")
     with pytest.raises(
         IncompatibleModelError,
-        match=r"model 'm' was written in catalog format 99 .* this version reads format 3",
+        match=r"model 'm' was written in catalog format 99 .* this version reads format \d+ or older",
     ):
         wml.load(db, "m")
     db.execute("UPDATE wml.models SET format_version = 1, kind = 'forest' WHERE name = 'm'")
