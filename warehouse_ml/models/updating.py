@@ -240,9 +240,11 @@ class Updater:
                 self._check_updatable(warehouse, record, batch_id)
                 self._check_source(record, src)
                 check_batch_types(record, src)
+                numeric = [n for n in record.features if record.feature_types[n]["kind"] == NUMERIC]
+                binned = record.details.get("bins", {})
                 validation.check_finite(
-                    warehouse, src, record.target,
-                    [n for n in record.features if record.feature_types[n]["kind"] == NUMERIC],
+                    warehouse, src, record.target, [n for n in numeric if n not in binned],
+                    [n for n in numeric if n in binned],
                 )  # fmt: skip
             weighting = _batch_weighting(record, src)
             counted = src
