@@ -195,7 +195,7 @@ def _stores_update_counts(warehouse: Warehouse, record: ModelRecord) -> bool:
 
 class Updater:
     """Incremental updates of a fitted classifier (module docstring); relies on the
-    classifier's ``_current``, ``_check_source``, ``learn_tables``, ``record_of``,
+    classifier's ``_current``, ``learn_tables``, ``record_of``,
     ``_check_views_keep`` and ``_rebuild_views``."""
 
     @property
@@ -238,7 +238,6 @@ class Updater:
             )
             with self._current(warehouse) as record:
                 self._check_updatable(warehouse, record, batch_id)
-                self._check_source(record, src)
                 check_batch_types(record, src)
                 numeric = [n for n in record.features if record.feature_types[n]["kind"] == NUMERIC]
                 binned = record.details.get("bins", {})
