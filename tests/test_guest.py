@@ -10,6 +10,7 @@ views whose source changed, an attached database named ``wml``).
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 
@@ -360,6 +361,23 @@ def test_evaluations_garbage_collected_lose_their_tables_at_the_next_call(con):
     assert temporary_tables(con) == {held.predictions.name}
     assert held.accuracy().n == 60  # an evaluation still held keeps its table
     del held
+    gc.collect()
+    wml.list_models(con)
+    assert temporary_tables(con) == set()
+
+
+def test_a_copy_of_an_evaluation_keeps_its_tables_while_it_is_held(con):
+    """dataclasses.replace(evaluation) shares the original's tables: they are dropped once the
+    last of the two is garbage-collected, not when the first is."""
+    _customers(con)
+    ev = wml.cross_validate(con, "customers", "y", wml.NaiveBayes(), folds=3, key="id")
+    copy = dataclasses.replace(ev, subject="a copy")
+    del ev
+    gc.collect()
+    wml.list_models(con)
+    assert temporary_tables(con) == {copy.predictions.name}
+    assert copy.accuracy().n == 60
+    del copy
     gc.collect()
     wml.list_models(con)
     assert temporary_tables(con) == set()

@@ -25,7 +25,7 @@ import json
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import pyarrow as pa
 from sqlglot import exp
@@ -52,6 +52,33 @@ def settings(model: Classifier) -> str:
     are not None, e.g. ``TAN(alpha=0.5, prior_alpha=0.5, bins=5)``."""
     shown = ", ".join(f"{k}={v!r}" for k, v in model.get_params().items() if v is not None)
     return f"{type(model).__name__}({shown})"
+
+
+class _Lease:
+    """The temporary tables of one evaluation, held by the :class:`Evaluation` and every copy
+    of it: its finalizer drops them (at the next library call on their connection,
+    :meth:`Warehouse.defer`) once the last holder is garbage-collected."""
+
+    __slots__ = ("__weakref__", "finalizer")
+    _held: ClassVar[weakref.WeakValueDictionary[tuple[int, TableName], _Lease]] = (
+        weakref.WeakValueDictionary()
+    )
+
+    def __init__(self, evaluation: Evaluation) -> None:
+        drop = functools.partial(
+            _drop_tables, predictions=evaluation.predictions, evaluation=evaluation.id
+        )
+        self.finalizer = weakref.finalize(self, evaluation.warehouse.defer, drop)
+        self.finalizer.atexit = False  # the connection's end drops temporary tables anyway
+
+    @classmethod
+    def of(cls, evaluation: Evaluation) -> _Lease:
+        """The lease of ``evaluation``'s tables: the one a live copy holds, or a new one."""
+        held = (id(evaluation.warehouse.native), evaluation.predictions)
+        lease = cls._held.get(held)
+        if lease is None or not lease.finalizer.alive:
+            lease = cls._held[held] = cls(evaluation)
+        return lease
 
 
 @dataclass(frozen=True)
@@ -92,17 +119,14 @@ class Evaluation(Pictures):
     measured: dict[tuple[str, str], Any] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
-    finalizer: weakref.finalize | None = field(default=None, init=False, repr=False, compare=False)
-    """Drops the tables of a temporary evaluation once the object is garbage-collected (at the
-    next library call on its connection); None for a kept one or a draft."""
+    lease: _Lease | None = field(default=None, init=False, repr=False, compare=False)
+    """The temporary tables' lease, shared with every copy of the evaluation
+    (``dataclasses.replace``); None for a kept one or a draft."""
 
     def __post_init__(self) -> None:
         if self.kept or self.predictions == UNWRITTEN:
             return
-        drop = functools.partial(_drop_tables, predictions=self.predictions, evaluation=self.id)
-        finalizer = weakref.finalize(self, self.warehouse.defer, drop)
-        finalizer.atexit = False  # the connection's end drops temporary tables anyway
-        object.__setattr__(self, "finalizer", finalizer)
+        object.__setattr__(self, "lease", _Lease.of(self))
 
     def facts(self) -> dict[str, Any]:
         """What the registry records to open the evaluation again (:func:`load_evaluation`)."""
@@ -119,8 +143,8 @@ class Evaluation(Pictures):
 
     def drop(self) -> None:
         """Remove the evaluation's tables (and their registry rows) now."""
-        if self.finalizer is not None:
-            self.finalizer.detach()
+        if self.lease is not None:
+            self.lease.finalizer.detach()
         with session(self.warehouse) as warehouse:
             _drop_tables(warehouse, predictions=self.predictions, evaluation=self.id)
             if self.kept:
