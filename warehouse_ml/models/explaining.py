@@ -3,9 +3,9 @@
 :class:`Explainer` is a base of :class:`warehouse_ml.models.base.Classifier` (as
 models/prediction.py's ``Predictor`` is); it relies on the classifier's ``classes_``,
 ``_current`` and ``_parts`` (one term per attribute, models/evidence.Part). The SQL and its
-rules (evidence, contrasts, ranks, layouts) are in models/evidence.py. An explanation view is
-owned and registered with its model like a prediction view, so a re-fit rebuilds it in the same
-transaction (store/catalog.publish) and ``drop`` removes it.
+rules are in models/evidence.py (evidence, contrasts) and models/reasons.py (ranks, layouts).
+An explanation view is owned and registered with its model like a prediction view, so a re-fit
+rebuilds it in the same transaction (store/catalog.publish) and ``drop`` removes it.
 """
 
 from __future__ import annotations
@@ -21,13 +21,8 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.models import literal_terms, names, relevance
-from warehouse_ml.models.evidence import (
-    LONG,
-    Contrast,
-    Layout,
-    explanation_query,
-    mean_evidence_query,
-)
+from warehouse_ml.models.evidence import Contrast, mean_evidence_query
+from warehouse_ml.models.reasons import LONG, Layout, explanation_query
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats.features import column_names
 from warehouse_ml.store.catalog import EXPLANATION_VIEW, ModelRecord
@@ -54,7 +49,7 @@ class Explainer:
     ) -> exp.Query:
         """The query explaining ``source`` with ``record``: the ``keys`` columns (and, with
         ``row_number``, the 0-based source position under that name), then the layout's
-        columns (models/evidence.py). A key named like an output column is refused."""
+        columns (models/reasons.py). A key named like an output column is refused."""
         outputs = [*layout.output_names(len(record.features)), row_number]
         self._check_outputs(record, source, [(k, k) for k in keys], outputs)
         parts = self._parts(warehouse, record, source)
