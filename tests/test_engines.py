@@ -456,12 +456,13 @@ def weighted_fits(engine: Engine) -> dict[str, Any]:
 @case
 def weighted_measures(engine: Engine) -> dict[str, Any]:
     """The measures with a weight column: every row counts as its weight, on every engine."""
-    table = engine.load(TABLE, DATA)
+    weighted = DATA.append_column("w", pa.array(np.linspace(0.0, 2.0, DATA.num_rows)))
+    table = engine.load("wml_engine_weighted_measures", weighted)
     w = engine.warehouse
     view = _naive_bayes(engine).create_view(
-        w, "engine_nb_weighted_measures", table, keys=["id", "label", "weight"]
+        w, "engine_nb_weighted_measures", table, keys=["id", "label", "w"]
     )
-    given = {"target": "label", "weight": "weight"}
+    given = {"target": "label", "weight": "w"}
     source = str(view)
     return {
         "accuracy": wml.accuracy(w, source, **given),

@@ -78,7 +78,7 @@ def test_1000_attributes_match_a_log_space_reference_where_a_product_underflows(
     joint = nb_reference(strings, y, rows, alpha=1.0)
     expected = np.exp(log_posterior(joint))
     got = np.column_stack([proba[c].to_numpy() for c in proba.column_names])
-    assert proba.column_names == ["c0", "c1"]
+    assert proba.column_names == ["p_c0", "p_c1"]
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9)
     np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=0, atol=1e-12)
     # the test is hard: every joint score is far below log(smallest double), so a product of
@@ -126,7 +126,7 @@ def test_probabilities_near_0_and_1_stay_finite_in_log_space(con):
     # log posteriors far below log(tiny) (-1.2e8 for x = 1e6) are exact, not -inf
     assert np.all(np.isfinite(got)) and got.min() < -1e8
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
-    p = np.column_stack([proba[c].to_numpy() for c in ("a", "b")])
+    p = np.column_stack([proba[c].to_numpy() for c in ("p_a", "p_b")])
     assert not np.isnan(p).any()
     np.testing.assert_allclose(p, np.exp(expected), rtol=0, atol=1e-12)
     np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)

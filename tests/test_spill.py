@@ -1,12 +1,12 @@
-"""A fit on data larger than DuckDB's memory limit completes by spilling (issue 6 item 5a).
+"""A fit on data larger than DuckDB's memory limit completes by spilling.
 
 The full-size figures (20M rows x 20 attributes, ``memory_limit='500MB'``) come from
 ``bench/spill.py``; this test is the same thing, small and fast: a 1M-row table (about 100 MB
-uncompressed) and ``memory_limit = 60MB`` with 2 threads. A TAN fit (its equal-frequency bins
-sort each numeric column) fails with DuckDB's OutOfMemoryException when spilling is off
-(``temp_directory = ''``), so the limit really binds; with a temporary directory it completes
-and gives the parameters of an unconstrained fit, bit for bit. Naive Bayes needs no spill at
-that limit: its memory is bounded by the number of count groups, not by the rows.
+uncompressed) and ``memory_limit = 60MB`` with 2 threads. A fit sorts each numeric column
+for its equal-frequency bins (TAN's bins, Naive Bayes's training histogram), so it fails with
+DuckDB's OutOfMemoryException when spilling is off (``temp_directory = ''``): the limit really
+binds; with a temporary directory it completes and gives the parameters of an unconstrained
+fit, bit for bit. The counts themselves need memory for the count groups, not for the rows.
 """
 
 from __future__ import annotations
@@ -46,12 +46,11 @@ def test_a_fit_over_the_memory_limit_completes_and_matches_an_unconstrained_fit(
 
     con = connect(database, memory_limit=LIMIT, temp_directory="")  # spilling off
     before = objects(con)
-    if kind is wml.TAN:  # the limit binds: without spilling, the fit runs out of memory ...
-        with pytest.raises(duckdb.OutOfMemoryException):
-            kind().fit(con, "big", "cls", keys=["id"], name="limited")
-        assert objects(con) == before  # ... and leaves nothing behind
-        con.close()
-        con = connect(database, memory_limit=LIMIT, temp_directory=str(tmp_path / "spill"))
+    with pytest.raises(duckdb.OutOfMemoryException):  # the limit binds: without spilling,
+        kind().fit(con, "big", "cls", keys=["id"], name="limited")  # the fit runs out of memory
+    assert objects(con) == before  # ... and leaves nothing behind
+    con.close()
+    con = connect(database, memory_limit=LIMIT, temp_directory=str(tmp_path / "spill"))
     model = kind().fit(con, "big", "cls", keys=["id"], name="limited")
     parameters = model.parameters(con)
     assert parameters.keys() == expected.keys()
