@@ -157,6 +157,12 @@ class Source:
         """Column names in source order."""
         return list(self.schema.names)
 
+    @property
+    def objects(self) -> list[ObjectName]:
+        """The table or view it is, if any: what a call's output must not replace
+        (``ownership.claim``'s ``sources``)."""
+        return [] if self.object is None else [self.object]
+
     def field(self, name: str) -> pa.Field:
         """The Arrow field of a column, or a ColumnError naming the source."""
         index = self.schema.get_field_index(name)

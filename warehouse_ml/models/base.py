@@ -1,15 +1,15 @@
 """What every classifier shares: settings, the learner protocol, fitting into the catalog,
-loading (scoring, views and export: models/prediction.py).
+loading (scoring and export: models/prediction.py; registered views: models/views.py).
 
 A subclass (Naive Bayes, TAN) implements two methods: :meth:`Classifier.learn_tables`, which
 writes its parameter tables from a :class:`warehouse_ml.models.training.Training` (one model,
 or one per cross-validation fold), and :meth:`Classifier._terms`, which says how those tables
-score a row. Everything else (the fit protocol here; predictions, views and SQL export in
-prediction.py) is shared, so all models keep one contract, including the guest contract
-(docs/RELIABILITY.md): every call runs in a session of the user's connection
-(warehouse.session), every object it creates is owned (ownership.py), output columns are named
-by names.py, and a model version's tables are verified against the checksums its fit recorded
-before they score (integrity.py).
+score a row. Everything else (the fit protocol here; predictions and SQL export in
+prediction.py; registered views in views.py) is shared, so all models keep one contract,
+including the guest contract (docs/RELIABILITY.md): every call runs in a session of the user's
+connection (warehouse.session), every object it creates is owned (ownership.py), output
+columns are named by names.py, and a model version's tables are verified against the
+checksums its fit recorded before they score (integrity.py).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from warehouse_ml.models.prediction import Predictor
 from warehouse_ml.models.scoring import Term
 from warehouse_ml.models.training import Training, class_counts, labelled_classes, total_rows
 from warehouse_ml.models.updating import Updater
+from warehouse_ml.models.views import ViewKeeper
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.stats import validation, weights
 from warehouse_ml.stats.features import Feature, column_names
@@ -46,7 +47,7 @@ from warehouse_ml.store.ownership import Staging
 from warehouse_ml.version import VERSION
 
 
-class Classifier(Predictor, Explainer, Monitor, Updater, abc.ABC):
+class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
     """Base of the warehouse classifiers. Fitted attributes end in ``_``.
 
     A model kind provides:

@@ -15,7 +15,7 @@ variances to the last bits of the pooling), so the parameters and probabilities 
   gets its place in the ascending order of ``classes_``; its probability column gets a name no
   earlier column has and comes after the earlier columns, models/names.py). A batch whose new
   classes a registered view's decision rule does not name is refused before anything changes
-  (``Predictor._check_views_keep``).
+  (``ViewKeeper._check_views_keep``, models/views.py).
 * TAN's numeric attributes keep the bins of the first fit; a batch's values above the top edge
   (the largest training value of the first fit) fall in the top bin and are counted in the
   batch's record (``above_bins``); the bins store no lower edge, so values below the smallest
