@@ -15,24 +15,15 @@ from __future__ import annotations
 
 import argparse
 import resource
-import time
 
 import duckdb
 import pyarrow as pa
+from timing import best_of
 
 import warehouse_ml as wml
 from warehouse_ml.sqlgen import templates
 
 KINDS = {"naive_bayes": wml.NaiveBayes, "tan": wml.TAN}
-
-
-def best_of(repeat: int, fn) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
