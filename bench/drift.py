@@ -15,11 +15,11 @@ attributes x classes).
 from __future__ import annotations
 
 import argparse
-import time
 
 import duckdb
 import numpy as np
 import pyarrow as pa
+from timing import best_of
 
 import warehouse_ml as wml
 from warehouse_ml.engines import connect
@@ -34,15 +34,6 @@ def table(rows: int, attributes: int, classes: int, seed: int) -> pa.Table:
     return pa.table({**columns, "y": [f"c{c:03d}" for c in labels]})
 
 
-def best(repeat: int, run) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attributes", type=int, default=100)
@@ -54,8 +45,8 @@ def main() -> None:
     con.register("data_arrow", table(args.rows, args.attributes, args.classes, 1))
     con.execute("CREATE TABLE data AS SELECT * FROM data_arrow")
     model = wml.NaiveBayes().fit(con, "data", "y", name="wide")
-    predict = best(args.repeat, lambda: model.predict(con, "data"))
-    drift = best(args.repeat, lambda: model.drift(con, "data"))
+    predict = best_of(args.repeat, lambda: model.predict(con, "data"))
+    drift = best_of(args.repeat, lambda: model.drift(con, "data"))
     warehouse = connect(con)
     with open_source(warehouse, "data") as source:
         text = templates.generate(model.drift_query(warehouse, model.record, source, 10))

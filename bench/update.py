@@ -21,6 +21,7 @@ import time
 import duckdb
 import numpy as np
 import pyarrow as pa
+from timing import best_of
 
 import warehouse_ml as wml
 from warehouse_ml import synthetic
@@ -45,15 +46,6 @@ def load(con: duckdb.DuckDBPyConnection, name: str, rows: int, attributes: int, 
         con.unregister("part")
 
 
-def best(repeat: int, run) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
@@ -71,7 +63,7 @@ def main() -> None:
     columns = ", ".join(
         [*(f"COUNT(DISTINCT a{i})" for i in range(args.attributes)), "SUM(x0)", "SUM(x1)"]
     )
-    floor = best(
+    floor = best_of(
         args.repeat, lambda: con.execute(f"SELECT class, {columns} FROM batch GROUP BY class")
     )
     print(f"one-scan floor (GROUP BY class over the batch): {floor:.3f} s")
@@ -88,8 +80,10 @@ def main() -> None:
         def update(base=base, counter=counter) -> None:
             base.update(con, "batch", batch_id=f"batch-{next(counter)}")
 
-        updated = best(args.repeat, update)
-        alone = best(args.repeat, lambda kind=kind: kind().fit(con, "batch", "class", name="alone"))
+        updated = best_of(args.repeat, update)
+        alone = best_of(
+            args.repeat, lambda kind=kind: kind().fit(con, "batch", "class", name="alone")
+        )
         print(
             f"{kind.kind:12} {fitted:8.2f} {updated:8.3f} {alone:9.3f} {updated / alone:7.2f}x "
             f"{updated / floor:8.1f}x"
