@@ -70,16 +70,12 @@ def test_every_public_name_resolves_and_the_type_checkers_see_the_lazy_ones():
         warehouse_ml.nothing_here  # noqa: B018
 
 
-def test_the_clis_kinds_and_defaults_are_the_librarys():
-    from warehouse_ml.api import MODEL_KINDS
+def test_the_clis_numbers_are_the_librarys():
+    """The kinds' parameters and defaults are the registry's, checked against each class in
+    tests/test_conformance.py."""
     from warehouse_ml.models import drift
     from warehouse_ml.stats import binning, integer_rule
 
-    assert set(choices.KIND_NAMES.values()) == set(choices.KIND_DEFAULTS) == set(MODEL_KINDS)
-    for kind, defaults in choices.KIND_DEFAULTS.items():
-        parameters = inspect.signature(MODEL_KINDS[kind]).parameters
-        offered = {"alpha", "prior_alpha", "bins"} & set(parameters)
-        assert defaults == {name: parameters[name].default for name in offered}, kind
     assert choices.RANK_BINS == binning.DEFAULT_BINS
     assert choices.DRIFT_BINS == drift.DEFAULT_BINS
     assert choices.MAX_INTEGER_CATEGORIES == integer_rule.MAX_INTEGER_CATEGORIES

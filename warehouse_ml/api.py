@@ -12,24 +12,22 @@ import pyarrow as pa
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import IncompatibleModelError, NameConflictError, ViewRebuildError
+from warehouse_ml.models import kinds
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.naive_bayes import NaiveBayes
-from warehouse_ml.models.tan import TAN
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store import catalog, leftovers, ownership
 from warehouse_ml.version import VERSION
 
-MODEL_KINDS: dict[str, type[Classifier]] = {NaiveBayes.kind: NaiveBayes, TAN.kind: TAN}
-
 
 def _model(record: catalog.ModelRecord) -> Classifier:
-    kind = MODEL_KINDS.get(record.kind)
-    if kind is None:
+    spec = kinds.spec_of(record.kind)
+    if spec is None:
+        known = sorted(s.kind for s in kinds.specs())
         raise IncompatibleModelError(
             f"model {record.name!r} is of kind {record.kind!r}, unknown to warehouse-ml "
-            f"{VERSION} (known kinds: {sorted(MODEL_KINDS)})"
+            f"{VERSION} (known kinds: {known})"
         )
-    return kind.from_record(record)
+    return spec.load().from_record(record)
 
 
 def load(con: Connectable, name: str) -> Classifier:

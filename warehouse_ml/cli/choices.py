@@ -1,23 +1,22 @@
-"""What the command line offers, declared as data: the model kinds and their defaults, the
-numbers its help texts quote, the commands that write to the database, and the parsing of the
-option values that are more than a string. Nothing here imports the library's learners, so
-``warehouse-ml --help`` loads none of DuckDB, Arrow, sqlglot or numpy
-(``tests/test_cli_manners.py`` checks that these facts equal the library's own)."""
+"""What the command line offers, declared as data: the numbers its help texts quote, the
+commands that write to the database, and the parsing of the option values that are more than a
+string. The model kinds, their spellings and parameters are the registry's
+(``models/kinds.py``). Nothing here imports the library's learners, so ``warehouse-ml --help``
+loads none of DuckDB, Arrow, sqlglot or numpy (``tests/test_cli_startup.py`` checks that these
+facts equal the library's own)."""
 
 from __future__ import annotations
 
 import argparse
-import json
+from collections.abc import Sequence
+from typing import Any
 
-KIND_NAMES = {"nb": "naive_bayes", "naive_bayes": "naive_bayes", "tan": "tan"}
-"""The spellings ``--kind`` accepts (any case), and the model kind each names."""
+from warehouse_ml.models import kinds
 
-KIND_DEFAULTS = {
-    "naive_bayes": {"alpha": 1.0, "prior_alpha": 0.0},
-    "tan": {"alpha": 0.5, "prior_alpha": 0.5, "bins": 5},
-}
-"""Each kind's defaults of the options the CLI offers (those of ``wml.NaiveBayes`` and
-``wml.TAN``); an option a kind does not take is absent."""
+MODEL_OPTIONS = ("alpha", "prior_alpha", "bins", "class_weight")
+"""Model constructor arguments the CLI offers as options of their own (any parameter of the
+chosen kind is also ``--param NAME=VALUE``); left out, the model's own default (the Python
+API's) applies, and a kind without the parameter ignores the option."""
 
 RANK_BINS = 5
 """``rank``'s equal-frequency bins of a numeric column (``stats.binning.DEFAULT_BINS``)."""
@@ -59,29 +58,57 @@ def writing_option(command: str, options: dict[str, object]) -> str | None:
 
 def kind_name(text: str) -> str:
     """The model kind a ``--kind`` value names (case-insensitive); a usage error otherwise."""
-    kind = KIND_NAMES.get(text.lower())
-    if kind is None:
-        raise argparse.ArgumentTypeError(
-            f"unknown model kind {text!r}; expected one of {', '.join(KIND_NAMES)}"
-        )
-    return kind
+    try:
+        return kinds.named(text).kind
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def default_of(kind: str, option: str) -> object:
     """The Python API's default of a model option (None if the kind has no such option)."""
-    return KIND_DEFAULTS[kind].get(option)
+    spec = kinds.spec_of(kind)
+    return None if spec is None else spec.defaults().get(option)
 
 
 def class_weight(text: str) -> str | dict[str, float]:
     """``--class-weight``: ``balanced`` or a JSON object mapping class labels to weights."""
-    if text == "balanced":
-        return text
     try:
-        mapping = json.loads(text)
-    except json.JSONDecodeError:
-        mapping = None
-    if not isinstance(mapping, dict):
-        raise argparse.ArgumentTypeError(
-            f"expected 'balanced' or a JSON object such as '{{\"yes\": 5}}', got {text!r}"
+        return kinds.CLASS_WEIGHT.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def param_pair(text: str) -> tuple[str, str]:
+    """A ``--param NAME=VALUE``, split at its first ``=``; a usage error without one."""
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name.strip(), value
+
+
+def kind_params(kind: str, pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """The constructor arguments ``--param`` gives a model of ``kind``, each value parsed by
+    its declared type; ValueError naming the kind's parameters when a name is unknown, a value
+    unparsable or a name given twice."""
+    spec = kinds.named(kind)
+    params: dict[str, Any] = {}
+    for name, text in pairs:
+        if name in params:
+            raise ValueError(f"--param {name} is given twice")
+        try:
+            params[name] = spec.parameter(name).parse(text)
+        except ValueError as error:
+            listed = ", ".join(f"{p.name} ({p.type.name})" for p in spec.parameters)
+            raise ValueError(f"{error}; the parameters of {spec.kind}: {listed}") from None
+    return params
+
+
+def kinds_help() -> str:
+    """The registered kinds and their parameters, for ``train --help`` and ``evaluate --help``."""
+    lines = ["model kinds (--kind) and their parameters (--param NAME=VALUE):"]
+    for spec in kinds.specs():
+        lines.append(f"  {'/'.join(spec.spellings)}: {spec.summary}")
+        lines.extend(
+            f"    {p.name}={p.type.name} (default {p.default}): {p.help}" for p in spec.parameters
         )
-    return mapping
+    return "\n".join(lines)

@@ -4,23 +4,19 @@ the library keeps (``warehouse-ml train|predict|models|show|sql|drop|vacuum|eval
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 from typing import Any
 
 import pyarrow as pa
 
 import warehouse_ml as wml
-from warehouse_ml.api import MODEL_KINDS
+from warehouse_ml.cli.choices import MODEL_OPTIONS
 from warehouse_ml.cli.display import print_table, write_table
 from warehouse_ml.engines import DuckDBWarehouse
 from warehouse_ml.errors import ModelNotFoundError, NameConflictError, ParameterError
+from warehouse_ml.models import kinds
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.store import catalog
-
-SMOOTHING_OPTIONS = ("alpha", "prior_alpha", "bins", "class_weight")
-"""Model constructor arguments the CLI offers as options; left out, the model's own default
-(the Python API's) applies."""
 
 
 def write_or_print(table: pa.Table, output: str | None, rows: int = 20) -> None:
@@ -45,16 +41,16 @@ def feature_choice(text: str | None) -> list[str] | str | None:
 
 
 def model_from(kind: str, args: argparse.Namespace) -> Classifier:
-    """A model of ``kind`` with the smoothing options given on the command line; the others
-    keep the model's defaults (the same as in Python)."""
-    cls = MODEL_KINDS[kind]
-    accepted = inspect.signature(cls).parameters
+    """A model of ``kind`` with the smoothing options and ``--param`` values given on the
+    command line; the others keep the model's defaults (the same as in Python)."""
+    spec = kinds.named(kind)
+    accepted = spec.defaults()
     options = {
         name: getattr(args, name)
-        for name in SMOOTHING_OPTIONS
+        for name in MODEL_OPTIONS
         if getattr(args, name, None) is not None and name in accepted
     }
-    return cls(**options)
+    return spec.load()(**options, **args.params)
 
 
 def _check_new_name(con: DuckDBWarehouse, name: str) -> None:

@@ -10,11 +10,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from warehouse_ml import synthetic
-from warehouse_ml.api import MODEL_KINDS
 from warehouse_ml.cli.display import print_table
 from warehouse_ml.engines import DuckDBWarehouse
 from warehouse_ml.engines.sources import open_source
 from warehouse_ml.errors import NameConflictError
+from warehouse_ml.models import kinds
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store import catalog, ownership
@@ -30,7 +30,7 @@ def _demo_names(con: DuckDBWarehouse) -> tuple[list[ownership.Claim], list[str]]
     names, or the demo's own from an earlier run; and that no model of a demo model's name
     exists that the demo did not make."""
     claims = [ownership.claim(con, TableName((name,)), "table") for name in DEMO_TABLES]
-    models = [f"demo_{kind}" for kind in sorted(MODEL_KINDS)]
+    models = [f"demo_{spec.kind}" for spec in kinds.specs()]
     known = {row["name"]: row for row in catalog.list_models(con)}
     for model in models:
         ownership.claim(con, TableName((f"{model}_scores",)), "view")
@@ -74,8 +74,8 @@ def cmd_demo(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
             f"wrote tables customers ({n_train} rows) and new_customers "
             f"({data.num_rows - n_train} rows) to {args.db}"
         )
-        for model_name, kind in zip(models, sorted(MODEL_KINDS), strict=True):
-            model = MODEL_KINDS[kind]().fit(
+        for model_name, spec in zip(models, kinds.specs(), strict=True):
+            model = spec.load()().fit(
                 warehouse, "customers", TARGET, keys=["customer_id"], name=model_name,
                 details={"demo": True},
             )  # fmt: skip
@@ -89,7 +89,7 @@ def cmd_demo(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
                 prediction=templates.column("prediction"),
             ).to_pylist()[0]
             print(
-                f"{kind:12s} trained in the warehouse; view {view}: accuracy on new_customers "
+                f"{spec.kind:12s} trained in the warehouse; view {view}: accuracy on new_customers "
                 f"{hits['accuracy']:.4f} ({hits['n']} rows)"
             )
         print("\nfirst rows of demo_naive_bayes_scores:")

@@ -12,15 +12,18 @@ from typing import Any
 
 from warehouse_ml.cli.choices import (
     DRIFT_BINS,
-    KIND_DEFAULTS,
-    KIND_NAMES,
     MAX_INTEGER_CATEGORIES,
+    MODEL_OPTIONS,
     RANK_BINS,
     class_weight,
     default_of,
     kind_name,
+    kind_params,
+    kinds_help,
+    param_pair,
     writing_option,
 )
+from warehouse_ml.models import kinds
 from warehouse_ml.version import VERSION
 
 DEFAULT_DB = os.environ.get("WML_DB", "warehouse.duckdb")
@@ -41,16 +44,31 @@ class Run:
 
 
 def _model_options(sub: argparse.ArgumentParser) -> None:
-    """--kind and the smoothing options; defaults are the Python API's, per kind."""
+    """--kind, --param and the smoothing options; defaults are the Python API's, per kind
+    (the registry's, listed in the command's epilog)."""
+    names = [spec.kind for spec in kinds.specs()]
 
     def defaults(option: str) -> str:
-        return ", ".join(f"{default_of(kind, option)} for {kind}" for kind in sorted(KIND_DEFAULTS))
+        return ", ".join(
+            f"{default_of(kind, option)} for {kind}"
+            for kind in names
+            if default_of(kind, option) is not None
+        )
 
+    sub.formatter_class = argparse.RawDescriptionHelpFormatter
+    sub.epilog = kinds_help()
     sub.add_argument(
         "--kind",
         type=kind_name,
         default="naive_bayes",
-        help=f"model kind, any case: {', '.join(KIND_NAMES)} (default nb)",
+        help=f"model kind, any case: {', '.join(names)} (default naive_bayes; see below)",
+    )
+    sub.add_argument(
+        "--param",
+        type=param_pair,
+        action="append",
+        metavar="NAME=VALUE",
+        help="any constructor parameter of the kind (repeatable; see below)",
     )
     sub.add_argument(
         "--alpha",
@@ -401,6 +419,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             setattr(args, name, "--")
     if args.command == "evaluate" and not args.model and args.keys and "," in args.keys:
         parser.error(f"evaluate: cross-validation takes one key column; got --keys {args.keys}")
+    if hasattr(args, "param"):
+        try:
+            args.params = kind_params(args.kind, args.param or [])
+        except ValueError as error:
+            parser.error(f"{args.command} --param: {error}")
+        both = [o for o in MODEL_OPTIONS if getattr(args, o) is not None and o in args.params]
+        if both:
+            parser.error(
+                f"{args.command}: --{both[0].replace('_', '-')} and --param {both[0]} "
+                "both given; expected one"
+            )
     writes = writing_option(args.command, vars(args))
     if args.read_only and writes is not None:
         parser.error(

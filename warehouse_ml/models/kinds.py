@@ -1,0 +1,185 @@
+"""The model kinds, declared as data: each kind's catalog name, the spellings the command line
+accepts for it, the dotted path of its class (imported on first use) and its constructor's
+parameters (type, default, one-line help). ``warehouse_ml.load``, the command line (its
+``--kind``, ``--param`` and ``--help``) and the conformance tests read this registry; nothing
+here imports a learner, DuckDB, Arrow, sqlglot or numpy, so ``warehouse-ml --help`` can.
+
+A new kind is one :class:`KindSpec` given to :func:`register` (``tests/test_conformance.py``
+checks that its parameters are its class's constructor's)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from warehouse_ml.models.base import Classifier
+
+
+def _columns(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise ValueError(f"expected comma-separated column names, got {text!r}")
+    return names
+
+
+def _class_weight(text: str) -> str | dict[str, float]:
+    if text == "balanced":
+        return text
+    try:
+        mapping = json.loads(text)
+    except json.JSONDecodeError:
+        mapping = None
+    if not isinstance(mapping, dict):
+        raise ValueError(
+            f"expected 'balanced' or a JSON object such as '{{\"yes\": 5}}', got {text!r}"
+        )
+    return mapping
+
+
+@dataclass(frozen=True)
+class ValueType:
+    """How a parameter's value is written on the command line: ``name`` (shown in help) and
+    ``parse``, text to value, raising ValueError with "expected X, got Y"."""
+
+    name: str
+    parse: Callable[[str], Any]
+
+
+FLOAT = ValueType("float", float)
+INT = ValueType("int", int)
+TEXT = ValueType("text", str)
+COLUMNS = ValueType("columns", _columns)
+CLASS_WEIGHT = ValueType("balanced|JSON", _class_weight)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One keyword argument of a kind's constructor."""
+
+    name: str
+    type: ValueType
+    default: Any
+    help: str
+
+    def parse(self, text: str) -> Any:
+        """The value ``text`` stands for; ValueError naming the parameter otherwise."""
+        try:
+            return self.type.parse(text)
+        except ValueError:
+            raise ValueError(f"{self.name}: expected a {self.type.name}, got {text!r}") from None
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """A model kind: ``kind`` (its catalog name, ``Classifier.kind``), ``aliases`` (other
+    spellings of ``--kind``), ``cls`` (``"module.Class"``, imported by :meth:`load`), a one-line
+    ``summary`` and its constructor's ``parameters`` in order."""
+
+    kind: str
+    aliases: tuple[str, ...]
+    cls: str
+    summary: str
+    parameters: tuple[Parameter, ...]
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """Every ``--kind`` value naming this kind (compared in lower case)."""
+        return (*self.aliases, self.kind)
+
+    def parameter(self, name: str) -> Parameter:
+        """The parameter ``name``; ValueError otherwise."""
+        for parameter in self.parameters:
+            if parameter.name == name:
+                return parameter
+        raise ValueError(f"{self.kind} has no parameter {name!r}")
+
+    def defaults(self) -> dict[str, Any]:
+        """Each parameter's default, by name."""
+        return {p.name: p.default for p in self.parameters}
+
+    def load(self) -> type[Classifier]:
+        """The kind's class (importing its module on first use)."""
+        module, _, name = self.cls.rpartition(".")
+        return getattr(importlib.import_module(module), name)
+
+
+_SHARED = (
+    Parameter("categorical", COLUMNS, None, "columns to count as categories, whatever their type"),
+    Parameter("numeric", COLUMNS, None, "integer or decimal columns to model as numbers"),
+    Parameter("class_weight", CLASS_WEIGHT, None, "weigh every row of a class: balanced or JSON"),
+)
+
+_REGISTRY: dict[str, KindSpec] = {}
+
+
+def register(spec: KindSpec) -> KindSpec:
+    """Add ``spec`` to the registry (a ValueError if its kind or a spelling is taken)."""
+    taken = {s for other in _REGISTRY.values() for s in other.spellings}
+    clash = sorted(taken & {s.lower() for s in spec.spellings})
+    if clash:
+        raise ValueError(f"model kind {spec.kind!r}: spelling {clash[0]!r} is already taken")
+    _REGISTRY[spec.kind] = spec
+    return spec
+
+
+def unregister(kind: str) -> None:
+    """Remove the kind ``kind`` from the registry."""
+    del _REGISTRY[kind]
+
+
+def specs() -> list[KindSpec]:
+    """Every registered kind, in registration order."""
+    return list(_REGISTRY.values())
+
+
+def spec_of(kind: str) -> KindSpec | None:
+    """The registered kind whose catalog name is ``kind``, or None."""
+    return _REGISTRY.get(kind)
+
+
+def named(text: str) -> KindSpec:
+    """The kind a ``--kind`` value names (any case); ValueError listing the spellings."""
+    for spec in _REGISTRY.values():
+        if text.lower() in spec.spellings:
+            return spec
+    spellings = [s for spec in _REGISTRY.values() for s in spec.spellings]
+    raise ValueError(f"unknown model kind {text!r}; expected one of {', '.join(spellings)}")
+
+
+register(
+    KindSpec(
+        kind="naive_bayes",
+        aliases=("nb",),
+        cls="warehouse_ml.models.naive_bayes.NaiveBayes",
+        summary="Naive Bayes: categorical counts, Gaussian numbers",
+        parameters=(
+            Parameter("alpha", FLOAT, 1.0, "additive smoothing of P(value | class), >= 0"),
+            Parameter("prior_alpha", FLOAT, 0.0, "additive smoothing of P(class), >= 0"),
+            Parameter("m", FLOAT, 0.0, "m-estimate weight with a uniform prior, >= 0"),
+            Parameter(
+                "var_smoothing", FLOAT, 1e-9, "variance floor, a fraction of the largest variance"
+            ),
+            Parameter("block_size", INT, 4, "attributes counted per scan"),
+            *_SHARED,
+        ),
+    )
+)
+register(
+    KindSpec(
+        kind="tan",
+        aliases=(),
+        cls="warehouse_ml.models.tan.TAN",
+        summary="Tree-Augmented Naive Bayes: a tree of attribute pairs, numbers in bins",
+        parameters=(
+            Parameter("alpha", FLOAT, 0.5, "additive smoothing of P(value | class, parent), >= 0"),
+            Parameter("prior_alpha", FLOAT, 0.5, "additive smoothing of P(class), >= 0"),
+            Parameter("root", TEXT, None, "the attribute at the root of the tree"),
+            Parameter("bins", INT, 5, "equal-frequency bins of a numeric column, >= 1"),
+            *_SHARED,
+        ),
+    )
+)
