@@ -1,0 +1,212 @@
+"""What every registered model kind (models/kinds.py) promises, checked on each: its declared
+parameters are its constructor's; probabilities sum to 1; a prediction view, a reloaded model
+and a cross-validation fold give the probabilities of the model (or fold model) itself; its
+exported SQL parses in every target dialect; hostile names change nothing; integer weights
+count as repeated rows; an update equals a fit on base + batch. A new kind registered in
+models/kinds.py is tested here without a line added."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pyarrow as pa
+import pytest
+import sqlglot
+
+import warehouse_ml as wml
+from warehouse_ml.evaluation import splits
+from warehouse_ml.models import kinds
+
+SPECS = kinds.specs()
+DIALECTS = ["duckdb", "postgres", "spark", "snowflake", "bigquery", "trino"]
+LABELS = ["c0", "c1", "c2"]
+
+
+def by_kind(test):
+    return pytest.mark.parametrize("spec", SPECS, ids=[s.kind for s in SPECS])(test)
+
+
+def data(n: int = 240, seed: int = 5) -> pa.Table:
+    """Three classes; a text attribute and an integer code with NULLs, a numeric one with
+    NULLs; ``id`` 0..n-1 and ``w`` an integer weight 1..3."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    colour = [None if rng.random() < 0.08 else f"v{(v + rng.integers(0, 2)) % 4}" for v in y]
+    code = [None if rng.random() < 0.05 else int((v * 2 + rng.integers(0, 3)) % 5) for v in y]
+    size = [None if rng.random() < 0.07 else float(v * 1.2 + rng.normal()) for v in y]
+    return pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "colour": pa.array(colour, pa.string()),
+            "code": pa.array(code, pa.int64()),
+            "size": pa.array(size, pa.float64()),
+            "w": pa.array(rng.integers(1, 4, n), pa.int64()),
+            "y": pa.array([LABELS[v] for v in y]),
+        }
+    )
+
+
+FEATURES = ["colour", "code", "size"]
+
+
+def fit(spec: kinds.KindSpec, con, source, name: str, **options) -> wml.NaiveBayes:
+    options.setdefault("categorical", ["code"])
+    return spec.load()().fit(con, source, "y", features=FEATURES, name=name, **options)
+
+
+def probabilities(model, con, source) -> np.ndarray:
+    return np.column_stack([c.to_numpy() for c in model.predict_proba(con, source).columns])
+
+
+@by_kind
+def test_the_registry_declares_the_constructors_parameters_and_defaults(spec):
+    cls = spec.load()
+    assert cls.kind == spec.kind
+    signature = inspect.signature(cls).parameters
+    assert [p.name for p in spec.parameters] == list(signature)
+    assert spec.defaults() == {name: p.default for name, p in signature.items()}
+    assert cls().get_params() == spec.defaults()
+
+
+def test_every_kind_has_its_own_spellings():
+    spellings = [s for spec in SPECS for s in spec.spellings]
+    assert len(spellings) == len(set(spellings))
+    assert all(kinds.named(s.upper()) is spec for spec in SPECS for s in spec.spellings)
+
+
+@by_kind
+def test_probabilities_sum_to_one_with_nulls_and_mixed_columns(con, spec):
+    table = data()
+    model = fit(spec, con, table, "m")
+    p = probabilities(model, con, table)
+    assert p.shape == (table.num_rows, 3)
+    assert np.all((p >= 0) & (p <= 1))
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-9)
+
+
+@by_kind
+def test_a_prediction_view_and_a_reloaded_model_give_predict_proba(con, spec):
+    table = data()
+    con.register("rows", table)
+    con.execute("CREATE TABLE t AS SELECT * FROM rows ORDER BY id")
+    model = fit(spec, con, "t", "m")
+    expected = probabilities(model, con, table)
+    view = model.create_view(con, "scores", "t", keys=["id"])
+    columns = model.predict_proba(con, table).column_names
+    listed = ", ".join(f'"{c}"' for c in columns)
+    from_view = np.array(con.execute(f"SELECT {listed} FROM {view} ORDER BY id").fetchall())
+    np.testing.assert_allclose(from_view, expected, rtol=0, atol=1e-9)
+    reloaded = wml.load(con, "m")
+    assert type(reloaded) is spec.load() and reloaded.get_params() == model.get_params()
+    np.testing.assert_allclose(probabilities(reloaded, con, table), expected, rtol=0, atol=1e-12)
+
+
+@by_kind
+def test_exported_sql_parses_in_every_target_dialect(con, spec):
+    con.register("rows", data())
+    con.execute("CREATE TABLE t AS SELECT * FROM rows")
+    model = fit(spec, con, "t", "m")
+    for dialect in DIALECTS:
+        text = model.sql(con, "t", keys=["id"], dialect=dialect)
+        statements = sqlglot.parse(text, read=dialect)
+        assert statements and all(s is not None for s in statements), dialect
+
+
+@by_kind
+def test_cross_validation_equals_fitting_each_fold(con, spec):
+    con.register("rows", data())
+    con.execute("CREATE TABLE t AS SELECT * FROM rows")
+    model = spec.load()()
+    options = {"features": FEATURES, "categorical": ["code"]}
+    pooled = wml.cross_validate(con, "t", "y", model, folds=3, seed=2, key="id", **options)
+    pooled = pooled.to_arrow().sort_by("id")
+    folds = splits.assign_folds(
+        con, "t", folds=3, seed=2, key="id", stratify="y", keep_columns=True
+    ).table
+    for f in range(3):
+        train = con.sql(f"SELECT * EXCLUDE (fold) FROM {folds} WHERE fold <> {f}")
+        held = con.sql(f"SELECT * FROM {folds} WHERE fold = {f} ORDER BY id").to_arrow_table()
+        scratch = model.fit(con, train.to_arrow_table(), "y", name=f"f{f}", **options)
+        got = pooled.filter(pa.compute.equal(pooled["fold"], f))
+        assert got["id"].to_pylist() == held["id"].to_pylist()
+        expected = scratch.predict_proba(con, held)
+        for column in expected.column_names:
+            np.testing.assert_allclose(
+                got[column].to_numpy(), expected[column].to_numpy(), rtol=0, atol=1e-9
+            )
+
+
+HOSTILE_COLUMNS = {
+    "colour": 'x"; DROP TABLE t; --',
+    "code": "select",
+    "size": "Größe 日本",
+    "y": "it's;",
+}
+HOSTILE_LABELS = {"c0": "a'b\"c", "c1": "order", "c2": "ünï; --"}
+
+
+@by_kind
+def test_hostile_column_and_label_names_give_the_renamed_copys_probabilities(con, spec):
+    plain = data()
+    hostile = plain.rename_columns([HOSTILE_COLUMNS.get(c, c) for c in plain.column_names])
+    labels = [HOSTILE_LABELS[v] for v in plain["y"].to_pylist()]
+    hostile = hostile.set_column(hostile.num_columns - 1, HOSTILE_COLUMNS["y"], pa.array(labels))
+    model = spec.load()()
+    named = model.fit(con, plain, "y", features=FEATURES, categorical=["code"], name="plain")
+    expected = probabilities(named, con, plain)
+    odd = spec.load()().fit(
+        con,
+        hostile,
+        HOSTILE_COLUMNS["y"],
+        features=[HOSTILE_COLUMNS[c] for c in FEATURES],
+        categorical=[HOSTILE_COLUMNS["code"]],
+        name="it's; odd",
+    )
+    got = probabilities(odd, con, hostile)
+    order = [odd.classes_.index(HOSTILE_LABELS[label]) for label in named.classes_]
+    np.testing.assert_allclose(got[:, order], expected, rtol=0, atol=1e-9)
+
+
+def binned(table: pa.Table, bins: dict[str, list[float]]) -> pa.Table:
+    """Each column of ``bins`` replaced by its bin index on the edges stored with a model
+    (x <= edge; the last bin open above; NULL stays NULL)."""
+    for column, edges in bins.items():
+        values = table[column].to_numpy(zero_copy_only=False).astype(float)
+        index = np.searchsorted(np.array(edges[:-1]), values, side="left")
+        codes = pa.array(index, pa.int64(), mask=np.isnan(values))
+        table = table.set_column(table.schema.get_field_index(column), column, codes)
+    return table
+
+
+@by_kind
+def test_integer_weights_equal_repeated_rows(con, spec):
+    """On the weighted model's stored bins, where it keeps any (bin edges are cut on the rows,
+    not on their weights)."""
+    table = data()
+    repeated = table.take(np.repeat(np.arange(table.num_rows), table["w"].to_numpy()))
+    weighted = fit(spec, con, table, "weighted", sample_weight="w")
+    bins = weighted.record.details.get("bins", {})
+    plain = fit(spec, con, binned(repeated, bins), "repeated", categorical=["code", *bins])
+    np.testing.assert_allclose(
+        probabilities(weighted, con, table),
+        probabilities(plain, con, binned(table, bins)),
+        rtol=0,
+        atol=1e-9,
+    )
+
+
+@by_kind
+def test_an_update_equals_a_fit_on_base_and_batch(con, spec):
+    """On the model's stored bins, where it keeps any (a discretising kind keeps its first
+    fit's edges through updates)."""
+    table = data(320, seed=9)
+    base, batch = table.slice(0, 200), table.slice(200)
+    model = fit(spec, con, base, "m")
+    model.update(con, batch, batch_id="b")
+    bins = model.record.details.get("bins", {})
+    union = binned(table, bins)
+    oracle = fit(spec, con, union, "oracle", categorical=["code", *bins])
+    np.testing.assert_allclose(
+        probabilities(model, con, table), probabilities(oracle, con, union), rtol=0, atol=1e-9
+    )
