@@ -87,8 +87,9 @@ class KindSpec:
 
     @property
     def spellings(self) -> tuple[str, ...]:
-        """Every ``--kind`` value naming this kind (compared in lower case)."""
-        return (*self.aliases, self.kind)
+        """Every ``--kind`` value naming this kind, in lower case (compared with the given
+        value in lower case)."""
+        return tuple(s.lower() for s in (*self.aliases, self.kind))
 
     def parameter(self, name: str) -> Parameter:
         """The parameter ``name``; ValueError otherwise."""
@@ -119,7 +120,7 @@ _REGISTRY: dict[str, KindSpec] = {}
 def register(spec: KindSpec) -> KindSpec:
     """Add ``spec`` to the registry (a ValueError if its kind or a spelling is taken)."""
     taken = {s for other in _REGISTRY.values() for s in other.spellings}
-    clash = sorted(taken & {s.lower() for s in spec.spellings})
+    clash = sorted(taken & set(spec.spellings))
     if clash:
         raise ValueError(f"model kind {spec.kind!r}: spelling {clash[0]!r} is already taken")
     _REGISTRY[spec.kind] = spec

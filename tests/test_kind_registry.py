@@ -1,0 +1,93 @@
+"""A model kind registered at run time (models/kinds.py ``register``) is a kind like the
+library's own: ``train --help`` lists it and its parameters, ``--kind`` and ``--param`` take
+it, ``warehouse_ml.load`` reads it back; unregistered, it is gone and a stored model of it is
+an IncompatibleModelError naming the known kinds."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+from conftest import FIXTURES
+
+import warehouse_ml as wml
+from warehouse_ml.cli import main
+from warehouse_ml.cli.parser import parse_args
+from warehouse_ml.errors import IncompatibleModelError
+from warehouse_ml.models import kinds
+from warehouse_ml.models.naive_bayes import NaiveBayes
+
+TENNIS = str(FIXTURES / "play_tennis.csv")
+
+
+class Tempered(NaiveBayes):
+    """Naive Bayes with one parameter more (which it only keeps)."""
+
+    kind = "tempered_nb"
+
+    def __init__(self, *, alpha: float = 1.0, temper: int = 3) -> None:
+        super().__init__(alpha=alpha)
+        self.temper = temper
+
+
+SPEC = kinds.KindSpec(
+    kind="tempered_nb",
+    aliases=("tempered",),
+    cls=f"{__name__}.Tempered",
+    summary="a throwaway Naive Bayes of the tests",
+    parameters=(
+        kinds.Parameter("alpha", kinds.FLOAT, 1.0, "additive smoothing"),
+        kinds.Parameter("temper", kinds.INT, 3, "kept, unused"),
+    ),
+)
+
+
+@pytest.fixture
+def tempered():
+    kinds.register(SPEC)
+    try:
+        yield SPEC
+    finally:
+        kinds.unregister(SPEC.kind)
+
+
+def test_a_registered_kind_is_listed_and_taken_by_kind_and_param(tempered, tmp_path, capsys):
+    assert SPEC.load() is Tempered and Tempered().get_params() == SPEC.defaults()
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    listed = capsys.readouterr().out
+    assert "tempered/tempered_nb: a throwaway Naive Bayes of the tests" in listed
+    assert "temper=int (default 3): kept, unused" in listed
+
+    args = parse_args(["train", "t", "--target", "y", "--kind", "TEMPERED", "--param", "temper=7"])
+    assert (args.kind, args.params) == ("tempered_nb", {"temper": 7})
+    with pytest.raises(SystemExit):
+        parse_args(["train", "t", "--target", "y", "--kind", "tempered", "--param", "bins=4"])
+    assert "the parameters of tempered_nb: alpha (float), temper (int)" in capsys.readouterr().err
+
+    db = str(tmp_path / "w.duckdb")
+    argv = ["train", TENNIS, "--target", "play", "--keys", "day", "--db", db, "--name", "m"]
+    assert main([*argv, "--kind", "tempered", "--param", "temper=7", "--alpha", "2"]) == 0
+    assert "trained tempered_nb model 'm'" in capsys.readouterr().out
+    with duckdb.connect(db) as con:
+        model = wml.load(con, "m")
+        assert type(model) is Tempered and model.get_params() == {"alpha": 2.0, "temper": 7}
+        kinds.unregister(SPEC.kind)
+        with pytest.raises(IncompatibleModelError, match=r"kind 'tempered_nb'.*\['naive_bayes'"):
+            wml.load(con, "m")
+        kinds.register(SPEC)
+
+
+def test_an_unregistered_kind_is_refused_by_kind(tempered, capsys):
+    kinds.unregister(SPEC.kind)
+    with pytest.raises(SystemExit):
+        parse_args(["train", "t", "--target", "y", "--kind", "tempered"])
+    assert "unknown model kind 'tempered'; expected one of nb, naive_bayes, tan" in (
+        capsys.readouterr().err
+    )
+    kinds.register(SPEC)
+
+
+def test_a_kind_taking_another_kinds_spelling_is_refused(tempered):
+    clash = kinds.KindSpec("other", ("NB",), SPEC.cls, "", SPEC.parameters)
+    with pytest.raises(ValueError, match="spelling 'nb' is already taken"):
+        kinds.register(clash)
