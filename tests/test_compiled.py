@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from test_conformance import KIND_CLASSES
 
 import warehouse_ml as wml
 from warehouse_ml.engines import connect
@@ -40,7 +41,7 @@ def builds(monkeypatch) -> list[int]:
     return calls
 
 
-@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+@pytest.mark.parametrize("kind", KIND_CLASSES)
 def test_each_call_reads_its_own_source_from_one_build(con, builds, kind):
     """Three sources of one schema (two tables, Arrow data registered under a new name each
     call) scored from one build give what a model scoring each alone gives."""

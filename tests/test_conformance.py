@@ -19,6 +19,8 @@ from warehouse_ml.evaluation import splits
 from warehouse_ml.models import kinds
 
 SPECS = kinds.specs()
+KIND_CLASSES = [spec.load() for spec in SPECS]
+"""Every registered kind's class, for the tests elsewhere that hold for any kind."""
 DIALECTS = ["duckdb", "postgres", "spark", "snowflake", "bigquery", "trino"]
 LABELS = ["c0", "c1", "c2"]
 

@@ -11,6 +11,7 @@ import pytest
 from conftest import load_text_csv
 from scipy import optimize, stats
 from scipy.spatial.distance import jensenshannon
+from test_conformance import KIND_CLASSES
 from test_histogram import lopsided, without_histogram
 from test_relevance import binned, ntile_edges
 
@@ -259,7 +260,7 @@ def assert_no_drift(rows: list[dict], where: str) -> None:
         assert row["n_unseen"] == 0 and row["psi_flag"] == "stable", (where, row["attribute"])
 
 
-@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+@pytest.mark.parametrize("kind", KIND_CLASSES)
 def test_the_training_table_has_no_drift_on_any_attribute(con, kind):
     """Numerics a class normal fits poorly (mostly zeros, bimodal) included."""
     data = lopsided(3000, 11)
@@ -269,7 +270,7 @@ def test_the_training_table_has_no_drift_on_any_attribute(con, kind):
     assert_no_drift(rows, kind.__name__)
 
 
-@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+@pytest.mark.parametrize("kind", KIND_CLASSES)
 def test_adult_training_table_has_no_drift_on_any_attribute(con, datasets, kind):
     con.execute(f"CREATE TABLE a AS SELECT * FROM read_csv('{datasets / 'adult.csv'}')")
     with pytest.warns(wml.IntegerColumnsWarning):

@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 import sqlglot
 from sqlglot import exp
+from test_conformance import KIND_CLASSES
 
 import warehouse_ml as wml
 from warehouse_ml.models import literal_terms
@@ -83,7 +84,7 @@ def trained(con):
     return con
 
 
-@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+@pytest.mark.parametrize("kind", KIND_CLASSES)
 def test_the_export_runs_where_only_the_source_table_is(trained, kind):
     model = kind().fit(trained, "t", "label", keys=["id"])
     sql = model.sql(trained, "t_new", keys=["id"])

@@ -18,6 +18,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
+from test_conformance import KIND_CLASSES
 from test_nothing_lost import objects, temporary_tables, user_checksums
 
 import warehouse_ml as wml
@@ -546,7 +547,7 @@ def test_a_model_of_catalog_format_1_loads_unverified_and_its_views_are_migrated
     assert not any(n.startswith(old.record.model_id) for n in names)  # old tables dropped
 
 
-@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+@pytest.mark.parametrize("kind", KIND_CLASSES)
 def test_a_model_of_catalog_format_2_scores_views_and_exports_as_before(con, kind):
     """Format 2 stored parameter tables without the model partition column wml_part: such a
     model still scores, serves views and exports, reading its tables as partition 0."""

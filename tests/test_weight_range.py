@@ -11,6 +11,7 @@ import pytest
 from sklearn import metrics as skm
 from sklearn.naive_bayes import CategoricalNB, GaussianNB
 from sklearn.preprocessing import OrdinalEncoder
+from test_conformance import KIND_CLASSES
 
 import warehouse_ml as wml
 from warehouse_ml.errors import DataError
@@ -59,7 +60,7 @@ def test_fits_at_the_bounds_equal_scikit_learn(con):
     assert np.allclose(moments["mean"].to_numpy(), reference.theta_[:, 0], rtol=1e-9)
 
 
-@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+@pytest.mark.parametrize("kind", KIND_CLASSES)
 @pytest.mark.parametrize(
     "weight, message",
     [
@@ -76,7 +77,7 @@ def test_weights_no_exact_sum_holds_are_refused_by_name(con, kind, weight, messa
     assert wml.list_models(con).num_rows == 0
 
 
-@pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+@pytest.mark.parametrize("kind", KIND_CLASSES)
 def test_a_class_whose_rows_all_weigh_zero_is_refused(con, kind):
     data = rows()
     zero_a = weighted(data, np.where(np.asarray(data["y"]) == "a", 0.0, 1.0))
