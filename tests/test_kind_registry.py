@@ -11,6 +11,7 @@ from conftest import FIXTURES
 
 import warehouse_ml as wml
 from warehouse_ml.cli import main
+from warehouse_ml.cli.commands import model_from
 from warehouse_ml.cli.parser import parse_args
 from warehouse_ml.errors import IncompatibleModelError
 from warehouse_ml.models import kinds
@@ -91,3 +92,26 @@ def test_a_kind_taking_another_kinds_spelling_is_refused(tempered):
     clash = kinds.KindSpec("other", ("NB",), SPEC.cls, "", SPEC.parameters)
     with pytest.raises(ValueError, match="spelling 'nb' is already taken"):
         kinds.register(clash)
+
+
+def test_param_values_reach_the_constructor_parsed_by_their_declared_types(capsys):
+    argv = ["evaluate", "t", "--target", "y", "--kind", "tan", "--alpha", "2"]
+    args = parse_args([*argv, "--param", "root=b", "--param", "bins=3", "--param", "numeric=x, z"])
+    assert model_from(args.kind, args).get_params() == {
+        **kinds.spec_of("tan").defaults(),
+        "alpha": 2.0,
+        "root": "b",
+        "bins": 3,
+        "numeric": ["x", "z"],
+    }
+    args = parse_args(["train", "t", "--target", "y", "--param", 'class_weight={"a": 2}'])
+    assert model_from(args.kind, args).class_weight == {"a": 2}
+    for wrong, message in [
+        (["--param", "alpha=2", "--alpha", "3"], "--alpha and --param alpha both given"),
+        (["--param", "alpha"], "expected NAME=VALUE, got 'alpha'"),
+        (["--param", "alpha=x"], "alpha: expected a float, got 'x'; the parameters of naive_"),
+        (["--param", "bins=3"], "naive_bayes has no parameter 'bins'; the parameters of naive_"),
+    ]:
+        with pytest.raises(SystemExit):
+            parse_args(["train", "t", "--target", "y", *wrong])
+        assert message in capsys.readouterr().err
