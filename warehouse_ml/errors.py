@@ -116,3 +116,8 @@ class IntegerColumnsWarning(UserWarning):
 class HighCardinalityError(DataError):
     """A categorical attribute looks like an identifier or has too many distinct values to be
     learned; pass ``allow_high_cardinality=True`` to ``fit`` to learn it anyway."""
+
+
+class NotSupportedError(ParameterError):
+    """A call needs a capability (models/capabilities.py) that the model's kind does not
+    declare; the message names the kind, the capability and what to use instead."""

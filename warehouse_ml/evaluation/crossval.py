@@ -7,8 +7,9 @@ grouped by fold: each fold's training counts are the per-fold counts of the othe
 (total minus that fold), every fold's parameters are written by the same statements into
 tables with a wml_part column, and ONE query scores every row with its own fold's model, so
 10-fold CV costs the fold assignment plus about one fit and one scoring pass, not ten fits.
-Model kinds or attributes without that shortcut (TAN with numeric attributes) fall back to one
-fit and one scoring statement per fold.
+Model kinds without that shortcut (those that do not declare
+:class:`~warehouse_ml.models.capabilities.FoldsAtOnce`) or attributes it excludes (TAN with
+numeric attributes) fall back to one fit and one scoring statement per fold.
 
 The predictions table has the columns: the key, ``fold`` (INTEGER), the target column,
 ``p_<label>`` per class (DOUBLE) and ``prediction``; it is the input of every measure in
@@ -40,6 +41,7 @@ from warehouse_ml.evaluation.loo import leave_one_out_open
 from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation, settings
 from warehouse_ml.models import names, relevance
 from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.capabilities import ExactLeaveOneOut, folds_at_once
 from warehouse_ml.models.names import FOLD, PREDICTION, WEIGHT, probability_columns
 from warehouse_ml.models.training import (
     ClassCount,
@@ -265,9 +267,10 @@ def cross_validate(
         source: table/view name, Arrow table, or a Parquet/CSV path.
         target: the class column (rows with a NULL target are left out).
         model: a model object with its settings, e.g. ``NaiveBayes(alpha=1)``; it is not fitted.
-        folds: k >= 2. k = the number of source rows is leave-one-out: for NaiveBayes it is
-            computed by :func:`leave_one_out` (exact, one scoring query; ``stratified`` and
-            ``seed`` do not change its predictions), for other kinds by k fits. Or a fold
+        folds: k >= 2. k = the number of source rows is leave-one-out: for a kind declaring
+            ExactLeaveOneOut (Naive Bayes) it is computed by :func:`leave_one_out` (exact, one
+            scoring query; ``stratified`` and ``seed`` do not change its predictions), for
+            other kinds by k fits. Or a fold
             assignment to reuse (:func:`warehouse_ml.assign_folds` with ``keep_columns=True``
             on this source): its rows, folds, seed, key and stratification are used, so
             several cross-validations share one assignment (the most expensive step of a
@@ -340,7 +343,7 @@ def uses_exact_leave_one_out(model: Classifier, k: Any, plan: Plan) -> bool:
     """k = n for a model with an exact leave-one-out (loo.py) needs no fold table. Features
     chosen inside each training fold (``top:k``) have none, nor have weighted rows: both are
     refused for k = n."""
-    if k != plan.n_rows or not model.exact_leave_one_out():
+    if k != plan.n_rows or not isinstance(model, ExactLeaveOneOut):
         return False
     if plan.weighting is not None:
         raise ParameterError(
@@ -500,7 +503,7 @@ def cross_validate_planned(
                     probability_names=probability_names, prediction_name=PREDICTION,
                 )  # fmt: skip
 
-            if plan.top is None and model.learns_folds_at_once(chosen):
+            if plan.top is None and folds_at_once(model, chosen):
                 tables = learned.part("all")
                 training = Training(
                     split_source, target, chosen, fold_classes, held_out=split.fold_column,

@@ -40,8 +40,10 @@ numbering is stable for DuckDB tables and Arrow data, not promised by SQL: give 
 that must agree across engines). ``Evaluation.folds`` is the number of scored rows and
 ``Evaluation.split`` is None: no fold assignment table is written (no MD5 pass, no copy).
 
-Only Naive Bayes has this closed form: other kinds (TAN, whose tree would change per fold) raise
-:class:`~warehouse_ml.errors.ParameterError`; use k-fold ``cross_validate`` for them.
+Only Naive Bayes has this closed form (it declares
+:class:`~warehouse_ml.models.capabilities.ExactLeaveOneOut`): other kinds (TAN, whose tree would
+change per fold) raise :class:`~warehouse_ml.errors.NotSupportedError`; use k-fold
+``cross_validate`` for them.
 """
 
 from __future__ import annotations
@@ -60,9 +62,10 @@ from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import splits
 from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation, settings
-from warehouse_ml.models import names
+from warehouse_ml.models import capabilities, names
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.naive_bayes import NaiveBayes, write_parameters
+from warehouse_ml.models.capabilities import ExactLeaveOneOut
+from warehouse_ml.models.naive_bayes import write_parameters
 from warehouse_ml.models.names import FOLD, PREDICTION
 from warehouse_ml.models.scoring import (
     Join,
@@ -176,7 +179,7 @@ def prior_term(
 
 def create_categorical_table(
     warehouse: Warehouse,
-    model: NaiveBayes,
+    model: ExactLeaveOneOut,
     table: TableName,
     categorical_table: TableName,
     unseen_table: TableName,
@@ -289,12 +292,11 @@ def gaussian_term(
     return Term(per_class, [join])
 
 
-def _check_model(model: Classifier) -> NaiveBayes:
-    if not isinstance(model, NaiveBayes):
-        raise ParameterError(
-            f"exact leave-one-out needs a NaiveBayes model (its parameters are counts); got "
-            f"{type(model).__name__}: use cross_validate(..., folds=k) for k-fold instead"
-        )
+def _check_model(model: Classifier) -> Classifier:
+    capabilities.require(
+        model, ExactLeaveOneOut, "exact leave-one-out",
+        "use cross_validate(..., folds=k) for k-fold instead",
+    )  # fmt: skip
     return model
 
 
@@ -310,7 +312,8 @@ def cross_validate_leave_one_out(
     numeric: Iterable[str] | None = None,
     keep: bool = False,
 ) -> Evaluation:
-    """Exact leave-one-out cross-validation of an (unfitted) NaiveBayes model.
+    """Exact leave-one-out cross-validation of an (unfitted) model of a kind that declares
+    :class:`~warehouse_ml.models.capabilities.ExactLeaveOneOut` (Naive Bayes).
 
     Cost: one count scan (as ``fit``; with numeric attributes, their moments twice: over all
     rows and without each class's extreme value) and one scoring query over the rows; no
@@ -322,7 +325,8 @@ def cross_validate_leave_one_out(
         source: table/view name, Arrow table or reader, or a Parquet/CSV path.
         target: the class column; rows where it is NULL are neither counted nor scored.
         model: a NaiveBayes with its settings (alpha, prior_alpha, m, var_smoothing); it is not
-            fitted. Other model kinds raise ParameterError (use k-fold cross_validate).
+            fitted. Kinds without ExactLeaveOneOut raise NotSupportedError (a ParameterError:
+            use k-fold cross_validate).
         key: a unique integer or string column; None numbers the rows in scan order.
         features, categorical, numeric: as for ``fit``.
         keep: keep the predictions in schema ``wml`` (by default they are temporary, see
@@ -414,7 +418,7 @@ def leave_one_out_open(
 
 def _scoring_query(
     warehouse: Warehouse,
-    nb: NaiveBayes,
+    nb: Classifier,
     src: Source,
     key: str | None,
     target: str,

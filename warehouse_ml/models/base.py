@@ -28,7 +28,8 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import NotFittedError, SourceError, StaleModelError
-from warehouse_ml.models import names, relevance
+from warehouse_ml.models import capabilities, names, relevance
+from warehouse_ml.models.capabilities import WeightedFit
 from warehouse_ml.models.evidence import Part
 from warehouse_ml.models.explaining import Explainer
 from warehouse_ml.models.monitoring import Monitor
@@ -54,17 +55,17 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
 
     * ``kind`` (its catalog name) and a constructor taking its settings as keyword arguments
       stored under the same names (:meth:`get_params` reads them back);
-    * optionally :meth:`exact_leave_one_out`: True when k-fold cross-validation with k = n has
-      an exact count-subtraction form (evaluation/loo.py);
     * :meth:`learn_tables`: write the parameter tables of the models of a
       :class:`~warehouse_ml.models.training.Training` (each row tagged with its model in column
       wml_part), naming each new table with ``tables.table(part)`` (a
       :class:`warehouse_ml.store.ownership.Staging`: registered before it is created, dropped if
       the fit fails);
     * :meth:`_terms`: the log-space terms that score a row with those tables;
-    * optionally :meth:`learns_folds_at_once`: whether :meth:`learn_tables` takes a
-      cross-validation's every fold at once for these features (else cross-validation learns
-      one model per fold).
+    * the capabilities it has beyond this protocol, declared by naming them among its bases
+      (models/capabilities.py: additive scores, weighted fit, updates by counts, exact
+      leave-one-out, drift and ranking from stored counts, folds learned at once). The calls
+      that need one (``update``, ``drift``, ``attribute_ranking``, ``fit`` with weights,
+      exact leave-one-out) refuse a kind without it (NotSupportedError).
     """
 
     kind: ClassVar[str]
@@ -106,19 +107,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
             if p.kind is inspect.Parameter.KEYWORD_ONLY
         }
 
-    def exact_leave_one_out(self) -> bool:
-        """Whether leave-one-out cross-validation of this kind has an exact form computed from
-        the full counts (evaluation/loo.py) instead of n fold models."""
-        return False
-
     # -- what a model kind implements ----------------------------------------------------
-
-    def learns_folds_at_once(self, features: Sequence[Feature]) -> bool:
-        """Whether :meth:`learn_tables` learns every cross-validation fold's model at once
-        (a :class:`Training` with ``held_out``) for these features, their tables then scoring
-        every fold in one query (default: yes)."""
-        return True
-
     @abc.abstractmethod
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
@@ -346,6 +335,11 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
             SourceError, ColumnError, DataError, HighCardinalityError: bad input (see
             docs/RELIABILITY.md); the catalog and any old model of that name are unchanged.
         """
+        if sample_weight is not None or self.class_weight is not None:
+            capabilities.require(
+                self, WeightedFit, "fit with sample_weight or class_weight",
+                "fit without weights, or choose a kind that declares it",
+            )  # fmt: skip
         name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
         with session(con, "fit", progress) as warehouse, open_source(warehouse, source) as src:
             warehouse.require_writing(

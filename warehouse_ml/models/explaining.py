@@ -20,7 +20,8 @@ from warehouse_ml import charts
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.models import literal_terms, names, relevance
+from warehouse_ml.models import capabilities, literal_terms, names, relevance
+from warehouse_ml.models.capabilities import CountSummaries
 from warehouse_ml.models.evidence import Contrast, mean_evidence_query
 from warehouse_ml.models.reasons import LONG, Layout, explanation_query
 from warehouse_ml.sqlgen.templates import TableName
@@ -159,8 +160,13 @@ class Explainer:
         chose the edge; NULL for Naive Bayes and the root); ``mean_abs_evidence`` (float64
         nats: with a ``source``, the mean |evidence| of the attribute for each row's predicted
         class against its runner-up, as :meth:`explain` gives it; NULL without); ``rank``
-        (int64, 1 for the highest MI, ties to the earlier feature).
+        (int64, 1 for the highest MI, ties to the earlier feature). A kind that does not
+        declare :class:`~warehouse_ml.models.capabilities.CountSummaries` is refused
+        (NotSupportedError).
         """
+        capabilities.require(
+            self, CountSummaries, "attribute_ranking", "rank a table with rank_attributes"
+        )
         with session(con) as warehouse, self._current(warehouse) as record:
             measured = relevance.model_information(warehouse, record)
             evidence = None

@@ -19,15 +19,18 @@ from sqlglot import exp
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
+from warehouse_ml.models import capabilities, names
 from warehouse_ml.models import drift as drift_measures
-from warehouse_ml.models import names
+from warehouse_ml.models.capabilities import CountSummaries
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats import binning
 from warehouse_ml.store.catalog import DRIFT_VIEW, ModelRecord
 
 
 class Monitor:
-    """Drift of new data from a fitted classifier's training counts (module docstring)."""
+    """Drift of new data from a fitted classifier's training counts (module docstring), for a
+    kind that declares :class:`~warehouse_ml.models.capabilities.CountSummaries` (another
+    kind's ``drift`` is a NotSupportedError)."""
 
     def drift(
         self, con: Connectable, source: SourceLike, *, bins: int = drift_measures.DEFAULT_BINS
@@ -46,6 +49,7 @@ class Monitor:
         Bayes model stored before the histogram, the equal-frequency bins of a Gaussian
         attribute's fitted mixture (unused otherwise).
         """
+        capabilities.require(self, CountSummaries, "drift")
         with (
             session(con) as warehouse,
             open_source(warehouse, source) as src,
@@ -67,6 +71,7 @@ class Monitor:
         ``drop`` removes it. Its name must be new or a view warehouse-ml made (a user's table or
         view, or the source itself, is a NameConflictError before anything runs). Returns the
         view's schema-qualified name."""
+        capabilities.require(self, CountSummaries, "create_drift_view")
         options = {"bins": binning.check_bins(bins)}
 
         return self._create_model_view(

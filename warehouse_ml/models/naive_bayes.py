@@ -47,6 +47,14 @@ from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models import literal_terms, lookup
 from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.capabilities import (
+    AdditiveScores,
+    CountSummaries,
+    CountUpdates,
+    ExactLeaveOneOut,
+    FoldsAtOnce,
+    WeightedFit,
+)
 from warehouse_ml.models.evidence import Part, shown_value
 from warehouse_ml.models.scoring import Join, Term, partition_condition, pivot_one_row, pivot_rows
 from warehouse_ml.models.training import ClassCount, Training, total
@@ -189,7 +197,15 @@ def unseen_log_prob(alpha: float, m: float) -> exp.Expression:
     )
 
 
-class NaiveBayes(Classifier):
+class NaiveBayes(
+    Classifier,
+    AdditiveScores,
+    WeightedFit,
+    CountUpdates,
+    ExactLeaveOneOut,
+    CountSummaries,
+    FoldsAtOnce,
+):
     """Naive Bayes over categorical (counts) and numeric (Gaussian) attributes.
 
     Args:
@@ -230,8 +246,8 @@ class NaiveBayes(Classifier):
             raise ParameterError(f"block_size must be an integer >= 1, got {block_size!r}")
         self.block_size = block_size
 
-    def exact_leave_one_out(self) -> bool:
-        """Naive Bayes leave-one-out is exact from the full counts (evaluation/loo.py)."""
+    def learns_folds_at_once(self, features: Sequence[Feature]) -> bool:
+        """Every cross-validation fold is counted in the same scan, whatever the features."""
         return True
 
     def learn_tables(

@@ -80,6 +80,13 @@ from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.models import literal_terms, lookup
 from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.capabilities import (
+    AdditiveScores,
+    CountSummaries,
+    CountUpdates,
+    FoldsAtOnce,
+    WeightedFit,
+)
 from warehouse_ml.models.chow_liu import parents_from_weights
 from warehouse_ml.models.evidence import Part, shown_value
 from warehouse_ml.models.literal_terms import LiteralParameters
@@ -108,7 +115,7 @@ from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 
 
-class TAN(Classifier):
+class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce):
     """Tree-Augmented Naive Bayes: each attribute depends on the class and on at most one other
     attribute, the tree maximising the conditional mutual information given the class.
 

@@ -56,7 +56,8 @@ from warehouse_ml.errors import (
     IncompatibleModelError,
     ParameterError,
 )
-from warehouse_ml.models import names
+from warehouse_ml.models import capabilities, names
+from warehouse_ml.models.capabilities import CountUpdates
 from warehouse_ml.models.training import (
     ClassCount,
     StoredCounts,
@@ -194,9 +195,10 @@ def _stores_update_counts(warehouse: Warehouse, record: ModelRecord) -> bool:
 
 
 class Updater:
-    """Incremental updates of a fitted classifier (module docstring); relies on the
-    classifier's ``_current``, ``learn_tables``, ``record_of``,
-    ``_check_views_keep`` and ``_rebuild_views``."""
+    """Incremental updates of a fitted classifier of a kind that declares
+    :class:`~warehouse_ml.models.capabilities.CountUpdates` (module docstring; another kind's
+    ``update`` is a NotSupportedError); relies on the classifier's ``_current``,
+    ``learn_tables``, ``record_of``, ``_check_views_keep`` and ``_rebuild_views``."""
 
     @property
     def batches_(self) -> list[dict[str, Any]]:
@@ -229,6 +231,7 @@ class Updater:
         Returns:
             self, now describing the new version.
         """
+        capabilities.require(self, CountUpdates, "update", "fit the model again on all rows")
         if not isinstance(batch_id, str) or not batch_id.strip():
             raise ParameterError(f"batch_id must be a non-empty string, got {batch_id!r}")
         with session(con, "update", progress) as warehouse, open_source(warehouse, batch) as src:

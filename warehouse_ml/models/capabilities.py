@@ -1,0 +1,95 @@
+"""What a model family can do beyond the learner protocol every kind keeps (models/base.py:
+fit, catalog, predict, views, export), each capability a small mixin a family declares by
+naming it among its bases, e.g. ``class NaiveBayes(Classifier, AdditiveScores, WeightedFit,
+CountUpdates, ExactLeaveOneOut, CountSummaries, FoldsAtOnce)``.
+
+Code outside a learner's own module asks ``isinstance(model, <capability>)`` (or
+:func:`require`, which raises :class:`~warehouse_ml.errors.NotSupportedError` naming the kind
+and the capability), never the model's class or kind name; ``tests/test_layers.py`` holds it
+to that. Each docstring says what the capability promises and which test of
+``tests/test_conformance.py`` checks it for every registered kind that declares it.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from typing import Any
+
+from warehouse_ml.errors import NotSupportedError
+from warehouse_ml.stats.features import Feature
+
+
+class Capability(abc.ABC):  # noqa: B024 (a marker: its subclasses are the capabilities)
+    """Base of the capabilities (:func:`require` names them by class)."""
+
+
+class AdditiveScores(Capability):
+    """The joint log score of a class is the log prior plus one log-space term per attribute
+    (``Classifier._terms`` / ``_parts``), so an explanation's per-attribute evidence sums
+    exactly to the log-odds of two classes (models/evidence.py). Checked by
+    ``test_additive_scores_explain_the_log_odds_exactly``."""
+
+
+class WeightedFit(Capability):
+    """``fit(..., sample_weight=column)`` and ``class_weight`` count every row as its weight:
+    an integer weight w equals w copies of the row (stats/weights.py). Checked by
+    ``test_integer_weights_equal_repeated_rows``."""
+
+
+class CountUpdates(Capability):
+    """The parameters are functions of counts, so ``update`` (models/updating.py) adds a
+    batch's counts to the stored ones: the new version equals a re-fit on the training rows and
+    every batch, given the stored bin edges. Checked by
+    ``test_an_update_equals_a_fit_on_base_and_batch``."""
+
+
+class ExactLeaveOneOut(Capability):
+    """Leave-one-out cross-validation has a closed form from the full counts (evaluation/loo.py
+    subtracts each row's own counts): it equals n re-fits, each without one row. The closed
+    form reads Naive Bayes' settings (below), which a declaring kind has. Checked by
+    ``test_exact_leave_one_out_equals_n_refits``."""
+
+    alpha: float
+    prior_alpha: float
+    m: float
+    var_smoothing: float
+    block_size: int
+
+
+class CountSummaries(Capability):
+    """The model stores each attribute's training histogram or counts per class, so drift
+    (``drift``, ``create_drift_view``: models/drift.py) and the model's own attribute ranking
+    (``attribute_ranking``: models/relevance.py) are computed from them without reading the
+    training data. Checked by ``test_the_training_table_has_no_drift``."""
+
+
+class FoldsAtOnce(Capability):
+    """``learn_tables`` may take a cross-validation's every fold at once (a ``Training`` with
+    ``held_out``), their tables then scoring every fold in one query (evaluation/crossval.py);
+    :meth:`learns_folds_at_once` says for which features. Without it cross-validation learns
+    one model per fold. Checked by ``test_cross_validation_equals_fitting_each_fold``."""
+
+    @abc.abstractmethod
+    def learns_folds_at_once(self, features: Sequence[Feature]) -> bool:
+        """Whether every fold's model is learned at once for these features."""
+
+
+def folds_at_once(model: Any, features: Sequence[Feature]) -> bool:
+    """Whether ``model``'s kind declares :class:`FoldsAtOnce` and learns every fold at once for
+    ``features``."""
+    return isinstance(model, FoldsAtOnce) and model.learns_folds_at_once(features)
+
+
+def require(model: Any, capability: type[Capability], call: str, instead: str = "") -> None:
+    """Refuse (:class:`NotSupportedError` naming the model's kind and the capability) a call
+    ``call`` on a model whose kind does not declare ``capability``; ``instead`` says what to do
+    then."""
+    if isinstance(model, capability):
+        return
+    kind = getattr(model, "kind", type(model).__name__)
+    raise NotSupportedError(
+        f"{call} needs a model kind with capability {capability.__name__}; model kind "
+        f"{kind!r} ({type(model).__name__}) does not declare it"
+        + (f": {instead}" if instead else "")
+    )
