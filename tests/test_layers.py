@@ -170,3 +170,65 @@ def test_the_guard_sees_violations(tmp_path, monkeypatch):
         "warehouse_ml.engines.base._something",
         "warehouse_ml.models.scoring._private",
     ]
+
+
+LEARNER_CLASSES = {"NaiveBayes", "TAN"}
+LEARNER_KINDS = {"naive_bayes", "tan", "nb"}
+"""The learners' class names and kind spellings, which code outside their own modules never
+names: it asks for a capability (models/capabilities.py) or the registry (models/kinds.py)."""
+MAY_NAME_LEARNERS = {
+    "warehouse_ml",  # re-exports
+    "warehouse_ml.models.naive_bayes",
+    "warehouse_ml.models.tan",
+    "warehouse_ml.models.kinds",  # the registry: dotted class paths as strings
+}
+
+
+def _names_of_learners(tree: ast.AST) -> list[str]:
+    """Each import of a learner class, each use of its name (``isinstance(x, TAN)``,
+    ``wml.NaiveBayes``) and each comparison with a kind's spelling, as "line: what"."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            found += [
+                f"{node.lineno}: imports {a.name}" for a in node.names if a.name in LEARNER_CLASSES
+            ]
+        elif isinstance(node, ast.Name) and node.id in LEARNER_CLASSES:
+            found.append(f"{node.lineno}: {node.id}")
+        elif isinstance(node, ast.Attribute) and node.attr in LEARNER_CLASSES:
+            found.append(f"{node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            values = [
+                e
+                for s in sides
+                for e in (s.elts if isinstance(s, (ast.Tuple, ast.List, ast.Set)) else [s])
+            ]
+            found += [
+                f"{node.lineno}: compares with {v.value!r}"
+                for v in values
+                if isinstance(v, ast.Constant) and v.value in LEARNER_KINDS
+            ]
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(set(MODULES) - MAY_NAME_LEARNERS))
+def test_only_the_learners_own_modules_name_a_learner(module):
+    """Elsewhere a model is asked for a capability by protocol, never by class or kind."""
+    assert _names_of_learners(ast.parse(MODULES[module].read_text())) == []
+
+
+def test_the_learner_guard_sees_violations():
+    source = (
+        "from warehouse_ml.models.naive_bayes import NaiveBayes, write_parameters\n"
+        "import warehouse_ml as wml\n"
+        "def f(model):\n"
+        "    if isinstance(model, wml.TAN) or model.kind == 'naive_bayes':\n"
+        "        return model.kind in ('tan', 'other')\n"
+    )
+    assert sorted(_names_of_learners(ast.parse(source))) == [
+        "1: imports NaiveBayes",
+        "4: .TAN",
+        "4: compares with 'naive_bayes'",
+        "5: compares with 'tan'",
+    ]
