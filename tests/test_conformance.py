@@ -1,22 +1,31 @@
 """What every registered model kind (models/kinds.py) promises, checked on each: its declared
 parameters are its constructor's; probabilities sum to 1; a prediction view, a reloaded model
 and a cross-validation fold give the probabilities of the model (or fold model) itself; its
-exported SQL parses in every target dialect; hostile names change nothing; integer weights
-count as repeated rows; an update equals a fit on base + batch. A new kind registered in
-models/kinds.py is tested here without a line added."""
+exported SQL parses in every target dialect; hostile names change nothing. Then what each
+capability (models/capabilities.py) promises, checked on each kind that declares it: additive
+scores explain the log-odds exactly; integer weights count as repeated rows; an update equals a
+fit on base + batch; exact leave-one-out equals n re-fits; stored counts show no drift on the
+training table. A kind without a capability gets a NotSupportedError naming the kind and the
+capability from every call that needs it. A new kind registered in models/kinds.py is tested
+here without a line added."""
 
 from __future__ import annotations
 
 import inspect
 
+import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
 import sqlglot
 
 import warehouse_ml as wml
-from warehouse_ml.evaluation import splits
-from warehouse_ml.models import kinds
+from warehouse_ml.cli import main
+from warehouse_ml.errors import NotSupportedError
+from warehouse_ml.evaluation import loo, splits
+from warehouse_ml.models import capabilities, kinds
+from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.naive_bayes import NaiveBayes
 
 SPECS = kinds.specs()
 KIND_CLASSES = [spec.load() for spec in SPECS]
@@ -27,6 +36,12 @@ LABELS = ["c0", "c1", "c2"]
 
 def by_kind(test):
     return pytest.mark.parametrize("spec", SPECS, ids=[s.kind for s in SPECS])(test)
+
+
+def declaring(capability: type[capabilities.Capability]):
+    """Parametrise a test over the registered kinds that declare ``capability``."""
+    specs = [s for s in SPECS if issubclass(s.load(), capability)]
+    return pytest.mark.parametrize("spec", specs, ids=[s.kind for s in specs])
 
 
 def data(n: int = 240, seed: int = 5) -> pa.Table:
@@ -181,7 +196,7 @@ def binned(table: pa.Table, bins: dict[str, list[float]]) -> pa.Table:
     return table
 
 
-@by_kind
+@declaring(capabilities.WeightedFit)
 def test_integer_weights_equal_repeated_rows(con, spec):
     """On the weighted model's stored bins, where it keeps any (bin edges are cut on the rows,
     not on their weights)."""
@@ -198,7 +213,7 @@ def test_integer_weights_equal_repeated_rows(con, spec):
     )
 
 
-@by_kind
+@declaring(capabilities.CountUpdates)
 def test_an_update_equals_a_fit_on_base_and_batch(con, spec):
     """On the model's stored bins, where it keeps any (a discretising kind keeps its first
     fit's edges through updates)."""
@@ -212,3 +227,121 @@ def test_an_update_equals_a_fit_on_base_and_batch(con, spec):
     np.testing.assert_allclose(
         probabilities(model, con, table), probabilities(oracle, con, union), rtol=0, atol=1e-9
     )
+
+
+@declaring(capabilities.AdditiveScores)
+def test_additive_scores_explain_the_log_odds_exactly(con, spec):
+    """Each row's evidence (prior and one term per attribute) sums to the log-odds of its
+    predicted class against its runner-up."""
+    table = data(60)
+    model = fit(spec, con, table, "m")
+    log_proba = model.predict_log_proba(con, table)
+    lp = {c: log_proba[f"p_{c}"].to_numpy() for c in model.classes_}
+    rows = model.explain(con, table, keys=["id"]).to_pylist()
+    for i in range(table.num_rows):
+        explained = [r for r in rows if r["id"] == i]
+        won, against = explained[0]["class"], explained[0]["against"]
+        assert lp[won][i] >= lp[against][i]
+        total = sum(r["evidence"] for r in explained)
+        assert total == pytest.approx(lp[won][i] - lp[against][i], abs=1e-9)
+
+
+@declaring(capabilities.ExactLeaveOneOut)
+def test_exact_leave_one_out_equals_n_refits(con, spec):
+    table = data(20, seed=3)
+    con.register("rows", table)
+    con.execute("CREATE TABLE t AS SELECT * FROM rows")
+    options = {"features": FEATURES, "categorical": ["code"]}
+    ev = loo.cross_validate_leave_one_out(con, "t", "y", spec.load()(), key="id", **options)
+    got = ev.to_arrow().sort_by("id")
+    for i in range(table.num_rows):
+        train = con.sql(f"SELECT * FROM t WHERE id <> {i}").to_arrow_table()
+        scratch = spec.load()().fit(con, train, "y", name="scratch", **options)
+        expected = scratch.predict_proba(con, table.slice(i, 1))
+        for column in expected.column_names:
+            assert got[column][i].as_py() == pytest.approx(expected[column][0].as_py(), abs=1e-9)
+
+
+@declaring(capabilities.CountSummaries)
+def test_stored_counts_show_no_drift_on_the_training_table(con, spec):
+    table = data()
+    model = fit(spec, con, table, "m")
+    drift = model.drift(con, table).to_pylist()
+    attributes = [r for r in drift if r["kind"] != "prediction"]
+    assert [r["attribute"] for r in attributes[: len(FEATURES)]] == FEATURES
+    assert all(r["psi"] == pytest.approx(0.0, abs=1e-12) for r in attributes)
+    ranked = model.attribute_ranking(con).to_pylist()
+    assert sorted(r["attribute"] for r in ranked) == sorted(FEATURES)
+
+
+class Plain(Classifier):
+    """A kind that declares no capability: Naive Bayes' tables and terms, delegated."""
+
+    kind = "plain_nb"
+
+    def __init__(
+        self, *, alpha: float = 1.0, categorical=None, numeric=None, class_weight=None
+    ) -> None:
+        super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
+        self.alpha = alpha
+
+    def _learner(self) -> NaiveBayes:
+        return NaiveBayes(**self.get_params())
+
+    def learn_tables(self, *args):
+        return self._learner().learn_tables(*args)
+
+    def _terms(self, *args):
+        return self._learner()._terms(*args)
+
+    def _parts(self, *args):
+        return self._learner()._parts(*args)
+
+
+PLAIN = kinds.KindSpec(
+    kind="plain_nb",
+    aliases=(),
+    cls=f"{__name__}.Plain",
+    summary="a throwaway kind of the tests without capabilities",
+    parameters=(
+        kinds.Parameter("alpha", kinds.FLOAT, 1.0, "additive smoothing"),
+        *SPECS[0].parameters[-3:],
+    ),
+)
+
+
+@pytest.fixture
+def plain():
+    kinds.register(PLAIN)
+    try:
+        yield PLAIN
+    finally:
+        kinds.unregister(PLAIN.kind)
+
+
+def test_a_kind_without_a_capability_is_refused_by_every_call_that_needs_it(
+    con, plain, tmp_path, capsys
+):
+    table = data(60)
+    model = fit(plain, con, table, "m")
+    assert probabilities(model, con, table).shape == (60, 3)
+    refused = [
+        ("CountUpdates", lambda: model.update(con, table, batch_id="b")),
+        ("CountSummaries", lambda: model.drift(con, table)),
+        ("CountSummaries", lambda: model.create_drift_view(con, "v", "t")),
+        ("CountSummaries", lambda: model.attribute_ranking(con)),
+        ("ExactLeaveOneOut", lambda: loo.cross_validate_leave_one_out(con, table, "y", Plain())),
+        ("WeightedFit", lambda: Plain().fit(con, table, "y", sample_weight="w")),
+    ]
+    for capability, call in refused:
+        with pytest.raises(NotSupportedError, match=f"{capability}; model kind 'plain_nb'"):
+            call()
+    assert model.record.model_id == wml.load(con, "m").record.model_id  # nothing changed
+
+    db = str(tmp_path / "w.duckdb")
+    with duckdb.connect(db) as stored:
+        fit(plain, stored, table, "m")
+        stored.register("rows", table)
+        stored.execute("CREATE TABLE batch AS SELECT * FROM rows")
+    assert main(["update", "m", "batch", "--batch-id", "b", "--db", db]) != 0
+    assert "capability CountUpdates; model kind 'plain_nb'" in capsys.readouterr().err
