@@ -270,11 +270,11 @@ def cross_validate(
         folds: k >= 2. k = the number of source rows is leave-one-out: for a kind declaring
             ExactLeaveOneOut (Naive Bayes) it is computed by :func:`leave_one_out` (exact, one
             scoring query; ``stratified`` and ``seed`` do not change its predictions), for
-            other kinds by k fits. Or a fold
-            assignment to reuse (:func:`warehouse_ml.assign_folds` with ``keep_columns=True``
-            on this source): its rows, folds, seed, key and stratification are used, so
-            several cross-validations share one assignment (the most expensive step of a
-            Naive Bayes CV); ``stratified`` and ``seed`` do not apply, and the assignment is
+            other kinds by k fits. Or a fold assignment to reuse
+            (:func:`warehouse_ml.assign_folds` with ``keep_columns=True`` on this source):
+            its rows, folds, seed, key and stratification are used, so several
+            cross-validations share one assignment (the most expensive step of a Naive Bayes
+            CV); ``stratified`` and ``seed`` do not apply, and the assignment is
             left in place.
         stratified: keep each class's proportion in every fold (within one row).
         seed: fold assignment seed (same seed and keys, same folds, on every engine).
