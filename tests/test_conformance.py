@@ -337,6 +337,9 @@ def test_a_kind_without_a_capability_is_refused_by_every_call_that_needs_it(
         with pytest.raises(NotSupportedError, match=f"{capability}; model kind 'plain_nb'"):
             call()
     assert model.record.model_id == wml.load(con, "m").record.model_id  # nothing changed
+    evaluation = wml.evaluate(con, model, table)  # a report shows what the model can give
+    page = evaluation.report(tmp_path / "r.html", model=model).read_text(encoding="utf-8")
+    assert "accuracy" in page and "attribute ranking" not in page
 
     db = str(tmp_path / "w.duckdb")
     with duckdb.connect(db) as stored:

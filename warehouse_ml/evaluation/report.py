@@ -30,6 +30,7 @@ from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import metrics
 from warehouse_ml.evaluation.metrics.spec import resolve
 from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.capabilities import CountSummaries
 from warehouse_ml.models.names import PREDICTION
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.store import ownership
@@ -172,7 +173,8 @@ class Pictures:
         _check_model(self, model)
         label = self.chart_class(positive)
         _rank_once(self, label)
-        ranking = None if model is None else model.attribute_ranking(self.warehouse)
+        ranked = isinstance(model, CountSummaries)
+        ranking = model.attribute_ranking(self.warehouse) if ranked else None
         body = [_card(self, model, ranking), _numbers(self, label, loss), _charts(self, label)]
         if model is not None:
             body.append(_model_charts(model, ranking))
@@ -468,11 +470,14 @@ def _charts(ev: Pictures, positive: Any) -> str:
     return f'<h2>Charts</h2><div class="charts">{"".join(pictures)}</div>{sql}'
 
 
-def _model_charts(model: Any, ranking: pa.Table) -> str:
-    """The model's attribute ranking (chart and table) and, for a model with one, its tree."""
-    size = (6.0, 0.35 * ranking.num_rows + 1.5)
+def _model_charts(model: Any, ranking: pa.Table | None) -> str:
+    """The model's attribute ranking (chart and table; a model family that ranks none from
+    stored counts shows none) and, for a model with one, its tree."""
     plot_tree = getattr(model, "plot_tree", None)
     tree = "" if plot_tree is None else _figure(_picture(plot_tree), "tree", "natural")
+    if ranking is None:
+        return "\n".join(["<h2>Model</h2>", tree])
+    size = (6.0, 0.35 * ranking.num_rows + 1.5)
     return "\n".join(
         [
             "<h2>Attributes</h2>",
