@@ -312,11 +312,8 @@ PLAIN = kinds.KindSpec(
 
 @pytest.fixture
 def plain():
-    kinds.register(PLAIN)
-    try:
-        yield PLAIN
-    finally:
-        kinds.unregister(PLAIN.kind)
+    with kinds.registered(PLAIN) as spec:
+        yield spec
 
 
 def test_a_kind_without_a_capability_is_refused_by_every_call_that_needs_it(

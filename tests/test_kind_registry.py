@@ -44,11 +44,8 @@ SPEC = kinds.KindSpec(
 
 @pytest.fixture
 def tempered():
-    kinds.register(SPEC)
-    try:
-        yield SPEC
-    finally:
-        kinds.unregister(SPEC.kind)
+    with kinds.registered(SPEC) as spec:
+        yield spec
 
 
 def test_a_registered_kind_is_listed_and_taken_by_kind_and_param(tempered, tmp_path, capsys):

@@ -9,9 +9,10 @@ checks that its parameters are its class's constructor's)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -130,6 +131,16 @@ def register(spec: KindSpec) -> KindSpec:
 def unregister(kind: str) -> None:
     """Remove the kind ``kind`` from the registry."""
     del _REGISTRY[kind]
+
+
+@contextlib.contextmanager
+def registered(spec: KindSpec) -> Iterator[KindSpec]:
+    """``spec`` registered for the duration of a ``with`` block (a test's throwaway kind)."""
+    register(spec)
+    try:
+        yield spec
+    finally:
+        unregister(spec.kind)
 
 
 def specs() -> list[KindSpec]:
