@@ -4,7 +4,7 @@ confidence in it (``sql/metrics/select_lift_table.sql``)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlglot import exp
@@ -17,7 +17,7 @@ from warehouse_ml.evaluation.metrics.registry import (
     Method,
     Option,
     Report,
-    option_number,
+    option_fractions,
     register,
 )
 from warehouse_ml.evaluation.metrics.spec import Spec, positive_index
@@ -30,21 +30,10 @@ def _fractions(quantiles: int | Sequence[float]) -> list[float]:
         if quantiles < 1:
             raise ParameterError(f"quantiles must be >= 1, got {quantiles!r}")
         return [(j + 1) / quantiles for j in range(quantiles)]
-    if isinstance(quantiles, (str, bytes)) or not isinstance(quantiles, Iterable):
-        raise ParameterError(
-            "quantiles must be a count or increasing cumulative fractions within (0, 1], "
-            f"got {quantiles!r}"
-        )
-    fractions = [option_number("a quantile", f, "within (0, 1]") for f in quantiles]
-    if (
-        not fractions
-        or any(not 0.0 < f <= 1.0 for f in fractions)
-        or any(b <= a for a, b in itertools.pairwise(fractions))
-    ):
-        raise ParameterError(
-            "quantiles must be a count or increasing cumulative fractions within (0, 1], "
-            f"got {list(quantiles)!r}"
-        )
+    expected = "a count or increasing cumulative fractions within (0, 1]"
+    fractions = option_fractions("quantiles", quantiles, "a quantile", expected)
+    if any(b <= a for a, b in itertools.pairwise(fractions)):
+        raise ParameterError(f"quantiles must be {expected}, got {list(quantiles)!r}")
     if fractions[-1] != 1.0:
         fractions.append(1.0)
     return fractions

@@ -10,7 +10,7 @@ same class scores (:func:`class_scores`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -30,7 +30,7 @@ from warehouse_ml.evaluation.metrics.registry import (
     binary,
     labelled,
     multiclass,
-    option_number,
+    option_fractions,
     register,
     table,
 )
@@ -167,14 +167,9 @@ def _ovr_auc_query(spec: Spec, src: Source) -> exp.Query:
 
 
 def _levels(recall_levels: Sequence[float]) -> list[float]:
-    if isinstance(recall_levels, (str, bytes)) or not isinstance(recall_levels, Iterable):
-        raise ParameterError(
-            f"recall_levels must be a list of numbers within (0, 1], got {recall_levels!r}"
-        )
-    levels = [option_number("a recall level", x, "within (0, 1]") for x in recall_levels]
-    if not levels or any(not 0.0 < x <= 1.0 for x in levels):
-        raise ParameterError(f"recall levels must be within (0, 1], got {list(recall_levels)!r}")
-    return levels
+    return option_fractions(
+        "recall_levels", recall_levels, "a recall level", "a list of numbers within (0, 1]"
+    )
 
 
 def _interpolated_query(

@@ -12,7 +12,7 @@ text (views.py) read the entry by name.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +64,18 @@ def option_number(name: str, value: Any, expected: str) -> float:
         except (TypeError, ValueError):
             pass
     raise ParameterError(f"{name} must be a number {expected}, got {value!r}")
+
+
+def option_fractions(name: str, values: Any, item: str, expected: str) -> list[float]:
+    """A measure option listing fractions within (0, 1] (lift quantiles, recall levels) as
+    floats: each ``item`` read by :func:`option_number`; a ParameterError saying ``name``
+    must be ``expected`` when it is no list (a string is none) or a fraction is out of range."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise ParameterError(f"{name} must be {expected}, got {values!r}")
+    fractions = [option_number(item, v, "within (0, 1]") for v in values]
+    if not fractions or any(not 0.0 < f <= 1.0 for f in fractions):
+        raise ParameterError(f"{name} must be {expected}, got {list(values)!r}")
+    return fractions
 
 
 @dataclass(frozen=True)
