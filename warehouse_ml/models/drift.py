@@ -46,7 +46,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
@@ -57,7 +56,7 @@ from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats import binning, counting, information
 from warehouse_ml.stats.counting import PARTITION
-from warehouse_ml.stats.features import NUMERIC, Feature, integer_valued
+from warehouse_ml.stats.features import CATEGORICAL, NUMERIC, Feature, counted_alike, integer_valued
 from warehouse_ml.store import catalog
 from warehouse_ml.store.catalog import ModelRecord
 
@@ -66,8 +65,6 @@ DEFAULT_BINS = 10
 without a histogram)."""
 FRACTIONAL_TYPES = ("double", "float", "halffloat", "decimal")
 """Arrow type names of numbers that need not be integers."""
-TEXT_TYPES = ("string", "large_string", "string_view")
-"""Arrow type names of text."""
 PSI_THRESHOLDS = (0.1, 0.25)
 """PSI below the first is ``stable``, below the second ``moderate``, else ``major``."""
 LARGEST_SERIES_DF = 1999
@@ -217,8 +214,9 @@ def _class_value(
     warehouse: Warehouse, record: ModelRecord, source: Source, name: str
 ) -> exp.Expression:
     """The source's class column ``name`` (of row ``r``) as the text of the model's class labels
-    (the ``classes`` table's class_label). A column of the model's target type, or of its
-    family (integers of any width, text), is cast to text as the fit cast its classes. A
+    (the ``classes`` table's class_label). A column whose values a fit would count as it
+    counted its classes (``features.counted_alike``: its type, another string type, an
+    integer type within BIGINT) is cast to text as the fit cast its classes. A
     numeric column of another numeric type (e.g. DOUBLE 0.0/1.0 for an integer target, as
     pandas reads an integer column with a NULL) is compared by value with each class: a
     value equal to a class is counted as that class's label, any other as its own text (an
@@ -227,13 +225,7 @@ def _class_value(
     value = column(name, "r")
     found = source.field(name).type
     fitted = record.target_type
-    same_family = (
-        str(found) == fitted
-        or pa.types.is_null(found)
-        or (integer_valued(str(found)) and integer_valued(fitted))
-        or (str(found) in TEXT_TYPES and fitted in TEXT_TYPES)
-    )
-    if same_family:
+    if counted_alike(fitted, CATEGORICAL, found):
         return expressions.as_text(value)
     if not (_numeric_type(str(found)) and _numeric_type(fitted)):
         raise ColumnError(
