@@ -32,7 +32,7 @@ from sqlglot import exp
 
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.engines.sources import Source
+from warehouse_ml.engines.sources import Source, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import metrics
 from warehouse_ml.evaluation.report import Pictures
@@ -166,9 +166,13 @@ class Evaluation(Pictures):
         if key not in self.measured:
             entry = metrics.registry.entry(name)
             chosen = self._columns(entry)
-            self.measured[key] = metrics.registry.compute(
-                entry, self.warehouse, self.predictions, chosen, options
-            )
+            with (
+                session(self.warehouse) as warehouse,
+                open_source(warehouse, self.predictions) as src,
+            ):
+                self.measured[key] = metrics.registry.compute_over(
+                    entry, warehouse, src, chosen, options
+                )
         return self.measured[key]
 
     def fold_measure(self, name: str, fold: int, **options: Any) -> Any:

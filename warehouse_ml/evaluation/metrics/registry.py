@@ -334,9 +334,14 @@ def compute(
     columns: Mapping[str, Any],
     options: Mapping[str, Any],
 ) -> Any:
-    """Run ``measure`` over ``predictions`` (``columns``: target, probabilities, prediction)."""
+    """Run ``measure`` over predictions a caller gives (``columns``: target, probabilities,
+    prediction, weight), their weight column first checked to be one a sum holds exactly
+    (``weights.check_weight_column``)."""
     with session(con) as warehouse, open_source(warehouse, predictions) as src:
-        return compute_over(measure, warehouse, src, columns, options)
+        spec = _resolved(src, columns)
+        if spec.weight is not None:
+            weights.check_weight_column(warehouse, src, spec.target, spec.weight)
+        return run(measure, warehouse, spec, src, options)
 
 
 def compute_over(
@@ -346,17 +351,19 @@ def compute_over(
     columns: Mapping[str, Any],
     options: Mapping[str, Any],
 ) -> Any:
-    """Run ``measure`` over an opened source (e.g. a query over a predictions table)."""
-    spec = resolve(
+    """Run ``measure`` over an evaluation's own predictions (or a query over them), whose
+    weights, if any, are the sample weights its fit checked."""
+    return run(measure, warehouse, _resolved(src, columns), src, options)
+
+
+def _resolved(src: Source, columns: Mapping[str, Any]) -> Spec:
+    return resolve(
         src,
         columns["target"],
         columns.get("probabilities"),
         columns.get("prediction"),
         columns.get("weight"),
     )
-    if spec.weight is not None:
-        weights.check_weight_column(warehouse, src, spec.target, spec.weight)
-    return run(measure, warehouse, spec, src, options)
 
 
 def run(
