@@ -16,6 +16,7 @@ import warehouse_ml as wml
 from warehouse_ml.errors import (
     BatchAppliedError,
     ColumnError,
+    ConcurrentFitError,
     DataError,
     ParameterError,
     StaleModelError,
@@ -327,3 +328,36 @@ def test_non_finite_batch_values_are_refused_as_a_fit_refuses_them(con, kind, ba
     unlabelled = with_type(rows, "label", pa.nulls(20, pa.int64()))
     model.update(con, unlabelled, batch_id="b")  # values of unlabelled rows are not counted
     assert model.n_null_target_ == 20
+
+
+@pytest.mark.parametrize(("kind", "stride"), [(wml.NaiveBayes, 2), (wml.TAN, 5)])
+def test_an_update_overtaken_by_another_at_any_statement_is_a_concurrent_fit_error(
+    con, kind, stride
+):
+    """Another connection applies an update of the same model just before statement k of
+    this update, for every other k (TAN: every fifth, its statements being NB's and more).
+    Before this update has read the catalog, the object is stale (StaleModelError); after, this update fails with ConcurrentFitError, whether it then
+    reads the dropped tables of the version it started from or reaches the catalog swap. Inside
+    this update's publishing transaction the other one is the one refused (and its error
+    cancels this update). The model holds the other batch exactly when the other published."""
+    kind().fit(con, batch(200, 1), "label", name="m")
+    phases: list[str] = []
+    wml.load(con, "m").update(
+        con, batch(50, 2), batch_id="probe", progress=lambda p: phases.append(p.phase)
+    )
+    first_catalog_read = phases.index("select_rows_where") + 1
+    for k in range(1, len(phases) + 1, stride):
+        kind().fit(con, batch(200, 1), "label", name="m")
+        racing = wml.load(con, "m")
+        other = con.cursor()
+        published: list[str] = []
+
+        def overtake(progress: Progress, k=k, other=other, published=published) -> None:
+            if progress.statement == k:
+                wml.load(other, "m").update(other, batch(40, 3), batch_id="other")
+                published.append("other")
+
+        refused = StaleModelError if k <= first_catalog_read else ConcurrentFitError
+        with pytest.raises(refused):
+            racing.update(con, batch(50, 2), batch_id="mine", progress=overtake)
+        assert [b["batch_id"] for b in wml.load(con, "m").batches_] == published, k

@@ -40,8 +40,9 @@ variances to the last bits of the pooling), so the parameters and probabilities 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlglot import exp
@@ -52,9 +53,12 @@ from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import (
     BatchAppliedError,
     ColumnError,
+    ConcurrentFitError,
     DataError,
     IncompatibleModelError,
     ParameterError,
+    SourceError,
+    StaleModelError,
 )
 from warehouse_ml.models import capabilities, names
 from warehouse_ml.models.capabilities import CountUpdates
@@ -194,6 +198,28 @@ def _stores_update_counts(warehouse: Warehouse, record: ModelRecord) -> bool:
     return "population_variance" in warehouse.schema_of(record.table("gaussian")).names
 
 
+@contextlib.contextmanager
+def _refused_if_replaced(warehouse: Warehouse, record: ModelRecord) -> Iterator[None]:
+    """An update reads ``record``'s tables while another connection may publish a version of
+    the model and drop them: a SourceError (or the StaleModelError a model's checks make of
+    one) that finds the catalog holding another version is that race, a ConcurrentFitError
+    (as :func:`catalog.publish` raises when the row changed before the swap); any other error
+    passes unchanged. A version replaced before the update began is checked first, a
+    StaleModelError."""
+    try:
+        yield
+    except (SourceError, StaleModelError) as error:
+        now = catalog.current_version(warehouse, record.name)
+        if now == record.model_id:
+            raise
+        raise ConcurrentFitError(
+            f"model {record.name!r} was changed by another connection while this update was "
+            f"reading its counts (it started from version {record.model_id!r}, the catalog "
+            f"now holds {now!r}); nothing was published: load the model and apply the batch "
+            "again"
+        ) from error
+
+
 class Updater:
     """Incremental updates of a fitted classifier of a kind that declares
     :class:`~warehouse_ml.models.capabilities.CountUpdates` (module docstring; another kind's
@@ -239,7 +265,11 @@ class Updater:
                 f"the new version of model {self.record.name!r} (its parameter tables and "
                 "catalog row, in schema wml)"
             )
-            with self._current(warehouse) as record:
+            self._refuse_stale(warehouse, self.record)
+            with (
+                _refused_if_replaced(warehouse, self.record),
+                self._current(warehouse) as record,
+            ):
                 self._check_updatable(warehouse, record, batch_id)
                 check_batch_types(record, src)
                 numeric = [n for n in record.features if record.feature_types[n]["kind"] == NUMERIC]
@@ -248,63 +278,71 @@ class Updater:
                     warehouse, src, record.target, [n for n in numeric if n not in binned],
                     [n for n in numeric if n in binned],
                 )  # fmt: skip
-            weighting = _batch_weighting(record, src)
-            counted = src
-            if weighting is not None:
-                weighting.check(warehouse, src, record.target)
-                counted = weighting.source(src, record.target)
-            weight = None if weighting is None else weighting.column
-            batch_classes, n_null = labelled_classes(warehouse, counted, record.target, weight)
-            stored = _stored_classes(warehouse, record)
-            classes = merged_classes(stored, batch_classes, weight is not None)
-            check_class_number(classes, src.description, record.target)
-            if weighting is not None:
-                check_class_totals(classes, src.description, record.target, weighting)
-            self._check_views_keep(warehouse, record, [c.value for c in classes])
-            features = [
-                Feature(n, record.feature_types[n]["kind"], record.feature_types[n]["sql_type"])
-                for n in record.features
-            ]
-            with Staging(
-                warehouse, owner_kind="model", owner=record.name, created_by="update",
-                version=catalog.new_model_id(), lifetime=ownership.MODEL,
-            ) as tables:  # fmt: skip
-                check = validation.CardinalityCheck(
-                    src.description, features, total_rows(classes), allow_high_cardinality=True
-                )
-                training = Training(
-                    counted, record.target, features, [classes], stored=StoredCounts(record),
-                    weight=weight,
-                )  # fmt: skip
-                learned = self.learn_tables(warehouse, training, tables, check)
-                validation.check_learned(warehouse, src.description, tables, classes)
-                applied = {
-                    "batch_id": batch_id,
-                    "source": src.description,
-                    "n_rows": total_rows(batch_classes),
-                    "n_null_target": n_null,
-                    "above_bins": above_bins(warehouse, src, learned.get("bins", {})),
-                    "applied_at": ownership.now().isoformat(),
-                }
-                kept = {
-                    k: v
-                    for k, v in record.details.items()
-                    if k not in COMPUTED_DETAILS and k not in learned
-                }
-                new = self.record_of(
-                    warehouse, tables, training,
-                    {**kept, **learned, "batches": [*self.batches_, applied]},
-                    name=record.name, n_null_target=record.n_null_target + n_null,
-                    previous=record,
-                )  # fmt: skip
-                new = dataclasses.replace(new, source=record.source, target_type=record.target_type)
-                catalog.publish(
-                    warehouse, new, lambda r, views: self._rebuild_views(warehouse, r, views),
-                    replacing=record.model_id,
-                )  # fmt: skip
+                new = self._apply(warehouse, src, record, batch_id)
         integrity.mark_verified(new.model_id)
         self.record_ = new
         return self
+
+    def _apply(
+        self, warehouse: Warehouse, src: Source, record: ModelRecord, batch_id: str
+    ) -> ModelRecord:
+        """Count ``src`` (checked by :meth:`update`) onto ``record``'s stored counts and
+        publish the new version; returns its record."""
+        weighting = _batch_weighting(record, src)
+        counted = src
+        if weighting is not None:
+            weighting.check(warehouse, src, record.target)
+            counted = weighting.source(src, record.target)
+        weight = None if weighting is None else weighting.column
+        batch_classes, n_null = labelled_classes(warehouse, counted, record.target, weight)
+        stored = _stored_classes(warehouse, record)
+        classes = merged_classes(stored, batch_classes, weight is not None)
+        check_class_number(classes, src.description, record.target)
+        if weighting is not None:
+            check_class_totals(classes, src.description, record.target, weighting)
+        self._check_views_keep(warehouse, record, [c.value for c in classes])
+        features = [
+            Feature(n, record.feature_types[n]["kind"], record.feature_types[n]["sql_type"])
+            for n in record.features
+        ]
+        with Staging(
+            warehouse, owner_kind="model", owner=record.name, created_by="update",
+            version=catalog.new_model_id(), lifetime=ownership.MODEL,
+        ) as tables:  # fmt: skip
+            check = validation.CardinalityCheck(
+                src.description, features, total_rows(classes), allow_high_cardinality=True
+            )
+            training = Training(
+                counted, record.target, features, [classes], stored=StoredCounts(record),
+                weight=weight,
+            )  # fmt: skip
+            learned = self.learn_tables(warehouse, training, tables, check)
+            validation.check_learned(warehouse, src.description, tables, classes)
+            applied = {
+                "batch_id": batch_id,
+                "source": src.description,
+                "n_rows": total_rows(batch_classes),
+                "n_null_target": n_null,
+                "above_bins": above_bins(warehouse, src, learned.get("bins", {})),
+                "applied_at": ownership.now().isoformat(),
+            }
+            kept = {
+                k: v
+                for k, v in record.details.items()
+                if k not in COMPUTED_DETAILS and k not in learned
+            }
+            new = self.record_of(
+                warehouse, tables, training,
+                {**kept, **learned, "batches": [*self.batches_, applied]},
+                name=record.name, n_null_target=record.n_null_target + n_null,
+                previous=record,
+            )  # fmt: skip
+            new = dataclasses.replace(new, source=record.source, target_type=record.target_type)
+            catalog.publish(
+                warehouse, new, lambda r, views: self._rebuild_views(warehouse, r, views),
+                replacing=record.model_id,
+            )  # fmt: skip
+        return new
 
     @staticmethod
     def _check_updatable(warehouse: Warehouse, record: ModelRecord, batch_id: str) -> None:
