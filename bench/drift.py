@@ -6,7 +6,7 @@ Run: ``python bench/drift.py [--attributes 100] [--classes 20] [--rows 200]``.
 Data: ``--attributes`` numeric columns (normal, shifted by class) and ``--classes`` classes,
 ``--rows`` rows in an in-memory DuckDB table. A Naive Bayes model is fitted on it (not timed),
 then the best of ``--repeat`` runs of ``predict`` and of ``drift`` over the same table
-(predict's scoring SQL is compiled once per process, models/compiled.py; drift builds its
+(predict's scoring SQL is compiled once per process, models/scoring/compiled.py; drift builds its
 statement, which holds that scoring query, on every call). Printed: seconds of each, drift /
 predict, and the drift statement's length per attribute x class (it grows linearly with
 attributes x classes).

@@ -100,8 +100,8 @@ def section_wide(args: argparse.Namespace) -> None:
     import warehouse_ml as wml
     from warehouse_ml.engines import connect
     from warehouse_ml.engines.sources import open_source
-    from warehouse_ml.models.evidence import Contrast
-    from warehouse_ml.models.reasons import Layout
+    from warehouse_ml.models.inspection.evidence import Contrast
+    from warehouse_ml.models.inspection.reasons import Layout
 
     a, k, n = args.wide_attributes, args.wide_classes, args.wide_rows
     con = duckdb.connect()

@@ -18,7 +18,7 @@ For each categorical data set (every attribute text), in one process and one run
   run as a SQL client runs a statement (DB-API ``execute``, then fetch), against the target of
   20 ms;
 * the first ``predict_proba`` of each model after its fit, which builds the scoring query that
-  later calls of the process reuse (models/compiled.py): its time alone.
+  later calls of the process reuse (models/scoring/compiled.py): its time alone.
 
 Printed: a row per data set and call (milliseconds, the ratio to scikit-learn or to the target),
 the median ratio per call over the data sets, and the process's peak memory.

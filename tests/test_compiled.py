@@ -1,5 +1,5 @@
 """A fitted model's scoring query is compiled once per process, model version, source schema
-and call options (models/compiled.py), and the compiled text reads each call's own source:
+and call options (models/scoring/compiled.py), and the compiled text reads each call's own source:
 the same text as a query built for that source, the same rows as a fresh build."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from test_conformance import KIND_CLASSES
 import warehouse_ml as wml
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.sources import open_source
-from warehouse_ml.models import compiled, prediction, scoring
+from warehouse_ml.models.scoring import compiled, prediction
+from warehouse_ml.models.scoring import query as scoring
 
 N = 300
 
@@ -29,7 +30,7 @@ def table(seed: int, rows: int = N) -> pa.Table:
 
 @pytest.fixture
 def builds(monkeypatch) -> list[int]:
-    """Counts the scoring queries built (models/scoring.py score_query calls)."""
+    """Counts the scoring queries built (models/scoring/query.py score_query calls)."""
     calls: list[int] = []
     original = scoring.score_query
 

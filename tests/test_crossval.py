@@ -189,7 +189,7 @@ def test_select_model_picks_the_best_cross_validated_setting_and_refits(con):
 def test_classes_differing_only_by_case_get_distinct_probability_columns(con):
     """DuckDB compares column names without case: classes 'NULL' and 'null' must not both be
     named p_null, or the engine renames one behind the measures' back."""
-    from warehouse_ml.models.names import probability_columns
+    from warehouse_ml.models.scoring.names import probability_columns
 
     assert probability_columns(["NULL", "null", "Null"]) == ["p_NULL", "p_null_1", "p_Null_2"]
     assert probability_columns(["a", "A_1", "A"]) == ["p_a", "p_A_1", "p_A_2"]

@@ -19,7 +19,7 @@ import warehouse_ml as wml
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.sources import open_source
 from warehouse_ml.errors import ColumnError, NameConflictError
-from warehouse_ml.models.drift import ATTRIBUTE, chi_square_p_values
+from warehouse_ml.models.living.drift import ATTRIBUTE, chi_square_p_values
 from warehouse_ml.sqlgen import templates
 
 COLUMNS = [

@@ -1,4 +1,4 @@
-"""Exact explanations (models/evidence.py, models/explaining.py): each attribute's evidence equals
+"""Exact explanations (models/inspection/evidence.py, models/inspection/explaining.py): each attribute's evidence equals
 a numpy reference computed from the model's own parameter tables, and the prior plus the
 evidence of a row is its log-odds, for every row, contrast and layout."""
 
@@ -57,8 +57,8 @@ def _parameters(model, con):
 
 
 def reference_terms(model, con, rows):
-    """term[row][attribute index][class] as the module docstrings of models/naive_bayes.py
-    and models/tan.py define them (NULL value: 0; unseen value: the unseen term; TAN: the
+    """term[row][attribute index][class] as the module docstrings of models/learners/naive_bayes.py
+    and models/learners/tan.py define them (NULL value: 0; unseen value: the unseen term; TAN: the
     observed pair, else the parent row for a seen value, else the class-only term)."""
     seen, unseen, prior, gaussian, cpt, cpt_parent = _parameters(model, con)
     parents = getattr(model, "parents_", {})

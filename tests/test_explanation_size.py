@@ -1,4 +1,4 @@
-"""The explanation query's size (models/evidence.py, models/reasons.py) grows linearly with
+"""The explanation query's size (models/inspection/evidence.py, models/inspection/reasons.py) grows linearly with
 attributes x classes: doubling the attributes, or the classes, at most doubles the statement,
 for every layout and contrast. A statement that compared every attribute with every other (or
 every class with every other) would grow fourfold. So does the statement an engine plans once

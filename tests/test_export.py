@@ -1,4 +1,4 @@
-"""Exported scoring SQL is self-contained (warehouse_ml/models/export.py): run on a database that
+"""Exported scoring SQL is self-contained (warehouse_ml/models/scoring/export.py): run on a database that
 holds only the source table, it gives the model's own predictions. The same on PostgreSQL and
 Spark is in tests/test_engines.py; other dialects, transpiled back, in tests/test_dialects.py."""
 
@@ -16,7 +16,7 @@ from sqlglot import exp
 from test_conformance import KIND_CLASSES
 
 import warehouse_ml as wml
-from warehouse_ml.models import literal_terms
+from warehouse_ml.models.scoring import literal_terms
 
 N = 240
 

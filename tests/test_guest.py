@@ -33,7 +33,7 @@ from warehouse_ml.errors import (
     StaleModelError,
     ViewRebuildError,
 )
-from warehouse_ml.models.names import probability_columns
+from warehouse_ml.models.scoring.names import probability_columns
 from warehouse_ml.store import integrity
 
 

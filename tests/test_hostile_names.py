@@ -19,7 +19,7 @@ from test_nothing_lost import objects, user_checksums
 import warehouse_ml as wml
 from warehouse_ml.cli import main
 from warehouse_ml.errors import ColumnError, WarehouseMLError
-from warehouse_ml.models.names import probability_columns
+from warehouse_ml.models.scoring.names import probability_columns
 
 FRAGMENTS = [
     '"', "'", '""', "''", ";", "--", "/*", "*/", "\\", "\n", "\r\n", "\t", " ", "x\"; DROP TABLE t; --",

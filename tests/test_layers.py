@@ -129,6 +129,53 @@ def test_no_module_uses_another_modules_private_names(module):
     assert IMPORTS[module].private_names == []
 
 
+MODEL_ROLES = [
+    ("capabilities", "kinds", "training"),
+    ("scoring",),
+    ("inspection",),
+    ("living",),
+    ("base",),
+    ("learners",),
+]
+"""The roles inside ``models`` (docs/ARCHITECTURE.md), lowest first: the protocol's leaves
+(capabilities, the registry of kinds, what a learner learns from); scoring (queries,
+parameter reading, predictions, views, export); inspection (explanations, rankings); living
+models (updates, drift); the root classifier that gathers them; the learners. A module imports
+at load time from its own role and the roles below it."""
+
+
+def _model_role(module: str) -> int:
+    first = module.split(".")[2]
+    for index, names in enumerate(MODEL_ROLES):
+        if first in names:
+            return index
+    raise AssertionError(f"{module}: not in any role of MODEL_ROLES (tests/test_layers.py)")
+
+
+MODEL_MODULES = sorted(m for m in MODULES if m.startswith("warehouse_ml.models."))
+
+
+@pytest.mark.parametrize("module", MODEL_MODULES)
+def test_model_modules_import_down_the_roles(module):
+    own = _model_role(module)
+    upward = sorted(
+        target
+        for target in IMPORTS[module].top_level
+        if target.startswith("warehouse_ml.models.") and _model_role(target) > own
+    )
+    assert not upward, f"{module} (role {MODEL_ROLES[own]}) imports from a higher role: {upward}"
+
+
+MAX_LINES = 500
+"""A module longer than this is split by purpose."""
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_is_over_the_line_limit(module):
+    lines = MODULES[module].read_text().count("\n")
+    assert lines <= MAX_LINES, f"{module}: {lines} lines, over {MAX_LINES}: split it by purpose"
+
+
 def test_no_import_cycles():
     """Among top-level imports (those that run when a module loads)."""
     graph = {m: found.top_level for m, found in IMPORTS.items()}
@@ -158,17 +205,17 @@ def test_the_guard_sees_violations(tmp_path, monkeypatch):
         "warehouse_ml.sqlgen.fake": tmp_path / "fake.py",
     }
     fake["warehouse_ml.sqlgen.fake"].write_text(
-        "from warehouse_ml.models import scoring\n"
+        "from warehouse_ml.models.scoring import query\n"
         "from warehouse_ml.engines.base import _something\n"
-        "def f():\n    return scoring._private\n"
+        "def f():\n    return query._private\n"
     )
     monkeypatch.setitem(MODULES, "warehouse_ml.sqlgen.fake", fake["warehouse_ml.sqlgen.fake"])
     found = _imports("warehouse_ml.sqlgen.fake")
-    assert "warehouse_ml.models.scoring" in found.top_level
-    assert _layer("warehouse_ml.models.scoring") > _layer("warehouse_ml.sqlgen.fake")
+    assert "warehouse_ml.models.scoring.query" in found.top_level
+    assert _layer("warehouse_ml.models.scoring.query") > _layer("warehouse_ml.sqlgen.fake")
     assert [p.split(": ")[1] for p in found.private_names] == [
         "warehouse_ml.engines.base._something",
-        "warehouse_ml.models.scoring._private",
+        "warehouse_ml.models.scoring.query._private",
     ]
 
 
@@ -178,8 +225,8 @@ LEARNER_KINDS = {"naive_bayes", "tan", "nb"}
 names: it asks for a capability (models/capabilities.py) or the registry (models/kinds.py)."""
 MAY_NAME_LEARNERS = {
     "warehouse_ml",  # re-exports
-    "warehouse_ml.models.naive_bayes",
-    "warehouse_ml.models.tan",
+    "warehouse_ml.models.learners.naive_bayes",
+    "warehouse_ml.models.learners.tan",
     "warehouse_ml.models.kinds",  # the registry: dotted class paths as strings
 }
 
@@ -220,7 +267,7 @@ def test_only_the_learners_own_modules_name_a_learner(module):
 
 def test_the_learner_guard_sees_violations():
     source = (
-        "from warehouse_ml.models.naive_bayes import NaiveBayes, write_parameters\n"
+        "from warehouse_ml.models.learners.naive_bayes import NaiveBayes, write_parameters\n"
         "import warehouse_ml as wml\n"
         "def f(model):\n"
         "    if isinstance(model, wml.TAN) or model.kind == 'naive_bayes':\n"

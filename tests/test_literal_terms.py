@@ -11,7 +11,7 @@ import pytest
 
 import warehouse_ml as wml
 from warehouse_ml.engines import connect
-from warehouse_ml.models import literal_terms
+from warehouse_ml.models.scoring import literal_terms
 
 N = 400
 

@@ -281,7 +281,7 @@ def test_lookup_holds_one_row_per_code(con):
 def test_lookup_blocks_hold_consecutive_attributes_within_the_code_limit(con, monkeypatch):
     """Looked-up attributes are blocked in feature order (text attributes and integer codes
     with gaps are joined on their text); a block never exceeds MAX_BLOCK_CODES codes."""
-    from warehouse_ml.models import lookup
+    from warehouse_ml.models.scoring import lookup
 
     monkeypatch.setattr(lookup, "MAX_BLOCK_CODES", 30)
     table = pa.table(
@@ -334,7 +334,7 @@ def test_fitted_model_scored_from_literals(monkeypatch, limits, joins):
     """A fitted model's parameters are written into its query where they are few (a CASE per
     attribute and class), every attribute's above MAX_JOINED_ATTRIBUTES; each form equals
     the numpy reference, views included."""
-    from warehouse_ml.models import literal_terms
+    from warehouse_ml.models.scoring import literal_terms
 
     for name, value in limits.items():
         monkeypatch.setattr(literal_terms, name, value)

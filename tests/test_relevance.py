@@ -1,4 +1,4 @@
-"""Which attributes matter (models/relevance.py, stats/information.py): MI and CMI against
+"""Which attributes matter (models/inspection/relevance.py, stats/information.py): MI and CMI against
 scikit-learn, numpy and scipy references computed from the rows; a model's ranking from its
 stored parameters; ``features="top:k"`` chosen inside each training fold."""
 

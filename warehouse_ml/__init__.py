@@ -79,11 +79,11 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
     from warehouse_ml.evaluation.result import drop_evaluation, list_evaluations, load_evaluation
     from warehouse_ml.evaluation.selection import Candidate, Selection, select_model
     from warehouse_ml.evaluation.splits import Split, assign_folds, holdout_split, leave_one_out
-    from warehouse_ml.models.chow_liu import ChowLiuTree, chow_liu_tree
-    from warehouse_ml.models.evidence import EVERY_CLASS
-    from warehouse_ml.models.naive_bayes import NaiveBayes
-    from warehouse_ml.models.relevance import pair_information, rank_attributes
-    from warehouse_ml.models.tan import TAN
+    from warehouse_ml.models.inspection.evidence import EVERY_CLASS
+    from warehouse_ml.models.inspection.relevance import pair_information, rank_attributes
+    from warehouse_ml.models.learners.chow_liu import ChowLiuTree, chow_liu_tree
+    from warehouse_ml.models.learners.naive_bayes import NaiveBayes
+    from warehouse_ml.models.learners.tan import TAN
     from warehouse_ml.progress import Progress, ProgressCallback
 
 LAZY: dict[str, tuple[str, str | None]] = {
@@ -133,13 +133,13 @@ LAZY: dict[str, tuple[str, str | None]] = {
     "assign_folds": ("warehouse_ml.evaluation.splits", "assign_folds"),
     "holdout_split": ("warehouse_ml.evaluation.splits", "holdout_split"),
     "leave_one_out": ("warehouse_ml.evaluation.splits", "leave_one_out"),
-    "ChowLiuTree": ("warehouse_ml.models.chow_liu", "ChowLiuTree"),
-    "chow_liu_tree": ("warehouse_ml.models.chow_liu", "chow_liu_tree"),
-    "EVERY_CLASS": ("warehouse_ml.models.evidence", "EVERY_CLASS"),
-    "NaiveBayes": ("warehouse_ml.models.naive_bayes", "NaiveBayes"),
-    "pair_information": ("warehouse_ml.models.relevance", "pair_information"),
-    "rank_attributes": ("warehouse_ml.models.relevance", "rank_attributes"),
-    "TAN": ("warehouse_ml.models.tan", "TAN"),
+    "ChowLiuTree": ("warehouse_ml.models.learners.chow_liu", "ChowLiuTree"),
+    "chow_liu_tree": ("warehouse_ml.models.learners.chow_liu", "chow_liu_tree"),
+    "EVERY_CLASS": ("warehouse_ml.models.inspection.evidence", "EVERY_CLASS"),
+    "NaiveBayes": ("warehouse_ml.models.learners.naive_bayes", "NaiveBayes"),
+    "pair_information": ("warehouse_ml.models.inspection.relevance", "pair_information"),
+    "rank_attributes": ("warehouse_ml.models.inspection.relevance", "rank_attributes"),
+    "TAN": ("warehouse_ml.models.learners.tan", "TAN"),
     "Progress": ("warehouse_ml.progress", "Progress"),
     "ProgressCallback": ("warehouse_ml.progress", "ProgressCallback"),
     "synthetic": ("warehouse_ml.synthetic", None),

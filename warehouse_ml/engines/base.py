@@ -110,8 +110,8 @@ class Warehouse(abc.ABC):
     * ``MATERIALIZED_STEPS``: whether a query whose steps (CTEs) read each other's computed
       columns several times marks some steps ``AS MATERIALIZED``: PostgreSQL inlines every
       step into its readers, copying each expression wherever it is read, so an explanation
-      (models/evidence.py) would grow to gigabytes in its planner; DuckDB and Spark keep a
-      computed column computed once.
+      (models/inspection/evidence.py) would grow to gigabytes in its planner; DuckDB and Spark keep
+      a computed column computed once.
     """
 
     dialect: str = "duckdb"
@@ -349,7 +349,7 @@ class Warehouse(abc.ABC):
         return self._fetch(tree, None)
 
     def fetch_text(self, sql: str) -> pa.Table:
-        """Run a query this library generated for this engine earlier (models/compiled.py)
+        """Run a query this library generated for this engine earlier (models/scoring/compiled.py)
         and return its rows as an Arrow table."""
         if self._reporter is not None:
             self._reporter.statement("select")

@@ -39,10 +39,11 @@ from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.evaluation import splits
 from warehouse_ml.evaluation.loo import leave_one_out_open
 from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation, settings
-from warehouse_ml.models import names, relevance
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import ExactLeaveOneOut, folds_at_once
-from warehouse_ml.models.names import FOLD, PREDICTION, WEIGHT, probability_columns
+from warehouse_ml.models.inspection import relevance
+from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.names import FOLD, PREDICTION, WEIGHT, probability_columns
 from warehouse_ml.models.training import (
     ClassCount,
     Training,
@@ -452,7 +453,8 @@ def _learn_fold_by_fold(
 
 def _chooser(warehouse: Warehouse, target: str, plan: Plan) -> Callable[[exp.Query], list[Feature]]:
     """What a fold keeps of the plan's features given its training rows: all of them, or with
-    ``top:k`` the k of highest MI with the class over those rows (models/relevance.py)."""
+    ``top:k`` the k of highest MI with the class over those rows
+    (models/inspection/relevance.py)."""
     if plan.top is None:
         return lambda rows: list(plan.features)
     top = plan.top

@@ -62,12 +62,13 @@ from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import splits
 from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation, settings
-from warehouse_ml.models import capabilities, names
+from warehouse_ml.models import capabilities
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import ExactLeaveOneOut
-from warehouse_ml.models.naive_bayes import write_parameters
-from warehouse_ml.models.names import FOLD, PREDICTION
-from warehouse_ml.models.scoring import (
+from warehouse_ml.models.learners.naive_bayes import write_parameters
+from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.names import FOLD, PREDICTION
+from warehouse_ml.models.scoring.query import (
     Join,
     Term,
     partition_condition,

@@ -1,8 +1,8 @@
 """Charts of an evaluation in a notebook, and its one-file HTML report.
 
 :class:`Pictures` is a base of :class:`warehouse_ml.evaluation.result.Evaluation` (as
-models/explaining.py's ``Explainer`` is of a classifier): ``plot_*`` draw one chart each on a
-matplotlib ``Axes`` (new when none is given) and return it, scikit-learn's Display style;
+models/inspection/explaining.py's ``Explainer`` is of a classifier): ``plot_*`` draw one chart each
+on a matplotlib ``Axes`` (new when none is given) and return it, scikit-learn's Display style;
 ``_repr_html_`` is the summary card a notebook shows; :meth:`Pictures.report` writes a single
 self-contained HTML file (charts as inline SVG, no script, no network) with every number, the
 SQL that reproduces it, and, given the fitted model, its card, attribute ranking and tree.
@@ -31,7 +31,7 @@ from warehouse_ml.evaluation import metrics
 from warehouse_ml.evaluation.metrics.spec import resolve
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import CountSummaries
-from warehouse_ml.models.names import PREDICTION
+from warehouse_ml.models.scoring.names import PREDICTION
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.store import ownership
 

@@ -37,7 +37,7 @@ from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import metrics
 from warehouse_ml.evaluation.report import Pictures
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.names import FOLD, PREDICTION
+from warehouse_ml.models.scoring.names import FOLD, PREDICTION
 from warehouse_ml.sqlgen.templates import TableName, column, literal
 from warehouse_ml.store import ownership
 

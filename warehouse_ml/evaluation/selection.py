@@ -21,8 +21,8 @@ from warehouse_ml.evaluation import crossval, metrics, report, splits
 from warehouse_ml.evaluation.loo import leave_one_out_open
 from warehouse_ml.evaluation.metrics.registry import Criterion
 from warehouse_ml.evaluation.result import Evaluation, settings
-from warehouse_ml.models import relevance
 from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.inspection import relevance
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName

@@ -50,7 +50,7 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ColumnError, DataError, ParameterError
-from warehouse_ml.models import names
+from warehouse_ml.models.scoring import names
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column
 from warehouse_ml.store import ownership

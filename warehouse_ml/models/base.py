@@ -1,5 +1,6 @@
 """What every classifier shares: settings, the learner protocol, fitting into the catalog,
-loading (scoring and export: models/prediction.py; registered views: models/views.py).
+loading (scoring and export: models/scoring/prediction.py; registered views:
+models/scoring/views.py).
 
 A subclass (Naive Bayes, TAN) implements two methods: :meth:`Classifier.learn_tables`, which
 writes its parameter tables from a :class:`warehouse_ml.models.training.Training` (one model,
@@ -28,16 +29,18 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import NotFittedError, SourceError, StaleModelError
-from warehouse_ml.models import capabilities, names, relevance
+from warehouse_ml.models import capabilities
 from warehouse_ml.models.capabilities import WeightedFit
-from warehouse_ml.models.evidence import Part
-from warehouse_ml.models.explaining import Explainer
-from warehouse_ml.models.monitoring import Monitor
-from warehouse_ml.models.prediction import Predictor
-from warehouse_ml.models.scoring import Term
+from warehouse_ml.models.inspection import relevance
+from warehouse_ml.models.inspection.evidence import Part
+from warehouse_ml.models.inspection.explaining import Explainer
+from warehouse_ml.models.living.monitoring import Monitor
+from warehouse_ml.models.living.updating import Updater
+from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.prediction import Predictor
+from warehouse_ml.models.scoring.query import Term
+from warehouse_ml.models.scoring.views import ViewKeeper
 from warehouse_ml.models.training import Training, class_counts, labelled_classes, total_rows
-from warehouse_ml.models.updating import Updater
-from warehouse_ml.models.views import ViewKeeper
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.stats import validation, weights
 from warehouse_ml.stats.features import Feature, column_names
@@ -128,8 +131,8 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
     @abc.abstractmethod
     def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
         """One term per attribute of the fitted model ``record``, in feature order, with what
-        an explanation shows of it (models/evidence.py): their sum with the prior is the joint
-        log score of :meth:`_terms`."""
+        an explanation shows of it (models/inspection/evidence.py): their sum with the prior is the
+        joint log score of :meth:`_terms`."""
 
     def record_of(
         self,
@@ -269,7 +272,8 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
     def _refuse_stale(warehouse: Warehouse, record: ModelRecord) -> None:
         """A StaleModelError when the catalog no longer holds ``record``'s version: checked
         on every call, as a process may score a version from its cached literals and query
-        text (models/literal_terms.py, models/compiled.py) without reading its tables."""
+        text (models/scoring/literal_terms.py, models/scoring/compiled.py) without reading its
+        tables."""
         now = catalog.current_version(warehouse, record.name)
         if now != record.model_id:
             how = (
@@ -309,7 +313,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
                 ``n_null_target_``).
             features: feature columns (a list, or one name); None means every column but the
                 target and ``keys``; ``"top:k"`` the k of those of highest MI with the class
-                (models/relevance.py).
+                (models/inspection/relevance.py).
             categorical, numeric: per-column overrides of the type rule (stats/features.py)
                 and of the integer rule (stats/integer_rule.py); default: the model's own
                 (given to its constructor).

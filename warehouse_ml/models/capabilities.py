@@ -27,7 +27,7 @@ class Capability(abc.ABC):  # noqa: B024 (a marker: its subclasses are the capab
 class AdditiveScores(Capability):
     """The joint log score of a class is the log prior plus one log-space term per attribute
     (``Classifier._terms`` / ``_parts``), so an explanation's per-attribute evidence sums
-    exactly to the log-odds of two classes (models/evidence.py). Checked by
+    exactly to the log-odds of two classes (models/inspection/evidence.py). Checked by
     ``test_additive_scores_explain_the_log_odds_exactly``."""
 
 
@@ -38,7 +38,7 @@ class WeightedFit(Capability):
 
 
 class CountUpdates(Capability):
-    """The parameters are functions of counts, so ``update`` (models/updating.py) adds a
+    """The parameters are functions of counts, so ``update`` (models/living/updating.py) adds a
     batch's counts to the stored ones: the new version equals a re-fit on the training rows and
     every batch, given the stored bin edges. Checked by
     ``test_an_update_equals_a_fit_on_base_and_batch``."""
@@ -59,9 +59,9 @@ class ExactLeaveOneOut(Capability):
 
 class CountSummaries(Capability):
     """The model stores each attribute's training histogram or counts per class, so drift
-    (``drift``, ``create_drift_view``: models/drift.py) and the model's own attribute ranking
-    (``attribute_ranking``: models/relevance.py) are computed from them without reading the
-    training data. Checked by ``test_the_training_table_has_no_drift``."""
+    (``drift``, ``create_drift_view``: models/living/drift.py) and the model's own attribute ranking
+    (``attribute_ranking``: models/inspection/relevance.py) are computed from them without reading
+    the training data. Checked by ``test_the_training_table_has_no_drift``."""
 
 
 class FoldsAtOnce(Capability):

@@ -166,7 +166,7 @@ register(
     KindSpec(
         kind="naive_bayes",
         aliases=("nb",),
-        cls="warehouse_ml.models.naive_bayes.NaiveBayes",
+        cls="warehouse_ml.models.learners.naive_bayes.NaiveBayes",
         summary="Naive Bayes: categorical counts, Gaussian numbers",
         parameters=(
             Parameter("alpha", FLOAT, 1.0, "additive smoothing of P(value | class), >= 0"),
@@ -184,7 +184,7 @@ register(
     KindSpec(
         kind="tan",
         aliases=(),
-        cls="warehouse_ml.models.tan.TAN",
+        cls="warehouse_ml.models.learners.tan.TAN",
         summary="Tree-Augmented Naive Bayes: a tree of attribute pairs, numbers in bins",
         parameters=(
             Parameter("alpha", FLOAT, 0.5, "additive smoothing of P(value | class, parent), >= 0"),

@@ -67,7 +67,7 @@ class StoredCounts:
     (the roles ``part_counts``, ``part_moments``, ``part_histogram`` and
     ``part_pair_counts``), as partition
     :data:`STORED_PARTITION`: what an update adds a batch's counts to
-    (models/updating.py). Read from the model's ``categorical``, ``gaussian``, ``histogram``
+    (models/living/updating.py). Read from the model's ``categorical``, ``gaussian``, ``histogram``
     and ``pair_counts`` tables (model 0), their classes named by label."""
 
     record: Any  # store.catalog.ModelRecord

@@ -10,7 +10,8 @@ categorical value.
 
 A numeric attribute's *training histogram* (:func:`histogram_counts`) is its rows per (bin,
 class) on such edges: what Naive Bayes stores next to its Gaussians, so that drift and its
-attribute ranking measure the data's own distribution (models/drift.py, models/relevance.py).
+attribute ranking measure the data's own distribution (models/living/drift.py,
+models/inspection/relevance.py).
 """
 
 from __future__ import annotations

@@ -8,11 +8,11 @@ the model's registered views and drops the old version's tables. Readers therefo
 model or the new one, never a mix, and a fit that fails leaves the old model untouched.
 
 Catalog format 4 (this version) stores each class's probability column with the model
-(``details["probability_columns"]``, [label, column] pairs in output order, models/names.py): a
-class's column keeps its name across updates and re-fits; models of formats 1 to 3 get the
-names the rule of their time gave (``names.probability_columns`` over their classes). Format 3
-gives every parameter table the model partition column ``wml_part`` (models/training.py).
-Format 2 keeps the model's views in the object registry
+(``details["probability_columns"]``, [label, column] pairs in output order,
+models/scoring/names.py): a class's column keeps its name across updates and re-fits; models of
+formats 1 to 3 get the names the rule of their time gave (``names.probability_columns`` over their
+classes). Format 3 gives every parameter table the model partition column ``wml_part``
+(models/training.py). Format 2 keeps the model's views in the object registry
 (format 1 had a table ``wml.views``, migrated on the first write) and records each parameter
 table's row count and checksum (``details["checksums"]``, see
 :mod:`warehouse_ml.store.integrity`). Models of formats 1 and 2 load and score (their tables
@@ -50,7 +50,7 @@ CATALOG_NAME = "models"
 LEGACY_VIEWS = "views"
 FORMAT_VERSION = 4
 """4: each class's probability column stored with the model (``details["probability_columns"]``;
-older formats' names are derived by the rule of their time, models/names.py). 3: every
+older formats' names are derived by the rule of their time, models/scoring/names.py). 3: every
 parameter table has column wml_part (the model's partition, 0 for a fitted model;
 models/training.py). 2: parameter tables registered in the object registry and checksummed,
 without wml_part (read as partition 0, :meth:`ModelRecord.parameters`). 1: neither."""

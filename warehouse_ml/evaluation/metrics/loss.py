@@ -1,6 +1,6 @@
 """Decisions under a loss matrix L(true, predicted): the minimum-expected-loss decision of each
 row, and the mean loss of the predictions, of those decisions and of the model's own
-expectation (``sql/metrics/select_loss_decisions.sql`` and the templates reading it)."""
+expectation (``sql/evaluation/metrics/select_loss_decisions.sql`` and the templates reading it)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from warehouse_ml.evaluation.metrics.spec import (
     prepared,
     probability,
 )
-from warehouse_ml.models import names
+from warehouse_ml.models.scoring import names
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 

@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError, DataError, ParameterError
-from warehouse_ml.models.names import PROBABILITY_PREFIX
+from warehouse_ml.models.scoring.names import PROBABILITY_PREFIX
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
 from warehouse_ml.stats.features import is_number_type

@@ -1,6 +1,6 @@
 """Choosing a decision threshold from the ROC points of one class
-(``sql/metrics/select_best_threshold.sql``): the cheapest under a cost ratio, or the largest
-that reaches a target recall. The threshold feeds ``predict(..., threshold=t, positive=c)``
+(``sql/evaluation/metrics/select_best_threshold.sql``): the cheapest under a cost ratio, or the
+largest that reaches a target recall. The threshold feeds ``predict(..., threshold=t, positive=c)``
 and prediction views."""
 
 from __future__ import annotations

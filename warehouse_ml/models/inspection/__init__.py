@@ -1,0 +1,1 @@
+"""Looking inside a fitted model: exact explanations, attribute rankings, tree diagrams."""

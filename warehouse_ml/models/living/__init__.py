@@ -1,0 +1,1 @@
+"""A fitted model over time: incremental updates and drift."""
