@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
+
 import numpy as np
+import pyarrow as pa
+from sklearn.metrics import mutual_info_score
 
 
 def naive_bayes_log_joint(
@@ -73,3 +78,104 @@ def softmax(joint: np.ndarray) -> np.ndarray:
     """Row-wise normalised probabilities from joint log scores."""
     shifted = np.exp(joint - joint.max(axis=1, keepdims=True))
     return shifted / shifted.sum(axis=1, keepdims=True)
+
+
+def bits(a, b) -> float:
+    """MI in bits of two lists over the positions where both are non-NULL."""
+    kept = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    return mutual_info_score([str(x) for x, _ in kept], [str(y) for _, y in kept]) / math.log(2)
+
+
+def ntile_edges(values, bins):
+    """The edges select_bin_tiles.sql and create_bins.sql learn: NTILE(bins) tiles of the
+    sorted non-NULL values (the first n % bins tiles one longer), the distinct largest values
+    of the tiles, ascending."""
+    present = sorted(v for v in values if v is not None)
+    size, extra = divmod(len(present), bins)
+    edges, start = [], 0
+    for tile in range(bins):
+        length = size + (tile < extra)
+        if length:
+            edges.append(present[start + length - 1])
+        start += length
+    return sorted(set(edges))
+
+
+def binned(values, edges):
+    """Each value's bin as binning.bin_expression defines it: bin i for edge[i-1] < x <=
+    edge[i], the last bin above the last edge, NULL for NULL."""
+    return [
+        None if v is None else min(int(np.searchsorted(edges, v, side="left")), len(edges) - 1)
+        for v in values
+    ]
+
+
+def ntile_bins(values, bins):
+    """Each value's equal-frequency bin (:func:`ntile_edges`, :func:`binned`)."""
+    return binned(values, ntile_edges(values, bins))
+
+
+def _parameters(model, con):
+    """log P(value | class) per (attribute, class), unseen per (attribute, class), the prior,
+    Gaussian moments and TAN's conditional tables, from the model's parameter tables."""
+    tables = model.parameters(con)
+    seen = defaultdict(dict)
+    for r in tables["categorical"].to_pylist():
+        seen[r["attribute"], r["class_index"]][r["value"]] = r["log_prob"]
+    unseen = {
+        (r["attribute"], r["class_index"]): r["log_prob"] for r in tables["unseen"].to_pylist()
+    }
+    prior = [r["log_prior"] for r in tables["classes"].to_pylist()]
+    gaussian = {
+        (r["attribute"], r["class_index"]): (r["mean"], r["variance"])
+        for r in tables.get("gaussian", pa.table({"attribute": []})).to_pylist()
+    }
+    cpt = {
+        (r["attribute"], r["value"], r["parent_value"], r["class_index"]): r["log_prob"]
+        for r in tables.get("cpt", pa.table({"attribute": []})).to_pylist()
+    }
+    cpt_parent = {
+        (r["attribute"], r["parent_value"], r["class_index"]): r["log_prob"]
+        for r in tables.get("cpt_parent", pa.table({"attribute": []})).to_pylist()
+    }
+    return seen, unseen, prior, gaussian, cpt, cpt_parent
+
+
+def reference_terms(model, con, rows):
+    """term[row][attribute index][class] as the module docstrings of models/learners/naive_bayes.py
+    and models/learners/tan.py define them (NULL value: 0; unseen value: the unseen term; TAN: the
+    observed pair, else the parent row for a seen value, else the class-only term)."""
+    seen, unseen, prior, gaussian, cpt, cpt_parent = _parameters(model, con)
+    parents = getattr(model, "parents_", {})
+    features = model.feature_names_in_
+    k = len(model.classes_)
+    out = []
+    for row in rows:
+        value = dict(zip(features, row, strict=True))
+        terms = []
+        for a in features:
+            x = value[a]
+            per_class = []
+            for c in range(k):
+                if x is None:
+                    per_class.append(0.0)
+                elif (a, c) in gaussian:
+                    mean, var = gaussian[a, c]
+                    per_class.append(
+                        -0.5 * math.log(2 * math.pi * var) - (x - mean) ** 2 / (2 * var)
+                    )
+                elif str(x) not in seen[a, c]:
+                    per_class.append(unseen[a, c])
+                else:
+                    parent = parents.get(a)
+                    pv = None if parent is None else value[parent]
+                    key = (a, str(x), None if pv is None else str(pv), c)
+                    if pv is not None and key in cpt:
+                        per_class.append(cpt[key])
+                    elif pv is not None and (a, str(pv), c) in cpt_parent:
+                        per_class.append(cpt_parent[a, str(pv), c])
+                    else:
+                        per_class.append(seen[a, c][str(x)])
+            terms.append(per_class)
+        out.append(terms)
+    return np.array(out), np.array(prior)

@@ -2,7 +2,7 @@
 commands that write to the database, and the parsing of the option values that are more than a
 string. The model kinds, their spellings and parameters are the registry's
 (``models/kinds.py``). Nothing here imports the library's learners, so ``warehouse-ml --help``
-loads none of DuckDB, Arrow, sqlglot or numpy (``tests/test_cli_startup.py`` checks that these
+loads none of DuckDB, Arrow, sqlglot or numpy (``tests/cli/test_cli_startup.py`` checks that these
 facts equal the library's own)."""
 
 from __future__ import annotations

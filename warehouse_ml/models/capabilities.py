@@ -5,9 +5,9 @@ CountUpdates, ExactLeaveOneOut, CountSummaries, FoldsAtOnce)``.
 
 Code outside a learner's own module asks ``isinstance(model, <capability>)`` (or
 :func:`require`, which raises :class:`~warehouse_ml.errors.NotSupportedError` naming the kind
-and the capability), never the model's class or kind name; ``tests/test_layers.py`` holds it
+and the capability), never the model's class or kind name; ``tests/package/test_layers.py`` holds it
 to that. Each docstring says what the capability promises and which test of
-``tests/test_conformance.py`` checks it for every registered kind that declares it.
+``tests/learners/test_conformance.py`` checks it for every registered kind that declares it.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ parameters (type, default, one-line help). ``warehouse_ml.load``, the command li
 ``--kind``, ``--param`` and ``--help``) and the conformance tests read this registry; nothing
 here imports a learner, DuckDB, Arrow, sqlglot or numpy, so ``warehouse-ml --help`` can.
 
-A new kind is one :class:`KindSpec` given to :func:`register` (``tests/test_conformance.py``
-checks that its parameters are its class's constructor's)."""
+A new kind is one :class:`KindSpec` given to :func:`register`
+(``tests/learners/test_conformance.py`` checks that its parameters are its class's
+constructor's)."""
 
 from __future__ import annotations
 

@@ -39,14 +39,14 @@ from sqlglot.dialects.dialect import Dialect
 
 from warehouse_ml.errors import ParameterError
 
-# Where the library's SQL has been run and checked against DuckDB (tests/test_engines.py):
+# Where the library's SQL has been run and checked against DuckDB (tests/engines/test_engines.py):
 VERIFIED_DIALECTS = ("duckdb", "postgres", "spark")
 
 GENERATED_WITHOUT_CHANGES = ("duckdb",)
 """Dialects whose sqlglot generator does not modify the tree it generates (so
 :func:`warehouse_ml.sqlgen.templates.generate` need not copy a tree first)."""
 # Where a fitted model's scoring SQL is exported with sqlglot and checked to parse back
-# (tests/test_dialects.py) but has not been run on the engine itself:
+# (tests/sqlgen/test_dialects.py) but has not been run on the engine itself:
 TRANSPILE_ONLY_DIALECTS = (
     "snowflake", "bigquery", "trino", "databricks", "redshift", "clickhouse", "tsql", "oracle",
     "mysql",

@@ -201,7 +201,7 @@ def generate(tree: exp.Expression, dialect: str = "duckdb") -> str:
     rewritten = dialects.rewrite(tree, dialect)
     # sqlglot deep-copies a tree before generating it, which costs more than the generation of
     # a large query; a rewritten tree is already a private copy, and DuckDB generation leaves a
-    # tree as it was (tests/test_templates.py checks it on every statement of a workload), so
+    # tree as it was (tests/sqlgen/test_templates.py checks it on every statement of a workload), so
     # neither is copied again (PostgreSQL generation does change some trees)
     copy = rewritten is tree and dialect not in dialects.GENERATED_WITHOUT_CHANGES
     try:

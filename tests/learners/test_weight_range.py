@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
+from kinds_under_test import KIND_CLASSES
 from sklearn import metrics as skm
 from sklearn.naive_bayes import CategoricalNB, GaussianNB
 from sklearn.preprocessing import OrdinalEncoder
-from test_conformance import KIND_CLASSES
 
 import warehouse_ml as wml
 from warehouse_ml.errors import DataError

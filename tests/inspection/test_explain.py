@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from conftest import load_text_csv
+from reference import reference_terms
 
 import warehouse_ml as wml
 
@@ -28,72 +29,6 @@ def _source(con, datasets, name):
 def _rows(con, columns):
     quoted = ", ".join(f'"{c}"' for c in columns)
     return con.execute(f"SELECT {quoted} FROM src ORDER BY id").fetchall()
-
-
-def _parameters(model, con):
-    """log P(value | class) per (attribute, class), unseen per (attribute, class), the prior,
-    Gaussian moments and TAN's conditional tables, from the model's parameter tables."""
-    tables = model.parameters(con)
-    seen = defaultdict(dict)
-    for r in tables["categorical"].to_pylist():
-        seen[r["attribute"], r["class_index"]][r["value"]] = r["log_prob"]
-    unseen = {
-        (r["attribute"], r["class_index"]): r["log_prob"] for r in tables["unseen"].to_pylist()
-    }
-    prior = [r["log_prior"] for r in tables["classes"].to_pylist()]
-    gaussian = {
-        (r["attribute"], r["class_index"]): (r["mean"], r["variance"])
-        for r in tables.get("gaussian", pa.table({"attribute": []})).to_pylist()
-    }
-    cpt = {
-        (r["attribute"], r["value"], r["parent_value"], r["class_index"]): r["log_prob"]
-        for r in tables.get("cpt", pa.table({"attribute": []})).to_pylist()
-    }
-    cpt_parent = {
-        (r["attribute"], r["parent_value"], r["class_index"]): r["log_prob"]
-        for r in tables.get("cpt_parent", pa.table({"attribute": []})).to_pylist()
-    }
-    return seen, unseen, prior, gaussian, cpt, cpt_parent
-
-
-def reference_terms(model, con, rows):
-    """term[row][attribute index][class] as the module docstrings of models/learners/naive_bayes.py
-    and models/learners/tan.py define them (NULL value: 0; unseen value: the unseen term; TAN: the
-    observed pair, else the parent row for a seen value, else the class-only term)."""
-    seen, unseen, prior, gaussian, cpt, cpt_parent = _parameters(model, con)
-    parents = getattr(model, "parents_", {})
-    features = model.feature_names_in_
-    k = len(model.classes_)
-    out = []
-    for row in rows:
-        value = dict(zip(features, row, strict=True))
-        terms = []
-        for a in features:
-            x = value[a]
-            per_class = []
-            for c in range(k):
-                if x is None:
-                    per_class.append(0.0)
-                elif (a, c) in gaussian:
-                    mean, var = gaussian[a, c]
-                    per_class.append(
-                        -0.5 * math.log(2 * math.pi * var) - (x - mean) ** 2 / (2 * var)
-                    )
-                elif str(x) not in seen[a, c]:
-                    per_class.append(unseen[a, c])
-                else:
-                    parent = parents.get(a)
-                    pv = None if parent is None else value[parent]
-                    key = (a, str(x), None if pv is None else str(pv), c)
-                    if pv is not None and key in cpt:
-                        per_class.append(cpt[key])
-                    elif pv is not None and (a, str(pv), c) in cpt_parent:
-                        per_class.append(cpt_parent[a, str(pv), c])
-                    else:
-                        per_class.append(seen[a, c][str(x)])
-            terms.append(per_class)
-        out.append(terms)
-    return np.array(out), np.array(prior)
 
 
 def _by_row(table):

@@ -10,48 +10,12 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 from conftest import load_text_csv
-from sklearn.metrics import mutual_info_score
-from test_explain import reference_terms
+from reference import binned, bits, ntile_bins, ntile_edges, reference_terms
 
 import warehouse_ml as wml
 from warehouse_ml.evaluation.selection import Candidate
 
 SETS = [("car", "class"), ("vote", "Class")]
-
-
-def bits(a, b) -> float:
-    """MI in bits of two lists over the positions where both are non-NULL."""
-    kept = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
-    return mutual_info_score([str(x) for x, _ in kept], [str(y) for _, y in kept]) / math.log(2)
-
-
-def ntile_edges(values, bins):
-    """The edges select_bin_tiles.sql and create_bins.sql learn: NTILE(bins) tiles of the
-    sorted non-NULL values (the first n % bins tiles one longer), the distinct largest values
-    of the tiles, ascending."""
-    present = sorted(v for v in values if v is not None)
-    size, extra = divmod(len(present), bins)
-    edges, start = [], 0
-    for tile in range(bins):
-        length = size + (tile < extra)
-        if length:
-            edges.append(present[start + length - 1])
-        start += length
-    return sorted(set(edges))
-
-
-def binned(values, edges):
-    """Each value's bin as binning.bin_expression defines it: bin i for edge[i-1] < x <=
-    edge[i], the last bin above the last edge, NULL for NULL."""
-    return [
-        None if v is None else min(int(np.searchsorted(edges, v, side="left")), len(edges) - 1)
-        for v in values
-    ]
-
-
-def ntile_bins(values, bins):
-    """Each value's equal-frequency bin (:func:`ntile_edges`, :func:`binned`)."""
-    return binned(values, ntile_edges(values, bins))
 
 
 def _columns(con, table, names):

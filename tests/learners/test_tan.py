@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import duckdb
@@ -11,22 +10,19 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from conftest import FIXTURES, datasets_dir
 
 import warehouse_ml as wml
 from warehouse_ml.sqlgen import templates
 
-REPO = Path(__file__).resolve().parents[1]
-XOR = REPO / "fixtures" / "xor.csv"
+XOR = FIXTURES / "xor.csv"
 
 
 def _datasets() -> Path:
-    for candidate in (
-        os.environ.get("WML_DATASETS"),
-        Path(__file__).parents[2] / "shared" / "datasets",
-    ):
-        if candidate and Path(candidate, "car.csv").is_file():
-            return Path(candidate)
-    pytest.skip("shared data sets not found (set WML_DATASETS)")
+    folder = datasets_dir()
+    if folder is None:
+        pytest.skip("shared data sets not found (set WML_DATASETS)")
+    return folder
 
 
 @pytest.fixture

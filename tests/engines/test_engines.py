@@ -33,8 +33,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from engine_support import postgres_server, spark_session
+from readme_blocks import readme_blocks
 from sqlglot import exp
-from test_readme import readme_blocks
 
 import warehouse_ml as wml
 from warehouse_ml.cli import main as cli_main
@@ -888,7 +888,7 @@ def test_exported_sql_runs_where_only_the_source_table_is(
     assert_agree(got.to_pylist(), want.to_pylist())
 
 
-# -- the README's engine blocks, as written (tests/test_readme.py runs the DuckDB tour) --------
+# -- the README's engine blocks, as written (tests/package/test_readme.py runs the DuckDB tour) --------
 @pytest.fixture(scope="module")
 def demo_folder(tmp_path_factory) -> Path:
     """A folder with the demo's ``demo.duckdb``, as the README's tour has it."""

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from test_conformance import KIND_CLASSES
+from kinds_under_test import KIND_CLASSES
 
 import warehouse_ml as wml
 from warehouse_ml.engines import connect

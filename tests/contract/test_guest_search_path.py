@@ -14,7 +14,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
-from test_nothing_lost import objects, user_checksums
+from guest_checks import objects, user_checksums
 
 import warehouse_ml as wml
 from warehouse_ml.engines import connect

@@ -7,60 +7,25 @@ that folder: the Python blocks as one program (one namespace, as a reader pastin
 session), the SQL blocks on the tour's connection ``con``, the shell blocks with ``bash -e``
 and this checkout's ``warehouse-ml`` on ``PATH``. A block after a line
 ``<!-- readme-test: ENGINE -->`` runs on that engine in the engines suite
-(tests/test_engines.py) instead.
+(tests/engines/test_engines.py) instead.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import stat
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, REPO
+from readme_blocks import Block, all_blocks, readme_blocks
 
 from warehouse_ml.cli import main
 
-README = REPO / "README.md"
-FENCE = re.compile(
-    r"^(?:<!-- readme-test: (?P<engine>\w+) -->\n)?```(?P<language>\w+)\n(?P<body>.*?)^```$",
-    re.MULTILINE | re.DOTALL,
-)
 TOUR_ROWS = 20_000
-
-
-@dataclass(frozen=True)
-class Block:
-    """A fenced block of README.md: its language, body, first line number and engine tag."""
-
-    language: str
-    body: str
-    line: int
-    engine: str | None
-
-    def compiled(self):
-        """The Python block compiled with README.md line numbers in tracebacks."""
-        return compile("\n" * self.line + self.body, str(README), "exec")
-
-
-def all_blocks() -> list[Block]:
-    """Every fenced block of README.md, in order."""
-    text = README.read_text()
-    return [
-        Block(m["language"], m["body"], text.count("\n", 0, m.start("body")), m["engine"] or None)
-        for m in FENCE.finditer(text)
-    ]
-
-
-def readme_blocks(engine: str | None = None) -> list[Block]:
-    """The README's fenced blocks after the set-up block, in order, for ``engine`` (None: the
-    blocks of the DuckDB tour)."""
-    return [block for block in all_blocks()[1:] if block.engine == engine]
 
 
 def test_the_readme_starts_with_the_two_set_up_commands():
@@ -120,7 +85,7 @@ def test_every_block_of_the_tour_runs_as_written(tour):
 
 def test_every_engine_block_is_run_by_the_engines_suite():
     tagged = {block.engine for block in all_blocks() if block.engine}
-    engines_suite = (REPO / "tests" / "test_engines.py").read_text()
+    engines_suite = (REPO / "tests" / "engines" / "test_engines.py").read_text()
     assert tagged == {"postgres", "spark"}
     for engine in tagged:
         assert f'run_readme_blocks("{engine}"' in engines_suite

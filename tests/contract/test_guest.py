@@ -18,8 +18,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
-from test_conformance import KIND_CLASSES
-from test_nothing_lost import objects, temporary_tables, user_checksums
+from guest_checks import objects, temporary_tables, user_checksums
+from kinds_under_test import KIND_CLASSES
 
 import warehouse_ml as wml
 from warehouse_ml.cli import main

@@ -16,10 +16,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import sqlglot
+from guest_checks import objects, user_checksums
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlglot import exp
-from test_nothing_lost import objects, user_checksums
 
 import warehouse_ml as wml
 from warehouse_ml.errors import WarehouseMLError

@@ -12,9 +12,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
+from guest_checks import objects, user_checksums
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_nothing_lost import objects, user_checksums
 
 import warehouse_ml as wml
 from warehouse_ml.cli import main

@@ -33,7 +33,7 @@ def _layer(module: str) -> int:
     for index, names in enumerate(LAYERS):
         if first in names:
             return index
-    raise AssertionError(f"{module}: not in any layer of tests/test_layers.py")
+    raise AssertionError(f"{module}: not in any layer of tests/package/test_layers.py")
 
 
 def _module_name(path: Path) -> str:
@@ -149,7 +149,7 @@ def _model_role(module: str) -> int:
     for index, names in enumerate(MODEL_ROLES):
         if first in names:
             return index
-    raise AssertionError(f"{module}: not in any role of MODEL_ROLES (tests/test_layers.py)")
+    raise AssertionError(f"{module}: not in any role of MODEL_ROLES (tests/package/test_layers.py)")
 
 
 MODEL_MODULES = sorted(m for m in MODULES if m.startswith("warehouse_ml.models."))

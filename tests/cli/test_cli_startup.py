@@ -72,7 +72,7 @@ def test_every_public_name_resolves_and_the_type_checkers_see_the_lazy_ones():
 
 def test_the_clis_numbers_are_the_librarys():
     """The kinds' parameters and defaults are the registry's, checked against each class in
-    tests/test_conformance.py."""
+    tests/learners/test_conformance.py."""
     from warehouse_ml.models.living import drift
     from warehouse_ml.stats import binning, integer_rule
 

@@ -28,8 +28,6 @@ from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.learners.naive_bayes import NaiveBayes
 
 SPECS = kinds.specs()
-KIND_CLASSES = [spec.load() for spec in SPECS]
-"""Every registered kind's class, for the tests elsewhere that hold for any kind."""
 DIALECTS = ["duckdb", "postgres", "spark", "snowflake", "bigquery", "trino"]
 LABELS = ["c0", "c1", "c2"]
 

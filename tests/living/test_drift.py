@@ -9,11 +9,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from conftest import load_text_csv
+from histogram_cases import lopsided, without_histogram
+from kinds_under_test import KIND_CLASSES
+from reference import binned, ntile_edges
 from scipy import optimize, stats
 from scipy.spatial.distance import jensenshannon
-from test_conformance import KIND_CLASSES
-from test_histogram import lopsided, without_histogram
-from test_relevance import binned, ntile_edges
 
 import warehouse_ml as wml
 from warehouse_ml.engines import connect

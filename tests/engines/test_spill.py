@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import duckdb
 import pytest
-from test_interrupt import big_table
-from test_nothing_lost import objects
+from guest_checks import big_table, objects
 
 import warehouse_ml as wml
 

@@ -1,8 +1,8 @@
 """The dialect layer: the portable-subset check over every template, the engine rewrites, and
 golden exports of a fitted model's scoring SQL for the transpile-only dialects.
 
-Golden files live in ``tests/golden/``; after a deliberate change of the scoring SQL, rewrite
-them with ``WML_UPDATE_GOLDEN=1 python -m pytest tests/test_dialects.py``.
+Golden files live in ``tests/sqlgen/golden/``; after a deliberate change of the scoring SQL, rewrite
+them with ``WML_UPDATE_GOLDEN=1 python -m pytest tests/sqlgen/test_dialects.py``.
 """
 
 from __future__ import annotations

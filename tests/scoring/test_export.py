@@ -1,6 +1,6 @@
 """Exported scoring SQL is self-contained (warehouse_ml/models/scoring/export.py): run on a database that
 holds only the source table, it gives the model's own predictions. The same on PostgreSQL and
-Spark is in tests/test_engines.py; other dialects, transpiled back, in tests/test_dialects.py."""
+Spark is in tests/engines/test_engines.py; other dialects, transpiled back, in tests/sqlgen/test_dialects.py."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import sqlglot
+from kinds_under_test import KIND_CLASSES
 from sqlglot import exp
-from test_conformance import KIND_CLASSES
 
 import warehouse_ml as wml
 from warehouse_ml.models.scoring import literal_terms

@@ -20,11 +20,11 @@ import signal
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import duckdb
 import pytest
-from test_nothing_lost import make_data, objects, temporary_tables, user_checksums
+from conftest import REPO
+from guest_checks import big_table, make_data, objects, temporary_tables, user_checksums
 
 import warehouse_ml as wml
 from warehouse_ml.cli import ProgressDisplay
@@ -197,20 +197,6 @@ def test_keyboard_interrupt_before_each_statement_keeps_the_old_model(con, kind)
     assert wml.load(con, "m").alpha == 3.0
 
 
-def big_table(con: duckdb.DuckDBPyConnection, rows: int) -> str:
-    """A table ``big`` (id, four categorical columns, a numeric one, cls) of ``rows`` rows, made
-    by integer arithmetic (no randomness), and ``few``, its first 100 rows."""
-    con.execute(
-        "CREATE TABLE big AS SELECT i AS id, 'v' || (i * 7919 % 13) AS a, "
-        "'w' || (i * 104729 % 7) AS b, 'u' || ((i // 3) * 31 % 11) AS c, 'z' || (i * 17 % 5) AS d, "
-        "(i * 0.618034) % 1 AS x, "
-        "CASE WHEN (i * 7919 % 13) + (i * 17 % 5) > 8 THEN 'yes' ELSE 'no' END AS cls "
-        f"FROM range({int(rows)}) AS r(i)"
-    )
-    con.execute("CREATE TABLE few AS SELECT * FROM big WHERE id < 100")
-    return "big"
-
-
 def test_connection_interrupt_from_another_thread_keeps_the_old_model(con):
     source = big_table(con, 300_000)
     old_model(con, wml.TAN, source, "few")
@@ -291,7 +277,7 @@ def test_sigint_to_the_cli_during_a_refit_keeps_the_old_model(tmp_path):
     ]  # fmt: skip
     child = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=REPO,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     seen = []

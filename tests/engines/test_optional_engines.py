@@ -13,10 +13,10 @@ import sys
 from conftest import REPO
 
 ENGINE_MODULES = (
-    "tests/test_dialects.py",
-    "tests/test_engines.py",
-    "tests/test_concurrency.py",
-    "tests/test_numeric_robustness.py",
+    "tests/sqlgen/test_dialects.py",
+    "tests/engines/test_engines.py",
+    "tests/contract/test_concurrency.py",
+    "tests/stats/test_numeric_robustness.py",
 )
 """The test modules that touch PostgreSQL or Spark."""
 
