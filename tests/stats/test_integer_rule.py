@@ -88,6 +88,37 @@ def test_no_statement_when_no_integer_is_undeclared():
     assert len(statements) == before
 
 
+def test_codes_spanning_at_most_32_integers_are_decided_by_their_range_alone():
+    """Only a column whose range is wider than 32 integers has its distinct values counted:
+    the narrow ones are codes whatever their values (the count is the expensive statement)."""
+    statements: list[str] = []
+    warehouse = connect(duckdb.connect(), on_sql=statements.append)
+    data = pa.table(
+        {
+            "narrow": pa.array([i % 32 + 1000 for i in range(N)], pa.int32()),
+            "sparse": pa.array([(i % 3) * 1000 for i in range(N)], pa.int64()),
+            "empty": pa.array([None] * N, pa.int16()),
+            "y": pa.array(["a", "b"] * (N // 2), pa.string()),
+        }
+    )
+    with open_source(warehouse, data) as src:
+        features = select_features(src, "y")
+        before = len(statements)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            chosen = apply_integer_rule(warehouse, src, features, [])
+    assert {f.name: f.kind for f in chosen} == dict.fromkeys(
+        ["narrow", "sparse", "empty"], CATEGORICAL
+    )
+    counted = [s for s in statements[before:] if "COUNT(DISTINCT" in s.upper()]
+    assert len(statements) - before == 2 and len(counted) == 1
+    assert '"sparse"' in counted[0] and '"narrow"' not in counted[0]
+    with open_source(warehouse, data.select(["narrow", "empty", "y"])) as src:
+        before = len(statements)
+        apply_integer_rule(warehouse, src, select_features(src, "y"), [])
+    assert len(statements) - before == 1 and "COUNT(DISTINCT" not in statements[-1].upper()
+
+
 def test_adult_integers(datasets):
     """UCI adult: age, fnlwgt, capital-gain, capital-loss and hours-per-week are numbers,
     education-num (16 values) a code."""
