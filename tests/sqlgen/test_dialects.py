@@ -223,3 +223,14 @@ def test_nested_ctes_of_one_name_stay_apart_on_spark():
     assert "a_1 AS (SELECT 2 AS x)" in text and "FROM a_1" in text
     assert dialects.rewrite(spark, "spark").sql("spark") == text  # idempotent
     assert dialects.rewrite(tree, "postgres").sql("postgres") == tree.sql("postgres")
+
+
+def test_a_fenced_step_is_a_plain_cte_where_the_dialect_has_no_materialized_cte():
+    """A query built for PostgreSQL fences steps (models/scoring/steps.py); exported for another
+    dialect it keeps its steps, unfenced."""
+    tree = sqlglot.parse_one("WITH x AS MATERIALIZED (SELECT 1 AS a) SELECT a FROM x", "postgres")
+    assert "AS MATERIALIZED" in templates.generate(tree, "postgres")
+    for dialect in ("spark", *dialects.TRANSPILE_ONLY_DIALECTS):
+        text = templates.generate(tree, dialect)
+        assert "MATERIALIZED" not in text.upper(), dialect
+        assert sqlglot.parse_one(text, read=dialect).find(exp.CTE) is not None

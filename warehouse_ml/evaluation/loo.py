@@ -68,13 +68,9 @@ from warehouse_ml.models.capabilities import ExactLeaveOneOut
 from warehouse_ml.models.learners.naive_bayes import write_parameters
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.names import FOLD, PREDICTION
-from warehouse_ml.models.scoring.query import (
-    Join,
-    Term,
-    partition_condition,
-    pivot_columns,
-    score_query,
-)
+from warehouse_ml.models.scoring.query import score_query
+from warehouse_ml.models.scoring.relations import Join, partition_condition, pivot_columns
+from warehouse_ml.models.scoring.scores import AdditiveTerms, Term
 from warehouse_ml.models.training import ClassCount, class_counts, total
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
@@ -476,7 +472,7 @@ def _scoring_query(
     rows = scored_rows(relation, target, classes, key, internal)
     return score_query(
         rows.subquery("wml_scored_rows"),
-        terms,
+        AdditiveTerms(terms),
         [c.value for c in classes],
         passthrough=[
             (key or internal["row"], key or splits.ROW_KEY),
@@ -485,4 +481,5 @@ def _scoring_query(
         ],
         probability_names=probability_names,
         prediction_name=PREDICTION,
+        materialized=warehouse.MATERIALIZED_STEPS,
     )

@@ -38,7 +38,7 @@ from warehouse_ml.models.living.monitoring import Monitor
 from warehouse_ml.models.living.updating import Updater
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.prediction import Predictor
-from warehouse_ml.models.scoring.query import Term
+from warehouse_ml.models.scoring.scores import AdditiveTerms, Scores, Term
 from warehouse_ml.models.scoring.views import ViewKeeper
 from warehouse_ml.models.training import Training, class_counts, labelled_classes, total_rows
 from warehouse_ml.progress import ProgressCallback
@@ -63,7 +63,9 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
       wml_part), naming each new table with ``tables.table(part)`` (a
       :class:`warehouse_ml.store.ownership.Staging`: registered before it is created, dropped if
       the fit fails);
-    * :meth:`_terms`: the log-space terms that score a row with those tables;
+    * :meth:`_terms`: the log-space terms that score a row with those tables, or, for a
+      family whose scores are not a sum of terms, :meth:`_scores` (per-class probability
+      expressions, a relation aggregating per row: models/scoring/scores.py);
     * the capabilities it has beyond this protocol, declared by naming them among its bases
       (models/capabilities.py: additive scores, weighted fit, updates by counts, exact
       leave-one-out, drift and ranking from stored counts, folds learned at once). The calls
@@ -127,6 +129,11 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         """The log-space terms that score ``source`` with the model in ``record`` (whose
         parameter tables ``warehouse`` can read)."""
+
+    def _scores(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> Scores:
+        """Each class's score of a row of ``source`` (step 1 of models/scoring/query.py): the
+        sum of :meth:`_terms` unless the family gives its scores another way."""
+        return AdditiveTerms(self._terms(warehouse, record, source))
 
     @abc.abstractmethod
     def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:

@@ -24,6 +24,9 @@ few rewrites sqlglot does not do, as AST transforms applied in one place:
     (``0.25e0``, templates.literal), is ``CAST(0.25e0 AS DOUBLE)``: PostgreSQL and others read
     any number as NUMERIC. DuckDB and Spark read it as the DOUBLE itself, and plan a query of
     many literals faster without a cast per literal.
+  - **every engine but PostgreSQL and DuckDB**: a step fenced ``AS MATERIALIZED`` (a query
+    built for PostgreSQL, whose adapter fences steps it would inline, models/scoring/steps.py,
+    exported for another dialect) is a plain CTE: the others have no such syntax.
 
 
 Rules sqlglot already enforces for us are not repeated here: logs are ``LN`` in the templates,
@@ -193,6 +196,16 @@ EXPONENT_DOUBLE_DIALECTS = ("duckdb", "spark")
 """Dialects that read a number with an exponent (``0.25e0``, templates.literal) as a DOUBLE;
 every other one gets ``CAST(0.25e0 AS DOUBLE)`` (PostgreSQL reads such a number as NUMERIC)."""
 
+MATERIALIZING_DIALECTS = ("postgres", "duckdb")
+"""Dialects that read ``WITH name AS MATERIALIZED (...)``; every other one gets the plain CTE."""
+
+
+def _unfenced(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.CTE) and node.args.get("materialized"):
+        node.set("materialized", None)
+    return node
+
+
 _OWN_REWRITES = {
     "spark": (_spark_row_number, _spark_text_type, _spark_utc_timestamp),
     "bigquery": (_acos_pi,),
@@ -202,6 +215,7 @@ _REWRITES = {
     dialect: (
         *_OWN_REWRITES.get(dialect, ()),
         *(() if dialect in EXPONENT_DOUBLE_DIALECTS else (_double_literal,)),
+        *(() if dialect in MATERIALIZING_DIALECTS else (_unfenced,)),
     )
     for dialect in (*VERIFIED_DIALECTS, *TRANSPILE_ONLY_DIALECTS)
 }

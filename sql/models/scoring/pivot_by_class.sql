@@ -5,7 +5,7 @@
 --   (a boolean filter, e.g. p.attribute = '...'), $class_columns (list of aliased
 --   MAX(CASE WHEN p.class_index = i THEN p.<column> END) items).
 -- Output columns: wml_part (INTEGER), then the class columns (one row per partition).
--- Rendered by: warehouse_ml/evaluation/loo.py, warehouse_ml/models/scoring/query.py.
+-- Rendered by: warehouse_ml/evaluation/loo.py, warehouse_ml/models/scoring/relations.py.
 SELECT p.wml_part AS wml_part, $class_columns
 FROM $table AS p
 WHERE $condition

@@ -6,7 +6,7 @@
 --   string value), $class_columns (list of aliased
 --   MAX(CASE WHEN p.class_index = i THEN p.<column> END) items).
 -- Output columns: wml_part (INTEGER), the key columns, then the class columns.
--- Rendered by: warehouse_ml/evaluation/loo.py, warehouse_ml/models/scoring/query.py.
+-- Rendered by: warehouse_ml/evaluation/loo.py, warehouse_ml/models/scoring/relations.py.
 SELECT p.wml_part AS wml_part, $key_columns, $class_columns
 FROM $table AS p
 WHERE p.attribute = $attribute

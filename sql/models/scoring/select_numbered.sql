@@ -2,5 +2,5 @@
 -- returned in source order (scoring.score_query).
 -- Placeholders: $source (relation), $row (the ordinal's name: one no source column has).
 -- Output columns: $row (BIGINT), then the source's columns.
--- Rendered by: warehouse_ml/models/scoring/query.py.
+-- Rendered by: warehouse_ml/models/scoring/steps.py.
 SELECT ROW_NUMBER() OVER () AS $row, src.* FROM $source AS src

@@ -34,16 +34,17 @@ from typing import Any
 from sqlglot import exp
 
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.models.scoring.query import (
+from warehouse_ml.models.scoring.decision import argmax, score_column
+from warehouse_ml.models.scoring.normalise import MAXED, SCORES, maxed_step
+from warehouse_ml.models.scoring.scores import AdditiveTerms, Term, term_column
+from warehouse_ml.models.scoring.steps import (
     INPUT,
-    TERMS,
-    Term,
-    balanced_sum,
+    Step,
+    first_where,
     greatest,
     input_step,
     layer,
-    term_column,
-    terms_step,
+    with_steps,
 )
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
@@ -58,9 +59,7 @@ EVIDENCE_STEP = "wml_evidence"
 CLASS_INDEX, AGAINST_INDEX = "wml_c", "wml_o"
 """The columns holding each row's class index and against index (NULL: no class to explain)."""
 
-_JOINT, _MAXED, _CHOSEN, _SECONDS, _RUNNER = (
-    "wml_joint", "wml_maxed", "wml_chosen", "wml_seconds", "wml_runner",
-)  # fmt: skip
+_CHOSEN, _SECONDS, _RUNNER = "wml_chosen", "wml_seconds", "wml_runner"
 _CONTRASTED, _INDEXED, _SIDES = "wml_contrasted", "wml_indexed", "wml_sides"
 _PREDICTED, _SECOND, _RUNNER_UP = "wml_pred", "wml_second", "wml_runner_up"
 _OTHER = "wml_other"
@@ -165,19 +164,6 @@ def parent_value_column(part: int) -> str:
     return f"wml_pv_{part}"
 
 
-def _joint(class_index: int) -> str:
-    return f"wml_j_{class_index}"
-
-
-def first_where(conditions: Sequence[exp.Expression], first: int = 0) -> exp.Expression:
-    """``CASE WHEN cond_0 THEN first WHEN cond_1 THEN first + 1 ... END``: the index of the
-    first condition that holds, NULL when none does."""
-    case = exp.case()
-    for index, condition in enumerate(conditions, start=first):
-        case = case.when(condition, literal(index), copy=False)
-    return case
-
-
 def case_of(index: exp.Expression, items: dict[int, exp.Expression], kind: str) -> exp.Expression:
     """``CASE index WHEN i THEN items[i] ... END``, a NULL of type ``kind`` when there is none."""
     if not items:
@@ -222,41 +208,21 @@ def evidence_steps(
     contrast: Contrast,
     passthrough: Sequence[tuple[str, str]],
     row: str | None = None,
-) -> list[tuple[str, exp.Query]]:
+) -> list[Step]:
     """The steps (name, query) computing each source row's (and contrast's) evidence: the last,
     :data:`EVIDENCE_STEP`, has the columns :data:`CLASS_INDEX` / :data:`AGAINST_INDEX`,
     :func:`evidence_column` of the prior (0) and of attribute a = 1..n of ``parts``, their
     values shown (:func:`value_column`, :func:`parent_value_column`), ``wml_k_<i>`` (the
     passthrough) and, with ``row``, ``wml_row`` (models/scoring/query.py)."""
     k, n = len(classes), len(parts)
-    every = [prior, *(p.term for p in parts)]
-    terms = terms_step(every, passthrough, row)
+    shown = []
     for a, part in enumerate(parts, start=1):
-        terms = terms.select(alias(part.value, value_column(a)), copy=False)
+        shown.append(alias(part.value, value_column(a)))
         if part.parent_value is not None:
-            terms = terms.select(alias(part.parent_value, parent_value_column(a)), copy=False)
-
-    joints = [column(_joint(c)) for c in range(k)]
-    joint = layer(
-        TERMS,
-        [
-            alias(balanced_sum([column(term_column(t, c)) for t in range(n + 1)]), _joint(c))
-            for c in range(k)
-        ],
-    )
-    maxed = layer(
-        _JOINT,
-        [alias(greatest(joints), "wml_max")],
-    )
-    chosen = layer(
-        _MAXED,
-        [
-            alias(
-                first_where([exp.EQ(this=j, expression=column("wml_max")) for j in joints]),
-                _PREDICTED,
-            )
-        ],
-    )
+            shown.append(alias(part.parent_value, parent_value_column(a)))
+    scores = AdditiveTerms([prior, *(p.term for p in parts)])
+    joints = [column(score_column(c)) for c in range(k)]
+    chosen = layer(MAXED, [alias(argmax([literal(c) for c in range(k)]), _PREDICTED)])
     others = [
         exp.case().when(exp.NEQ(this=column(_PREDICTED), expression=literal(c)), joints[c])
         for c in range(k)
@@ -272,7 +238,8 @@ def evidence_steps(
                 ),
             )
             for c in range(k)
-        ]
+        ],
+        [literal(c) for c in range(k)],
     )
     with_second = layer(_CHOSEN, [alias(second, _SECOND)])
     with_runner = layer(_SECONDS, [alias(runner, _RUNNER_UP)])
@@ -322,9 +289,9 @@ def evidence_steps(
     )
     return [
         (INPUT, input_step(source, row)),
-        (TERMS, terms),
-        (_JOINT, joint),
-        (_MAXED, maxed),
+        scores.terms_step(passthrough, row, shown),
+        scores.joint_step([exp.Star()]),
+        maxed_step(k),
         (_CHOSEN, chosen),
         (_SECONDS, with_second),
         (_RUNNER, with_runner),
@@ -335,19 +302,14 @@ def evidence_steps(
     ]
 
 
-def with_steps(
-    query: exp.Select, steps: Sequence[tuple[str, exp.Query]], materialized: bool
-) -> exp.Select:
+def fenced(query: exp.Select, steps: Sequence[Step], materialized: bool) -> exp.Select:
     """``query`` over ``steps`` (CTEs); with ``materialized`` (an engine's
     ``MATERIALIZED_STEPS``), every step from the joints on is ``AS MATERIALIZED``: an engine
     that inlines each step into the next would copy a step's expressions into every reference
     to them, level after level (the joints into the maximum, both into the predicted class,
     all three into the runner-up: k^4 copies of the terms), past its memory."""
     names = [name for name, _ in steps]
-    fenced = set(names[names.index(_JOINT) :]) if materialized else set()
-    for name, step in steps:
-        query = query.with_(name, as_=step, copy=False, materialized=name in fenced or None)
-    return query
+    return with_steps(query, steps, names[names.index(SCORES) :], materialized)
 
 
 def mean_evidence_query(
@@ -369,4 +331,4 @@ def mean_evidence_query(
             for a in range(1, len(parts) + 1)
         ]
     ).from_(exp.to_table(EVIDENCE_STEP))
-    return with_steps(means, steps, materialized)
+    return fenced(means, steps, materialized)

@@ -26,7 +26,7 @@ from warehouse_ml.models.capabilities import CountSummaries
 from warehouse_ml.models.inspection import relevance
 from warehouse_ml.models.inspection.evidence import Contrast, mean_evidence_query
 from warehouse_ml.models.inspection.reasons import LONG, Layout, explanation_query
-from warehouse_ml.models.scoring import literal_terms, names
+from warehouse_ml.models.scoring import compiled, literal_terms, names
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats.features import column_names
 from warehouse_ml.store.catalog import EXPLANATION_VIEW, ModelRecord
@@ -54,8 +54,7 @@ class Explainer:
         """The query explaining ``source`` with ``record``: the ``keys`` columns (and, with
         ``row_number``, the 0-based source position under that name), then the layout's
         columns (models/inspection/reasons.py). A key named like an output column is refused."""
-        outputs = [*layout.output_names(len(record.features)), row_number]
-        self._check_outputs(record, source, [(k, k) for k in keys], outputs)
+        self._check_explanation(record, source, keys, layout, row_number)
         parts = self._parts(warehouse, record, source)
         prior = literal_terms.prior_term(literal_terms.load(warehouse, record))
         return explanation_query(
@@ -70,6 +69,35 @@ class Explainer:
             row_number=row_number,
             materialized=warehouse.MATERIALIZED_STEPS,
         )
+
+    def _check_explanation(
+        self,
+        record: ModelRecord,
+        source: Source,
+        keys: Sequence[str],
+        layout: Layout,
+        row_number: str | None,
+    ) -> None:
+        """``source`` fits ``record`` and holds the ``keys``, none named like an output."""
+        outputs = [*layout.output_names(len(record.features)), row_number]
+        self._check_outputs(record, source, [(k, k) for k in keys], outputs)
+
+    def _explanation_text(
+        self, warehouse: Warehouse, record: ModelRecord, source: Source, **options: Any
+    ) -> str:
+        """The text of :meth:`explanation_query` (``options`` are its keyword arguments),
+        compiled once per process, model version, source schema and options as a prediction's
+        is (models/scoring/compiled.py); a model outside the catalog's, every time. Building
+        and generating the statement took 0.5-0.8 s of a PostgreSQL TAN explanation (300
+        rows, 6 attributes, 8 classes) whose planning and run took under 0.1 s."""
+        self._check_explanation(
+            record, source, options["keys"], options["layout"], options.get("row_number")
+        )
+
+        return compiled.model_text(
+            warehouse, record, source, (type(self).__name__, "explanation"), options,
+            lambda opened: self.explanation_query(warehouse, record, opened, **options),
+        )  # fmt: skip
 
     def explain(
         self,
@@ -106,11 +134,12 @@ class Explainer:
             self._current(warehouse) as record,
         ):
             contrast = Contrast.make(record.classes, against)
-            query = self.explanation_query(
-                warehouse, record, src, keys=column_names(keys, "keys"), contrast=contrast,
-                layout=layout, row_number=None if keys else ROW_NUMBER, keep_order=True,
+            text = self._explanation_text(
+                warehouse, record, src, keys=tuple(column_names(keys, "keys")),
+                contrast=contrast, layout=layout, row_number=None if keys else ROW_NUMBER,
+                keep_order=True,
             )  # fmt: skip
-            return warehouse.fetch_tree(query)
+            return warehouse.fetch_text(text)
 
     def create_explanation_view(
         self,

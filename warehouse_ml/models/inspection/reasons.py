@@ -50,19 +50,13 @@ from warehouse_ml.models.inspection.evidence import (
     case_of,
     evidence_column,
     evidence_steps,
-    first_where,
+    fenced,
     parent_value_column,
     value_column,
-    with_steps,
 )
-from warehouse_ml.models.scoring.query import (
-    ROW,
-    Term,
-    balanced_sum,
-    class_literal,
-    greatest,
-    layer,
-)
+from warehouse_ml.models.scoring.decision import class_literal
+from warehouse_ml.models.scoring.scores import Term
+from warehouse_ml.models.scoring.steps import ROW, balanced_sum, first_where, greatest, layer
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 
@@ -212,7 +206,17 @@ def _selection_steps(n: int, m: int) -> list[tuple[str, exp.Select]]:
         holding = [exp.EQ(this=key, expression=column(f"wml_m_{p}")) for key in keys]
         previous = _RANKED if p == m else f"wml_top_{p}"
         steps.append(
-            (previous, layer(f"wml_max_{p}", [alias(first_where(holding, first=1), _picked(p))]))
+            (
+                previous,
+                layer(
+                    f"wml_max_{p}",
+                    [
+                        alias(
+                            first_where(holding, [literal(a) for a in range(1, n + 1)]), _picked(p)
+                        )
+                    ],
+                ),
+            )
         )
     return steps
 
@@ -249,7 +253,7 @@ def explanation_query(
     name no source column has) the output comes in source order, then class order of the
     contrasts, then rank, and ``row_number`` names a first column holding the 0-based source
     position (BIGINT). ``materialized``: an engine's ``MATERIALIZED_STEPS``
-    (evidence.with_steps).
+    (evidence.fenced).
     """
     n, m = len(parts), layout.positions(len(parts))
     steps = evidence_steps(source, prior, parts, classes, contrast, passthrough, row)
@@ -289,4 +293,4 @@ def explanation_query(
     final = final.from_(exp.to_table(last), copy=False)
     if row is not None:  # qualified: an output column (a key) may be named like them
         final = final.order_by(*[column(c, last) for c in [ROW, *order]], copy=False)
-    return with_steps(final, steps, materialized)
+    return fenced(final, steps, materialized)

@@ -12,7 +12,8 @@ new one under a new id, store/catalog.py), so the text of its query depends only
   the source itself: the query reads it in one place, ``FROM <source>``;
 * the call's output options (passed-through columns, output names, decision rule, order).
 
-:func:`scoring_text` builds the query once per such key with a placeholder table for the
+:func:`model_text` (for a model version's scoring and explanation queries) and
+:func:`scoring_text` build the query once per such key with a placeholder table for the
 source, generates it, and keeps the text on either side of the placeholder; a later call puts
 its own source's generated name (or subquery) between them. Both parts are sqlglot's output,
 so every identifier in the text is quoted as in a freshly built query. The most recent
@@ -21,10 +22,11 @@ so every identifier in the text is quoted as in a freshly built query. The most 
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -32,7 +34,9 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import TemplateError
+from warehouse_ml.models.scoring import literal_terms
 from warehouse_ml.sqlgen.templates import TableName
+from warehouse_ml.store.catalog import ModelRecord
 
 KEPT_QUERIES = 64
 """Compiled queries a process keeps (least recently used dropped first)."""
@@ -90,3 +94,33 @@ def scoring_text(
         while len(_COMPILED) > KEPT_QUERIES:
             _COMPILED.popitem(last=False)
     return query.around(warehouse, relation)
+
+
+def model_text(
+    warehouse: Warehouse,
+    record: ModelRecord,
+    source: Source,
+    query: Hashable,
+    options: Mapping[str, Hashable],
+    build: Callable[[Source], exp.Query],
+) -> str:
+    """The text of ``build(source)``, the query ``query`` names (e.g. the classifier's class and
+    what it computes) of the model version ``record`` with the call's ``options``: compiled
+    once per process, dialect, model version, limits of models/scoring/literal_terms.py,
+    source schema and options (:func:`scoring_text`); a model outside the catalog's (a
+    cross-validation fold's) built every time."""
+    if record.locations is not None:
+        return warehouse.generate(build(source))
+    key = (
+        query,
+        record.model_id,
+        literal_terms.limits(),
+        tuple((f.name, str(f.type)) for f in source.schema),
+        tuple(sorted(options.items())),
+    )
+    return scoring_text(
+        warehouse,
+        source,
+        key,
+        lambda relation: build(dataclasses.replace(source, relation=relation)),
+    )

@@ -37,7 +37,7 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.models.scoring.lookup import integer_coded
-from warehouse_ml.models.scoring.query import Term
+from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import literal
 from warehouse_ml.stats.features import Feature, compared_text, value_expression

@@ -39,7 +39,8 @@ from typing import Any
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.models.scoring.query import Join, Term, per_partition, pivot_columns
+from warehouse_ml.models.scoring.relations import Join, per_partition, pivot_columns
+from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
 from warehouse_ml.stats.features import CATEGORICAL, INTEGER_TYPES, Feature

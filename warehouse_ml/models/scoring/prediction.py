@@ -4,14 +4,13 @@ classifier does with its parameter tables (:class:`Predictor`, a base of
 
 Every call runs in a session of the user's connection, reads the current version of the model
 (``Classifier._current``: stale objects and edited tables refused), builds the scoring query of
-models/scoring/query.py from the model kind's terms (``Classifier._terms``) and names its output
+models/scoring/query.py from the model kind's scores (``Classifier._scores``) and names its output
 columns by names.py; a table it creates is owned (store/ownership.py). Registered views
 (prediction views, and their rebuild with each version) are models/scoring/views.py's.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -25,9 +24,10 @@ from warehouse_ml.errors import (
     ColumnError,
     DataError,
 )
-from warehouse_ml.models.scoring import compiled, export, literal_terms, names
+from warehouse_ml.models.scoring import compiled, export, names
+from warehouse_ml.models.scoring.decision import Decision
 from warehouse_ml.models.scoring.names import PREDICTION
-from warehouse_ml.models.scoring.query import Decision, score_query
+from warehouse_ml.models.scoring.query import score_query
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import dialects, expressions, templates
 from warehouse_ml.sqlgen.templates import TableName, column
@@ -40,7 +40,7 @@ from warehouse_ml.store.catalog import (
 
 class Predictor:
     """The scoring half of :class:`~warehouse_ml.models.base.Classifier`; it relies on the
-    classifier's ``classes_``, ``_current`` and ``_terms``."""
+    classifier's ``classes_``, ``_current`` and ``_scores``."""
 
     # -- scoring ------------------------------------------------------------------------
     @staticmethod
@@ -88,7 +88,7 @@ class Predictor:
         )  # fmt: skip
         return score_query(
             source.relation,
-            self._terms(warehouse, record, source),
+            self._scores(warehouse, record, source),
             record.classes,
             passthrough=passthrough,
             probability_names=probability_names,
@@ -97,6 +97,7 @@ class Predictor:
             decision=decision,
             row=names.fresh("wml_row", source.columns) if keep_order else None,
             column_order=column_order,
+            materialized=warehouse.MATERIALIZED_STEPS,
         )
 
     def _check_outputs(
@@ -120,26 +121,17 @@ class Predictor:
         """The rows of :meth:`scoring_query` (``options`` are its keyword arguments). A catalog
         model's query text is compiled once per process, model version, source schema and
         options (models/scoring/compiled.py); a cross-validation fold's is built every time."""
-        if record.locations is not None:
-            return warehouse.fetch_tree(self.scoring_query(warehouse, record, source, **options))
         self._check_outputs(
             record, source, options.get("passthrough", ()),
             [*options.get("probability_names", []), *options.get("log_probability_names", []),
              options.get("prediction_name")],
         )  # fmt: skip
-        key = (
-            type(self).__name__,
-            record.model_id,
-            literal_terms.limits(),
-            tuple((f.name, str(f.type)) for f in source.schema),
-            tuple(sorted((name, _hashable(value)) for name, value in options.items())),
-        )
-
-        def build(relation: exp.Expression) -> exp.Query:
-            opened = dataclasses.replace(source, relation=relation)
-            return self.scoring_query(warehouse, record, opened, **options)
-
-        return warehouse.fetch_text(compiled.scoring_text(warehouse, source, key, build))
+        text = compiled.model_text(
+            warehouse, record, source, (type(self).__name__, "scores"),
+            {name: _hashable(value) for name, value in options.items()},
+            lambda opened: self.scoring_query(warehouse, record, opened, **options),
+        )  # fmt: skip
+        return warehouse.fetch_text(text)
 
     def _fetch_classes(self, con: Connectable, source: SourceLike, *, log: bool) -> pa.Table:
         """One float64 column per class, named and ordered as the model's views name and order

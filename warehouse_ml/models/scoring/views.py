@@ -26,7 +26,7 @@ from warehouse_ml.errors import (
     ViewRebuildError,
     WarehouseMLError,
 )
-from warehouse_ml.models.scoring.query import Decision
+from warehouse_ml.models.scoring.decision import Decision
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats.features import column_names

@@ -3,7 +3,7 @@
 -- Placeholders: $n (rows of the class), $n_total (N, rows with a target), $prior_alpha
 --   (number >= 0), $n_classes (K). Bind compound expressions in parentheses.
 -- Output: log_prior (DOUBLE natural log, or NULL).
--- Rendered by: warehouse_ml/evaluation/loo.py, warehouse_ml/models/learners/naive_bayes.py.
+-- Rendered by: warehouse_ml/evaluation/loo.py, warehouse_ml/models/learners/naive_bayes_terms.py.
 SELECT
     CASE
         WHEN CAST($n AS DOUBLE) + $prior_alpha = 0 THEN NULL

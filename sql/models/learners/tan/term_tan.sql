@@ -11,7 +11,7 @@
 --   categorical row's value column, NULL when the value was not seen), $parent_found (the
 --   joined cpt_parent row's parent_value column, NULL when there is no row), $parent_known
 --   (its log-probability for the class), $fallback (the class-only term for the class).
--- Rendered by: warehouse_ml/models/learners/tan.py.
+-- Rendered by: warehouse_ml/models/learners/tan_terms.py.
 SELECT
     CASE
         WHEN $value IS NULL THEN CAST(0 AS DOUBLE)
