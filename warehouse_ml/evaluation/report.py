@@ -1,13 +1,12 @@
-"""Charts of an evaluation in a notebook, and its one-file HTML report.
+"""An evaluation's notebook card and its one-file HTML report.
 
 :class:`Pictures` is a base of :class:`warehouse_ml.evaluation.result.Evaluation` (as
-models/inspection/explaining.py's ``Explainer`` is of a classifier): ``plot_*`` draw one chart each
-on a matplotlib ``Axes`` (new when none is given) and return it, scikit-learn's Display style;
-``_repr_html_`` is the summary card a notebook shows; :meth:`Pictures.report` writes a single
-self-contained HTML file (charts as inline SVG, no script, no network) with every number, the
-SQL that reproduces it, and, given the fitted model, its card, attribute ranking and tree.
-Every figure's data come from the SQL measures (metrics package); curves are thinned in SQL to
-:data:`CURVE_POINTS` points per class, so a report of millions of rows ships little to Python.
+models/inspection/explaining.py's ``Explainer`` is of a classifier), over the charts of
+evaluation/plots.py: ``_repr_html_`` is the summary card a notebook shows; :meth:`Pictures.report`
+writes a single self-contained HTML file (charts as inline SVG, no script, no network) with
+every number, the SQL that reproduces it, and, given the fitted model, its card, attribute
+ranking and tree; :func:`selection_report` is a model selection's page. Every number comes from
+the SQL measures (metrics package), every chart from :class:`~warehouse_ml.evaluation.plots.Plots`.
 """
 
 from __future__ import annotations
@@ -29,110 +28,34 @@ from warehouse_ml.engines.sources import open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import metrics
 from warehouse_ml.evaluation.metrics.spec import resolve
+from warehouse_ml.evaluation.plots import CURVE_POINTS, Plots
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import CountSummaries
 from warehouse_ml.models.scoring.names import PREDICTION
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.store import ownership
 
-CURVE_POINTS = 500
-"""Most points per class a drawn ROC or recall-precision curve has (thinned in SQL)."""
 PLACEHOLDER = templates.TableName(("predictions",))
 """The relation a temporary evaluation's report shows each measure's SQL over (its own table
 ends with its connection): a table or view of the predictions' columns under that name."""
 
 
-class Pictures:
-    """Charts and the report of an evaluation (module docstring). Relies on the evaluation's
-    ``warehouse``, ``predictions``, ``target``, ``classes``, ``probability_columns``,
-    ``folds``, ``key``, ``weight``, ``kept``, ``subject`` and ``measure``."""
+class Pictures(Plots):
+    """The card and the report of an evaluation (module docstring), over its charts. Relies on
+    the evaluation's ``warehouse``, ``predictions``, ``target``, ``probability_columns``,
+    ``measured``, ``id``, ``weight``, ``kept`` and ``subject``, and what :class:`Plots` relies
+    on."""
 
     warehouse: Any
     predictions: Any
     target: str
-    classes: tuple[Any, ...]
     probability_columns: tuple[str, ...]
-    folds: int
-    key: str | None
-    measure: Callable[..., Any]
-    fold_measure: Callable[..., Any]
     measured: dict[tuple[str, str], Any]
     id: str
     weight: str | None
     kept: bool
     subject: str
 
-    def chart_class(self, positive: Any = None) -> Any:
-        """The class a one-class chart is of: ``positive``, else the second class of a binary
-        problem, else the first."""
-        if positive is None:
-            return self.classes[1] if len(self.classes) == 2 else self.classes[0]
-        if positive not in self.classes:
-            raise ParameterError(f"positive={positive!r} is not one of {list(self.classes)}")
-        return positive
-
-    def _roc_classes(self, positive: Any) -> list[Any]:
-        """The classes a ROC chart draws: the positive class of a binary problem, else each
-        class against the rest (or just ``positive`` when given)."""
-        if len(self.classes) == 2 or positive is not None:
-            return [self.chart_class(positive)]
-        return list(self.classes)
-
-    def plot_roc(self, ax: Any = None, positive: Any = None, folds: bool = False) -> Any:
-        """ROC curve of ``positive`` (binary default: the second class; multiclass default:
-        every class against the rest) over the pooled predictions, AUC in the legend; with
-        ``folds`` (a cross-validation, one class), each fold's curve faintly behind it;
-        returns the axes."""
-        ax = charts.axes_or_new(ax)
-        shown = self._roc_classes(positive)
-        if folds and self.folds > 1 and len(shown) == 1:
-            charts.faint_curves(
-                ax,
-                [
-                    self.fold_measure("roc_curve", f, positive=shown[0], max_points=CURVE_POINTS)
-                    for f in range(self.folds)
-                ],
-            )
-        curves = {
-            str(c): self.measure("roc_curve", positive=c, max_points=CURVE_POINTS) for c in shown
-        }
-        aucs = {str(c): self.measure("roc_auc", positive=c).auc for c in shown}
-        return charts.roc(ax, curves, aucs)
-
-    def plot_precision_recall(self, ax: Any = None, positive: Any = None) -> Any:
-        """Recall-precision curve of ``positive`` with its average precision and the three-point
-        interpolated precision marked; returns the axes."""
-        ax = charts.axes_or_new(ax)
-        label = self.chart_class(positive)
-        points = self.measure("precision_recall_curve", positive=label, max_points=CURVE_POINTS)
-        ap = self.measure("average_precision", positive=label)
-        return charts.precision_recall(
-            ax, points, str(label), ap.average_precision, ap.recall_levels,
-            ap.interpolated_precision,
-        )  # fmt: skip
-
-    def plot_lift(self, ax: Any = None, positive: Any = None, quantiles: int = 10) -> Any:
-        """Lift per quantile and cumulative gains of ``positive``; returns the axes."""
-        ax = charts.axes_or_new(ax)
-        label = self.chart_class(positive)
-        table = self.measure("lift_table", positive=label, quantiles=quantiles)
-        return charts.lift(ax, table, str(label))
-
-    def plot_calibration(self, ax: Any = None, positive: Any = None, bins: int = 10) -> Any:
-        """Reliability diagram of ``positive`` (bins computed in SQL, rows per bin shown);
-        returns the axes."""
-        ax = charts.axes_or_new(ax)
-        label = self.chart_class(positive)
-        return charts.calibration(
-            ax, self.measure("calibration", positive=label, bins=bins), str(label)
-        )
-
-    def plot_confusion_matrix(self, ax: Any = None) -> Any:
-        """Confusion matrix heatmap (rows: true class); returns the axes."""
-        ax = charts.axes_or_new(ax)
-        return charts.confusion(ax, self.measure("confusion_matrix"), self.classes)
-
-    # -- the card and the report --------------------------------------------------------
     def _repr_html_(self) -> str:
         """The notebook's card: the key figures and the ROC curve (without matplotlib, the
         figures alone)."""

@@ -17,7 +17,7 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.evaluation import crossval, metrics, report, splits
+from warehouse_ml.evaluation import crossval, metrics, plots, report, splits
 from warehouse_ml.evaluation.loo import leave_one_out_open
 from warehouse_ml.evaluation.metrics.registry import Criterion
 from warehouse_ml.evaluation.result import Evaluation, settings
@@ -79,7 +79,7 @@ class Selection:
 
     ``curves``: each candidate's cross-validated ROC points of class ``positive`` (the
     ``positive`` argument, else the second class of a binary target, else the first class),
-    thinned in SQL to about ``report.CURVE_POINTS``, keyed ``"<candidate>: <description>"``;
+    thinned in SQL to about ``plots.CURVE_POINTS``, keyed ``"<candidate>: <description>"``;
     ``aucs`` their AUCs. :meth:`plot_roc` draws them on one chart, :meth:`report` writes the
     comparison as a one-file HTML page.
 
@@ -191,7 +191,7 @@ def select_model(
                             accuracy = ev.accuracy().accuracy
                             shown = ev.chart_class(positive)
                             label = f"{index}: {candidate.describe()}"
-                            curves[label] = ev.roc_curve(shown, max_points=report.CURVE_POINTS)
+                            curves[label] = ev.roc_curve(shown, max_points=plots.CURVE_POINTS)
                             aucs[label] = ev.auc(shown).auc
                         rows.append(
                             [index, candidate.describe(), candidate.model.kind, measure, value,
