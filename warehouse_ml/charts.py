@@ -8,7 +8,8 @@ of many points), so a chart shows exactly the points SQL computed.
 
 Every text a chart draws (titles, axis and tick labels, legends, annotations, tree nodes) is
 literal: class labels and column names are the user's data, so a '$' never starts TeX
-(:func:`literal`), and names on an axis are fixed tick labels, made when the chart is drawn.
+(:func:`literal`), and names on an axis are fixed tick labels, made when the chart is drawn
+(a long name shortened around an ellipsis, :func:`short_name`, so that the layout fits).
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ from warehouse_ml.errors import ParameterError
 REPORT_EXTRA = 'pip install "warehouse-ml[report]"'
 CHANCE = {"color": "#999999", "linestyle": "--", "linewidth": 1}
 """How the no-skill references (the diagonal, a lift of 1) are drawn."""
+NAME_CHARS = 24
+"""Most characters a chart draws of a name from the data (a class label, an attribute) in a
+tick label, title, axis label or legend: a longer name is drawn as its start and its end around
+an ellipsis (:func:`short_name`), so that the chart's layout fits its figure; the full text is
+in the tables beside the chart (a report's per-class and attribute tables, a card's facts)."""
 CARD_CLASS = "tex2jax_ignore mathjax_ignore"
 """The HTML class of a notebook card's outer element: Jupyter's TeX typesetter (MathJax 2 and
 3) leaves its text alone, so a label holding two '$' shows as written."""
@@ -87,6 +93,18 @@ def literal(*axes: Any) -> None:
             text.set_usetex(False)
 
 
+def short_name(name: Any, chars: int = NAME_CHARS) -> str:
+    """``name`` as a chart draws it, in at most ``chars`` characters: as it is when it fits, else
+    its first and last characters around an ellipsis (names that share a prefix, such as
+    ``customers_2024_north`` and ``customers_2024_south``, keep the end that tells them
+    apart)."""
+    text = str(name)
+    if len(text) <= chars:
+        return text
+    tail = (chars - 1) // 2
+    return f"{text[: chars - 1 - tail]}\u2026{text[len(text) - tail :]}"
+
+
 def legend_below(ax: Any, width: int = 60) -> Any:
     """The axes' legend under them, outside the plotted area (long labels wrapped to
     ``width`` characters), so that it covers no curve; :func:`drawn` makes room for it."""
@@ -134,7 +152,7 @@ def precision_recall(
     recall = points.column("recall").to_pylist()
     precision = points.column("precision").to_pylist()
     ap = "" if average_precision is None else f" (AP {average_precision:.3f})"
-    ax.step(recall, precision, where="post", label=f"{label}{ap}")
+    ax.step(recall, precision, where="post", label=f"{short_name(label)}{ap}")
     marked = [(r, p) for r, p in zip(levels, interpolated, strict=True) if p is not None]
     if marked:
         mean = sum(p or 0.0 for p in interpolated) / len(interpolated)
@@ -161,13 +179,14 @@ def lift(ax: Any, table: pa.Table, label: str) -> Any:
     ax.bar(lower, [v or 0.0 for v in lifts], width=widths, align="edge", alpha=0.5,
            edgecolor="white", label="lift")  # fmt: skip
     ax.axhline(1.0, **CHANCE)
-    ax.set(xlim=(0, 1), xlabel="fraction of rows, by decreasing P(" + label + ")", ylabel="lift")
+    shown = short_name(label)
+    ax.set(xlim=(0, 1), xlabel=f"fraction of rows, by decreasing P({shown})", ylabel="lift")
     gains = ax.twinx()
     gains.plot([0.0, *fractions], [0.0, *table.column("gain").to_pylist()], "o-",
                color="#d62728", label="cumulative gain")  # fmt: skip
     gains.plot([0, 1], [0, 1], color="#d62728", alpha=0.3, linestyle=":")
     gains.set(ylim=(0, 1.02), ylabel="cumulative gain")
-    ax.set_title(f"Lift and gains of {label}")
+    ax.set_title(f"Lift and gains of {shown}")
     literal(ax, gains)
     return ax
 
@@ -180,14 +199,14 @@ def calibration(ax: Any, bins: pa.Table, label: str) -> Any:
     ax.plot([0, 1], [0, 1], **CHANCE)
     predicted = bins.column("mean_predicted").to_pylist()
     observed = bins.column("observed").to_pylist()
-    ax.plot(predicted, observed, "o-", label=label)
+    ax.plot(predicted, observed, "o-", label=short_name(label))
     for x, y, n in zip(predicted, observed, bins.column("n").to_pylist(), strict=True):
         right = x < 0.5
         ax.annotate(
             f"{n}", (x, y), textcoords="offset points", xytext=(7 if right else -7, 0),
             ha="left" if right else "right", va="center", fontsize=8,
         )  # fmt: skip
-    ax.set(xlim=(-0.03, 1.03), ylim=(-0.03, 1.03), xlabel=f"mean predicted P({label})",
+    ax.set(xlim=(-0.03, 1.03), ylim=(-0.03, 1.03), xlabel=f"mean predicted P({short_name(label)})",
            ylabel="observed share")  # fmt: skip
     ax.set_title("Calibration (rows per bin)")
     literal(ax)
@@ -219,7 +238,7 @@ def confusion(ax: Any, cells: pa.Table, labels: Sequence[Any]) -> Any:
         for j in range(k):
             colour = readable_on(image.to_rgba(matrix[i][j]))
             ax.text(j, i, str(matrix[i][j]), ha="center", va="center", color=colour)
-    names = [str(label) for label in labels]
+    names = [short_name(label) for label in labels]
     ax.set_xticks(range(k), names, rotation=45, ha="right")
     ax.set_yticks(range(k), names)
     ax.set(xlabel="predicted", ylabel="true")
@@ -233,7 +252,7 @@ def class_rows(ax: Any, labels: Sequence[str], rows: Sequence[int]) -> Any:
     total = sum(rows) or 1
     shown = list(rows)[::-1]
     bars = ax.barh(range(len(shown)), shown)
-    ax.set_yticks(range(len(shown)), list(labels)[::-1])
+    ax.set_yticks(range(len(shown)), [short_name(label) for label in labels][::-1])
     for bar, n in zip(bars, shown, strict=True):
         ax.annotate(f"{n / total:.1%}", (bar.get_width(), bar.get_y() + bar.get_height() / 2),
                     xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)  # fmt: skip
@@ -245,7 +264,7 @@ def class_rows(ax: Any, labels: Sequence[str], rows: Sequence[int]) -> Any:
 
 def ranking(ax: Any, table: pa.Table) -> Any:
     """Attributes by their MI with the class (rows of an attribute ranking), as bars."""
-    names = table.column("attribute").to_pylist()[::-1]
+    names = [short_name(name) for name in table.column("attribute").to_pylist()][::-1]
     ax.barh(range(len(names)), table.column("mi").to_pylist()[::-1])
     ax.set_yticks(range(len(names)), names)
     ax.set(xlabel="MI with the class (bits)")

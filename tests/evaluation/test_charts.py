@@ -294,3 +294,55 @@ def test_calibration_counts_of_a_well_calibrated_model_do_not_overlap():
     for i, box in enumerate(boxes):
         assert inside.x0 < box.x0 and box.x1 < inside.x1 and inside.y0 < box.y0 < box.y1
         assert box.y1 < inside.y1 and not any(box.overlaps(b) for b in boxes[i + 1 :]), i
+
+
+LONG_NAMES = [
+    "<img src=x onerror=\"document.title='pwned'\"> north",
+    "<img src=x onerror=\"document.title='pwned'\"> south",
+    "short",
+]
+"""Class labels and attribute names too long to draw whole; the first two share a prefix."""
+NAMES_DRAWN = {
+    "xticks": lambda ax: [t.get_text() for t in ax.get_xticklabels()],
+    "yticks": lambda ax: [t.get_text() for t in ax.get_yticklabels()],
+    "xlabel": lambda ax: [ax.get_xlabel()],
+    "legend": lambda ax: [t.get_text() for t in ax.get_legend().get_texts()],
+}
+"""Where a chart draws names: its texts there."""
+
+
+def test_long_names_are_drawn_shortened_around_an_ellipsis_and_every_chart_fits(recwarn):
+    """A name longer than charts.NAME_CHARS is drawn as its start and its end around an
+    ellipsis (two names that share a prefix stay apart): each chart that draws names lays
+    out inside its figure at the size a report or card gives it, with no "Tight layout not
+    applied" warning."""
+    for name in LONG_NAMES[:2]:
+        short = charts.short_name(name)
+        assert len(short) == charts.NAME_CHARS and short.count("\u2026") == 1
+        head, tail = short.split("\u2026")
+        assert name.startswith(head) and name.endswith(tail) and len(tail) >= 10
+    assert charts.short_name("short") == "short"
+    cells = pa.table({"true_index": [0, 1, 2], "predicted_index": [0, 1, 2], "n": [3, 4, 5]})
+    ranked = pa.table({"attribute": LONG_NAMES, "mi": [0.3, 0.2, 0.1]})
+    bins = pa.table({"mean_predicted": [0.2, 0.8], "observed": [0.3, 0.7], "n": [5, 5]})
+    gains = pa.table({"fraction": [0.5, 1.0], "lift": [1.2, 0.8], "gain": [0.6, 1.0]})
+    curve = pa.table({"recall": [0.0, 1.0], "precision": [1.0, 0.5]})
+    drawings = [  # (draw, figure size as report.py and models/base.py give it, names drawn)
+        (lambda ax: charts.confusion(ax, cells, LONG_NAMES), (5.0, 4.0), "xticks"),
+        (lambda ax: charts.class_rows(ax, LONG_NAMES, [5, 3, 2]), (4.0, 2.1), "yticks"),
+        (lambda ax: charts.ranking(ax, ranked), (6.0, 2.55), "yticks"),
+        (lambda ax: charts.lift(ax, gains, LONG_NAMES[0]), (5.0, 4.0), "xlabel"),
+        (lambda ax: charts.calibration(ax, bins, LONG_NAMES[0]), (5.0, 4.0), "xlabel"),
+        (lambda ax: charts.precision_recall(ax, curve, LONG_NAMES[0], 0.5, [0.5], [0.8]),
+         (5.0, 4.0), "legend"),
+    ]  # fmt: skip
+    for draw, size, where in drawings:
+        figure, renderer = _rendered(draw, size)
+        shown = NAMES_DRAWN[where](figure.axes[0])
+        text = " ".join(shown)
+        assert charts.short_name(LONG_NAMES[0]) in text and LONG_NAMES[0] not in text, text
+        if where.endswith("ticks"):
+            assert sorted(shown) == sorted(charts.short_name(n) for n in LONG_NAMES)
+        box = figure.get_tightbbox(renderer)  # inches
+        assert box.x0 >= 0 and box.x1 <= size[0] and box.y0 >= 0 and box.y1 <= size[1], where
+    assert [str(w.message) for w in recwarn if "layout" in str(w.message)] == []

@@ -215,6 +215,7 @@ def hostile_data(n: int = 300, seed: int = 1) -> pa.Table:
     return pa.table({**columns, HOSTILE["script"]: [labels[t] for t in truth]})
 
 
+@pytest.mark.filterwarnings("error:Tight layout not applied:UserWarning")  # long labels fit
 def test_hostile_labels_and_names_show_as_text_and_run_nothing(con, tmp_path):
     con.register("hostile", hostile_data())
     target = HOSTILE["script"]
