@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
+
+SPARK_TARGETS = {"spark", "spark_cluster"}
+"""The Spark targets of the engines suite: ``local[2]`` and a standalone cluster."""
 
 
 def datasets_dir() -> Path | None:
@@ -25,12 +29,15 @@ def datasets_dir() -> Path | None:
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The suite runs on two pytest-xdist workers (``--dist loadgroup`` in pyproject.toml):
-    every test on Spark goes to one of them, so one Spark session (a JVM) serves them all,
-    while the other tests are shared out between both workers."""
+    every test on Spark (a parameter ``engine`` or ``engine_name``, or a fixture
+    ``<target>_engine``, naming one of SPARK_TARGETS) goes to one of them, so one driver JVM
+    serves them all (``spark_sessions``), while the other tests are shared out between both
+    workers."""
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        on_spark = callspec is not None and callspec.params.get("engine") == "spark"
-        if on_spark or "spark_engine" in getattr(item, "fixturenames", ()):
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        engines = {params.get("engine"), params.get("engine_name")}
+        engines |= {name.removesuffix("_engine") for name in getattr(item, "fixturenames", ())}
+        if SPARK_TARGETS & engines:
             item.add_marker(pytest.mark.xdist_group("spark"))
 
 
@@ -58,6 +65,22 @@ def postgres_conninfo() -> Iterator[str]:
         yield conninfo
     finally:
         server.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def spark_sessions() -> Iterator[Any]:
+    """The run's Spark sessions, ``local[2]`` and on a standalone cluster of two workers
+    started on first use, one alive at a time (engine_support.SparkSessions); all stopped at
+    the end of the session, the cluster's JVMs and folders with them. Skipped without
+    PySpark."""
+    pytest.importorskip("pyspark", reason='needs pip install -e ".[spark]"')
+    from engine_support import SparkSessions
+
+    sessions = SparkSessions()
+    try:
+        yield sessions
+    finally:
+        sessions.close()
 
 
 @pytest.fixture

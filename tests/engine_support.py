@@ -5,20 +5,28 @@
   temporary folder, started by ``pg_ctl`` on 127.0.0.1 and a free port, stopped afterwards.
   PostgreSQL refuses to run as root: as root, the cluster belongs to the ``postgres`` system user
   (made by the Debian package) and the binaries run through ``runuser``.
-* Spark: a ``local[2]`` session tuned for small data (2 shuffle partitions, no UI, Arrow on,
-  driver on 127.0.0.1, warehouse in a temporary folder).
+* Spark: a session tuned for small data (2 shuffle partitions, no UI, Arrow on, driver on
+  127.0.0.1, warehouse in a temporary folder), on ``local[2]`` or on a standalone cluster
+  started here: a master and two workers of one core each, all on 127.0.0.1, run by PySpark's
+  own ``bin/spark-class`` (the pip package ships no start scripts; Java 17+). PySpark drives
+  one SparkContext per process, so :class:`SparkSessions` keeps one session alive at a time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import glob
+import json
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -134,15 +142,118 @@ def postgres_server() -> Iterator[str]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def _spark_class() -> Path:
+    """PySpark's ``bin/spark-class``, which runs a Spark daemon's main class in a JVM."""
+    import pyspark
+
+    return Path(pyspark.__file__).parent / "bin" / "spark-class"
+
+
+def _log_tail(path: Path, lines: int = 20) -> str:
+    text = path.read_text(errors="replace") if path.exists() else ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _stop_group(process: subprocess.Popen) -> None:
+    """End a daemon started in its own process group, with what it started (a worker's
+    executors): SIGTERM, then SIGKILL after 20 s."""
+    if process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _alive_workers(web_ui: int) -> int:
+    """How many workers the master's JSON status page lists as ALIVE (0 while it is not up)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{web_ui}/json/", timeout=5) as reply:
+            status = json.load(reply)
+    except OSError:
+        return 0
+    return sum(worker["state"] == "ALIVE" for worker in status["workers"])
+
+
 @contextlib.contextmanager
-def spark_session() -> Iterator[Any]:
-    """A ``local[2]`` SparkSession for small data; stopped (and its warehouse folder removed)
-    on exit. Raises ImportError without PySpark."""
+def spark_cluster(workers: int = 2, memory: str = "768m", timeout: float = 180) -> Iterator[str]:
+    """Start a standalone Spark cluster on 127.0.0.1; yields its master URL
+    ``spark://127.0.0.1:<port>``.
+
+    A master (its port and web UI port chosen free) and ``workers`` workers of one core and
+    ``memory`` each, every JVM bound to 127.0.0.1 (``SPARK_LOCAL_IP``, ``--host``) with its
+    log, work and scratch folders in one temporary folder. Returns once the master's JSON page
+    lists every worker ALIVE. On exit the daemons are ended, each with its process group (a
+    worker's executors too), and the folder removed.
+
+    Raises RuntimeError (with the tail of the log) when a daemon ends early or the workers are
+    not registered within ``timeout`` seconds; ImportError without PySpark.
+    """
+    spark_class = _spark_class()
+    root = Path(tempfile.mkdtemp(prefix="wml-spark-cluster-"))
+    port, web_ui = _free_port(), _free_port()
+    env = {
+        **os.environ,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_LOCAL_DIRS": str(root / "scratch"),
+        "SPARK_LOG_DIR": str(root / "logs"),
+        "SPARK_DAEMON_MEMORY": "256m",
+    }
+    daemons: list[tuple[subprocess.Popen, Path]] = []
+
+    def start(name: str, *arguments: str) -> None:
+        log = root / "logs" / f"{name}.log"
+        log.parent.mkdir(exist_ok=True)
+        with log.open("wb") as output:
+            process = subprocess.Popen(
+                [str(spark_class), *arguments], env=env, stdin=subprocess.DEVNULL,
+                stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+        daemons.append((process, log))
+
+    try:
+        start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+              "--port", str(port), "--webui-port", str(web_ui))  # fmt: skip
+        for i in range(workers):
+            start(
+                f"worker-{i}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
+                "--webui-port", str(_free_port()), "--cores", "1", "--memory", memory,
+                "--work-dir", str(root / f"work-{i}"), f"spark://127.0.0.1:{port}",
+            )  # fmt: skip
+        deadline = time.monotonic() + timeout
+        while _alive_workers(web_ui) < workers:
+            for process, log in daemons:
+                if process.poll() is not None:
+                    raise RuntimeError(
+                        f"{log.stem} ended ({process.returncode}):\n{_log_tail(log)}"
+                    )
+            if time.monotonic() > deadline:
+                tails = "\n".join(f"{log.stem}:\n{_log_tail(log)}" for _, log in daemons)
+                raise RuntimeError(f"{workers} workers not registered in {timeout} s:\n{tails}")
+            time.sleep(0.5)
+        yield f"spark://127.0.0.1:{port}"
+    finally:
+        for process, _ in reversed(daemons):  # workers (and their executors), then the master
+            _stop_group(process)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def spark_session(master: str = "local[2]") -> Iterator[Any]:
+    """A SparkSession for small data on ``master`` (``local[2]``, or a standalone cluster's
+    ``spark://`` URL: one 512 MB executor of one core per worker, at most two; the session
+    starts once both are registered); stopped (and its warehouse folder removed) on exit.
+    The driver and the executors write the tables under one warehouse folder, which works
+    because all of them run on this machine. Raises ImportError without PySpark."""
     from pyspark.sql import SparkSession
 
     root = Path(tempfile.mkdtemp(prefix="wml-spark-"))
     session = (
-        SparkSession.builder.master("local[2]")
+        SparkSession.builder.master(master)
         .appName("warehouse-ml-tests")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.default.parallelism", "2")
@@ -150,6 +261,12 @@ def spark_session() -> Iterator[Any]:
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.executor.memory", "512m")
+        .config("spark.executor.cores", "1")
+        .config("spark.cores.max", "2")
+        .config("spark.scheduler.minRegisteredResourcesRatio", "1.0")
+        .config("spark.scheduler.maxRegisteredResourcesWaitingTime", "120s")
+        .config("spark.pyspark.python", sys.executable)
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.sql.warehouse.dir", str(root / "warehouse"))
         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={root}")
@@ -163,3 +280,49 @@ def spark_session() -> Iterator[Any]:
     finally:
         session.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+class SparkSessions:
+    """The Spark sessions of a test run, one at a time: PySpark drives one SparkContext per
+    process, so asking for the other target's session stops the live one first (its tables
+    and catalog go with it: Spark's default catalog is in memory). The cluster is started on
+    first use and kept until :meth:`close`; a failure to start it is raised again on every
+    later request instead of starting it again."""
+
+    def __init__(self) -> None:
+        self._cluster = contextlib.ExitStack()
+        self._cluster_url: str | RuntimeError | None = None
+        self._live = contextlib.ExitStack()
+        self._live_master: str | None = None
+        self._live_session: Any = None
+
+    def local(self) -> Any:
+        """The ``local[2]`` session."""
+        return self._session("local[2]")
+
+    def cluster(self) -> Any:
+        """A session on the standalone cluster (:func:`spark_cluster`); RuntimeError when the
+        cluster cannot start."""
+        if self._cluster_url is None:
+            try:
+                self._cluster_url = self._cluster.enter_context(spark_cluster())
+            except RuntimeError as error:
+                self._cluster_url = error
+        if isinstance(self._cluster_url, RuntimeError):
+            raise self._cluster_url
+        return self._session(self._cluster_url)
+
+    def _session(self, master: str) -> Any:
+        if self._live_master != master:
+            self._live.close()
+            self._live_master = None
+            self._live_session = self._live.enter_context(spark_session(master))
+            self._live_master = master
+        return self._live_session
+
+    def close(self) -> None:
+        """Stop the live session, then the cluster."""
+        try:
+            self._live.close()
+        finally:
+            self._cluster.close()
