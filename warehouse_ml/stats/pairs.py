@@ -92,19 +92,6 @@ def plan_pair_blocks(
     return blocks
 
 
-def _slot_value(slots: Sequence[str], slot: exp.Expression) -> exp.Case:
-    """``CASE <slot> WHEN 0 THEN CAST(b.a0 AS VARCHAR) WHEN 1 THEN ... END``: the value, as
-    text, of the block column whose index the pair row names (the one CASE builder)."""
-    case = exp.Case()
-    for s, name in enumerate(slots):
-        case = case.when(
-            exp.EQ(this=slot.copy(), expression=exp.Literal.number(s)),
-            exp.cast(column(name, "b"), exp.DataType.Type.VARCHAR),
-            copy=False,
-        )
-    return case
-
-
 def pair_counts_query(
     source: exp.Table | exp.Query,
     target: str,
@@ -169,8 +156,8 @@ def pair_counts_query(
                 pairs=templates.values(
                     rows, "p", ("attribute_i", "attribute_j", "slot_i", "slot_j")
                 ),
-                value_i=_slot_value(slots, column("slot_i", "p")),
-                value_j=_slot_value(slots, column("slot_j", "p")),
+                value_i=counting.slot_value(slots, column("slot_i", "p")),
+                value_j=counting.slot_value(slots, column("slot_j", "p")),
                 block_partition=block_part,
                 partition_columns=pair_part,
                 partition_group=pair_group,
