@@ -346,3 +346,18 @@ def test_long_names_are_drawn_shortened_around_an_ellipsis_and_every_chart_fits(
         box = figure.get_tightbbox(renderer)  # inches
         assert box.x0 >= 0 and box.x1 <= size[0] and box.y0 >= 0 and box.y1 <= size[1], where
     assert [str(w.message) for w in recwarn if "layout" in str(w.message)] == []
+
+
+def test_a_leave_one_out_roc_draws_the_pooled_curve_alone(con, monkeypatch):
+    """A leave-one-out's folds are single rows (no curve each, one query each): past
+    plots.FOLD_CURVES folds, ``folds=True`` draws no fold's curve and measures none."""
+    from warehouse_ml.evaluation import plots
+
+    data = wml.synthetic.tan_data(60, 3, n_classes=2, strings=True, seed=3)
+    ev = wml.cross_validate_leave_one_out(con, data, "class", wml.NaiveBayes())
+    assert ev.folds == 60 > plots.FOLD_CURVES
+    monkeypatch.setattr(type(ev), "fold_measure", lambda *a, **k: pytest.fail("a fold measured"))
+    ax = ev.plot_roc(folds=True)
+    assert len(ax.lines) == 2  # the diagonal and the pooled curve
+    pooled = ev.roc_curve(ev.classes[1], max_points=plots.CURVE_POINTS)
+    assert _line(ax, 1)[0] == pooled.column("fpr").to_pylist()

@@ -18,6 +18,10 @@ from warehouse_ml.errors import ParameterError
 
 CURVE_POINTS = 500
 """Most points per class a drawn ROC or recall-precision curve has (thinned in SQL)."""
+FOLD_CURVES = 20
+"""Most folds whose ROC curves :meth:`Plots.plot_roc` draws faintly (one query each): past
+that the curves are a blur, and a leave-one-out's folds are single rows, whose ROC is no
+curve; the pooled curve is drawn alone."""
 
 
 class Plots:
@@ -48,11 +52,11 @@ class Plots:
     def plot_roc(self, ax: Any = None, positive: Any = None, folds: bool = False) -> Any:
         """ROC curve of ``positive`` (binary default: the second class; multiclass default:
         every class against the rest) over the pooled predictions, AUC in the legend; with
-        ``folds`` (a cross-validation, one class), each fold's curve faintly behind it;
-        returns the axes."""
+        ``folds`` (a cross-validation of at most :data:`FOLD_CURVES` folds, one class), each
+        fold's curve faintly behind it; returns the axes."""
         ax = charts.axes_or_new(ax)
         shown = self._roc_classes(positive)
-        if folds and self.folds > 1 and len(shown) == 1:
+        if folds and 1 < self.folds <= FOLD_CURVES and len(shown) == 1:
             charts.faint_curves(
                 ax,
                 [
