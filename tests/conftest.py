@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import hypothesis_profiles  # noqa: F401  (loads $WML_HYPOTHESIS's profile first)
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]

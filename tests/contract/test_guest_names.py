@@ -19,6 +19,7 @@ import sqlglot
 from guest_checks import objects, user_checksums
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from sqlglot import exp
 
 import warehouse_ml as wml
@@ -138,7 +139,7 @@ def _same_or_refused(con, call, expected, compare) -> None:
 
 
 @settings(
-    max_examples=20,
+    max_examples=examples(20),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

@@ -15,6 +15,7 @@ import pytest
 from guest_checks import objects, user_checksums
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import warehouse_ml as wml
 from warehouse_ml.cli import main
@@ -44,7 +45,7 @@ names = st.one_of(
     st.sampled_from(FRAGMENTS),
 )
 SETTINGS = settings(
-    max_examples=15,
+    max_examples=examples(15),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -163,7 +164,7 @@ def test_hostile_names_work_or_are_refused_and_touch_nothing_else(data, kind, vi
     con.close()
 
 
-@settings(SETTINGS, max_examples=25)
+@settings(SETTINGS, max_examples=examples(25))
 @given(first=names, second=names)
 def test_names_differing_only_by_case_are_refused(first, second):
     """DuckDB resolves even quoted names ignoring ASCII case: two columns that differ only by
@@ -191,7 +192,7 @@ def test_names_differing_only_by_case_are_refused(first, second):
     con.close()
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(data=hostile_data())
 def test_cli_on_hostile_names(tmp_path_factory, data):
     hostile, plain, target, labels, parts = data

@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from sklearn import metrics as skm
 
 import warehouse_ml as wml
@@ -141,7 +142,9 @@ def brute_force_auc(y, p) -> float:
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(25),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(case=binary_cases())
 def test_binary_measures_equal_scikit_learn(con, case):
@@ -212,7 +215,9 @@ def multiclass_cases(draw):
 
 
 @settings(
-    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(20),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(case=multiclass_cases())
 def test_multiclass_measures_equal_scikit_learn(con, case):

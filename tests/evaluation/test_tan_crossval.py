@@ -26,6 +26,7 @@ import pytest
 from conftest import load_text_csv
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import warehouse_ml as wml
 from warehouse_ml.evaluation import crossval, splits
@@ -348,7 +349,9 @@ def _small_tables(draw) -> pa.Table:
 
 
 @settings(
-    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(6),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(data=_small_tables(), alpha=st.sampled_from([0.0, 0.5, 1.0]), seed=st.integers(0, 9))
 def test_subtraction_equals_scratch_fits_on_random_tables(monkeypatch, data, alpha, seed):

@@ -13,6 +13,7 @@ import pytest
 from conftest import FIXTURES, load_text_csv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from reference import naive_bayes_log_joint, softmax
 from sklearn.naive_bayes import CategoricalNB, GaussianNB
 
@@ -171,7 +172,7 @@ def datasets(draw):
     return {**columns, "z": numeric}, target, test, alpha, prior_alpha
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(datasets())
 def test_matches_reference_with_nulls_and_unseen_values(data):
     train, target, test, alpha, prior_alpha = data
@@ -228,7 +229,7 @@ def coded_datasets(draw):
     return columns, target, test, alpha
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(coded_datasets(), st.sampled_from([pa.int8(), pa.int32(), pa.int64()]))
 def test_integer_codes_match_reference(data, test_type):
     """Contiguous integer codes are scored through the lookup table (one INNER join per

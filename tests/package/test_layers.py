@@ -279,3 +279,136 @@ def test_the_learner_guard_sees_violations():
         "4: compares with 'naive_bayes'",
         "5: compares with 'tan'",
     ]
+
+
+TESTS = Path(__file__).resolve().parents[1]
+TEST_FOLDERS = {"sqlgen", "engines", "stats", "learners", "scoring", "inspection", "living"}
+TEST_FOLDERS |= {"evaluation", "cli", "contract", "package"}
+"""The folders of tests/, one a layer or role of the package and the contract, the command and
+the package as a whole (docs/ARCHITECTURE.md "Tests"); the helpers several folders share are
+modules at tests/ itself."""
+
+
+def _misplaced_test_files(root: Path) -> list[str]:
+    """Each module under ``root`` (a tests/ folder) that is neither a shared helper at its root
+    (not named ``test_*``) nor a test module (``test_*.py``) in one of :data:`TEST_FOLDERS`."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).parts
+        helper = len(parts) == 1 and not path.name.startswith("test_")
+        test = len(parts) == 2 and parts[0] in TEST_FOLDERS and path.name.startswith("test_")
+        if not (helper or test):
+            found.append("/".join(parts))
+    return found
+
+
+def _imported_test_modules(root: Path, path: Path) -> list[str]:
+    """Each import in ``path`` (anywhere in it) of a module or folder under ``root`` other than
+    a shared helper at its root, as "line: file": by its dotted name from ``root`` (on the path
+    through pyproject.toml's ``pythonpath``) or from the repository (``tests.``), by its bare
+    name from its own folder (where pytest imports a test module from), or relatively."""
+
+    def under_root(name: str) -> Path | None:
+        parts = name.removeprefix(f"{root.name}.").split(".")
+        for base in (root, path.parent):
+            for n in range(len(parts), 0, -1):
+                candidate = base.joinpath(*parts[:n])
+                if candidate.with_suffix(".py").is_file():
+                    return candidate.with_suffix(".py")
+                if candidate.is_dir():
+                    return candidate
+        return None
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            found.append(
+                (node.lineno, f"relative import from {'.' * node.level}{node.module or ''}")
+            )
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            prefix = f"{node.module}." if isinstance(node, ast.ImportFrom) else ""
+            targets = {under_root(prefix + item.name) for item in node.names} - {None}
+            found += [
+                (node.lineno, target.relative_to(root).as_posix())
+                for target in sorted(targets)
+                if target.parent != root or target.is_dir()
+            ]
+    return [f"{line}: {what}" for line, what in sorted(found)]
+
+
+def test_every_test_module_is_in_a_test_folder_and_imports_no_other():
+    """A test module imports the package, other libraries and the shared helpers at tests/
+    (conftest.py, reference.py, guest_checks.py, ...), never another test module: what two
+    folders share is a helper at tests/."""
+    assert _misplaced_test_files(TESTS) == []
+    imports = {
+        str(path.relative_to(TESTS)): _imported_test_modules(TESTS, path)
+        for path in sorted(TESTS.rglob("*.py"))
+    }
+    assert {path: found for path, found in imports.items() if found} == {}
+
+
+def _fixed_example_counts(tree: ast.AST) -> list[str]:
+    """Each hypothesis ``settings(...)`` given a ``max_examples`` other than
+    ``examples(n)`` (tests/hypothesis_profiles.py), as "line: max_examples=..."."""
+    found = []
+    for node in ast.walk(tree):
+        callee = node.func if isinstance(node, ast.Call) else None
+        if getattr(callee, "id", getattr(callee, "attr", None)) != "settings":
+            continue
+        for keyword in node.keywords:
+            value = keyword.value
+            scaled = isinstance(value, ast.Call) and getattr(value.func, "id", "") == "examples"
+            if keyword.arg == "max_examples" and not scaled:
+                found.append(f"{node.lineno}: max_examples={ast.unparse(value)}")
+    return found
+
+
+def test_property_tests_take_their_example_counts_from_the_profile():
+    """Each property test runs the examples the loaded hypothesis profile gives it ($WML_HYPOTHESIS:
+    all of them in CI, a tenth while developing), never a fixed count."""
+    fixed = {
+        str(path.relative_to(TESTS)): _fixed_example_counts(ast.parse(path.read_text()))
+        for path in sorted(TESTS.rglob("*.py"))
+    }
+    assert {path: found for path, found in fixed.items() if found} == {}
+
+
+def test_the_test_layout_guards_see_violations(tmp_path):
+    """The checks above can fail: a test module at the root, in no test folder, a helper in a
+    test folder, and test modules imported by bare, dotted and relative name are found."""
+    root = tmp_path / "tests"
+    files = {
+        "conftest.py": "",
+        "reference.py": "import numpy\n",
+        "test_at_root.py": "",
+        "misc/test_elsewhere.py": "",
+        "learners/shared.py": "",
+        "learners/test_b.py": "",
+        "learners/test_a.py": (
+            "import conftest\nfrom reference import numpy\nfrom test_b import x\n"
+            "import learners.test_b\ndef f():\n    from tests.learners import test_b\n"
+            "from . import shared\n"
+            "from hypothesis import settings\nfrom hypothesis_profiles import examples\n"
+            "@settings(max_examples=examples(5), deadline=None)\ndef g(): ...\n"
+            "@settings(max_examples=5)\ndef h(): ...\n"
+            "S = settings(deadline=None, max_examples=S0)\n"
+        ),
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    assert _misplaced_test_files(root) == [
+        "learners/shared.py",
+        "misc/test_elsewhere.py",
+        "test_at_root.py",
+    ]
+    assert _imported_test_modules(root, root / "learners/test_a.py") == [
+        "3: learners/test_b.py",
+        "4: learners/test_b.py",
+        "6: learners/test_b.py",
+        "7: relative import from .",
+    ]
+    assert _imported_test_modules(root, root / "reference.py") == []
+    test_a = ast.parse((root / "learners/test_a.py").read_text())
+    assert _fixed_example_counts(test_a) == ["12: max_examples=5", "14: max_examples=S0"]

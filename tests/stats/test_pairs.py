@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import warehouse_ml as wml
 from warehouse_ml.sqlgen import templates
@@ -153,7 +154,7 @@ def test_chow_liu_bins_numeric_columns() -> None:
     assert tree.mi[("x", "y")] > 1.0 > tree.mi[("x", "z")]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.integers(1, 40), min_size=0, max_size=12),
     st.integers(2, 6),

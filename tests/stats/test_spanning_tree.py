@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from warehouse_ml.stats import spanning_tree
 from warehouse_ml.stats.spanning_tree import direct_tree, maximum_spanning_tree, tan_parents
@@ -60,7 +61,7 @@ def weight_matrices(draw: st.DrawFn) -> np.ndarray:
     return matrix + matrix.T
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(weight_matrices())
 def test_maximum_equals_brute_force(matrix: np.ndarray) -> None:
     n = matrix.shape[0]
@@ -74,7 +75,7 @@ def test_maximum_equals_brute_force(matrix: np.ndarray) -> None:
         assert frozenset(edges) == trees[0]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(weight_matrices(), st.data())
 def test_direction_away_from_any_root(matrix: np.ndarray, data: st.DataObject) -> None:
     n = matrix.shape[0]
