@@ -138,6 +138,7 @@ def _same_or_refused(con, call, expected, compare) -> None:
     compare(got, expected())
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(20),
     deadline=None,

@@ -113,6 +113,7 @@ def attempt(operation):
         return None
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=hostile_data(), kind=st.sampled_from([wml.NaiveBayes, wml.TAN]), view=names)
 def test_hostile_names_work_or_are_refused_and_touch_nothing_else(data, kind, view):
@@ -192,6 +193,7 @@ def test_names_differing_only_by_case_are_refused(first, second):
     con.close()
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(8), deadline=None)
 @given(data=hostile_data())
 def test_cli_on_hostile_names(tmp_path_factory, data):

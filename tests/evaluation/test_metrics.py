@@ -141,6 +141,7 @@ def brute_force_auc(y, p) -> float:
     return wins / (len(pos) * len(neg))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(25),
     deadline=None,
@@ -214,6 +215,7 @@ def multiclass_cases(draw):
     return np.array(y), probs
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(20),
     deadline=None,

@@ -116,6 +116,7 @@ def shows_every_chart(page: Path, tmp_path: Path, captions: list[str]) -> None:
 CHARTS = ["confusion matrix", "ROC", "precision-recall", "lift and gains", "calibration"]
 
 
+@pytest.mark.slow
 def test_the_report_of_a_real_data_set_renders_offline_with_every_chart(con, datasets, tmp_path):
     load_text_csv(con, "d", datasets / "vote.csv")
     ev = wml.cross_validate(con, "d", "Class", wml.TAN())
@@ -134,6 +135,7 @@ def test_the_report_of_generated_data_renders_offline_with_every_chart(con, tmp_
     shows_every_chart(page, tmp_path, [*CHARTS, "attribute ranking"])
 
 
+@pytest.mark.slow
 def test_the_reports_numbers_are_the_apis(con, datasets, tmp_path):
     load_text_csv(con, "d", datasets / "car.csv")
     ev = wml.cross_validate(con, "d", "class", wml.NaiveBayes())
@@ -173,6 +175,7 @@ def test_the_reports_numbers_are_the_apis(con, datasets, tmp_path):
     assert f"(AP {ap.average_precision:.3f})" in text  # the chart's legend, kept as SVG text
 
 
+@pytest.mark.slow
 def test_a_selections_report_compares_the_candidates(con, datasets, tmp_path):
     load_text_csv(con, "d", datasets / "vote.csv")
     candidates = [wml.NaiveBayes(), wml.TAN(), Candidate(wml.NaiveBayes(), features="top:4")]

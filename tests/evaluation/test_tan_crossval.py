@@ -348,6 +348,7 @@ def _small_tables(draw) -> pa.Table:
     return pa.table(columns)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(6),
     deadline=None,
@@ -406,6 +407,7 @@ def test_a_class_absent_from_a_training_fold_matches_the_refit_path(con, monkeyp
 
 # -- real data ----------------------------------------------------------------------------------
 @pytest.mark.parametrize(("name", "target"), [("vote.csv", "Class")])
+@pytest.mark.slow
 def test_subtraction_equals_scratch_fits_on_real_data(con, monkeypatch, datasets, name, target):
     load_text_csv(con, "d", datasets / name)
     con.execute("CREATE TABLE dk AS SELECT row_number() OVER () AS rid, * FROM d")

@@ -84,6 +84,7 @@ def test_tan_shows_each_attributes_parent_and_its_value(con, datasets):
         assert r["parent_value"] == (None if parent is None else values[r["row"]][parent])
 
 
+@pytest.mark.slow
 def test_adult_numerics_and_integer_codes(con, datasets):
     """Gaussian attributes and integer codes scored by lookup blocks in the prediction query are
     explained one attribute at a time; TAN's binned numerics sum to its log-odds too."""

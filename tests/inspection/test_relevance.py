@@ -195,6 +195,7 @@ def _fold_predictions(con, ev):
     return by_fold
 
 
+@pytest.mark.slow
 def test_top_k_is_chosen_inside_each_training_fold(con, datasets):
     """Each fold's predictions are those of a model fit on its training rows with the k
     attributes of highest MI over those rows alone (a scikit-learn reference): no leakage."""
@@ -234,6 +235,7 @@ def test_top_k_is_chosen_inside_each_training_fold(con, datasets):
     assert a.column("prediction") == b.column("prediction")
 
 
+@pytest.mark.slow
 def test_select_model_refits_the_top_k_of_all_rows(con, datasets):
     load_text_csv(con, "d", datasets / "car.csv")
     candidates = [Candidate(wml.NaiveBayes(), features=f"top:{k}") for k in (2, 6)]

@@ -172,6 +172,7 @@ def datasets(draw):
     return {**columns, "z": numeric}, target, test, alpha, prior_alpha
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(datasets())
 def test_matches_reference_with_nulls_and_unseen_values(data):
@@ -229,6 +230,7 @@ def coded_datasets(draw):
     return columns, target, test, alpha
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(coded_datasets(), st.sampled_from([pa.int8(), pa.int32(), pa.int64()]))
 def test_integer_codes_match_reference(data, test_type):

@@ -316,6 +316,7 @@ def _holdout(table: pa.Table) -> tuple[pa.Table, pa.Table]:
 
 
 @pytest.mark.parametrize("name", ["car", "corral", "monks-1", "kr-vs-kp"])
+@pytest.mark.slow
 def test_tan_beats_naive_bayes_on_real_data(con, name) -> None:
     folder = _datasets()
     if name == "monks-1":

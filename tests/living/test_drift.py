@@ -271,6 +271,7 @@ def test_the_training_table_has_no_drift_on_any_attribute(con, kind):
 
 
 @pytest.mark.parametrize("kind", KIND_CLASSES)
+@pytest.mark.slow
 def test_adult_training_table_has_no_drift_on_any_attribute(con, datasets, kind):
     con.execute(f"CREATE TABLE a AS SELECT * FROM read_csv('{datasets / 'adult.csv'}')")
     with pytest.warns(wml.IntegerColumnsWarning):

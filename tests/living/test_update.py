@@ -218,6 +218,7 @@ def test_an_unlabelled_or_empty_batch_changes_only_the_null_count(con):
 
 
 @pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+@pytest.mark.slow
 def test_car_and_vote_in_thirds(con, datasets, kind):
     for name, target in (("car", "class"), ("vote", "Class")):
         load_text_csv(con, name, datasets / f"{name}.csv")
