@@ -82,6 +82,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
     from warehouse_ml.models.inspection.evidence import EVERY_CLASS
     from warehouse_ml.models.inspection.relevance import pair_information, rank_attributes
     from warehouse_ml.models.learners.chow_liu import ChowLiuTree, chow_liu_tree
+    from warehouse_ml.models.learners.logistic_regression import LogisticRegression
     from warehouse_ml.models.learners.naive_bayes import NaiveBayes
     from warehouse_ml.models.learners.tan import TAN
     from warehouse_ml.progress import Progress, ProgressCallback
@@ -136,6 +137,10 @@ LAZY: dict[str, tuple[str, str | None]] = {
     "ChowLiuTree": ("warehouse_ml.models.learners.chow_liu", "ChowLiuTree"),
     "chow_liu_tree": ("warehouse_ml.models.learners.chow_liu", "chow_liu_tree"),
     "EVERY_CLASS": ("warehouse_ml.models.inspection.evidence", "EVERY_CLASS"),
+    "LogisticRegression": (
+        "warehouse_ml.models.learners.logistic_regression",
+        "LogisticRegression",
+    ),
     "NaiveBayes": ("warehouse_ml.models.learners.naive_bayes", "NaiveBayes"),
     "pair_information": ("warehouse_ml.models.inspection.relevance", "pair_information"),
     "rank_attributes": ("warehouse_ml.models.inspection.relevance", "rank_attributes"),
@@ -166,6 +171,7 @@ __all__ = [
     "HighCardinalityWarning",
     "IncompatibleModelError",
     "IntegerColumnsWarning",
+    "LogisticRegression",
     "ModelNotFoundError",
     "NaiveBayes",
     "NameConflictError",

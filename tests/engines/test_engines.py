@@ -316,6 +316,24 @@ def tan(engine: Engine) -> dict[str, Any]:
     return _model_results(engine, model, "engine_tan")
 
 
+@case
+def logistic_regression(engine: Engine) -> dict[str, Any]:
+    """Logistic regression by Newton passes (DOUBLE sums in each engine's order), multinomial
+    and binary, over categorical (string, integer, boolean) and numeric attributes with NULLs:
+    coefficients and standard errors, scores, predictions and a prediction view."""
+    table = engine.load(TABLE, DATA)
+    binary = wml.LogisticRegression(C=2.0).fit(
+        engine.warehouse, table, "flag", keys=["id"], features=["colour", "size", "weight"],
+        categorical=["size"], name="engine_lr_binary",
+    )  # fmt: skip
+    return {
+        "multinomial": _model_results(
+            engine, _fit(engine, wml.LogisticRegression(), "engine_lr"), "engine_lr"
+        ),
+        "binary": _model_results(engine, binary, "engine_lr_binary"),
+    }
+
+
 def _comparable_explanation(table: pa.Table) -> list[dict[str, Any]]:
     """Explanation rows without the text of the numeric attribute's values (each engine
     writes a DOUBLE as text its own way); the evidence is compared to the tolerance."""

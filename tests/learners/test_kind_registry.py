@@ -70,7 +70,7 @@ def test_a_registered_kind_is_listed_and_taken_by_kind_and_param(tempered, tmp_p
         model = wml.load(con, "m")
         assert type(model) is Tempered and model.get_params() == {"alpha": 2.0, "temper": 7}
         kinds.unregister(SPEC.kind)
-        with pytest.raises(IncompatibleModelError, match=r"kind 'tempered_nb'.*\['naive_bayes'"):
+        with pytest.raises(IncompatibleModelError, match=r"kind 'tempered_nb'.*\[.*'naive_bayes'"):
             wml.load(con, "m")
         kinds.register(SPEC)
 

@@ -196,3 +196,17 @@ register(
         ),
     )
 )
+register(
+    KindSpec(
+        kind="logistic_regression",
+        aliases=("logreg", "lr"),
+        cls="warehouse_ml.models.learners.logistic_regression.LogisticRegression",
+        summary="Logistic regression: Newton/IRLS passes, one-hot and standardised features",
+        parameters=(
+            Parameter("C", FLOAT, 1.0, "inverse strength of the L2 penalty, > 0"),
+            Parameter("max_iter", INT, 100, "most Newton passes over the data"),
+            Parameter("tol", FLOAT, 1e-10, "stop when the largest Newton step is at most this"),
+            *_SHARED,
+        ),
+    )
+)

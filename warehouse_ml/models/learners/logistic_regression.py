@@ -1,0 +1,347 @@
+"""Logistic regression by Newton's method (IRLS), each iteration one SQL pass of aggregates.
+
+Features follow the linear families' design rules (models/learners/linear_design.py, which
+states them): categorical attributes one-hot with every level, numeric attributes
+standardised by the training mean and population standard deviation (as ``StandardScaler``),
+a NULL numeric value the training mean (0 after scaling), a NULL or unseen categorical value
+every indicator 0.
+
+The model maximises the (weighted) log-likelihood less an L2 penalty ``||b||^2 / (2 C)`` on
+the coefficients, the intercepts unpenalised, as scikit-learn's ``LogisticRegression(C=C)``:
+two classes have one coefficient vector (class 1 against class 0); more classes a multinomial
+(softmax) model with one vector per class, its intercepts centred (summing to 0) as
+scikit-learn reports them. Newton's method starts at 0; each iteration is one SQL pass
+(models/learners/newton_sums.py: the gradient and the Hessian, binary or multinomial blocks,
+with the current coefficients written into the query as literals) and a solve of the p x p
+(multinomial: K p x K p) system in numpy; a step that raises the objective is halved, and the
+fit stops when the largest step is at most ``tol``. The softmax's singular direction (every
+intercept shifted alike) is removed from the multinomial solve by adding its projection.
+
+The passes sum in DOUBLE in the engine's own order (a relaxation of the exact sums of the
+counting families, docs/ARCHITECTURE.md): Newton's last steps are far below the sums'
+rounding, so coefficients agree to 1e-12 across runs and thread counts.
+
+Standard errors are the square roots of the diagonal of the inverse of the penalised Hessian
+at the solution (the pseudo-inverse for the multinomial model, whose intercepts are centred);
+Wald's z = b / se and its two-sided p-value. With a large C they are the unpenalised
+maximum-likelihood ones (statsmodels' ``Logit``). A fit whose training rows all score their
+own class highest warns (:class:`SeparationWarning`): the classes are separable, so without
+the penalty the coefficients would grow without bound; one that does not converge within
+``max_iter`` passes warns (:class:`ConvergenceWarning`).
+
+Parameter tables (each led by ``wml_part``, 0 for a fitted model):
+
+* ``classes``: class_index, class_label, n, log_prior: the class's intercept (0 for the first
+  class of a binary model), the base term scoring and explanations read;
+* ``design``: column_index, attribute, kind, level, mean, scale (linear_design.py);
+* ``coefficients``: class_index, column_index (0 the intercept), coefficient, std_error,
+  z_value, p_value (only the scored classes: class 1 of a binary model).
+
+The catalog details keep the solver's report under ``logistic_regression``: passes, whether it
+converged, whether the classes were separated, the log-likelihood, and the coefficients and
+their standard errors (so ``coef_`` and :meth:`LogisticRegression.summary` need no
+connection).
+
+Scoring: each class's score is its intercept plus one term per attribute (the coefficient
+times the standardised value, or the level's coefficient), so the scoring query's softmax
+gives the probabilities and an explanation's evidence of an attribute is the difference of
+two classes' terms (``AdditiveScores``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.capabilities import AdditiveScores, WeightedFit
+from warehouse_ml.models.inspection.evidence import Part, shown_value
+from warehouse_ml.models.learners.linear_design import Design
+from warehouse_ml.models.learners.newton_sums import NewtonPass, NewtonSums
+from warehouse_ml.models.scoring.scores import Term
+from warehouse_ml.models.training import Training
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.stats.validation import CardinalityCheck
+from warehouse_ml.store import catalog
+from warehouse_ml.store.catalog import ModelRecord
+from warehouse_ml.store.ownership import Staging
+
+REPORT = "logistic_regression"
+"""Key of the solver's report in the catalog details."""
+
+MAX_HALVINGS = 40
+"""Most halvings of one Newton step before the fit gives up on lowering the objective."""
+
+RISE = 1e-12
+"""A step is halved when it raises the objective by more than this fraction of it (less is
+the sums' rounding)."""
+
+
+class SeparationWarning(UserWarning):
+    """The fitted model scores every training row's own class highest: the classes are
+    separable, and the coefficients grow without bound as C grows."""
+
+
+class ConvergenceWarning(UserWarning):
+    """Newton's method stopped at ``max_iter`` passes with a step larger than ``tol``."""
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The solver's result: ``coefficients`` (scored classes x design width), their
+    ``covariance`` (class-major), the passes made, and what the last pass found."""
+
+    coefficients: np.ndarray
+    covariance: np.ndarray
+    n_iter: int
+    converged: bool
+    last: NewtonSums
+
+
+def solve(
+    warehouse: Warehouse, newton: NewtonPass, C: float, max_iter: int, tol: float
+) -> Solution:
+    """Newton's method on the penalised negative log-likelihood (module docstring)."""
+    m, d = len(newton.scored), newton.design.width
+    penalty = np.full((m, d), 1.0 / C)
+    penalty[:, 0] = 0.0
+    shift = np.zeros((m * d, m * d))
+    if m > 1:  # every intercept alike: the softmax's flat direction
+        u = np.zeros((m, d))
+        u[:, 0] = 1.0 / math.sqrt(m)
+        shift = np.outer(u.ravel(), u.ravel())
+    beta = np.zeros((m, d))
+    accepted: tuple[float, np.ndarray] | None = None
+    step = np.zeros((m, d))
+    halvings, n_iter, converged = 0, 0, False
+    while n_iter < max_iter:
+        sums = newton.run(warehouse, beta)
+        n_iter += 1
+        objective = -sums.log_likelihood + 0.5 * float(np.sum(penalty * beta * beta))
+        if accepted is not None and objective > accepted[0] + RISE * abs(accepted[0]):
+            if halvings == MAX_HALVINGS:
+                break
+            step, halvings = step / 2.0, halvings + 1
+            beta = accepted[1] + step
+            continue
+        accepted, halvings = (objective, beta), 0
+        hessian = sums.hessian + np.diag(penalty.ravel()) + shift
+        gradient = sums.gradient - penalty * beta
+        step = np.linalg.solve(hessian, gradient.ravel()).reshape(m, d)
+        if float(np.max(np.abs(step))) <= tol:
+            beta, converged = beta + step, True
+            break
+        beta = beta + step
+    if not converged:
+        beta = accepted[1] if accepted is not None else beta
+    hessian = sums.hessian + np.diag(penalty.ravel()) + shift
+    covariance = np.linalg.inv(hessian) - shift
+    if m > 1:
+        beta[:, 0] -= beta[:, 0].mean()
+    return Solution(beta, covariance, n_iter, converged, sums)
+
+
+class LogisticRegression(Classifier, AdditiveScores, WeightedFit):
+    """L2-penalised logistic regression, binary or multinomial (module docstring).
+
+    Args:
+        C: inverse of the penalty's strength, > 0: the coefficients' penalty is
+            ``||b||^2 / (2 C)`` (intercepts unpenalised), as scikit-learn's.
+        max_iter: most Newton passes over the data, >= 1.
+        tol: the fit has converged when the largest Newton step (of the coefficients of the
+            standardised design) is at most ``tol``, >= 0.
+        categorical, numeric: columns to model as categorical / numeric whatever their type
+            (stats/features.py).
+        class_weight: None, ``"balanced"`` or a mapping class -> weight: every row of a class
+            counts as that weight, times its ``sample_weight`` (stats/weights.py); the
+            standardisation's moments are weighted alike.
+    """
+
+    kind = "logistic_regression"
+
+    def __init__(
+        self,
+        *,
+        C: float = 1.0,
+        max_iter: int = 100,
+        tol: float = 1e-10,
+        categorical: Iterable[str] | None = None,
+        numeric: Iterable[str] | None = None,
+        class_weight: str | dict[Any, float] | None = None,
+    ) -> None:
+        super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
+        if isinstance(C, bool) or not isinstance(C, (int, float)) or not 0 < C < math.inf:
+            raise ParameterError(f"C must be a finite number > 0, got {C!r}")
+        if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
+            raise ParameterError(f"max_iter must be an integer >= 1, got {max_iter!r}")
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < math.inf:
+            raise ParameterError(f"tol must be a finite number >= 0, got {tol!r}")
+        self.C = float(C)
+        self.max_iter = max_iter
+        self.tol = float(tol)
+
+    def learn_tables(
+        self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
+    ) -> dict[str, Any]:
+        """The design (one count scan, one moments scan), then one pass per Newton iteration;
+        writes the ``classes``, ``design`` and ``coefficients`` tables (module docstring)."""
+        design = Design.learn(warehouse, training, check)
+        classes = training.classes[0]
+        newton = NewtonPass(design, training, len(classes))
+        solution = solve(warehouse, newton, self.C, self.max_iter, self.tol)
+        design.write(warehouse, tables.table("design"))
+        errors = np.sqrt(np.clip(np.diag(solution.covariance), 0.0, None))
+        errors = errors.reshape(solution.coefficients.shape)
+        full = newton.every_class(solution.coefficients)
+        warehouse.run(
+            "create_linear_classes",
+            table=tables.table("classes"),
+            class_rows=templates.values(
+                [(0, c.index, c.label, c.n, float(full[c.index, 0])) for c in classes],
+                "r",
+                ("wml_part", "class_index", "class_label", "n", "intercept"),
+            ),
+            count_type=training.count_type,
+        )
+        rows = []
+        for r, k in enumerate(newton.scored):
+            for j, (b, se) in enumerate(zip(solution.coefficients[r], errors[r], strict=True)):
+                z = float(b / se) if se > 0 else None
+                p = math.erfc(abs(z) / math.sqrt(2.0)) if z is not None else None
+                rows.append((0, k, j, float(b), float(se) if se > 0 else None, z, p))
+        warehouse.run(
+            "create_linear_coefficients",
+            table=tables.table("coefficients"),
+            coefficient_rows=templates.values(
+                rows, "c",
+                ("wml_part", "class_index", "column_index", "coefficient", "std_error",
+                 "z_value", "p_value"),
+            ),
+        )  # fmt: skip
+        separated = solution.last.margin >= 0 and solution.coefficients[:, 1:].size > 0
+        self._warn(solution, separated, training.source.description)
+        return {
+            REPORT: {
+                "n_iter": solution.n_iter,
+                "converged": solution.converged,
+                "separated": bool(separated),
+                "log_likelihood": solution.last.log_likelihood,
+                "columns": design.names,
+                "classes": [classes[k].index for k in newton.scored],
+                "coefficients": solution.coefficients.tolist(),
+                "std_errors": errors.tolist(),
+            }
+        }
+
+    def _warn(self, solution: Solution, separated: bool, description: str) -> None:
+        if separated:
+            warnings.warn(
+                SeparationWarning(
+                    f"the classes of {description} are perfectly separated by the fitted model "
+                    f"(every training row scores its own class highest): without the penalty "
+                    f"the coefficients would grow without bound; they are held by C={self.C!r} "
+                    f"(largest |coefficient| {np.max(np.abs(solution.coefficients)):.4g}), and "
+                    "a larger C makes them and the probabilities more extreme"
+                ),
+                stacklevel=4,
+            )
+        if not solution.converged:
+            warnings.warn(
+                ConvergenceWarning(
+                    f"logistic regression on {description} did not converge in "
+                    f"{solution.n_iter} passes (max_iter={self.max_iter}, tol={self.tol!r}): "
+                    "raise max_iter, or lower C if the classes are (nearly) separable"
+                ),
+                stacklevel=4,
+            )
+
+    def _coefficients(self, warehouse: Warehouse, record: ModelRecord) -> np.ndarray:
+        """Every class's coefficients (classes x design width; a binary model's class 0 is
+        all 0), read from the model's ``coefficients`` table."""
+        rows = catalog.read_part(warehouse, record, "coefficients").to_pylist()
+        width = 1 + max((r["column_index"] for r in rows), default=0)
+        full = np.zeros((len(record.classes), width))
+        for r in rows:
+            full[r["class_index"], r["column_index"]] = r["coefficient"]
+        return full
+
+    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
+        """The intercepts and one term per attribute, every coefficient a literal."""
+        design = Design.read(warehouse, record)
+        return design.terms(source, self._coefficients(warehouse, record))
+
+    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
+        """One term per attribute: each class's coefficients times the row's design values;
+        shown with the row's value as text."""
+        design = Design.read(warehouse, record)
+        full = self._coefficients(warehouse, record)
+        return [
+            Part(f.name, design.attribute_term(source, full, f), shown_value(record, f.name))
+            for f in design.features
+        ]
+
+    # -- the fitted model's numbers ---------------------------------------------------------
+    @property
+    def _report(self) -> dict[str, Any]:
+        return self.record.details[REPORT]
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Coefficients of the standardised design (one row per scored class: one row, of
+        class 1, for a binary model; else one per class), columns as :attr:`design_names_`
+        without the intercept."""
+        return np.array(self._report["coefficients"])[:, 1:]
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """Intercepts, one per row of :attr:`coef_` (centred for a multinomial model)."""
+        return np.array(self._report["coefficients"])[:, 0]
+
+    @property
+    def design_names_(self) -> list[str]:
+        """The design's columns: a numeric attribute's name, ``attribute=level`` for an
+        indicator."""
+        return list(self._report["columns"][1:])
+
+    @property
+    def n_iter_(self) -> int:
+        """Newton passes over the data."""
+        return int(self._report["n_iter"])
+
+    @property
+    def converged_(self) -> bool:
+        """Whether the last Newton step was at most ``tol``."""
+        return bool(self._report["converged"])
+
+    def summary(self) -> pa.Table:
+        """One row per scored class and coefficient: ``class`` (the label), ``term``
+        (``(intercept)``, a numeric attribute, or ``attribute=level``), ``coefficient``,
+        ``std_error``, ``z_value`` (coefficient / std_error) and ``p_value`` (two-sided Wald
+        test; NULL where the standard error is 0)."""
+        report = self._report
+        rows = []
+        for k, b_row, se_row in zip(
+            report["classes"], report["coefficients"], report["std_errors"], strict=True
+        ):
+            for term, b, se in zip(report["columns"], b_row, se_row, strict=True):
+                z = b / se if se > 0 else None
+                rows.append(
+                    {
+                        "class": str(self.classes_[k]),
+                        "term": term,
+                        "coefficient": b,
+                        "std_error": se,
+                        "z_value": z,
+                        "p_value": None if z is None else math.erfc(abs(z) / math.sqrt(2.0)),
+                    }
+                )
+        return pa.Table.from_pylist(rows)
