@@ -17,7 +17,7 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.evaluation import crossval, metrics, plots, report, splits
+from warehouse_ml.evaluation import metrics, out_of_fold, planning, plots, report, splits
 from warehouse_ml.evaluation.loo import leave_one_out_open
 from warehouse_ml.evaluation.metrics.registry import Criterion
 from warehouse_ml.evaluation.result import Evaluation, settings
@@ -52,7 +52,7 @@ class Candidate:
 
 
 def _refit_selection(
-    warehouse: Warehouse, src: Source, target: str, plan: crossval.Plan
+    warehouse: Warehouse, src: Source, target: str, plan: planning.Plan
 ) -> dict[str, Any]:
     """The features / categorical / numeric arguments that refit a candidate on all rows: the
     features its cross-validation used, or with ``top:k`` the k of highest MI over all rows."""
@@ -159,7 +159,7 @@ def select_model(
         with open_source(warehouse, source) as src:
             catalog.ensure(warehouse)
             selection_id = f"sel{uuid.uuid4().hex[:12]}"
-            with crossval.work_tables(warehouse, selection_id, "select_model") as work:
+            with out_of_fold.work_tables(warehouse, selection_id, "select_model") as work:
                 try:
                     shared: splits.Split | None = None  # one fold assignment for every candidate
                     for index, candidate in enumerate(chosen):
@@ -168,21 +168,21 @@ def select_model(
                             "categorical": candidate.categorical,
                             "numeric": candidate.numeric,
                         }
-                        plan = crossval.plan_evaluation(
+                        plan = planning.plan_evaluation(
                             warehouse, src, target, candidate.model, key, selection, False,
                             allow_high_cardinality,
                         )  # fmt: skip
-                        if crossval.uses_exact_leave_one_out(candidate.model, folds, plan):
+                        if planning.uses_exact_leave_one_out(candidate.model, folds, plan):
                             ev = leave_one_out_open(
                                 warehouse, src, target, candidate.model, key=key, keep=False,
                                 created_by="select_model", described=candidate.describe(),
                                 **plan.selection,
                             )  # fmt: skip
                         else:
-                            shared = shared or crossval.assign_once(
+                            shared = shared or out_of_fold.assign_once(
                                 warehouse, src, target, folds, stratified, seed, key, work
                             )
-                            ev = crossval.cross_validate_planned(
+                            ev = out_of_fold.cross_validate_planned(
                                 warehouse, src, shared, target, candidate.model, plan,
                                 "select_model", candidate.describe(),
                             )  # fmt: skip

@@ -3,7 +3,7 @@
 --   (COUNT(*), or the exact sum of a weight column: counting.row_count).
 -- Output columns: fold (INTEGER), class_label (VARCHAR), n (BIGINT rows, or DECIMAL summed
 --   weights), n_rows (BIGINT rows).
--- Rendered by: warehouse_ml/evaluation/crossval.py.
+-- Rendered by: warehouse_ml/evaluation/out_of_fold.py.
 SELECT
     src.$fold AS fold,
     CAST(src.$target AS VARCHAR) AS class_label,
