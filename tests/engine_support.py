@@ -202,6 +202,7 @@ def spark_cluster(workers: int = 2, memory: str = "768m", timeout: float = 180) 
         "SPARK_LOCAL_DIRS": str(root / "scratch"),
         "SPARK_LOG_DIR": str(root / "logs"),
         "SPARK_DAEMON_MEMORY": "256m",
+        "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false",  # no fixed port 6066
     }
     daemons: list[tuple[subprocess.Popen, Path]] = []
 
