@@ -1,6 +1,7 @@
 """The rule for undeclared integer columns (warehouse_ml/stats/integer_rule.py): at most 32
-distinct values is a code (categorical), more is a number (numeric), decided by one statement
-and announced by one warning that says how to override it."""
+distinct values is a code (categorical), more is a number (numeric), decided by the columns'
+ranges (and the distinct values of the wider ones only) and announced by one warning that says
+how to override it."""
 
 from __future__ import annotations
 
