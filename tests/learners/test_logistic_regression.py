@@ -201,12 +201,12 @@ def test_separable_classes_warn_and_their_coefficients_grow_with_c(con):
     x = np.linspace(-2, 2, 40)
     table = pa.table({"x": x, "y": np.where(x > 0, "b", "a")})
     sizes = []
-    for C in (1e2, 1e4):
+    for C in (1e2, 1e4, 1e9):  # 1e9: a coefficient near 300, converged by the relative step
         with pytest.warns(SeparationWarning, match="perfectly separated"):
             model = wml.LogisticRegression(C=C).fit(con, table, "y")
         assert model.converged_
         sizes.append(abs(model.coef_[0, 0]))
-    assert sizes[1] > 2 * sizes[0]
+    assert sizes[2] > 2 * sizes[1] > 4 * sizes[0]
 
 
 def test_a_fit_stopped_by_max_iter_warns_and_says_so(con):

@@ -205,7 +205,7 @@ register(
         parameters=(
             Parameter("C", FLOAT, 1.0, "inverse strength of the L2 penalty, > 0"),
             Parameter("max_iter", INT, 100, "most Newton passes over the data"),
-            Parameter("tol", FLOAT, 1e-10, "stop when the largest Newton step is at most this"),
+            Parameter("tol", FLOAT, 1e-10, "stop at a Newton step of at most tol (1 + max |b|)"),
             *_SHARED,
         ),
     )

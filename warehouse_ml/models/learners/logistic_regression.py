@@ -14,7 +14,8 @@ scikit-learn reports them. Newton's method starts at 0; each iteration is one SQ
 (models/learners/newton_sums.py: the gradient and the Hessian, binary or multinomial blocks,
 with the current coefficients written into the query as literals) and a solve of the p x p
 (multinomial: K p x K p) system in numpy; a step that raises the objective is halved, and the
-fit stops when the largest step is at most ``tol``. The softmax's singular direction (every
+fit stops when the largest step is at most ``tol (1 + max |b|)`` (relative for large
+coefficients, whose last bits the sums' rounding moves). The softmax's singular direction (every
 intercept shifted alike) is removed from the multinomial solve by adding its projection.
 
 The passes sum in DOUBLE in the engine's own order (a relaxation of the exact sums of the
@@ -92,7 +93,7 @@ class SeparationWarning(UserWarning):
 
 
 class ConvergenceWarning(UserWarning):
-    """Newton's method stopped at ``max_iter`` passes with a step larger than ``tol``."""
+    """Newton's method stopped at ``max_iter`` passes with a step larger than its tolerance."""
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ def solve(
         hessian = sums.hessian + np.diag(penalty.ravel()) + shift
         gradient = sums.gradient - penalty * beta
         step = np.linalg.solve(hessian, gradient.ravel()).reshape(m, d)
-        if float(np.max(np.abs(step))) <= tol:
+        if float(np.max(np.abs(step))) <= tol * (1.0 + float(np.max(np.abs(beta)))):
             beta, converged = beta + step, True
             break
         beta = beta + step
@@ -158,7 +159,7 @@ class LogisticRegression(Classifier, AdditiveScores, WeightedFit):
             ``||b||^2 / (2 C)`` (intercepts unpenalised), as scikit-learn's.
         max_iter: most Newton passes over the data, >= 1.
         tol: the fit has converged when the largest Newton step (of the coefficients of the
-            standardised design) is at most ``tol``, >= 0.
+            standardised design) is at most ``tol (1 + max |coefficient|)``, >= 0.
         categorical, numeric: columns to model as categorical / numeric whatever their type
             (stats/features.py).
         class_weight: None, ``"balanced"`` or a mapping class -> weight: every row of a class
@@ -319,7 +320,7 @@ class LogisticRegression(Classifier, AdditiveScores, WeightedFit):
 
     @property
     def converged_(self) -> bool:
-        """Whether the last Newton step was at most ``tol``."""
+        """Whether the last Newton step was within the tolerance (``tol``)."""
         return bool(self._report["converged"])
 
     def summary(self) -> pa.Table:
