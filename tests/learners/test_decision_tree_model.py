@@ -1,0 +1,137 @@
+"""A decision tree as data (models/learners/tree_model.py): the nested CASE that routes a row
+agrees with a walk of the tree in Python by the documented rule (thresholds, value sets, NULLs
+to the stored branch, unseen values to the heaviest) on DuckDB; node probabilities with alpha;
+C4.5's pessimistic pruning against Weka's error estimate computed here."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from sqlglot import exp
+
+from warehouse_ml.models.learners.tree_model import (
+    Node,
+    Split,
+    node_probabilities,
+    prune_pessimistic,
+    route,
+)
+from warehouse_ml.sqlgen import expressions, templates
+from warehouse_ml.sqlgen.templates import column, literal
+
+
+def random_tree(rng, depth: int, counter: list[int], level: int = 0) -> Node:
+    """A tree over a number ``x`` and a text ``c`` (values v0..v4), with random splits."""
+    node = Node(counter[0], level, [float(v) for v in rng.integers(0, 9, 3)])
+    counter[0] += 1
+    if level == depth or rng.random() < 0.2:
+        return node
+    kind = rng.choice(["threshold", "values", "subset"])
+    if kind == "threshold":
+        split = Split("x", "threshold", float(rng.normal()), (), int(rng.integers(0, 2)),
+                      int(rng.integers(0, 2)), 0.1, 0.1)  # fmt: skip
+    elif kind == "values":
+        values = [(f"v{i}",) for i in sorted(rng.choice(5, rng.integers(2, 4), replace=False))]
+        values.append(())  # the NULL branch
+        split = Split("c", "values", None, tuple(values), len(values) - 1,
+                      int(rng.integers(0, len(values))), 0.1, 0.1)  # fmt: skip
+    else:
+        left = tuple(f"v{i}" for i in (0, 1))
+        split = Split("c", "subset", None, (left, ("v2", "v3")), int(rng.integers(0, 2)),
+                      int(rng.integers(0, 2)), 0.1, 0.1)  # fmt: skip
+    node.split = split
+    node.children = [
+        random_tree(rng, depth, counter, level + 1) for _ in range(len(split.values) or 2)
+    ]
+    return node
+
+
+def walk(node: Node, x, c) -> int:
+    """The documented rule, in Python."""
+    while node.split is not None:
+        s = node.split
+        value = x if s.kind == "threshold" else c
+        if value is None:
+            branch = s.null
+        elif s.kind == "threshold":
+            branch = 0 if value <= s.threshold else 1
+        else:
+            found = [b for b, values in enumerate(s.values) if value in values]
+            branch = found[0] if found else s.other
+        node = node.children[branch]
+    return node.id
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_routing_case_follows_the_documented_rule(con, seed):
+    rng = np.random.default_rng(seed)
+    root = random_tree(rng, 4, [0])
+    n = 300
+    x = [None if rng.random() < 0.15 else float(rng.normal()) for _ in range(n)]
+    c = [None if rng.random() < 0.15 else f"v{rng.integers(0, 7)}" for _ in range(n)]
+    con.register("rows", pa.table({"i": range(n), "x": pa.array(x, pa.float64()), "c": c}))
+
+    def value_of(split: Split) -> exp.Expression:
+        name = "x" if split.kind == "threshold" else "c"
+        as_value = expressions.as_double if split.kind == "threshold" else expressions.as_text
+        return as_value(column(name, "s"))
+
+    routed = route(root, value_of, lambda leaf: literal(leaf.id))
+    query = exp.select(column("i", "s"), templates.alias(routed, "leaf")).from_("rows AS s")
+    got = dict(con.execute(templates.generate(query, "duckdb")).fetchall())
+    assert [got[i] for i in range(n)] == [walk(root, x[i], c[i]) for i in range(n)]
+
+
+def test_node_probabilities_are_laplace_smoothed_and_empty_nodes_take_their_parents():
+    root = Node(0, 0, [3.0, 1.0], Split("x", "threshold", 0.0, (), 0, 0, 0.1, 0.1),
+                [Node(1, 1, [3.0, 1.0]), Node(2, 1, [0.0, 0.0])])  # fmt: skip
+    for alpha in (0.0, 1.0):
+        p = node_probabilities(root, alpha)
+        assert p[0] == pytest.approx([(3 + alpha) / (4 + 2 * alpha), (1 + alpha) / (4 + 2 * alpha)])
+        assert p[2] == p[0] if alpha == 0 else p[2] == pytest.approx([0.5, 0.5])
+
+
+def weka_errors(n: float, e: float, cf: float) -> float:
+    """Weka's Stats.addErrs plus the errors: the upper limit of the Wilson interval (with
+    continuity correction) as the larger root of its quadratic."""
+    if e < 1:
+        base = n * (1 - cf ** (1 / n))
+        extra = base if e == 0 else base + e * (weka_errors(n, 1, cf) - 1 - base)
+        return e + extra
+    if e + 0.5 >= n:
+        return e + max(n - e, 0.0)
+    z = statistics.NormalDist().inv_cdf(1 - cf)
+    f = (e + 0.5) / n
+    a, b = 1 + z * z / n, 2 * f + z * z / n  # a r^2 - b r + f^2 = 0
+    upper = (b + math.sqrt(max(b * b - 4 * a * f * f, 0.0))) / (2 * a)
+    return upper * n
+
+
+@pytest.mark.parametrize("confidence", [0.1, 0.25, 0.5])
+def test_pessimistic_pruning_replaces_a_subtree_when_its_leaf_errs_no_more(confidence):
+    rng = np.random.default_rng(int(confidence * 100))
+    root = random_tree(rng, 4, [0])
+
+    def expected(node: Node) -> tuple[tuple, float]:
+        n, e = sum(node.counts), sum(node.counts) - max(node.counts)
+        leaf = 0.0 if n == 0 else weka_errors(n, e, confidence)
+        if node.split is None:
+            return (node.id, ()), leaf
+        children = [expected(c) for c in node.children]
+        subtree = sum(err for _, err in children)
+        if leaf <= subtree + 0.1 + 1e-6:
+            return (node.id, ()), leaf
+        return (node.id, tuple(s for s, _ in children)), subtree
+
+    def shape(node: Node) -> tuple:
+        return (node.id, tuple(shape(c) for c in node.children))
+
+    want, errors = expected(root)
+    got = prune_pessimistic(root, confidence)
+    assert shape(root) == want
+    assert got == pytest.approx(errors, abs=1e-9)
+    assert math.isfinite(got)
