@@ -1,7 +1,7 @@
 """One suite, every engine: the same models, scores, folds and measures on DuckDB, PostgreSQL
 15 and Spark 4, compared with DuckDB.
 
-The ibis ``backends/conftest.py`` pattern: a session-scoped fixture per engine yields a
+The ibis ``backends/conftest.py`` pattern: a fixture per engine gives an
 :class:`Engine` (its native connection wrapped in a Warehouse, plus a loader that writes the
 same Arrow table into it); ``engine`` is parametrised over all of them. Each *case* is a
 function ``case(engine) -> results`` registered with :func:`case`; the test runs it on the
@@ -10,9 +10,22 @@ integers, strings and booleans exact, floats within 1e-9, same column names in t
 (so the same class order). Adding a case = writing one more decorated function.
 
 PostgreSQL is started by a fixture (initdb + pg_ctl in a temporary folder, 127.0.0.1, a free
-port) and Spark runs ``local[2]``; both are stopped at the end of the session. An engine whose
-software is missing is skipped with the reason. Deselect the whole suite with
-``-m "not engines"``.
+port); Spark runs ``local[2]`` and on a standalone cluster, a master and two one-core workers
+on 127.0.0.1 whose executors write the tables into the warehouse folder the driver reads
+(tests/engine_support.py), one session at a time (``spark_sessions``); all are stopped at the
+end of the session. An engine whose software is missing is skipped with the reason. Deselect
+the whole suite with ``-m "not engines"``.
+
+Every engine test runs on ``local[2]``; the cluster runs those marked ``on_the_cluster_too``:
+every registered family fitted and scored (a durable table, Arrow data, a prediction view),
+Naive Bayes and TAN also updated, cross-validated and exported (``CLUSTER_CASES``, the
+exported SQL), and the check that both executors do the work. A cluster adds no SQL of its
+own: the statements are the same Spark SQL, run elsewhere. It changes where the work happens:
+executors write every table's files, the driver lists and commits them, Arrow data travels
+from the driver and results back to it; the subset crosses each of those paths. Running every
+test there too would add about as much time again as all the ``local[2]`` tests take (a case
+takes about as long on the cluster, often longer, and the cluster half a minute or more to
+start), far past the minute and a half the suite's time allows for it.
 """
 
 from __future__ import annotations
@@ -32,7 +45,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
-from engine_support import postgres_server, spark_session
+from engine_support import postgres_server
 from readme_blocks import readme_blocks
 from sqlglot import exp
 
@@ -49,6 +62,8 @@ pytestmark = pytest.mark.engines
 
 TOLERANCE = 1e-9
 ENGINES = ["duckdb", "postgres", "spark"]
+EVERY_TARGET = [*ENGINES, "spark_cluster"]
+"""The engines every test runs on, and with them the Spark cluster, which runs a subset."""
 TABLE = "wml_engine_data"
 
 
@@ -103,17 +118,51 @@ def postgres_engine():
         server.__exit__(None, None, None)
 
 
-@pytest.fixture(scope="session")
-def spark_engine():
-    pytest.importorskip("pyspark", reason='needs pip install -e ".[spark]"')
-    with spark_session() as session:
-        yield Engine("spark", session, connect(session))
+_SPARK_ENGINES: dict[str, Engine] = {}
+
+
+def _spark_engine(name: str, session: Any) -> Engine:
+    """The Engine around a live Spark session: the same one while the session lives (its
+    loaded tables and models are in that session's catalog), a new one for a new session."""
+    engine = _SPARK_ENGINES.get(name)
+    if engine is None or engine.connection is not session:
+        engine = _SPARK_ENGINES[name] = Engine(name, session, connect(session))
+    return engine
+
+
+@pytest.fixture
+def spark_engine(spark_sessions) -> Engine:
+    """Spark ``local[2]``, the live session (tests/conftest.py: one Spark session at a time)."""
+    return _spark_engine("spark", spark_sessions.local())
+
+
+@pytest.fixture
+def spark_cluster_engine(spark_sessions) -> Engine:
+    """Spark on a standalone cluster of a master and two one-core workers on 127.0.0.1."""
+    try:
+        session = spark_sessions.cluster()
+    except RuntimeError as error:
+        pytest.skip(f"Spark cluster not available: {error}")
+    return _spark_engine("spark_cluster", session)
 
 
 @pytest.fixture(scope="session", params=ENGINES)
-def engine(request) -> Engine:
-    """Each engine in turn (the reference DuckDB included, as a check of the suite itself)."""
-    return request.getfixturevalue(f"{request.param}_engine")
+def engine_name(request) -> str:
+    """Each engine in turn (the reference DuckDB included, as a check of the suite itself);
+    a test marked ``on_the_cluster_too`` also takes ``spark_cluster``. Session scope makes
+    pytest run each engine's tests together: the two Spark targets share one driver, one
+    session at a time, and switch once."""
+    return request.param
+
+
+on_the_cluster_too = pytest.mark.parametrize("engine_name", EVERY_TARGET, indirect=True)
+"""Run a test on the Spark cluster as well as on every engine (see the module docstring)."""
+
+
+@pytest.fixture
+def engine(engine_name: str, request) -> Engine:
+    """The engine's Engine when the test runs (a Spark target's then with the live session)."""
+    return request.getfixturevalue(f"{engine_name}_engine")
 
 
 # -- data ---------------------------------------------------------------------------------------
@@ -577,7 +626,7 @@ def session_time_zone(engine: Engine, zone: str) -> Iterator[None]:
     """Run the block with the engine session's time zone set to ``zone`` (UTC again after)."""
 
     def set_zone(name: str) -> None:
-        if engine.name == "spark":
+        if engine.warehouse.dialect == "spark":
             engine.connection.conf.set("spark.sql.session.timeZone", name)
         elif engine.name == "postgres":
             engine.connection.execute(f"SET TIME ZONE '{name}'")
@@ -699,14 +748,39 @@ def tan_uncounted_pairs(engine: Engine) -> dict[str, Any]:
 _REFERENCE: dict[str, dict[str, Any]] = {}
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_engine_agrees_with_duckdb(engine: Engine, duckdb_engine: Engine, name: str) -> None:
+CLUSTER_CASES = [
+    "naive_bayes",
+    "tan",
+    "logistic_regression",
+    "updates",
+    "cross_validation",
+    "tan_cross_validation",
+]
+"""The cases the Spark cluster runs too: every registered family fitted and scored; Naive
+Bayes and TAN updated and cross-validated."""
+
+
+def check_case(engine: Engine, duckdb_engine: Engine, name: str) -> None:
+    """Run case ``name`` on the engine and assert that it agrees with DuckDB's results."""
     if name not in _REFERENCE:
         _REFERENCE[name] = CASES[name](duckdb_engine)
     expected = _REFERENCE[name]
     actual = expected if engine.name == "duckdb" else CASES[name](engine)
     for key in expected:
         assert_agree(actual[key], expected[key], f"{engine.name}:{name}.{key}")
+
+
+@pytest.mark.parametrize("name", [name for name in CASES if name not in CLUSTER_CASES])
+def test_engine_agrees_with_duckdb(engine: Engine, duckdb_engine: Engine, name: str) -> None:
+    check_case(engine, duckdb_engine, name)
+
+
+@pytest.mark.parametrize("name", CLUSTER_CASES)
+@on_the_cluster_too
+def test_engine_agrees_with_duckdb_on_the_cluster_too(
+    engine: Engine, duckdb_engine: Engine, name: str
+) -> None:
+    check_case(engine, duckdb_engine, name)
 
 
 HARD_DOUBLES = [
@@ -881,7 +955,7 @@ def test_names_over_the_engines_identifier_length_are_one_object(postgres_engine
 # -- exported SQL on a warehouse that holds only the source table -------------------------------
 def run_text(engine: Engine, sql: str) -> pa.Table:
     """Run SQL text on the engine's own connection (as a client of that warehouse would)."""
-    if engine.name == "spark":
+    if engine.warehouse.dialect == "spark":
         return engine.connection.sql(sql).toArrow()
     if engine.name == "postgres":
         cursor = engine.connection.execute(sql)
@@ -891,6 +965,7 @@ def run_text(engine: Engine, sql: str) -> pa.Table:
 
 
 @pytest.mark.parametrize("kind", [wml.NaiveBayes, wml.TAN])
+@on_the_cluster_too
 def test_exported_sql_runs_where_only_the_source_table_is(
     engine: Engine, duckdb_engine: Engine, kind
 ) -> None:
@@ -904,6 +979,33 @@ def test_exported_sql_runs_where_only_the_source_table_is(
     want = model.score_rows(w, DATA, keys=["id"]).sort_by("id")
     assert got.column_names == want.column_names
     assert_agree(got.to_pylist(), want.to_pylist())
+
+
+# -- the cluster: the library's work runs on its executors --------------------------------------
+def executor_tasks(spark: Any) -> dict[str, int]:
+    """The tasks each executor of the session has run, by executor id (the driver left out),
+    once the events of the jobs run so far are counted."""
+    context = spark.sparkContext._jsc.sc()
+    context.listenerBus().waitUntilEmpty()
+    executors = context.statusStore().executorList(True)
+    summaries = [executors.apply(i) for i in range(executors.size())]
+    return {e.id(): e.totalTasks() for e in summaries if e.id() != "driver"}
+
+
+def test_a_spark_cluster_session_runs_the_library_on_two_executors(
+    spark_cluster_engine: Engine,
+) -> None:
+    """The session is a standalone cluster's (``spark://``) with two executors, and a fit and
+    a scoring run tasks on both of them."""
+    spark = spark_cluster_engine.connection
+    assert spark.sparkContext.master.startswith("spark://127.0.0.1:")
+    registered = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size()
+    assert registered - 1 == 2  # the driver's block manager is registered too
+    before = executor_tasks(spark)
+    model = _fit(spark_cluster_engine, wml.NaiveBayes(), "engine_cluster_nb")
+    assert model.predict_proba(spark_cluster_engine.warehouse, TABLE).num_rows == DATA.num_rows
+    after = executor_tasks(spark)
+    assert len(after) == 2 and all(after[e] > before.get(e, 0) for e in after), after
 
 
 # -- the README's engine blocks, as written (tests/package/test_readme.py runs the DuckDB tour) --------
