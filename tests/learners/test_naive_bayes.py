@@ -327,8 +327,9 @@ def test_lookup_blocks_hold_consecutive_attributes_within_the_code_limit(con, mo
     ("limits", "joins"),
     [
         # joined: one per block of integer attributes (4 of 6 slots each fit in
-        # MAX_BLOCK_CODES), two for the text attribute; prior and Gaussian are literals
-        ({"MAX_LITERAL_VALUES": 0}, 12 // 4 + 2),
+        # MAX_BLOCK_CODES), one for the text attribute's seen values; its unseen term,
+        # prior and Gaussian are literals
+        ({"MAX_LITERAL_VALUES": 0}, 12 // 4 + 1),
         ({}, 12 // 4),  # the text attribute's few values as literals
         ({"MAX_JOINED_ATTRIBUTES": 10}, 0),  # wide: every attribute
     ],

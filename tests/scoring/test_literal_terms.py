@@ -70,6 +70,18 @@ def scored_both_ways(con, model, monkeypatch) -> tuple[pa.Table, pa.Table, str, 
     return joined, literal, fitted.sql(con, "scored", keys=["id"]), literal_sql
 
 
+def assert_same_probabilities(got: pa.Table, expected: pa.Table) -> None:
+    """The same probability columns, equal within 1e-12."""
+    assert got.column_names == expected.column_names
+    for name in expected.column_names:
+        np.testing.assert_allclose(
+            np.array(got[name].to_pylist(), dtype=float),
+            np.array(expected[name].to_pylist(), dtype=float),
+            rtol=0,
+            atol=1e-12,
+        )
+
+
 @pytest.mark.parametrize("model", MODELS, ids=repr)
 def test_literal_scoring_equals_the_joined_tables(con, monkeypatch, model):
     joined, literal, joined_sql, literal_sql = scored_both_ways(con, model, monkeypatch)
@@ -85,21 +97,16 @@ def test_literal_scoring_equals_the_joined_tables(con, monkeypatch, model):
 
 def test_an_attribute_over_the_limits_keeps_its_joins(con, monkeypatch):
     """With two seen values allowed, the three-valued attributes are joined, ``c`` is a
-    literal; the probabilities stay those of the all-literal query."""
+    literal; the probabilities stay those of the all-literal query. A joined attribute is one
+    join: its seen values' pivot (its unseen term is a literal, models/scoring/parameters.py)."""
     fitted = wml.NaiveBayes().fit(con, training(), "label", keys=["id"], name="m")
     every = fitted.predict_proba(con, SCORED)
     monkeypatch.setattr(literal_terms, "MAX_LITERAL_VALUES", 2)
     con.register("scored", SCORED)
     sql = fitted.sql(con, "scored", keys=["id"])
-    assert sql.count(" JOIN ") == 4  # seen and unseen values of a and of b
+    assert sql.count(" JOIN ") == 2  # the seen values of a and of b
     mixed = fitted.predict_proba(con, SCORED)
-    for name in every.column_names:
-        np.testing.assert_allclose(
-            np.array(mixed[name].to_pylist(), dtype=float),
-            np.array(every[name].to_pylist(), dtype=float),
-            rtol=0,
-            atol=1e-12,
-        )
+    assert_same_probabilities(mixed, every)
 
 
 def test_a_view_holds_the_literals_of_its_model_and_follows_a_refit(con):
@@ -135,3 +142,18 @@ def test_a_process_reads_a_model_versions_literals_once(con):
     assert parameter_reads() == 0
     wml.TAN(alpha=2.0).fit(warehouse, training(), "label", keys=["id"], name="m")
     assert parameter_reads() == 2
+
+
+def test_a_tan_attribute_over_the_limits_joins_its_keyed_tables_only(con, monkeypatch):
+    """A fitted TAN attribute over the limits joins its observed pairs, its parent values and
+    its seen values (the unseen term a literal): three joins per child, one for the root."""
+    fitted = wml.TAN().fit(con, training(), "label", keys=["id"], name="m")
+    every = fitted.predict_proba(con, SCORED)
+    monkeypatch.setattr(literal_terms, "MAX_LITERAL_VALUES", 0)
+    monkeypatch.setattr(literal_terms, "MAX_LITERAL_PAIRS", 0)
+    con.register("scored", SCORED)
+    sql = fitted.sql(con, "scored", keys=["id"])
+    assert sql.count(" JOIN ") == 1 + 3 * 3  # the root, three children (amount binned)
+    assert "unseen" not in sql
+    joined = fitted.predict_proba(con, SCORED)
+    assert_same_probabilities(joined, every)

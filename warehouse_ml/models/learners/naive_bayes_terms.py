@@ -1,87 +1,75 @@
 """The scoring terms of a Naive Bayes model (naive_bayes.py): log P(c) and each attribute's
 log P(value | c), read from the model's parameter tables by the cheapest form in reach.
 
-A fitted model's prior, numeric attributes and categorical attributes within the limits of
-models/scoring/literal_terms.py are literals; blocks of integer codes are looked up
-(models/scoring/lookup.py: faster on many rows than a CASE per code) unless the model is wide;
-the rest, and cross-validation's models (one partition per fold), are joined on the pivots of
-the parameter tables (models/scoring/relations.py). Each form gives a NULL value 0 and a value
-never seen the ``unseen`` table's log-probability (sql/models/learners/naive_bayes/
-term_categorical.sql for the joined form).
+A categorical attribute is declared once (:func:`categorical_logical`): a NULL value gives 0,
+a seen value its row of the ``categorical`` table, any other the ``unseen`` table's; the
+planner of models/scoring/parameters.py reads it as literals within the limits of
+models/scoring/literal_terms.py, from a lookup block of integer codes
+(models/scoring/lookup.py: faster on many rows than a CASE per code) unless the model is wide,
+or by a join on the categorical pivot (cross-validation's models, one partition per fold,
+always). The prior and numeric attributes are literals for a fitted model, joins on the pivots
+of their tables for cross-validation's (models/scoring/relations.py).
 """
 
 from __future__ import annotations
 
+import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.inspection.evidence import Part, shown_value
-from warehouse_ml.models.scoring import literal_terms, lookup
-from warehouse_ml.models.scoring.relations import (
-    Join,
-    partition_condition,
-    pivot_one_row,
-    pivot_rows,
-)
+from warehouse_ml.models.scoring import literal_terms, lookup, parameters
+from warehouse_ml.models.scoring.parameters import Key, Level, LogicalTerm
+from warehouse_ml.models.scoring.relations import Join, partition_condition, pivot_one_row
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import column
-from warehouse_ml.stats.features import CATEGORICAL, Feature, value_expression
+from warehouse_ml.stats.features import CATEGORICAL, Feature, compared_text, value_expression
 from warehouse_ml.store.catalog import ModelRecord
 
 
 def model_terms(warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
-    """A fitted model's prior, numeric attributes and categorical attributes within
-    literal_terms' limits are literals; blocks of integer codes are looked up (faster on
-    many rows than a CASE per code) unless the model is wide; the rest, and
-    cross-validation's models, are joined."""
+    """The prior, then each attribute's term by the planner (models/scoring/parameters.py),
+    lookup blocks of integer codes included unless the model is wide."""
     k = len(record.classes)
     partition = partition_of(record)
     literals = literal_terms.load(warehouse, record) if partition is None else None
-    terms = [prior_term(record, k) if literals is None else literal_terms.prior_term(literals)]
-    blocks = [] if literals is not None and literals.every_attribute else lookup.blocks_of(record)
-    block_of = {a[0]: b for b in blocks for a in b["attributes"]}
-    for i, name in enumerate(record.features):
-        block = block_of.get(name)
-        if block is None:
-            terms.append(attribute_term(record, source, literals, i, name))
-        elif block["attributes"][0][0] == name:  # looked up with the block, at its first
-            terms.append(lookup.lookup_term(record, block, f"wml_a{i}", k, partition))
-    return terms
+    prior = prior_term(record, k) if literals is None else literal_terms.prior_term(literals)
+    wide = literals is not None and literals.every_attribute
+    looked_up = {} if wide else lookup.block_terms(record, k, partition)
+    declared = declared_terms(record, source, literals)
+    return [prior, *parameters.attribute_terms(record, declared, literals, partition, looked_up)]
 
 
 def model_parts(warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
     """One term per attribute of a fitted model (no lookup block, which sums several),
     shown with the row's value as counted (features.value_expression) as text."""
     literals = literal_terms.load(warehouse, record)
+    declared = declared_terms(record, source, literals)
+    terms = parameters.attribute_terms(record, declared, literals, None, {})
     return [
-        Part(name, attribute_term(record, source, literals, i, name),
-             shown_value(record, name))
-        for i, name in enumerate(record.features)
-    ]  # fmt: skip
+        Part(name, term, shown_value(record, name))
+        for name, term in zip(record.features, terms, strict=True)
+    ]
 
 
-def attribute_term(
-    record: ModelRecord,
-    source: Source,
-    literals: literal_terms.LiteralParameters | None,
-    i: int,
-    name: str,
-) -> Term:
-    """The term of attribute ``name`` (the ``i``-th): literals where ``literals`` holds
-    them, else joins on the parameter tables."""
+def declared_terms(
+    record: ModelRecord, source: Source, literals: literal_terms.LiteralParameters | None
+) -> list[LogicalTerm | Term]:
+    """Each attribute's term in feature order: a categorical one declared
+    (:func:`categorical_logical`), a numeric one's Gaussian term (literals where ``literals``
+    holds them, else joins)."""
     k = len(record.classes)
-    fitted = record.feature_types[name]
-    if fitted["kind"] != CATEGORICAL:
-        if literals is None:
-            return gaussian_term(record, name, f"wml_g{i}", k)
-        return literal_terms.gaussian_term(literals, name, k)
-    if literals is not None and literals.has_values(name):
-        feature = Feature(name, CATEGORICAL, fitted["sql_type"])
-        source_type = source.field(name).type
-        return literal_terms.categorical_term(literals, name, feature, source_type, k)
-    return categorical_term(record, name, f"wml_a{i}", k)
+    declared: list[LogicalTerm | Term] = []
+    for i, name in enumerate(record.features):
+        if record.feature_types[name]["kind"] == CATEGORICAL:
+            declared.append(categorical_logical(record, name, source.field(name).type))
+        elif literals is None:
+            declared.append(gaussian_term(record, name, f"wml_g{i}", k))
+        else:
+            declared.append(literal_terms.gaussian_term(literals, name, k))
+    return declared
 
 
 def partition_of(record: ModelRecord) -> str | None:
@@ -105,49 +93,29 @@ def prior_term(record: ModelRecord, k: int) -> Term:
     )
 
 
-def categorical_term(
-    record: ModelRecord, attribute: str, name: str, k: int, value: exp.Expression | None = None
-) -> Term:
-    """log P(attribute value | c): seen values by join, unseen values from the unseen table.
+def categorical_logical(
+    record: ModelRecord,
+    attribute: str,
+    source_type: pa.DataType,
+    value: exp.Expression | None = None,
+) -> LogicalTerm:
+    """log P(attribute value | c): 0 for NULL, a seen value's row of the ``categorical`` table,
+    else the ``unseen`` table's.
 
     ``value`` is the attribute's value in the scored row: by default the source column
-    ``s.<attribute>`` as counted (features.value_expression); TAN passes its value, a bin
-    expression for a discretised numeric attribute.
+    ``s.<attribute>`` (of Arrow type ``source_type``) as counted (features.value_expression),
+    integer codes compared as integers (the few stored values cast back, not every scored row
+    to text), other values as text (features.compared_text); TAN passes its value, a bin
+    expression for a discretised numeric attribute, compared as text.
     """
-    partition = partition_of(record)
     fitted_type = record.feature_types.get(attribute, {}).get("sql_type", "")
     feature = Feature(attribute, CATEGORICAL, fitted_type)
     raw = value_expression(feature, column(attribute, "s")) if value is None else value
     if value is None and lookup.integer_coded(fitted_type):
-        # integer codes: the (few) stored values are cast back, not every scored row to text
-        stored = expressions.as_bigint(column("value", name))
-        condition = expressions.equals(stored, raw)
+        key = Key("value", raw, integer=True)
     else:
-        text = expressions.as_text(raw)
-        condition = expressions.equals(column("value", name), text)
-    condition = exp.and_(condition, partition_condition(name, partition))
-    seen = Join(
-        pivot_rows(record.parameters("categorical"), ["value"], "log_prob", k, "lp", attribute),
-        name,
-        on=condition,
-    )
-    unseen_name = f"{name}_unseen"
-    unseen = _one_row_join(
-        pivot_one_row(record.parameters("unseen"), "log_prob", k, "lp", attribute),
-        unseen_name,
-        partition,
-    )
-    per_class = [
-        templates.expression(
-            "term_categorical",
-            value=raw,
-            seen=column("value", name),
-            unseen=column(f"lp_{c}", unseen_name),
-            known=column(f"lp_{c}", name),
-        )
-        for c in range(k)
-    ]
-    return Term(per_class, [seen, unseen])
+        key = Key("value", compared_text(raw, source_type))
+    return LogicalTerm(attribute, raw, (key,), (Level("categorical", ("value",)), Level("unseen")))
 
 
 def gaussian_term(record: ModelRecord, attribute: str, name: str, k: int) -> Term:

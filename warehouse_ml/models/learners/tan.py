@@ -42,7 +42,7 @@ likelihood. Weka's defaults are ``alpha = prior_alpha = 0.5``. A (parent value, 
 N(pa,c) + alpha*|X| = 0 gives the uniform 1/|X|; a zero probability is stored as log_prob NULL
 (impossible).
 
-Scoring: log P(c) + sum_i log P(a_i | c, a_parent(i)) (sql/term_tan.sql). A NULL attribute
+Scoring: log P(c) + sum_i log P(a_i | c, a_parent(i)) (tan_terms.tan_logical). A NULL attribute
 value contributes nothing. A counted pair (value, parent value) takes its ``cpt`` row; a value
 seen in training (a ``categorical`` row) with a parent value that has a ``cpt_parent`` row takes
 that row (its zero-count probability), exactly what a dense table over every seen value and

@@ -250,6 +250,21 @@ def lookup_term(
     return Term([column(f"lp_{c}", name) for c in range(k)], [join])
 
 
+def block_terms(
+    record: ModelRecord, k: int, partition: str | None = None
+) -> dict[str, Term | None]:
+    """The terms of the model's looked-up attributes (models/scoring/parameters.py): a block's
+    term (:func:`lookup_term`, named after its first attribute) at its first attribute, None at
+    the others, whose values it sums."""
+    terms: dict[str, Term | None] = {}
+    for block in blocks_of(record):
+        (first, _, _), *rest = block["attributes"]
+        name = f"wml_a{record.features.index(first)}"
+        terms[first] = lookup_term(record, block, name, k, partition)
+        terms.update((attribute, None) for attribute, _, _ in rest)
+    return terms
+
+
 # -- TAN: codes for (value, parent value) ----------------------------------------------------
 TAN_LAYOUT_COLUMNS = (
     "wml_part", "attribute", "parent", "low", "high", "parent_low", "parent_high", "first_code",
@@ -357,6 +372,25 @@ def _slot(value: exp.Expression, low: int, high: int, null_slot: int) -> exp.Exp
         unseen_slot=high - low + 1,
         null_slot=null_slot,
     )
+
+
+def tan_terms(
+    record: ModelRecord,
+    placed: TanLayout,
+    k: int,
+    trees: Sequence[Mapping[str, str | None]],
+    partition: str | None = None,
+) -> dict[str, Term | None]:
+    """The terms of a TAN model's ``placed`` attributes (its layout, :func:`tan_layout`;
+    :func:`tan_term`, each named after its attribute's position), with one tree per model
+    partition (``trees``)."""
+    return {
+        name: tan_term(
+            record, name, f"wml_a{record.features.index(name)}", k,
+            [tree.get(name) for tree in trees], partition,
+        )
+        for name in placed
+    }  # fmt: skip
 
 
 def tan_term(

@@ -1,5 +1,5 @@
 -- Dense lookup of a TAN model's integer-coded attributes for scoring: one row per code, holding
--- what TAN scoring gives the attribute (tan.py, sql/term_tan.sql): 0.0 for NULL, log P(value |
+-- what TAN scoring gives the attribute (tan_terms.tan_logical): 0.0 for NULL, log P(value |
 -- class, parent value) where the sparse cpt has that (value, parent value) row, else for a
 -- seen value (a categorical row) the cpt_parent row of the parent value (a value never counted
 -- with it), else the class-only term (the categorical row, else the unseen row). In model part

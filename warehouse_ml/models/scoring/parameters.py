@@ -1,0 +1,259 @@
+"""One planner for reading a model's parameters in its scoring query.
+
+A learner declares each attribute's term as a :class:`LogicalTerm`: the scored row's values it
+keys on (:class:`Key`), and its fallback chain, an ordered list of :class:`Level`: the rows of
+one long-format parameter table (wml_part, attribute, key columns..., class_index, log_prob),
+matched on some of the keys, the first matching level giving the term; the last level has no
+key (one row per attribute and class, e.g. Naive Bayes' ``unseen`` table) and is the default.
+A NULL value (``missing``) contributes 0 (log 1). Naive Bayes declares a categorical attribute
+as (seen value, unseen); TAN as (observed value and parent value, the parent value's row for a
+seen value, seen value, unseen) (models/learners/naive_bayes_terms.py, tan_terms.py).
+
+This module turns those declarations into the query's terms, choosing the reader by size
+(:func:`attribute_terms`):
+
+* a lookup block of integer codes, where the learner laid one out when fitting
+  (models/scoring/lookup.py: one INNER join on an integer per block);
+* literals (models/scoring/literal_terms.py, :func:`literal_term`) when a fitted model's rows
+  of every keyed level of the attribute are within its limits: nested ``CASE key WHEN stored
+  THEN ...`` over the keys, outermost first, each branch resolved through the chain;
+* otherwise one LEFT JOIN per keyed level on the pivot of its rows by class
+  (:func:`joined_term`), joined on the row's keys and model partition, and the default level
+  as literals for a fitted model (one value per class), a one-row join per partition for
+  cross-validation's models. Naive Bayes' categorical attribute is thus one join.
+
+Both readers give the same term: the first level whose keys all match a row (and whose
+``requires`` level matches too), else the default; so the rule is written once, in the
+learner's declaration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from warehouse_ml.models.scoring.literal_terms import LiteralParameters
+from warehouse_ml.models.scoring.relations import (
+    Join,
+    partition_condition,
+    pivot_one_row,
+    pivot_rows,
+)
+from warehouse_ml.models.scoring.scores import Term
+from warehouse_ml.sqlgen import expressions
+from warehouse_ml.sqlgen.templates import column, literal
+from warehouse_ml.store.catalog import ModelRecord
+
+
+@dataclass(frozen=True)
+class Key:
+    """A key column of the parameter tables (e.g. ``value``, ``parent_value``, stored as text)
+    and the scored row's expression it is compared with: ``operand`` as text, or for integer
+    codes (``integer``) the row's integer against the stored text read as BIGINT."""
+
+    column: str
+    operand: exp.Expression
+    integer: bool = False
+
+    def stored(self, text: str) -> exp.Expression:
+        """The literal a stored value is compared as."""
+        return literal(int(text)) if self.integer else literal(text)
+
+    def matches(self, relation: str) -> exp.Expression:
+        """``relation.<column> = operand`` (the stored side cast to BIGINT for codes)."""
+        stored: exp.Expression = column(self.column, relation)
+        if self.integer:
+            stored = expressions.as_bigint(stored)
+        return expressions.equals(stored, self.operand)
+
+
+@dataclass(frozen=True)
+class Level:
+    """One step of a fallback chain: the attribute's rows of parameter table ``part``, found by
+    the key columns ``keys`` (none for the default), used when the level ``requires`` (the
+    ``part`` of another level; None: no condition) found its row too."""
+
+    part: str
+    keys: tuple[str, ...] = ()
+    requires: str | None = None
+
+
+@dataclass(frozen=True)
+class LogicalTerm:
+    """log P(attribute's value | c, ...) of one attribute as a fallback chain over its
+    long-format parameter tables (``value_column`` per class); ``keys`` in the order the
+    literal CASE nests them, outermost first; NULL ``missing`` gives 0."""
+
+    attribute: str
+    missing: exp.Expression
+    keys: tuple[Key, ...]
+    chain: tuple[Level, ...]
+    value_column: str = "log_prob"
+
+    def keyed(self) -> list[Level]:
+        """The levels found by key (every one but the default)."""
+        return [level for level in self.chain if level.keys]
+
+
+def attribute_terms(
+    record: ModelRecord,
+    declared: Sequence[LogicalTerm | Term],
+    literals: LiteralParameters | None,
+    partition: str | None,
+    looked_up: Mapping[str, Term | None],
+) -> list[Term]:
+    """The terms of ``declared`` (one per attribute, in feature order): an attribute in
+    ``looked_up`` (the learner's lookup blocks) is read from its block (None: summed in an
+    earlier attribute's block, no term of its own); a :class:`LogicalTerm` by literals or joins
+    (:func:`term_of`); a ready :class:`Term` (e.g. a Gaussian attribute's) as it is."""
+    k = len(record.classes)
+    terms = []
+    for i, (name, term) in enumerate(zip(record.features, declared, strict=True)):
+        if name in looked_up:
+            block = looked_up[name]
+            terms.extend([] if block is None else [block])
+        elif isinstance(term, LogicalTerm):
+            terms.append(term_of(term, record, literals, f"wml_a{i}", k, partition))
+        else:
+            terms.append(term)
+    return terms
+
+
+def term_of(
+    term: LogicalTerm,
+    record: ModelRecord,
+    literals: LiteralParameters | None,
+    name: str,
+    k: int,
+    partition: str | None,
+) -> Term:
+    """``term`` from literals when ``literals`` (a fitted model's) hold every keyed level of
+    the attribute, else from joins whose relations are named after ``name``."""
+    if literals is not None and all(
+        literals.loaded(level.part, term.attribute) for level in term.keyed()
+    ):
+        return literal_term(term, literals, k)
+    return joined_term(term, record, literals, name, k, partition)
+
+
+Cells = dict[tuple[str, ...], float | None]
+"""A level's rows of one class: key values (as stored) to the per-class value."""
+
+Bound = dict[str, str | None]
+"""Key columns decided on a CASE branch: a stored value, or None for none of them."""
+
+
+def literal_term(term: LogicalTerm, literals: LiteralParameters, k: int) -> Term:
+    """``CASE WHEN missing IS NULL THEN 0 ELSE CASE key WHEN stored THEN ... END END`` per
+    class, each innermost branch the chain's first matching level (sorted by stored text)."""
+    per_class = []
+    for c in range(k):
+        cells = {
+            level.part: literals.cells(level.part, term.attribute, c, level.keys, term.value_column)
+            for level in term.chain
+        }
+        case = _nested_case(term, cells, list(term.keys), {})
+        per_class.append(_null_is_zero(term.missing, case))
+    return Term(per_class)
+
+
+def _nested_case(
+    term: LogicalTerm, cells: dict[str, Cells], keys: list[Key], bound: Bound
+) -> exp.Expression:
+    """``CASE key WHEN stored THEN <inner> ... ELSE <inner, key matching none> END`` over the
+    first of ``keys``, or the chain's value once every key is ``bound``."""
+    if not keys:
+        return literal(_first_match(term, cells, bound))
+    key, rest = keys[0], keys[1:]
+    stored = set()
+    for level in term.chain:
+        if key.column not in level.keys or any(bound.get(c, "") is None for c in level.keys):
+            continue
+        position = level.keys.index(key.column)
+        for found in cells[level.part]:
+            if all(bound.get(c, v) == v for c, v in zip(level.keys, found, strict=True)):
+                stored.add(found[position])
+    otherwise = _nested_case(term, cells, rest, {**bound, key.column: None})
+    if not stored:
+        return otherwise
+    case = exp.Case(this=key.operand.copy())
+    for text in sorted(stored):
+        inner = _nested_case(term, cells, rest, {**bound, key.column: text})
+        case.when(key.stored(text), inner, copy=False)
+    return case.else_(otherwise, copy=False)
+
+
+def _first_match(term: LogicalTerm, cells: dict[str, Cells], bound: Bound) -> float | None:
+    """The value of the chain's first level matching the keys ``bound`` (all decided)."""
+    found = {}
+    for level in term.keyed():
+        values = tuple(bound[c] for c in level.keys)
+        if None not in values and values in cells[level.part]:
+            found[level.part] = cells[level.part][values]  # type: ignore[index]
+    for level in term.chain:
+        if not level.keys:
+            return cells[level.part].get(())
+        if level.part in found and (level.requires is None or level.requires in found):
+            return found[level.part]
+    return None
+
+
+def _null_is_zero(value: exp.Expression, case: exp.Expression) -> exp.Expression:
+    """``CASE WHEN value IS NULL THEN 0 ELSE case END``: a missing value contributes log 1."""
+    return exp.case().when(_is_null(value), literal(0.0), copy=False).else_(case, copy=False)
+
+
+def _is_null(value: exp.Expression) -> exp.Expression:
+    return exp.Is(this=value.copy(), expression=exp.null())
+
+
+def joined_term(
+    term: LogicalTerm,
+    record: ModelRecord,
+    literals: LiteralParameters | None,
+    name: str,
+    k: int,
+    partition: str | None,
+) -> Term:
+    """One LEFT JOIN per keyed level (``<name>_<part>``, its rows pivoted by class, joined on
+    the keys and the row's partition) and ``CASE WHEN missing IS NULL THEN 0 WHEN <level's row
+    found> THEN <its value> ... ELSE <default> END`` per class; the default from ``literals``
+    (a fitted model's), else a one-row join per partition."""
+    joins = []
+    found: dict[str, exp.Expression] = {}
+    values: dict[str, list[exp.Expression]] = {}
+    for level in term.chain:
+        relation = f"{name}_{level.part}"
+        table = record.parameters(level.part)
+        if not level.keys and literals is not None:
+            values[level.part] = [
+                literal(
+                    literals.cells(level.part, term.attribute, c, (), term.value_column).get(())
+                )
+                for c in range(k)
+            ]
+            continue
+        if level.keys:
+            keys = [key for key in term.keys if key.column in level.keys]
+            query = pivot_rows(table, level.keys, term.value_column, k, "lp", term.attribute)
+            on = exp.and_(*(key.matches(relation) for key in keys), copy=False)
+            on = exp.and_(on, partition_condition(relation, partition), copy=False)
+            found[level.part] = exp.Not(this=_is_null(column(level.keys[0], relation)))
+        else:
+            query = pivot_one_row(table, term.value_column, k, "lp", term.attribute)
+            on = partition_condition(relation, partition)
+        joins.append(Join(query, relation, on=on))
+        values[level.part] = [column(f"lp_{c}", relation) for c in range(k)]
+    per_class = []
+    for c in range(k):
+        case = exp.case().when(_is_null(term.missing), literal(0.0), copy=False)
+        for level in term.keyed():
+            condition = found[level.part].copy()
+            if level.requires is not None:
+                condition = exp.and_(condition, found[level.requires].copy(), copy=False)
+            case.when(condition, values[level.part][c].copy(), copy=False)
+        default = term.chain[-1]
+        per_class.append(case.else_(values[default.part][c].copy(), copy=False))
+    return Term(per_class, joins)
