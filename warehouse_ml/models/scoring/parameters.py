@@ -141,9 +141,6 @@ def term_of(
 Cells = dict[tuple[str, ...], float | None]
 """A level's rows of one class: key values (as stored) to the per-class value."""
 
-Bound = dict[str, str | None]
-"""Key columns decided on a CASE branch: a stored value, or None for none of them."""
-
 
 def literal_term(term: LogicalTerm, literals: LiteralParameters, k: int) -> Term:
     """``CASE WHEN missing IS NULL THEN 0 ELSE CASE key WHEN stored THEN ... END END`` per
@@ -154,49 +151,46 @@ def literal_term(term: LogicalTerm, literals: LiteralParameters, k: int) -> Term
             level.part: literals.cells(level.part, term.attribute, c, level.keys, term.value_column)
             for level in term.chain
         }
-        case = _nested_case(term, cells, list(term.keys), {})
+        case = _nested_case(term, cells, list(term.keys))
         per_class.append(_null_is_zero(term.missing, case))
     return Term(per_class)
 
 
-def _nested_case(
-    term: LogicalTerm, cells: dict[str, Cells], keys: list[Key], bound: Bound
-) -> exp.Expression:
+def _nested_case(term: LogicalTerm, alive: dict[str, Cells], keys: list[Key]) -> exp.Expression:
     """``CASE key WHEN stored THEN <inner> ... ELSE <inner, key matching none> END`` over the
-    first of ``keys``, or the chain's value once every key is ``bound``."""
+    first of ``keys``, or the chain's value once every key is decided. ``alive``: the cells of
+    each level still in reach on this branch (those agreeing with the keys decided; a level
+    keyed on a key that matched none is gone)."""
     if not keys:
-        return literal(_first_match(term, cells, bound))
+        return literal(_first_match(term, alive))
     key, rest = keys[0], keys[1:]
-    stored = set()
-    for level in term.chain:
-        if key.column not in level.keys or any(bound.get(c, "") is None for c in level.keys):
-            continue
-        position = level.keys.index(key.column)
-        for found in cells[level.part]:
-            if all(bound.get(c, v) == v for c, v in zip(level.keys, found, strict=True)):
-                stored.add(found[position])
-    otherwise = _nested_case(term, cells, rest, {**bound, key.column: None})
-    if not stored:
+    keyed = {level.part: level.keys for level in term.chain if key.column in level.keys}
+    others = {part: cells for part, cells in alive.items() if part not in keyed}
+    branches: dict[str, dict[str, Cells]] = {}
+    for part, columns in keyed.items():
+        position = columns.index(key.column)
+        for found, value in alive.get(part, {}).items():
+            branch = branches.setdefault(found[position], {p: {} for p in keyed if p in alive})
+            branch[part][found] = value
+    otherwise = _nested_case(term, others, rest)
+    if not branches:
         return otherwise
     case = exp.Case(this=key.operand.copy())
-    for text in sorted(stored):
-        inner = _nested_case(term, cells, rest, {**bound, key.column: text})
+    for text in sorted(branches):
+        inner = _nested_case(term, {**others, **branches[text]}, rest)
         case.when(key.stored(text), inner, copy=False)
     return case.else_(otherwise, copy=False)
 
 
-def _first_match(term: LogicalTerm, cells: dict[str, Cells], bound: Bound) -> float | None:
-    """The value of the chain's first level matching the keys ``bound`` (all decided)."""
-    found = {}
-    for level in term.keyed():
-        values = tuple(bound[c] for c in level.keys)
-        if None not in values and values in cells[level.part]:
-            found[level.part] = cells[level.part][values]  # type: ignore[index]
+def _first_match(term: LogicalTerm, alive: dict[str, Cells]) -> float | None:
+    """The value of the chain's first level whose row matched every key (its one cell left in
+    ``alive``) and whose required level matched too; the default level's otherwise."""
     for level in term.chain:
         if not level.keys:
-            return cells[level.part].get(())
-        if level.part in found and (level.requires is None or level.requires in found):
-            return found[level.part]
+            return alive.get(level.part, {}).get(())
+        matched = bool(alive.get(level.part))
+        if matched and (level.requires is None or alive.get(level.requires)):
+            return next(iter(alive[level.part].values()))
     return None
 
 
