@@ -92,7 +92,7 @@ def child_fit(path: str) -> dict:
     con.execute("CHECKPOINT")
     warehouse = wml.connect(con)
     rows = {}
-    for part in model.record.details["tables"]:
+    for part in model.record.parts:
         counted = exp.select(alias(exp.Count(this=exp.Star()), "n")).from_(
             model.record.table(part).to_table()
         )
@@ -102,7 +102,7 @@ def child_fit(path: str) -> dict:
         "peak_mb": _peak_mb(),
         "model_mb": _size_mb(path) - before,
         "rows": rows,
-        "lookup": sorted(model.record.details.get("lookup", {})),
+        "lookup": sorted(model.record.state.learned.lookup or {}),
         "parents": model.parents_,
     }
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pyarrow as pa
+from stored_forms import details_of, with_details
 
 import warehouse_ml as wml
 
@@ -26,12 +25,11 @@ def lopsided(n: int, seed: int) -> pa.Table:
 def without_histogram(model: wml.NaiveBayes) -> wml.NaiveBayes:
     """The model as a version stored before the histogram shows it: no ``histogram`` or
     ``histogram_bins`` part, and no edges in its details."""
-    record = model.record
-    details = {k: v for k, v in record.details.items() if k != "histogram_bins"}
+    details = {k: v for k, v in details_of(model).items() if k != "histogram_bins"}
     details["tables"] = [t for t in details["tables"] if not t.startswith("histogram")]
     checksums = details["checksums"]
     details["checksums"] = {
         **checksums,
         "parts": {p: v for p, v in checksums["parts"].items() if not p.startswith("histogram")},
     }
-    return type(model).from_record(dataclasses.replace(record, details=details))
+    return with_details(model, details)

@@ -11,35 +11,30 @@ import pyarrow as pa
 
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.errors import IncompatibleModelError, NameConflictError, ViewRebuildError
+from warehouse_ml.errors import NameConflictError, ViewRebuildError
 from warehouse_ml.models import kinds
 from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.state import read_state
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store import catalog, leftovers, ownership
-from warehouse_ml.version import VERSION
 
 
-def _model(record: catalog.ModelRecord) -> Classifier:
-    spec = kinds.spec_of(record.kind)
-    if spec is None:
-        known = sorted(s.kind for s in kinds.specs())
-        raise IncompatibleModelError(
-            f"model {record.name!r} is of kind {record.kind!r}, unknown to warehouse-ml "
-            f"{VERSION} (known kinds: {known})"
-        )
-    return spec.load().from_record(record)
+def _model(warehouse: Warehouse, name: str) -> Classifier:
+    """The fitted model ``name``: its record read from the catalog, the model of its kind."""
+    record = catalog.read(warehouse, name, read_state)
+    return kinds.class_of(record.kind, record.name).from_record(record)
 
 
 def load(con: Connectable, name: str) -> Classifier:
     """The fitted model ``name`` from the catalog of ``con``, whatever its kind."""
     with session(con) as warehouse:
-        return _model(catalog.read(warehouse, name))
+        return _model(warehouse, name)
 
 
 def drop(con: Connectable, name: str) -> None:
     """Remove model ``name``: its catalog row, parameter tables and registered views."""
     with session(con) as warehouse:
-        catalog.drop(warehouse, name)
+        catalog.drop(warehouse, name, read_state)
 
 
 def list_models(con: Connectable) -> pa.Table:
@@ -136,7 +131,7 @@ def rebuild_views(
     retyped) raises :class:`~warehouse_ml.errors.ViewRebuildError` naming it, or with
     ``on_broken="drop"`` is dropped and unregistered (the others are rebuilt)."""
     with session(con) as warehouse:
-        model = _model(catalog.read(warehouse, name))
+        model = _model(warehouse, name)
         rebuilt = []
         for row in catalog.registered_views(warehouse, name):
             try:

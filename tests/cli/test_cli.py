@@ -258,7 +258,7 @@ def test_train_and_evaluate_with_weights(tmp_path, capsys):
         con, TENNIS, "play", keys=["day"], sample_weight="day", name="oracle"
     )
     assert model.predict_proba(con, TENNIS).equals(want.predict_proba(con, TENNIS))
-    assert model.record.details["weighting"] == {
+    assert model.record.state.weighting.to_json() == {
         "sample_weight": "day",
         "class_weights": {"yes": 2.0},
     }

@@ -247,7 +247,7 @@ def test_non_finite_numbers_are_refused(db, bad):
         # TAN learns only the tiles' upper edges: -inf is never an edge, it falls in the lowest
         # bin, in training and in scoring alike (the documented treatment)
         model = wml.TAN().fit(db, "nf", "cls", name="tan_nf")
-        assert model.record.details["bins"]["num"][0] == 0.5
+        assert model.record.state.learned.bins["num"][0] == 0.5
         assert model.predict(db, "nf").num_rows == 6
         return
     _refused(

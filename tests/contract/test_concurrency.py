@@ -322,9 +322,7 @@ def only_model_m(engine: Engine) -> wml.NaiveBayes | wml.TAN:
     rows = catalog.list_models(warehouse)
     assert [r["name"] for r in rows] == ["m"]
     model = wml.load(engine.writer, "m")
-    expected = {"models", "objects"} | {
-        model.record.table(p).name for p in model.record.details["tables"]
-    }
+    expected = {"models", "objects"} | {model.record.table(p).name for p in model.record.parts}
     schema = TableName(("information_schema", "tables"))
     order = [templates.column("table_name", "t")]
     listed = warehouse.fetch("select_table", table=schema, order_columns=order).to_pylist()

@@ -96,7 +96,7 @@ def test_fit_announces_every_statement_once_before_it_runs(con):
     # every parameter table of the new model was announced by the statement creating it ...
     created = {p.rsplit(" ", 1)[-1] for p in phases if p.startswith("create")}
     prefix = f"wml.{model.record.model_id}_"
-    tables = {str(model.record.table(part)) for part in model.record.details["tables"]}
+    tables = {str(model.record.table(part)) for part in model.record.parts}
     assert {t for t in created if t.startswith(prefix)} == tables
     # ... and the publishing transaction rebuilt the view and dropped the old tables
     assert "drop_view main.scores" in phases and "delete_rows_where wml.models" in phases

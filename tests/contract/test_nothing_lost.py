@@ -132,7 +132,7 @@ def test_drop_removes_exactly_one_models_objects(db):
     other.create_view(db, "other_scores", "sales.customers", keys=["id"])
     before = objects(db)
     mine = wml.load(db, "m")
-    mine_tables = {("wml", mine.record.table(p).name) for p in mine.record.details["tables"]}
+    mine_tables = {("wml", mine.record.table(p).name) for p in mine.record.parts}
     wml.drop(db, "m")
     removed = {(s, n) for s, n, *_ in before - objects(db)}
     assert removed == mine_tables | {("main", "scores")}

@@ -613,7 +613,7 @@ def tan_integer_codes(engine: Engine) -> dict[str, Any]:
     model = wml.TAN().fit(w, table, "class", keys=["id"], name="engine_tan_codes")
     ev = wml.cross_validate(w, table, "class", wml.TAN(alpha=1.0), folds=4, seed=2, key="id")
     return {
-        "lookup": model.record.details["lookup"],
+        "lookup": model.record.state.learned.lookup,
         "parameters": model.parameters(w),
         "predict_proba": model.predict_proba(w, table),
         "unseen": model.predict_proba(w, UNSEEN_CODES),

@@ -182,7 +182,7 @@ def test_select_model_picks_the_best_cross_validated_setting_and_refits(con):
     assert values == pytest.approx([scores[i] for i in range(3)], abs=1e-12)
     loaded = wml.load(con, "chosen")
     assert loaded.kind == selection.model.kind
-    assert loaded.record.details["selection"] == list(selection.table.parts)
+    assert list(loaded.record.state.selection) == list(selection.table.parts)
     assert con.sql(f"SELECT count(*) FROM {selection.table}").fetchall() == [(3,)]
 
 

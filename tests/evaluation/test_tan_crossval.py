@@ -15,7 +15,6 @@ through its own lookup table and by text joins alone.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import duckdb
@@ -27,9 +26,11 @@ from conftest import load_text_csv
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
+from stored_forms import details_of, with_details
 
 import warehouse_ml as wml
 from warehouse_ml.evaluation import crossval, splits
+from warehouse_ml.models.learners.tan_state import TANState
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.stats.counting import PARTITION
 
@@ -63,21 +64,21 @@ class FoldSpy:
         self.bins: list[dict[str, Any]] = []
         self.tables: list[dict[str, pa.Table]] = []
         self.fits = 0
-        self.stacked: dict[str, Any] | None = None
+        self.stacked: TANState | None = None
         learn = wml.TAN.learn_tables
 
         def spy_learn(model, warehouse, training, tables, check):
-            details = learn(model, warehouse, training, tables, check)
+            learned = learn(model, warehouse, training, tables, check)
             stacked = {part: _sorted_table(con, tables.named(part)) for part in tables.roles}
             if training.held_out is None:  # one fold's model, from its rows
                 self.fits += 1
-                self.parents.append(details["parents"])
-                self.information.append(details["information"])
-                self.bins.append(details["bins"])
+                self.parents.append(learned.parents)
+                self.information.append([list(r) for r in learned.information])
+                self.bins.append(learned.bins)
                 self.tables.append({part: _without_partition(t) for part, t in stacked.items()})
-                return details
-            self.stacked = {**details, "tables": tables.roles}
-            self.parents = details["partition_parents"]
+                return learned
+            self.stacked = learned
+            self.parents = list(learned.partition_parents)
             self.tables = [
                 {
                     part: _without_partition(t.filter(pc.equal(t[PARTITION], f)))
@@ -92,7 +93,7 @@ class FoldSpy:
                 for tables in self.tables
             ]  # fmt: skip
             self.bins = [{} for _ in self.tables]
-            return details
+            return learned
 
         monkeypatch.setattr(wml.TAN, "learn_tables", spy_learn)
         if refit:
@@ -121,11 +122,12 @@ def _assert_tables_equal(got: pa.Table, expected: pa.Table, where: str) -> None:
             assert a.to_pylist() == b.to_pylist(), (where, name)
 
 
-def _without_lookup(details: dict[str, Any]) -> dict[str, Any]:
-    """A model's catalog details without its scoring lookup table (cross-validation builds one
-    for all folds at once instead of one per fold)."""
+def _without_lookup(model: wml.TAN) -> wml.TAN:
+    """The model as if its catalog details had no scoring lookup table (cross-validation builds
+    one for all folds at once instead of one per fold)."""
+    details = details_of(model)
     found = {k: v for k, v in details.items() if k != "lookup"}
-    return {**found, "tables": [t for t in details["tables"] if t != "lookup"]}
+    return with_details(model, {**found, "tables": [t for t in details["tables"] if t != "lookup"]})
 
 
 def _reference_split(
@@ -172,10 +174,10 @@ def _check_against_scratch_fits(
         scratch = wml.TAN(**model.get_params()).fit(
             con, "train_f", target, keys=[key], name=f"scratch{f}"
         )
-        fitted_details = scratch.record.details
-        assert spy.parents[f] == fitted_details["parents"], f"fold {f}"
+        fitted_state = scratch.record.state.learned
+        assert spy.parents[f] == fitted_state.parents, f"fold {f}"
         assert [a for a, p in spy.parents[f].items() if p is None] == [scratch.root_]
-        assert spy.bins[f] == fitted_details["bins"]
+        assert spy.bins[f] == fitted_state.bins
         fitted = scratch.parameters(con)
         for part in COMPARED_PARTS:
             if part in fitted:
@@ -183,9 +185,7 @@ def _check_against_scratch_fits(
                     spy.tables[f][part], _without_partition(fitted[part]), f"fold {f} {part}"
                 )
         got = pooled.filter(pc.equal(pooled["fold"], f)).sort_by(key)
-        text_only = wml.TAN.from_record(
-            dataclasses.replace(scratch.record, details=_without_lookup(fitted_details))
-        )
+        text_only = _without_lookup(scratch)
         for scorer in (scratch, text_only):
             expected = scorer.predict_proba(con, "test_f")
             assert got.num_rows == expected.num_rows
@@ -318,7 +318,7 @@ def test_integer_codes_score_every_fold_in_one_query(con, monkeypatch, model):
     assert spy.fits == 0
     assert sum(s.startswith("CREATE") and "_predictions" in s for s in statements) == 1
     assert spy.stacked is not None
-    placed = set(spy.stacked["lookup"])
+    placed = set(spy.stacked.lookup)
     assert placed and "g" not in placed  # g has gaps: text joins
     assert {"p", "r", "w"} <= placed
     assert len({parents["w"] for parents in spy.parents}) > 1  # a parent chosen per fold

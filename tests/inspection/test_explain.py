@@ -92,7 +92,7 @@ def test_adult_numerics_and_integer_codes(con, datasets):
     con.execute("CREATE TABLE src AS SELECT row_number() OVER () - 1 AS id, * FROM a LIMIT 3000")
     numeric = ["age", "fnlwgt", "capital-gain", "capital-loss", "hours-per-week"]
     model = wml.NaiveBayes().fit(con, "src", "class", keys=["id"], numeric=numeric, name="m")
-    assert model.record.details.get("lookup")  # education-num is looked up when scoring
+    assert model.record.state.learned.lookup  # education-num is looked up when scoring
     features = model.feature_names_in_
     terms, prior = reference_terms(model, con, _rows(con, features))
     explained = model.explain(con, "src", against="<=50K")

@@ -162,7 +162,7 @@ def test_numerics_of_a_model_are_measured_on_its_bins(con, datasets):
         )
         assert got[a]["n"] == sum(x is not None for x in data[a])
     tan = wml.TAN().fit(con, "a", "class", features=features, numeric=numeric, name="tan")
-    edges = tan.record.details["bins"]
+    edges = tan.record.state.learned.bins
     for r in tan.attribute_ranking(con).to_pylist():
         if r["attribute"] in numeric:
             cut = edges[r["attribute"]]

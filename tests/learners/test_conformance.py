@@ -201,7 +201,7 @@ def test_integer_weights_equal_repeated_rows(con, spec):
     table = data()
     repeated = table.take(np.repeat(np.arange(table.num_rows), table["w"].to_numpy()))
     weighted = fit(spec, con, table, "weighted", sample_weight="w")
-    bins = weighted.record.details.get("bins", {})
+    bins = weighted.record.state.learned.binned_edges()
     plain = fit(spec, con, binned(repeated, bins), "repeated", categorical=["code", *bins])
     np.testing.assert_allclose(
         probabilities(weighted, con, table),
@@ -219,7 +219,7 @@ def test_an_update_equals_a_fit_on_base_and_batch(con, spec):
     base, batch = table.slice(0, 200), table.slice(200)
     model = fit(spec, con, base, "m")
     model.update(con, batch, batch_id="b")
-    bins = model.record.details.get("bins", {})
+    bins = model.record.state.learned.binned_edges()
     union = binned(table, bins)
     oracle = fit(spec, con, union, "oracle", categorical=["code", *bins])
     np.testing.assert_allclose(
@@ -276,6 +276,7 @@ class Plain(Classifier):
     """A kind that declares no capability: Naive Bayes' tables and terms, delegated."""
 
     kind = "plain_nb"
+    state_class = NaiveBayes.state_class
 
     def __init__(
         self, *, alpha: float = 1.0, categorical=None, numeric=None, class_weight=None

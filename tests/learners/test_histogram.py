@@ -39,14 +39,14 @@ def stored_histogram(con, model, attribute: str) -> dict:
 def test_histogram_holds_the_rows_per_equal_frequency_bin_and_class(con):
     data = lopsided(3000, 1)
     model = wml.NaiveBayes().fit(con, data, "label")
-    edges = model.record.details["histogram_bins"]
+    edges = model.record.state.learned.histogram_bins
     assert set(edges) == {"gain", "hours", "size"} and {"histogram", "histogram_bins"} <= set(
         model.record.parts
     )
     labels = data["label"].to_pylist()
     for attribute in ("gain", "hours", "size"):
         values = data[attribute].to_pylist()
-        assert edges[attribute] == ntile_edges(values, 5), attribute
+        assert list(edges[attribute]) == ntile_edges(values, 5), attribute
         assert stored_histogram(con, model, attribute) == reference_histogram(
             values, labels, edges[attribute]
         )
@@ -56,9 +56,9 @@ def test_an_update_adds_the_batch_to_the_histogram_on_the_stored_edges(con):
     base, batch = lopsided(2000, 2), lopsided(700, 3)
     batch = batch.set_column(1, "gain", pa.array(np.asarray(batch["gain"]) * 40))  # past the top
     model = wml.NaiveBayes().fit(con, base, "label", name="m")
-    edges = model.record.details["histogram_bins"]
+    edges = model.record.state.learned.histogram_bins
     model.update(con, batch, batch_id="b1")
-    assert model.record.details["histogram_bins"] == edges
+    assert model.record.state.learned.histogram_bins == edges
     labels = base["label"].to_pylist() + batch["label"].to_pylist()
     for attribute in ("gain", "hours", "size"):
         values = base[attribute].to_pylist() + batch[attribute].to_pylist()
@@ -81,7 +81,7 @@ def test_a_weighted_fit_histogram_sums_the_weights_on_edges_of_the_rows(con):
     for attribute in ("gain", "hours", "size"):
         values = data[attribute].to_pylist()
         edges = ntile_edges(values, 5)  # equal-frequency in rows, whatever their weights
-        assert model.record.details["histogram_bins"][attribute] == edges
+        assert list(model.record.state.learned.histogram_bins[attribute]) == edges
         want = reference_histogram(values, labels, edges, counted)
         got = stored_histogram(con, model, attribute)
         assert got.keys() == want.keys()
@@ -123,7 +123,7 @@ def test_models_stored_without_a_histogram_rank_and_update_as_before(con):
         bits(data["colour"].to_pylist(), data["label"].to_pylist()), abs=1e-9
     )
     old.update(con, lopsided(300, 7), batch_id="b1")
-    assert "histogram" not in old.record.parts and "histogram_bins" not in old.record.details
+    assert "histogram" not in old.record.parts and old.record.state.learned.histogram_bins is None
     assert old.drift(con, data).to_pylist()[1]["treatment"] == (
         "gaussian: 10 equal-frequency bins of the fitted class normals"
     )

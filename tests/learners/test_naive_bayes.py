@@ -244,7 +244,7 @@ def test_integer_codes_match_reference(data, test_type):
     seen = {a: sorted({v for v, t in zip(vs, target) if v is not None and t is not None})
             for a, vs in train.items()}  # fmt: skip
     contiguous = {a for a, vs in seen.items() if vs and vs == list(range(vs[0], vs[-1] + 1))}
-    looked_up = [a[0] for b in model.record.details["lookup"] for a in b["attributes"]]
+    looked_up = [a[0] for b in model.record.state.learned.lookup for a in b["attributes"]]
     assert set(looked_up) == contiguous
     ours = probabilities(
         model.predict_proba(con, pa.table({a: pa.array(v, test_type) for a, v in test.items()}))
@@ -266,7 +266,7 @@ def test_lookup_holds_one_row_per_code(con):
         {"a": [0, 1, 2, 1, None], "b": [5, 6, 5, 6, 6], "y": ["p", "q", "p", "q", "q"]}
     )
     model = wml.NaiveBayes(alpha=1.0).fit(con, table, "y")
-    assert model.record.details["lookup"] == [
+    assert list(model.record.state.learned.lookup) == [
         {"first_code": 0, "attributes": [["a", 0, 2], ["b", 5, 6]]}
     ]
     lookup = model.parameters(con)["lookup"].sort_by("code").to_pylist()
@@ -300,7 +300,7 @@ def test_lookup_blocks_hold_consecutive_attributes_within_the_code_limit(con, mo
         }
     )
     model = wml.NaiveBayes(alpha=1.0).fit(con, table, "y", name="blocked")
-    assert model.record.details["lookup"] == [
+    assert list(model.record.state.learned.lookup) == [
         {"first_code": 0, "attributes": [["a", 0, 1], ["b", 0, 2]]},
         {"first_code": 20, "attributes": [["c", 1, 2], ["d", 3, 4]]},
         {"first_code": 36, "attributes": [["e", 7, 9]]},
@@ -313,7 +313,7 @@ def test_lookup_blocks_hold_consecutive_attributes_within_the_code_limit(con, mo
         "y",
         name="text",
     )  # every attribute as text: no lookup at all
-    assert reference.record.details["lookup"] == []
+    assert list(reference.record.state.learned.lookup) == []
     np.testing.assert_allclose(
         probabilities(model.predict_proba(con, test)),
         probabilities(reference.predict_proba(con, test.cast(
@@ -383,7 +383,7 @@ def test_wide_model_counted_in_chunks(monkeypatch, con, tennis):
     whole = wml.NaiveBayes().fit(con, "tennis", "play", keys=["day"], name="whole")
     monkeypatch.setattr(counting, "MAX_COUNTED_ATTRIBUTES", 3)
     chunked = wml.NaiveBayes().fit(con, "tennis", "play", keys=["day"], name="chunked")
-    assert chunked.record.details["tables"] == whole.record.details["tables"]
+    assert chunked.record.parts == whole.record.parts
     assert chunked.parameters(con) == whole.parameters(con)
     tables = con.sql("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'wml'").fetchall()
     assert not [t for (t,) in tables if t.endswith("_counts")]

@@ -207,7 +207,7 @@ def test_predict_proba_equals_numpy_reference(con, alpha, prior_alpha, codes) ->
     if codes:
         train, test = _as_codes(train), _as_codes(test)
     tan = wml.TAN(alpha=alpha, prior_alpha=prior_alpha).fit(con, train, "C")
-    assert list(tan.record.details["lookup"]) == ([*tan.parents_] if codes else [])
+    assert list(tan.record.state.learned.lookup) == ([*tan.parents_] if codes else [])
     classes, log_joint = _reference_log_joint(
         train.to_pandas(), test.to_pandas(), "C", tan.parents_, alpha, prior_alpha
     )
@@ -280,7 +280,7 @@ def test_numeric_bins_learned_in_sql_and_reused_at_scoring(con) -> None:
     # NTILE(4): sorted values split into 4 tiles, the first n % 4 tiles one longer
     tiles = np.array_split(np.sort(x), 4)
     expected_edges = sorted({float(t.max()) for t in tiles})
-    assert tan.record.details["bins"]["x"] == expected_edges
+    assert list(tan.record.state.learned.bins["x"]) == expected_edges
     stored = _table(con, tan, "bins").to_pylist()
     assert [r["upper"] for r in stored] == expected_edges
     assert [r["bin_index"] for r in stored] == list(range(len(expected_edges)))

@@ -7,7 +7,6 @@ stored tables hold only counted pairs; a refused attribute never reaches the pai
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import warnings
 from typing import Any
@@ -17,11 +16,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from stored_forms import details_of, with_details
 
 import warehouse_ml as wml
 from warehouse_ml.cli import main
 from warehouse_ml.errors import HighCardinalityError, HighCardinalityWarning
 from warehouse_ml.evaluation import crossval
+from warehouse_ml.models.learners.tan_state import TANState
 from warehouse_ml.models.scoring import lookup
 from warehouse_ml.stats import validation
 from warehouse_ml.stats.counting import PARTITION
@@ -247,8 +248,7 @@ def _counted_elsewhere(train: pa.Table, test: pa.Table, attribute: str, parent: 
 
 def _without_lookup(model: wml.TAN) -> wml.TAN:
     """The same model scored by text joins alone (its record without the lookup layout)."""
-    details = {**model.record.details, "lookup": {}}
-    return wml.TAN.from_record(dataclasses.replace(model.record, details=details))
+    return with_details(model, {**details_of(model), "lookup": {}})
 
 
 SMOOTHING = [(0.5, 0.5), (0.0, 0.0), (0.0, 1.0), (2.0, 0.0)]
@@ -260,7 +260,7 @@ def test_predictions_equal_the_dense_reference(con, alpha, prior_alpha):
     train, test = _mixed(500, seed=1), _with_unseen(_mixed(200, seed=2))
     model = wml.TAN(alpha=alpha, prior_alpha=prior_alpha).fit(con, train, "y", keys=["id"])
     parents = model.parents_
-    placed = set(model.record.details["lookup"])
+    placed = set(model.record.state.learned.lookup)
     assert placed and placed != set(parents)  # looked-up and text-joined attributes
     assert any(_counted_elsewhere(train, test, a, p) for a, p in parents.items() if p)
     classes, log_joint = dense_log_joint(train, test, "y", parents, alpha, prior_alpha)
@@ -284,22 +284,22 @@ def _with_rare_values(table: pa.Table) -> pa.Table:
 
 class Stacked:
     """Records the all-folds model of a TAN cross-validation (TAN.learn_tables given a held-out
-    fold column): its details and its parameter tables (cross_validate drops them once
+    fold column): its learned state and its parameter tables (cross_validate drops them once
     scored)."""
 
     def __init__(self, monkeypatch, con) -> None:
-        self.details: dict[str, Any] = {}
+        self.learned: TANState | None = None
         self.tables: dict[str, pa.Table] = {}
         learn = wml.TAN.learn_tables
 
         def spy(model, warehouse, training, tables, check):
-            details = learn(model, warehouse, training, tables, check)
-            self.details = details
+            learned = learn(model, warehouse, training, tables, check)
+            self.learned = learned
             self.tables = {
                 part: con.sql(f"SELECT * FROM {tables.named(part)}").to_arrow_table()
                 for part in tables.roles
             }
-            return details
+            return learned
 
         monkeypatch.setattr(wml.TAN, "learn_tables", spy)
 
@@ -314,11 +314,11 @@ def test_cross_validation_folds_equal_the_dense_reference(con, monkeypatch, alph
     stacked = Stacked(monkeypatch, con)
     model = wml.TAN(alpha=alpha, prior_alpha=prior_alpha)
     ev = crossval.cross_validate(con, data, "y", model, folds=4, seed=5, key="id")
-    assert stacked.details["lookup"]  # integer codes looked up, the others text-joined
+    assert stacked.learned.lookup  # integer codes looked up, the others text-joined
     split = wml.assign_folds(con, data, folds=4, seed=5, key="id", stratify="y", keep_columns=True)
     folds = split.to_arrow(con)
     pooled = ev.to_arrow()
-    for f, parents in enumerate(stacked.details["partition_parents"]):
+    for f, parents in enumerate(stacked.learned.partition_parents):
         train = folds.filter(pc.not_equal(folds["fold"], f))
         test = folds.filter(pc.equal(folds["fold"], f)).sort_by("id")
         classes, log_joint = dense_log_joint(train, test, "y", parents, alpha, prior_alpha)
@@ -424,7 +424,7 @@ def test_many_valued_integer_codes_keep_the_lookup_within_its_cap(con):
     )
     model = wml.TAN().fit(con, train, "y", categorical=["a", "b"])  # codes, not counts
     assert model.parents_ == {"a": None, "b": "a", "c": "a"}
-    placed = model.record.details["lookup"]
+    placed = model.record.state.learned.lookup
     assert set(placed) == {"a", "c"}  # b: (400 + 2) * 401 codes > lookup.MAX_TAN_CODES
     tables = model.parameters(con)
     assert tables["lookup"].num_rows == lookup.tan_width(placed) == 402 + 5 * 401

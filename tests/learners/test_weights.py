@@ -55,10 +55,10 @@ def test_categorical_sample_weight_equals_scikit_learn(con):
     classes = model.parameters(con)["classes"]
     assert np.allclose(classes["n"].to_numpy(), oracle.class_count_, rtol=1e-12)
     assert np.allclose(classes["log_prior"].to_numpy(), oracle.class_log_prior_, rtol=1e-12)
-    assert model.n_rows_ == data.num_rows and model.record.details["class_rows"] == [
+    assert model.n_rows_ == data.num_rows and list(model.record.state.class_rows) == [
         int(np.sum(np.asarray(data["y"]) == c)) for c in ("a", "b", "c")
     ]
-    assert model.record.details["weighting"] == {"sample_weight": "w", "class_weights": {}}
+    assert model.record.state.weighting.to_json() == {"sample_weight": "w", "class_weights": {}}
 
 
 def test_gaussian_sample_weight_equals_scikit_learn_with_its_unweighted_floor(con):
@@ -255,7 +255,7 @@ def test_weighted_updates_equal_a_weighted_fit_on_the_union(con):
             probabilities(con, model, union), probabilities(con, oracle, union), rtol=1e-9
         )
         assert model.n_rows_ == 500
-        assert model.record.details["class_rows"] == oracle.record.details["class_rows"]
+        assert model.record.state.class_rows == oracle.record.state.class_rows
 
 
 def test_updates_that_cannot_stay_exact_under_weights_are_refused(con):

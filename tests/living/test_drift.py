@@ -111,7 +111,7 @@ def test_categorical_numeric_class_and_prediction_rows_equal_references(con):
         reference(counts(train["colour"].to_pylist()), counts(new["colour"].to_pylist())),
         "colour",
     )
-    edges = model.record.details["bins"]["size"]
+    edges = model.record.state.learned.bins["size"]
 
     def binned(values):
         return counts(np.searchsorted(np.array(edges[:-1]), np.asarray(values), side="left"))

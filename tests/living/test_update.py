@@ -102,9 +102,9 @@ def binned(table: pa.Table, edges: list[float]) -> pa.Table:
 def test_tan_updates_equal_a_fit_on_the_union_with_the_first_bins(con):
     a, b, c = batch(400, 4), batch(300, 5), batch(300, 6)
     model = wml.TAN(bins=4).fit(con, a, "label", name="tan")
-    edges = model.record.details["bins"]["size"]
+    edges = model.record.state.learned.bins["size"]
     model.update(con, b, batch_id="b").update(con, c, batch_id="c")
-    assert model.record.details["bins"]["size"] == edges
+    assert model.record.state.learned.bins["size"] == edges
     union = pa.concat_tables([a, b, c])
     oracle = wml.TAN(bins=4).fit(con, binned(union, edges), "label", categorical=["size"], name="o")
     assert model.parents_ == oracle.parents_
@@ -303,7 +303,7 @@ def test_batches_of_types_holding_the_same_values_equal_a_fit_on_the_union(con, 
         oracle = kind().fit(con, union, "label", name="o", categorical=["code"])
         parts, oracle_rows = [*COUNTED_PARTS, "gaussian"], union
     else:  # on the bins of the first fit
-        oracle_rows = binned(union, model.record.details["bins"]["size"])
+        oracle_rows = binned(union, model.record.state.learned.bins["size"])
         oracle = kind().fit(con, oracle_rows, "label", name="o", categorical=["code", "size"])
         parts = COUNTED_PARTS
     assert_same_parameters(model.parameters(con), oracle.parameters(con), parts)

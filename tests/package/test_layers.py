@@ -130,7 +130,7 @@ def test_no_module_uses_another_modules_private_names(module):
 
 
 MODEL_ROLES = [
-    ("capabilities", "kinds", "training"),
+    ("capabilities", "kinds", "state", "training"),
     ("scoring",),
     ("inspection",),
     ("living",),
@@ -138,10 +138,10 @@ MODEL_ROLES = [
     ("learners",),
 ]
 """The roles inside ``models`` (docs/ARCHITECTURE.md), lowest first: the protocol's leaves
-(capabilities, the registry of kinds, what a learner learns from); scoring (queries,
-parameter reading, predictions, views, export); inspection (explanations, rankings); living
-models (updates, drift); the root classifier that gathers them; the learners. A module imports
-at load time from its own role and the roles below it."""
+(capabilities, the registry of kinds, a fitted model's typed state, what a learner learns
+from); scoring (queries, parameter reading, predictions, views, export); inspection
+(explanations, rankings); living models (updates, drift); the root classifier that gathers
+them; the learners. A module imports at load time from its own role and the roles below it."""
 
 
 def _model_role(module: str) -> int:
@@ -412,3 +412,72 @@ def test_the_test_layout_guards_see_violations(tmp_path):
     assert _imported_test_modules(root, root / "reference.py") == []
     test_a = ast.parse((root / "learners/test_a.py").read_text())
     assert _fixed_example_counts(test_a) == ["12: max_examples=5", "14: max_examples=S0"]
+
+
+STATE_MODULES = {
+    m
+    for m in MODULES
+    if m == "warehouse_ml.models.state"
+    or (m.startswith("warehouse_ml.models.learners.") and m.endswith("_state"))
+}
+"""The (de)serialisation of a model's catalog details (models/state.py and each family's
+``<family>_state.py``): the only modules that read that JSON by key."""
+REGISTRY_ROW_KEYS = {
+    "warehouse_ml.models.scoring.views": {"source", "options"},
+    "warehouse_ml.evaluation.result": {"target", "folds", "classes"},
+}
+"""Reads of the ``details`` of the object registry's rows (store/ownership.py: a registered
+view's source and options, a kept evaluation's facts), not of a model's state: these modules
+may read these keys."""
+
+
+def _is_details(node: ast.AST) -> bool:
+    """``x.details``, ``details`` or ``x["details"]``."""
+    return (
+        (isinstance(node, ast.Attribute) and node.attr == "details")
+        or (isinstance(node, ast.Name) and node.id == "details")
+        or (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and node.slice.value == "details"
+        )
+    )
+
+
+def _details_reads(tree: ast.AST) -> list[tuple[int, object]]:
+    """Each read of a ``details`` mapping by key, ``details[k]`` or ``details.get(k)``, as
+    (line, key; None when the key is not a constant)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and _is_details(node.value):
+            key = node.slice.value if isinstance(node.slice, ast.Constant) else None
+            found.append((node.lineno, key))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and _is_details(node.func.value)
+        ):
+            first = node.args[0] if node.args else None
+            found.append((node.lineno, first.value if isinstance(first, ast.Constant) else None))
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(set(MODULES) - STATE_MODULES))
+def test_only_the_state_modules_read_a_models_details_by_key(module):
+    """Elsewhere a model's state is read by its typed fields (models/state.py)."""
+    allowed = REGISTRY_ROW_KEYS.get(module, set())
+    reads = _details_reads(ast.parse(MODULES[module].read_text()))
+    assert [f"{line}: details[{key!r}]" for line, key in reads if key not in allowed] == []
+
+
+def test_the_details_guard_sees_violations():
+    source = (
+        "def f(record, row, details):\n"
+        "    a = record.details['bins'] + record.details.get('lookup', [])\n"
+        "    b = row['details'].get('demo') or details[name]\n"
+        "    return a, b, record.state.learned.bins, row.details\n"
+    )
+    assert set(_details_reads(ast.parse(source))) == {
+        (2, "bins"), (2, "lookup"), (3, None), (3, "demo")
+    }  # fmt: skip

@@ -15,6 +15,7 @@ from warehouse_ml.engines import DuckDBWarehouse
 from warehouse_ml.engines.sources import open_source
 from warehouse_ml.errors import NameConflictError
 from warehouse_ml.models import kinds
+from warehouse_ml.models.state import FittedState
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store import catalog, ownership
@@ -31,10 +32,12 @@ def _demo_names(con: DuckDBWarehouse) -> tuple[list[ownership.Claim], list[str]]
     exists that the demo did not make."""
     claims = [ownership.claim(con, TableName((name,)), "table") for name in DEMO_TABLES]
     models = [f"demo_{spec.kind}" for spec in kinds.specs()]
-    known = {row["name"]: row for row in catalog.list_models(con)}
+    known = {
+        r["name"]: FittedState.noted(r["details"], r["name"]) for r in catalog.list_models(con)
+    }
     for model in models:
         ownership.claim(con, TableName((f"{model}_scores",)), "view")
-        if model in known and not known[model]["details"].get("demo"):
+        if model in known and not known[model].extra.get("demo"):
             raise NameConflictError(
                 f"a model named {model!r} exists and was not made by the demo; it is left "
                 "alone: run the demo on another database (--db)"

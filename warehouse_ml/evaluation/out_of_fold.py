@@ -32,6 +32,7 @@ from warehouse_ml.models.capabilities import folds_at_once
 from warehouse_ml.models.inspection import relevance
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.names import FOLD, PREDICTION, WEIGHT, probability_columns
+from warehouse_ml.models.state import FittedState
 from warehouse_ml.models.training import ClassCount, Training
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
@@ -206,8 +207,8 @@ def _learn_fold_by_fold(
             target, choose(rows), [classes], weight=weight,
         )  # fmt: skip
         fold_tables = tables.part(f"f{index}")
-        details = model.learn_tables(warehouse, training, fold_tables, check)
-        records.append(model.record_of(warehouse, fold_tables, training, details))
+        learned = model.learn_tables(warehouse, training, fold_tables, check)
+        records.append(model.record_of(warehouse, fold_tables, training, learned))
     return records
 
 
@@ -271,10 +272,10 @@ def cross_validate_planned(
                     split_source, target, chosen, fold_classes, held_out=split.fold_column,
                     weight=plan.weight,
                 )  # fmt: skip
-                details = model.learn_tables(warehouse, training, tables, plan.check)
+                fitted = model.learn_tables(warehouse, training, tables, plan.check)
                 record = model.record_of(
-                    warehouse, tables, training,
-                    {**details, "partition_column": split.fold_column},
+                    warehouse, tables, training, fitted,
+                    noted=FittedState(partition_column=split.fold_column),
                 )  # fmt: skip
                 rows = templates.build("select_rows_with_target", source=split.table, target=target)
                 write = writer(warehouse, scored(record, rows))

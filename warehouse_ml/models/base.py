@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import dataclasses
 import html
 import inspect
 from collections.abc import Iterable, Iterator, Sequence
@@ -40,6 +41,7 @@ from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.prediction import Predictor
 from warehouse_ml.models.scoring.scores import AdditiveTerms, Scores, Term
 from warehouse_ml.models.scoring.views import ViewKeeper
+from warehouse_ml.models.state import FittedState, LearnedState, WeightingState, read_state
 from warehouse_ml.models.training import Training, class_counts, labelled_classes, total_rows
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.stats import validation, weights
@@ -58,11 +60,13 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
 
     * ``kind`` (its catalog name) and a constructor taking its settings as keyword arguments
       stored under the same names (:meth:`get_params` reads them back);
+    * ``state_class``: the class of its own fitted state (models/state.py's
+      :class:`~warehouse_ml.models.state.LearnedState`), kept in the catalog with the model;
     * :meth:`learn_tables`: write the parameter tables of the models of a
       :class:`~warehouse_ml.models.training.Training` (each row tagged with its model in column
       wml_part), naming each new table with ``tables.table(part)`` (a
       :class:`warehouse_ml.store.ownership.Staging`: registered before it is created, dropped if
-      the fit fails);
+      the fit fails), returning its ``state_class`` state;
     * :meth:`_terms`: the log-space terms that score a row with those tables, or, for a
       family whose scores are not a sum of terms, :meth:`_scores` (per-class probability
       expressions, a relation aggregating per row: models/scoring/scores.py);
@@ -74,6 +78,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
     """
 
     kind: ClassVar[str]
+    state_class: ClassVar[type[LearnedState]]
     record_: ModelRecord | None
 
     def __init__(
@@ -116,13 +121,14 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
     @abc.abstractmethod
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
-    ) -> dict[str, Any]:
+    ) -> LearnedState:
         """Write the parameter tables of the models of ``training``, each named by
         ``tables.table(part)`` and holding every model (column wml_part).
 
         ``check`` is the high-cardinality check, to make with the categorical attributes'
         distinct values (``check.of_counts``) before any statement heavier than the counts.
-        Returns kind-specific details for the catalog.
+        Returns the family's own state of the models (an instance of ``state_class``), kept
+        in the catalog.
         """
 
     @abc.abstractmethod
@@ -146,21 +152,24 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
         warehouse: Warehouse,
         tables: Staging,
         training: Training,
-        details: dict[str, Any],
+        learned: LearnedState,
         *,
         name: str | None = None,
         n_null_target: int = 0,
         previous: ModelRecord | None = None,
+        noted: FittedState | None = None,
     ) -> ModelRecord:
         """The one constructor of a model's record: the models just learned in ``tables`` from
-        ``training``. With a ``name``, a fitted model's catalog row (its tables checksummed for
-        integrity.py); without, a cross-validation's models, not catalogued (their tables found
-        by ``locations``). ``n_rows``, ``classes`` and ``details["class_rows"]`` (each class's
-        training rows) are model 0's. ``details["probability_columns"]``: each class's
-        probability column, in output order; the classes of ``previous`` (the version this one
-        replaces, if any) keep theirs (names.carried_columns)."""
+        ``training``, with the family's state ``learned``. With a ``name``, a fitted model's
+        catalog row (its tables checksummed for integrity.py); without, a cross-validation's
+        models, not catalogued (their tables found by ``locations``). ``n_rows``, ``classes``
+        and the state's ``class_rows`` (each class's training rows) are model 0's; its
+        ``probability_columns``: each class's probability column, in output order; the
+        classes of ``previous`` (the version this one replaces, if any) keep theirs
+        (names.carried_columns). The rest of the state is ``noted`` (the caller's: weighting,
+        batches, selection, partition column, a caller's facts), whose tables, checksums,
+        class rows, probability columns and learned state are replaced."""
         roles = {role: tables.named(role) for role in tables.roles}
-        catalogued = {} if name is None else {"checksums": integrity.checksums(warehouse, roles)}
         width = warehouse.IDENTIFIER_BYTES
         columns = names.carried_columns(
             [] if previous is None else names.record_columns(previous, width),
@@ -180,13 +189,14 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
             n_rows=total_rows(training.classes[0]),
             n_null_target=n_null_target,
             classes=[c.value for c in training.classes[0]],
-            details={
-                **details,
-                "class_rows": [c.n_rows for c in training.classes[0]],
-                "tables": tables.roles,
-                names.STORED_COLUMNS: [list(pair) for pair in columns],
-                **catalogued,
-            },
+            state=dataclasses.replace(
+                noted or FittedState(),
+                tables=tuple(tables.roles),
+                checksums=None if name is None else integrity.checksums(warehouse, roles),
+                class_rows=tuple(c.n_rows for c in training.classes[0]),
+                probability_columns=tuple(columns),
+                learned=learned,
+            ),
             created_at=None if name is None else ownership.now(),
             library_version=VERSION,
             locations=roles if name is None else None,
@@ -247,7 +257,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
         """Whether the model's parameter tables have checksums to verify (catalog format 2 on);
         models stored by earlier versions score unverified. (The checksums are compared under
         the engine version that took them, see integrity.py.)"""
-        return "checksums" in self.record.details
+        return self.record.state.checksums is not None
 
     def parameters(self, con: Connectable) -> dict[str, pa.Table]:
         """Every parameter table of the fitted model, by part name (e.g. ``classes``,
@@ -266,7 +276,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
         try:
             if record.locations is None:
                 integrity.verify(
-                    warehouse, record.name, record.model_id, record.details.get("checksums"),
+                    warehouse, record.name, record.model_id, record.state.checksums,
                     {part: record.table(part) for part in record.parts},
                 )  # fmt: skip
             yield record
@@ -328,7 +338,8 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
             name: the model's name in the catalog; default ``<kind>_<target>``. A model of the
                 same name is replaced atomically.
             details: extra JSON-able facts stored in the catalog row's details (e.g. the
-                model-selection comparison that chose these settings).
+                model-selection comparison that chose these settings, ``selection``; the
+                others are the state's ``extra``, models/state.py).
             allow_high_cardinality: learn categorical attributes that look like identifiers or
                 have more than ``validation.MAX_CATEGORIES`` distinct values instead of
                 refusing them (see validation.py; a warning is still given).
@@ -369,13 +380,14 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
                 names.fresh("wml_weight", src.columns),
             )  # fmt: skip
             counted = src
+            noted = FittedState.noted(details, name)
             if weighting is not None:
                 counted = weighting.source(src, target)
                 classes, _ = labelled_classes(warehouse, counted, target, weighting.column)
                 weights.check_class_totals(classes, src.description, target, weighting)
-                details = {**(details or {}), "weighting": weighting.to_json()}
+                noted = dataclasses.replace(noted, weighting=WeightingState.of(weighting))
             catalog.ensure(warehouse)
-            previous = catalog.find(warehouse, name)
+            previous = catalog.find(warehouse, name, read_state)
             self._check_views_keep(warehouse, previous, [c.value for c in classes])
             with Staging(
                 warehouse, owner_kind="model", owner=name, created_by="fit",
@@ -392,12 +404,13 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
                 learned = self.learn_tables(warehouse, training, tables, check)
                 validation.check_learned(warehouse, src.description, tables, classes)
                 record = self.record_of(
-                    warehouse, tables, training, {**(details or {}), **learned}, name=name,
-                    n_null_target=n_null, previous=previous,
+                    warehouse, tables, training, learned, name=name, n_null_target=n_null,
+                    previous=previous, noted=noted,
                 )  # fmt: skip
                 catalog.publish(
-                    warehouse, record, lambda r, views: self._rebuild_views(warehouse, r, views)
-                )
+                    warehouse, record, read_state,
+                    lambda r, views: self._rebuild_views(warehouse, r, views),
+                )  # fmt: skip
         integrity.mark_verified(record.model_id)
         self.record_ = record
         return self
@@ -431,7 +444,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
         """The model's main picture as inline SVG: what it can draw without a connection (its
         classes' training rows; TAN: its tree); "" for a model stored before the catalog kept
         class rows. Needs matplotlib."""
-        rows = self.record.details.get("class_rows")
+        rows = self.record.state.class_rows
         if rows is None:
             return ""
         labels = [str(c) for c in self.record.classes]

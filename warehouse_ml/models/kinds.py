@@ -17,6 +17,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from warehouse_ml.errors import IncompatibleModelError
+from warehouse_ml.version import VERSION
+
 if TYPE_CHECKING:
     from warehouse_ml.models.base import Classifier
 
@@ -152,6 +155,18 @@ def specs() -> list[KindSpec]:
 def spec_of(kind: str) -> KindSpec | None:
     """The registered kind whose catalog name is ``kind``, or None."""
     return _REGISTRY.get(kind)
+
+
+def class_of(kind: str, model: str) -> type[Classifier]:
+    """The class of model ``model``'s ``kind``; an IncompatibleModelError listing the known
+    kinds when it is not registered here."""
+    spec = spec_of(kind)
+    if spec is None:
+        raise IncompatibleModelError(
+            f"model {model!r} is of kind {kind!r}, unknown to warehouse-ml {VERSION} (known "
+            f"kinds: {sorted(s.kind for s in specs())})"
+        )
+    return spec.load()
 
 
 def named(text: str) -> KindSpec:

@@ -103,10 +103,6 @@ class Weighting:
     factors: dict[str, float]
     column: str
 
-    def to_json(self) -> dict[str, Any]:
-        """The catalog form (details["weighting"])."""
-        return {"sample_weight": self.sample_weight, "class_weights": self.factors}
-
     def describe(self) -> str:
         """What the weights are, as messages name them."""
         parts = (

@@ -1,4 +1,5 @@
-"""The model catalog: parameter tables and one metadata row per model, in schema ``wml``.
+"""The model catalog: parameter tables and one metadata row per model, in schema ``wml``;
+publishing a model's new version, dropping a model, listing them.
 
 A model's parameters live in ordinary tables named ``wml.<model_id>_<part>``, each registered
 in the object registry (:mod:`warehouse_ml.store.ownership`) before it is created; the catalog table
@@ -7,31 +8,22 @@ new set of tables under a fresh id, then, in one transaction, swaps the catalog 
 the model's registered views and drops the old version's tables. Readers therefore see the old
 model or the new one, never a mix, and a fit that fails leaves the old model untouched.
 
-Catalog format 4 (this version) stores each class's probability column with the model
-(``details["probability_columns"]``, [label, column] pairs in output order,
-models/scoring/names.py): a class's column keeps its name across updates and re-fits; models of
-formats 1 to 3 get the names the rule of their time gave (``names.probability_columns`` over their
-classes). Format 3 gives every parameter table the model partition column ``wml_part``
-(models/training.py). Format 2 keeps the model's views in the object registry
-(format 1 had a table ``wml.views``, migrated on the first write) and records each parameter
-table's row count and checksum (``details["checksums"]``, see
-:mod:`warehouse_ml.store.integrity`). Models of formats 1 and 2 load and score (their tables
-read as partition 0); format 1 models have no checksums ("unverified").
+The row itself, its formats and its (de)serialisation are :mod:`warehouse_ml.store.record`'s;
+the functions here that decode rows take the ``read_state`` that reads a model's state
+(models/state.py).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pyarrow as pa
 from sqlglot import exp
 
-from warehouse_ml.engines.base import LIBRARY_SCHEMA, Warehouse
+from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import (
     ConcurrentFitError,
     CorruptModelError,
@@ -44,26 +36,18 @@ from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column, literal
 from warehouse_ml.store import leftovers, ownership
 from warehouse_ml.store.ownership import Owned
+from warehouse_ml.store.record import (
+    CATALOG_NAME,
+    JSON_COLUMNS,
+    REGISTERED_FORMAT,
+    SCHEMA,
+    ModelRecord,
+    StateReader,
+    decode,
+    row_values,
+)
 
-SCHEMA = LIBRARY_SCHEMA
-CATALOG_NAME = "models"
 LEGACY_VIEWS = "views"
-FORMAT_VERSION = 4
-"""4: each class's probability column stored with the model (``details["probability_columns"]``;
-older formats' names are derived by the rule of their time, models/scoring/names.py). 3: every
-parameter table has column wml_part (the model's partition, 0 for a fitted model;
-models/training.py). 2: parameter tables registered in the object registry and checksummed,
-without wml_part (read as partition 0, :meth:`ModelRecord.parameters`). 1: neither."""
-REGISTERED_FORMAT = 2
-"""The first format whose parameter tables are owned through the object registry."""
-PARTITIONED_FORMAT = 3
-"""The first format whose parameter tables carry column wml_part."""
-CATALOG_COLUMNS = (
-    "name", "model_id", "kind", "target", "target_type", "features", "feature_types",
-    "smoothing", "source", "n_rows", "n_null_target", "classes", "details", "created_at",
-    "library_version", "format_version",
-)  # fmt: skip
-JSON_COLUMNS = ("features", "feature_types", "smoothing", "classes", "details")
 PREDICTION_VIEW = "prediction_view"
 """Registry role of a model's prediction views (rebuilt with each fit of the model)."""
 
@@ -75,65 +59,6 @@ DRIFT_VIEW = "drift_view"
 
 MODEL_VIEWS = (PREDICTION_VIEW, EXPLANATION_VIEW, DRIFT_VIEW)
 """The roles of the views a fit rebuilds."""
-
-
-@dataclass(frozen=True)
-class ModelRecord:
-    """One catalog row, decoded. JSON columns are Python objects here.
-
-    ``locations`` (not stored) names the parameter tables of a model that is not in the
-    catalog (a cross-validation fold's, in temporary tables); catalogued models' tables are
-    ``wml.<model_id>_<part>``.
-    """
-
-    name: str
-    model_id: str
-    kind: str
-    target: str
-    target_type: str
-    features: list[str]
-    feature_types: dict[str, dict[str, str]]
-    smoothing: dict[str, Any]
-    source: str
-    n_rows: int
-    n_null_target: int
-    classes: list[Any]
-    details: dict[str, Any] = field(default_factory=dict)
-    created_at: dt.datetime | None = None
-    library_version: str = ""
-    format_version: int = FORMAT_VERSION
-    locations: Mapping[str, TableName] | None = field(default=None, compare=False, repr=False)
-
-    def table(self, part: str) -> TableName:
-        """The name of one of this model's parameter tables."""
-        if self.locations is not None:
-            return self.locations[part]
-        return parameter_table(self.model_id, part)
-
-    def parameters(self, part: str) -> TableName | exp.Query:
-        """What scoring reads of one parameter table: the table, or for a model stored before
-        catalog format 3 the table with the column ``wml_part = 0`` it lacks."""
-        table = self.table(part)
-        if self.format_version >= PARTITIONED_FORMAT:
-            return table
-        return templates.build("select_as_partition_zero", table=table)
-
-    def parameter_relation(self, part: str, alias: str) -> exp.Expression:
-        """:meth:`parameters` of ``part`` under ``alias``, to read in a FROM or JOIN."""
-        parameters = self.parameters(part)
-        if isinstance(parameters, TableName):
-            return parameters.to_table().as_(alias)
-        return parameters.subquery(alias)
-
-    @property
-    def parts(self) -> list[str]:
-        """The model's parameter tables, by part name."""
-        return list(self.details.get("tables", []))
-
-
-def parameter_table(model_id: str, part: str) -> TableName:
-    """``wml.<model_id>_<part>``."""
-    return TableName((SCHEMA, f"{model_id}_{part}"))
 
 
 def catalog_table(warehouse: Warehouse) -> TableName:
@@ -212,53 +137,12 @@ def _migrate_views(warehouse: Warehouse) -> None:
         warehouse.run("drop_table", table=legacy)
 
 
-def _decode(row: dict[str, Any]) -> ModelRecord:
-    name = row.get("name")
-    try:
-        if row["format_version"] > FORMAT_VERSION:
-            raise IncompatibleModelError(
-                f"model {name!r} was written in catalog format {row['format_version']} by "
-                f"warehouse-ml {row['library_version']}; this version reads format "
-                f"{FORMAT_VERSION} or older: upgrade warehouse-ml or re-fit the model"
-            )
-        values = {k: (json.loads(row[k]) if k in JSON_COLUMNS else row[k]) for k in CATALOG_COLUMNS}
-        record = ModelRecord(**values)
-        _check_record(record)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise CorruptModelError(
-            f"the catalog row of model {name!r} in {SCHEMA}.{CATALOG_NAME} is malformed "
-            f"({type(error).__name__}: {error}); expected the row a fit writes: re-fit the "
-            "model or drop it"
-        ) from error
-    return record
-
-
-def _check_record(record: ModelRecord) -> None:
-    """The shape a fit writes (JSON columns of the right types, every feature typed)."""
-    problems = []
-    if not isinstance(record.features, list) or not all(
-        isinstance(f, str) for f in record.features
-    ):
-        problems.append("features is not a list of column names")
-    elif not isinstance(record.feature_types, dict) or any(
-        not isinstance(record.feature_types.get(f), dict)
-        or not {"kind", "sql_type"} <= set(record.feature_types[f])
-        for f in record.features
-    ):
-        problems.append("feature_types does not give every feature's kind and type")
-    if not isinstance(record.classes, list) or len(record.classes) < 2:
-        problems.append("classes is not a list of at least two labels")
-    if not isinstance(record.smoothing, dict) or not isinstance(record.details, dict):
-        problems.append("smoothing or details is not a JSON object")
-    if problems:
-        raise ValueError("; ".join(problems))
-
-
-def read(warehouse: Warehouse, name: str) -> ModelRecord:
-    """The catalog row of model ``name``; ModelNotFoundError if there is none."""
+def read(warehouse: Warehouse, name: str, read_state: StateReader) -> ModelRecord:
+    """The catalog row of model ``name``, its state read by ``read_state``;
+    ModelNotFoundError if there is none."""
     if not _exists(warehouse, CATALOG_NAME):
         raise ModelNotFoundError(f"no model {name!r}: this database has no model catalog yet")
-    rows = _rows(warehouse, name)
+    rows = _rows(warehouse, name, read_state)
     if not rows:
         known = [r["name"] for r in list_models(warehouse)]
         raise ModelNotFoundError(
@@ -267,13 +151,14 @@ def read(warehouse: Warehouse, name: str) -> ModelRecord:
     return rows[0]
 
 
-def find(warehouse: Warehouse, name: str) -> ModelRecord | None:
-    """The catalog row of model ``name``, or None when there is none or it cannot be decoded
-    (a corrupt row, or one of a newer format: a fit under the name replaces it)."""
+def find(warehouse: Warehouse, name: str, read_state: StateReader) -> ModelRecord | None:
+    """The catalog row of model ``name`` (its state read by ``read_state``), or None when there
+    is none or it cannot be decoded (a corrupt row, or one of a newer format or an unknown kind:
+    a fit under the name replaces it)."""
     if not _exists(warehouse, CATALOG_NAME):
         return None
     try:
-        rows = _rows(warehouse, name)
+        rows = _rows(warehouse, name, read_state)
     except (CorruptModelError, IncompatibleModelError):
         return None
     return rows[0] if rows else None
@@ -296,10 +181,10 @@ def _raw_rows(warehouse: Warehouse, name: str) -> list[dict[str, Any]]:
     ).to_pylist()
 
 
-def _rows(warehouse: Warehouse, name: str) -> list[ModelRecord]:
+def _rows(warehouse: Warehouse, name: str, read_state: StateReader) -> list[ModelRecord]:
     """Every catalog row of ``name`` (one, except after two concurrent FIRST fits of a name,
     see :func:`publish`)."""
-    return [_decode(row) for row in _raw_rows(warehouse, name)]
+    return [decode(row, read_state) for row in _raw_rows(warehouse, name)]
 
 
 def list_models(warehouse: Warehouse) -> list[dict[str, Any]]:
@@ -327,18 +212,6 @@ def current_versions(warehouse: Warehouse) -> dict[str, str]:
     return {row["name"]: row["model_id"] for row in list_models(warehouse)}
 
 
-def _row_values(record: ModelRecord) -> exp.Values:
-    values = []
-    for name in CATALOG_COLUMNS:
-        value = getattr(record, name)
-        if name in JSON_COLUMNS:
-            value = json.dumps(value, sort_keys=True, default=str)
-        elif name == "created_at":  # typed: PostgreSQL will not insert text as TIMESTAMP
-            value = exp.cast(literal(value.isoformat(sep=" ")), exp.DataType.Type.TIMESTAMP)
-        values.append(value)
-    return templates.values([values], "r", CATALOG_COLUMNS)
-
-
 def _condition(**equal: str) -> exp.Expression:
     return exp.and_(*(exp.EQ(this=column(k), expression=literal(v)) for k, v in equal.items()))
 
@@ -351,7 +224,7 @@ def _leftovers(
     tables other fits of the name staged and left (a killed fit's), unless such a fit may
     still be running."""
     replaced_ids = {old.model_id for old in replaced}
-    selection = tuple(record.details.get("selection") or ())
+    selection = record.state.selection or ()
     staged = [
         o
         for o in owned
@@ -373,6 +246,7 @@ def _leftovers(
 def publish(
     warehouse: Warehouse,
     record: ModelRecord,
+    read_state: StateReader,
     rebuild_views: Callable[[ModelRecord, list[Owned]], None],
     replacing: str | None = None,
 ) -> None:
@@ -395,14 +269,15 @@ def publish(
     insert a row; the next fit of that name replaces (and drops the tables of) every row.
 
     ``replacing``: the version the new one was made from (an update, which adds to that
-    version's counts); the name must still hold exactly that version.
+    version's counts); the name must still hold exactly that version. ``read_state`` reads
+    the replaced rows' states.
 
     Raises:
         ConcurrentFitError: another connection published a model of this name meanwhile.
     """
     try:
         with warehouse.transaction():
-            _swap(warehouse, record, rebuild_views, replacing)
+            _swap(warehouse, record, read_state, rebuild_views, replacing)
     except Exception as error:
         if not warehouse.write_conflict(error):
             raise
@@ -419,12 +294,13 @@ def publish(
 def _swap(
     warehouse: Warehouse,
     record: ModelRecord,
+    read_state: StateReader,
     rebuild_views: Callable[[ModelRecord, list[Owned]], None],
     replacing: str | None,
 ) -> None:
     """The statements of :func:`publish`'s transaction."""
     table = catalog_table(warehouse)
-    replaced = _rows(warehouse, record.name)
+    replaced = _rows(warehouse, record.name, read_state)
     if replacing is not None and [r.model_id for r in replaced] != [replacing]:
         raise ConcurrentFitError(
             f"model {record.name!r} was changed by another connection while this update "
@@ -438,8 +314,8 @@ def _swap(
             table=table,
             condition=_condition(name=record.name, model_id=old.model_id),
         )
-    warehouse.run("insert_rows_from", table=table, rows=_row_values(record))
-    now_there = [r.model_id for r in _rows(warehouse, record.name)]
+    warehouse.run("insert_rows_from", table=table, rows=row_values(record))
+    now_there = [r["model_id"] for r in _raw_rows(warehouse, record.name)]
     if now_there != [record.model_id]:
         raise ConcurrentFitError(
             f"model {record.name!r} was published by another connection while this fit was "
@@ -480,16 +356,16 @@ def refuse_dependents(warehouse: Warehouse, items: Sequence[Owned], action: str)
             )
 
 
-def drop(warehouse: Warehouse, name: str) -> None:
+def drop(warehouse: Warehouse, name: str, read_state: StateReader) -> None:
     """Remove model ``name``: its catalog row(s), parameter tables and registered views; an
     object of the user's that reads one of them is a DependentObjectError before anything is
-    dropped (:func:`refuse_dependents`)."""
-    read(warehouse, name)  # ModelNotFoundError when there is none
+    dropped (:func:`refuse_dependents`). ``read_state`` reads the rows' states."""
+    read(warehouse, name, read_state)  # ModelNotFoundError when there is none
     refuse_dependents(
         warehouse, ownership.owned_by(warehouse, "model", name), f"drop model {name!r}"
     )
     with warehouse.transaction():
-        records = _rows(warehouse, name)
+        records = _rows(warehouse, name, read_state)
         ownership.release(warehouse, ownership.owned_by(warehouse, "model", name))
         warehouse.run(
             "delete_rows_where", table=catalog_table(warehouse), condition=_condition(name=name)

@@ -295,10 +295,10 @@ def model_information(
 def _model_treatment(record: ModelRecord, name: str) -> str:
     """How a fitted model's attribute ``name`` is measured: on TAN's bins, on a Naive Bayes
     histogram's (worded as :func:`rank_attributes` words its own), or as categorical."""
-    model_bins = record.details.get("bins", {})
+    model_bins = record.state.learned.binned_edges()
     if name in model_bins:
         return f"numeric: the model's {len(model_bins[name])} equal-frequency bins"
-    histogram_bins = record.details.get("histogram_bins", {})
+    histogram_bins = record.state.learned.histogram_edges()
     if name in histogram_bins:
         return treatment(Feature(name, NUMERIC, ""), histogram_bins)
     return "categorical"

@@ -38,10 +38,10 @@ Parameter tables (each led by ``wml_part``, 0 for a fitted model):
 * ``coefficients``: class_index, column_index (0 the intercept), coefficient, std_error,
   z_value, p_value (only the scored classes: class 1 of a binary model).
 
-The catalog details keep the solver's report under ``logistic_regression``: passes, whether it
-converged, whether the classes were separated, the log-likelihood, and the coefficients and
-their standard errors (so ``coef_`` and :meth:`LogisticRegression.summary` need no
-connection).
+The model's state keeps the solver's report (models/learners/logistic_regression_state.py):
+passes, whether it converged, whether the classes were separated, the log-likelihood, and the
+coefficients and their standard errors (so ``coef_`` and :meth:`LogisticRegression.summary`
+need no connection).
 
 Scoring: each class's score is its intercept plus one term per attribute (the coefficient
 times the standardised value, or the level's coefficient), so the scoring query's softmax
@@ -67,6 +67,7 @@ from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores, WeightedFit
 from warehouse_ml.models.inspection.evidence import Part, shown_value
 from warehouse_ml.models.learners.linear_design import Design
+from warehouse_ml.models.learners.logistic_regression_state import LogisticRegressionState
 from warehouse_ml.models.learners.newton_sums import NewtonPass, NewtonSums
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.training import Training
@@ -75,9 +76,6 @@ from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store import catalog
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
-
-REPORT = "logistic_regression"
-"""Key of the solver's report in the catalog details."""
 
 MAX_HALVINGS = 40
 """Most halvings of one Newton step before the fit gives up on lowering the objective."""
@@ -168,6 +166,7 @@ class LogisticRegression(Classifier, AdditiveScores, WeightedFit):
     """
 
     kind = "logistic_regression"
+    state_class = LogisticRegressionState
 
     def __init__(
         self,
@@ -192,7 +191,7 @@ class LogisticRegression(Classifier, AdditiveScores, WeightedFit):
 
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
-    ) -> dict[str, Any]:
+    ) -> LogisticRegressionState:
         """The design (one count scan, one moments scan), then one pass per Newton iteration;
         writes the ``classes``, ``design`` and ``coefficients`` tables (module docstring)."""
         design = Design.learn(warehouse, training, check)
@@ -230,18 +229,16 @@ class LogisticRegression(Classifier, AdditiveScores, WeightedFit):
         )  # fmt: skip
         separated = solution.last.margin >= 0 and solution.coefficients[:, 1:].size > 0
         self._warn(solution, separated, training.source.description)
-        return {
-            REPORT: {
-                "n_iter": solution.n_iter,
-                "converged": solution.converged,
-                "separated": bool(separated),
-                "log_likelihood": solution.last.log_likelihood,
-                "columns": design.names,
-                "classes": [classes[k].index for k in newton.scored],
-                "coefficients": solution.coefficients.tolist(),
-                "std_errors": errors.tolist(),
-            }
-        }
+        return LogisticRegressionState(
+            n_iter=solution.n_iter,
+            converged=solution.converged,
+            separated=bool(separated),
+            log_likelihood=solution.last.log_likelihood,
+            columns=tuple(design.names),
+            classes=tuple(classes[k].index for k in newton.scored),
+            coefficients=tuple(map(tuple, solution.coefficients.tolist())),
+            std_errors=tuple(map(tuple, errors.tolist())),
+        )
 
     def _warn(self, solution: Solution, separated: bool, description: str) -> None:
         if separated:
@@ -292,36 +289,36 @@ class LogisticRegression(Classifier, AdditiveScores, WeightedFit):
 
     # -- the fitted model's numbers ---------------------------------------------------------
     @property
-    def _report(self) -> dict[str, Any]:
-        return self.record.details[REPORT]
+    def _report(self) -> LogisticRegressionState:
+        return self.record.state.learned
 
     @property
     def coef_(self) -> np.ndarray:
         """Coefficients of the standardised design (one row per scored class: one row, of
         class 1, for a binary model; else one per class), columns as :attr:`design_names_`
         without the intercept."""
-        return np.array(self._report["coefficients"])[:, 1:]
+        return np.array(self._report.coefficients)[:, 1:]
 
     @property
     def intercept_(self) -> np.ndarray:
         """Intercepts, one per row of :attr:`coef_` (centred for a multinomial model)."""
-        return np.array(self._report["coefficients"])[:, 0]
+        return np.array(self._report.coefficients)[:, 0]
 
     @property
     def design_names_(self) -> list[str]:
         """The design's columns: a numeric attribute's name, ``attribute=level`` for an
         indicator."""
-        return list(self._report["columns"][1:])
+        return list(self._report.columns[1:])
 
     @property
     def n_iter_(self) -> int:
         """Newton passes over the data."""
-        return int(self._report["n_iter"])
+        return self._report.n_iter
 
     @property
     def converged_(self) -> bool:
         """Whether the last Newton step was within the tolerance (``tol``)."""
-        return bool(self._report["converged"])
+        return self._report.converged
 
     def summary(self) -> pa.Table:
         """One row per scored class and coefficient: ``class`` (the label), ``term``
@@ -331,9 +328,9 @@ class LogisticRegression(Classifier, AdditiveScores, WeightedFit):
         report = self._report
         rows = []
         for k, b_row, se_row in zip(
-            report["classes"], report["coefficients"], report["std_errors"], strict=True
+            report.classes, report.coefficients, report.std_errors, strict=True
         ):
-            for term, b, se in zip(report["columns"], b_row, se_row, strict=True):
+            for term, b, se in zip(report.columns, b_row, se_row, strict=True):
                 z = b / se if se > 0 else None
                 rows.append(
                     {

@@ -56,8 +56,10 @@ from warehouse_ml.models.capabilities import (
 )
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.learners import naive_bayes_terms
+from warehouse_ml.models.learners.naive_bayes_state import NaiveBayesState
 from warehouse_ml.models.scoring import lookup
 from warehouse_ml.models.scoring.scores import Term
+from warehouse_ml.models.state import held_edges
 from warehouse_ml.models.training import ClassCount, Training, total
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column
@@ -224,6 +226,7 @@ class NaiveBayes(
     """
 
     kind = "naive_bayes"
+    state_class = NaiveBayesState
 
     def __init__(
         self,
@@ -252,7 +255,7 @@ class NaiveBayes(
 
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
-    ) -> dict[str, Any]:
+    ) -> NaiveBayesState:
         """Every model from ONE count scan of the source grouped by model (cross-validation:
         by fold; a fold's training counts are the sums over the other folds, and its Gaussian
         moments the exact pooled moments of the other folds), so a handful of statements learn
@@ -285,9 +288,9 @@ class NaiveBayes(
         write_parameters(
             warehouse, self, counts, moments, training.classes, tables, training.count_type, floor
         )
-        learned: dict[str, Any] = {}
+        histogram = None
         if numeric and (training.stored is None or "histogram" in training.stored.record.parts):
-            learned["histogram_bins"] = _histogram(warehouse, training, tables, numeric)
+            histogram = _histogram(warehouse, training, tables, numeric)
         staged = [
             r
             for r in (
@@ -302,7 +305,8 @@ class NaiveBayes(
         if "categorical" in tables.roles:
             check.of_counts(warehouse, tables.named("categorical"))
         tables.discard(staged)
-        return {**learned, **lookup.learn(warehouse, tables, features, len(training.classes[0]))}
+        blocks = lookup.learn(warehouse, tables, features, len(training.classes[0]))["lookup"]
+        return NaiveBayesState(histogram_bins=held_edges(histogram), lookup=tuple(blocks))
 
     def _counts(
         self, warehouse: Warehouse, training: Training, tables: Staging
@@ -347,7 +351,8 @@ def _histogram(
     per model as the categorical counts are (summed over the other folds for
     cross-validation, added to the stored ones for an update). Returns the edges."""
     if training.stored is not None:
-        edges = {a: list(training.stored.record.details["histogram_bins"][a]) for a in numeric}
+        stored = training.stored.record.state.learned.histogram_edges()
+        edges = {a: list(stored[a]) for a in numeric}
         binning.store_edges(warehouse, tables.table("histogram_bins"), edges)
     else:
         edges = binning.learn_edges(

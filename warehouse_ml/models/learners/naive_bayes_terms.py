@@ -75,7 +75,7 @@ def declared_terms(
 def partition_of(record: ModelRecord) -> str | None:
     """The scored rows' column naming their model partition (cross-validation's held-out fold),
     for a record of cross-validation's models; None for a fitted model (partition 0 only)."""
-    return record.details.get("partition_column")
+    return record.state.partition_column
 
 
 def _one_row_join(query: exp.Query, name: str, partition: str | None) -> Join:

@@ -69,6 +69,7 @@ step, so last-bit differences of parallel floating-point sums cannot change the 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -94,8 +95,10 @@ from warehouse_ml.models.learners.naive_bayes import (
     create_categorical_tables,
     create_classes_table,
 )
+from warehouse_ml.models.learners.tan_state import TANState
 from warehouse_ml.models.scoring import lookup
 from warehouse_ml.models.scoring.scores import Term
+from warehouse_ml.models.state import held_edges
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import column, literal
@@ -127,6 +130,7 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
     """
 
     kind = "tan"
+    state_class = TANState
 
     def __init__(
         self,
@@ -156,7 +160,7 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
 
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
-    ) -> dict[str, Any]:
+    ) -> TANState:
         """Steps 1-7 of the module docstring for every model of ``training`` in the same
         statements: ONE categorical count scan and ONE pair count scan of the source, each
         grouped by model (cross-validation: fold f's training counts and pair counts are the
@@ -211,21 +215,21 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
             )
             self._conditional_tables(warehouse, tables, trees, training.count_type)
         tables.discard([r for r in ("part_counts", "part_pair_counts") if r in tables.roles])
-        learned: dict[str, Any] = {"pair_blocks": blocks, "bins": edges}
+        learned = TANState(bins=held_edges(edges), pair_blocks=tuple(tuple(b) for b in blocks))
         if training.held_out is None:
-            learned.update(
+            learned = dataclasses.replace(
+                learned,
                 root=next(n for n in names if trees[0][n] is None),
                 parents=trees[0],
-                information=information[0],
+                information=tuple(tuple(r) for r in information[0]),
             )
         else:
-            learned["partition_parents"] = trees
+            learned = dataclasses.replace(learned, partition_parents=tuple(trees))
         if "cpt" in tables.roles:
-            learned.update(
-                lookup.learn_tan(
-                    warehouse, tables, training.features, len(training.classes[0]), trees
-                )
-            )
+            placed = lookup.learn_tan(
+                warehouse, tables, training.features, len(training.classes[0]), trees
+            )["lookup"]
+            learned = dataclasses.replace(learned, lookup={a: tuple(p) for a, p in placed.items()})
         return learned
 
     def _checked_names(self, features: Sequence[Feature]) -> list[str]:
@@ -246,7 +250,8 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
             return {}
         assert training.held_out is None, "numeric TAN attributes are learned fold by fold"
         if training.stored is not None:
-            edges = {a: list(training.stored.record.details["bins"][a]) for a in numeric}
+            stored = training.stored.record.state.learned.binned_edges()
+            edges = {a: list(stored[a]) for a in numeric}
             binning.store_edges(warehouse, tables.table("bins"), edges)
             return edges
         return binning.learn_edges(
@@ -360,13 +365,13 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
     @property
     def parents_(self) -> dict[str, str | None]:
         """Each attribute's attribute parent in the tree (None for the root), feature order."""
-        parents = self.record.details["parents"]
+        parents = self.record.state.learned.parents
         return {f: parents[f] for f in self.record.features}
 
     @property
     def root_(self) -> str:
         """The attribute at the root of the tree."""
-        return str(self.record.details["root"])
+        return str(self.record.state.learned.root)
 
     @property
     def cmi_(self) -> dict[tuple[str, str], float]:
@@ -384,7 +389,7 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
         result = {
             (names[i], names[j]): 0.0 for i in range(len(names)) for j in range(i + 1, len(names))
         }
-        for row in self.record.details["information"]:
+        for row in self.record.state.learned.information:
             result[(row[0], row[1])] = float(row[position] or 0.0)
         return result
 

@@ -33,7 +33,7 @@ from warehouse_ml.store.catalog import ModelRecord
 
 
 def model_terms(warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
-    partition = record.details.get("partition_column")
+    partition = record.state.partition_column
     literals = literal_terms.load(warehouse, record) if partition is None else None
     k = len(record.classes)
     prior = prior_term(record, k) if literals is None else literal_terms.prior_term(literals)
@@ -43,7 +43,7 @@ def model_terms(warehouse: Warehouse, record: ModelRecord, source: Source) -> li
 def model_parts(warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
     """One term per attribute, shown with its value and its parent's (as text)."""
     terms = attribute_terms(record, source, literal_terms.load(warehouse, record))
-    parents = record.details["parents"]
+    parents = record.state.learned.parents
     return [
         Part(
             name,
@@ -66,10 +66,10 @@ def attribute_terms(
     otherwise (and for cross-validation's models, ``literals`` None)."""
     k = len(record.classes)
     features = {f: Feature(f, t["kind"], t["sql_type"]) for f, t in record.feature_types.items()}
-    edges = record.details.get("bins", {})
-    partition = record.details.get("partition_column")
-    trees = record.details["partition_parents"] if partition else [record.details["parents"]]
-    placed = record.details.get("lookup", {})
+    edges = record.state.learned.binned_edges()
+    partition = record.state.partition_column
+    trees = record.state.learned.trees()
+    placed = record.state.learned.lookup or {}
 
     def value_of(name: str) -> exp.Expression:
         return binning.value_expression(features[name], column(name, "s"), edges)

@@ -111,7 +111,7 @@ def _gaussian_edges(
 
 def _counted_part(record: ModelRecord, feature: Feature) -> str:
     """The parameter table holding a counted attribute's training counts (module docstring)."""
-    if feature.name in record.details.get("histogram_bins", {}):
+    if feature.name in record.state.learned.histogram_edges():
         return "histogram"
     return "categorical"
 
@@ -293,8 +293,8 @@ def drift_query(
         for name in record.features
     ]
     edges, gaussian_rows = _gaussian_edges(warehouse, record, bins)
-    model_bins = record.details.get("bins", {})
-    histogram_bins = record.details.get("histogram_bins", {})
+    model_bins = record.state.learned.binned_edges()
+    histogram_bins = record.state.learned.histogram_edges()
     binned = {**model_bins, **histogram_bins, **edges}
     described = []
     for f in features:

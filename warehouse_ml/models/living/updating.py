@@ -24,8 +24,8 @@ variances to the last bits of the pooling), so the parameters and probabilities 
   row and rebuild the model's views in one transaction), so it is atomic on every engine,
   Spark included: an update that fails or is cancelled leaves the previous version as it was.
   It is refused (ConcurrentFitError) if the model changed since the update read it.
-* Each update records its batch (id, source, rows, time) in the catalog row's details
-  (``details["batches"]``, :attr:`Updater.batches_`); a batch id already applied is refused
+* Each update records its batch (id, source, rows, time) in the model's state
+  (models/state.py's ``batches``, :attr:`Updater.batches_`); a batch id already applied is refused
   (BatchAppliedError) and changes nothing, so a retried job cannot count a batch twice.
 * A batch's target and features are of the model's types, or of types whose values are
   counted alike (:func:`check_batch_types`: int32 codes for int64, never a boolean for an
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sqlglot import exp
@@ -63,6 +63,7 @@ from warehouse_ml.errors import (
 from warehouse_ml.models import capabilities
 from warehouse_ml.models.capabilities import CountUpdates
 from warehouse_ml.models.scoring import names
+from warehouse_ml.models.state import Batch, read_state
 from warehouse_ml.models.training import (
     ClassCount,
     StoredCounts,
@@ -78,11 +79,8 @@ from warehouse_ml.stats import validation
 from warehouse_ml.stats.features import CATEGORICAL, NUMERIC, Feature, counted_alike
 from warehouse_ml.stats.weights import BALANCED, Weighting, check_class_totals
 from warehouse_ml.store import catalog, integrity, ownership
-from warehouse_ml.store.catalog import PARTITIONED_FORMAT, ModelRecord
 from warehouse_ml.store.ownership import Staging
-
-COMPUTED_DETAILS = ("checksums", "tables", "class_rows")
-"""Catalog details every version computes afresh (the learner's own are replaced too)."""
+from warehouse_ml.store.record import PARTITIONED_FORMAT, ModelRecord
 
 
 def merged_classes(
@@ -116,7 +114,7 @@ def _stored_classes(warehouse: Warehouse, record: ModelRecord) -> list[ClassCoun
     rows (the catalog's class_rows)."""
     rows = catalog.read_part(warehouse, record, "classes").to_pylist()
     by_index = {r["class_index"]: r["n"] for r in rows if r["wml_part"] == 0}
-    class_rows = record.details.get("class_rows") or [by_index[i] for i in by_index]
+    class_rows = record.state.class_rows or [by_index[i] for i in by_index]
     return [
         ClassCount(i, str(v), python_label(v), by_index[i], int(class_rows[i]))
         for i, v in enumerate(record.classes)
@@ -150,7 +148,7 @@ def _batch_weighting(record: ModelRecord, source: Source) -> Weighting | None:
     not equal a weighted fit on all rows: "balanced" class weights (they follow the class
     counts of all rows) and Gaussian attributes (their variance floor is the unweighted
     variance of all rows, which the model does not store)."""
-    stored = record.details.get("weighting")
+    stored = record.state.weighting
     if stored is None:
         return None
     if record.smoothing.get("class_weight") == BALANCED or "gaussian" in record.parts:
@@ -163,12 +161,11 @@ def _batch_weighting(record: ModelRecord, source: Source) -> Weighting | None:
             f"model {record.name!r} is weighted and {why}, which an update cannot add to: fit "
             "it again on all rows"
         )
-    column = names.fresh("wml_weight", source.columns)
-    return Weighting(stored["sample_weight"], dict(stored["class_weights"]), column)
+    return stored.counted(names.fresh("wml_weight", source.columns))
 
 
 def above_bins(
-    warehouse: Warehouse, source: Source, edges: dict[str, list[float]]
+    warehouse: Warehouse, source: Source, edges: Mapping[str, Sequence[float]]
 ) -> dict[str, int]:
     """Per binned attribute, the source's values above its top edge (one scan)."""
     counted = {a: e for a, e in edges.items() if e}
@@ -232,7 +229,7 @@ class Updater:
         """The batches applied to the model since its fit, oldest first: batch_id, source,
         n_rows (labelled rows counted), n_null_target, above_bins (TAN: per numeric
         attribute, values above its top bin edge), applied_at (ISO timestamp, UTC)."""
-        return list(self.record.details.get("batches", []))
+        return [batch.to_json() for batch in self.record.state.batches]
 
     def update(
         self,
@@ -274,7 +271,7 @@ class Updater:
                 self._check_updatable(warehouse, record, batch_id)
                 check_batch_types(record, src)
                 numeric = [n for n in record.features if record.feature_types[n]["kind"] == NUMERIC]
-                binned = record.details.get("bins", {})
+                binned = record.state.learned.binned_edges()
                 validation.check_finite(
                     warehouse, src, record.target, [n for n in numeric if n not in binned],
                     [n for n in numeric if n in binned],
@@ -319,28 +316,19 @@ class Updater:
             )  # fmt: skip
             learned = self.learn_tables(warehouse, training, tables, check)
             validation.check_learned(warehouse, src.description, tables, classes)
-            applied = {
-                "batch_id": batch_id,
-                "source": src.description,
-                "n_rows": total_rows(batch_classes),
-                "n_null_target": n_null,
-                "above_bins": above_bins(warehouse, src, learned.get("bins", {})),
-                "applied_at": ownership.now().isoformat(),
-            }
-            kept = {
-                k: v
-                for k, v in record.details.items()
-                if k not in COMPUTED_DETAILS and k not in learned
-            }
+            applied = Batch(
+                batch_id, src.description, total_rows(batch_classes), n_null,
+                above_bins(warehouse, src, learned.binned_edges()), ownership.now().isoformat(),
+            )  # fmt: skip
             new = self.record_of(
-                warehouse, tables, training,
-                {**kept, **learned, "batches": [*self.batches_, applied]},
-                name=record.name, n_null_target=record.n_null_target + n_null,
-                previous=record,
+                warehouse, tables, training, learned, name=record.name,
+                n_null_target=record.n_null_target + n_null, previous=record,
+                noted=dataclasses.replace(record.state, batches=(*record.state.batches, applied)),
             )  # fmt: skip
             new = dataclasses.replace(new, source=record.source, target_type=record.target_type)
             catalog.publish(
-                warehouse, new, lambda r, views: self._rebuild_views(warehouse, r, views),
+                warehouse, new, read_state,
+                lambda r, views: self._rebuild_views(warehouse, r, views),
                 replacing=record.model_id,
             )  # fmt: skip
         return new
@@ -353,7 +341,7 @@ class Updater:
             raise IncompatibleModelError(
                 "only a fitted model of the catalog can be updated, not a cross-validation's"
             )
-        if any(b["batch_id"] == batch_id for b in record.details.get("batches", [])):
+        if any(b.batch_id == batch_id for b in record.state.batches):
             raise BatchAppliedError(
                 f"batch {batch_id!r} has already been applied to model {record.name!r}; "
                 "nothing was changed (each batch is counted once)"

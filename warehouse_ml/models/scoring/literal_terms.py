@@ -120,7 +120,7 @@ def _read(warehouse: Warehouse, record: ModelRecord) -> LiteralParameters:
     every = len(record.features) > MAX_JOINED_ATTRIBUTES
     classes = catalog.read_part(warehouse, record, "classes").to_pylist()
     params = LiteralParameters(prior=[r["log_prior"] for r in classes], every_attribute=every)
-    tables = record.details.get("tables", [])
+    tables = record.parts
     _, values, pairs = limits()
     limited = (
         ("categorical", "categorical", values),
@@ -144,7 +144,7 @@ def _few(
 ) -> list[dict[str, Any]]:
     """The rows of parameter table ``part`` of the attributes with at most ``limit`` rows of
     class 0 in table ``counted`` (of every attribute when ``every``), in a fixed order."""
-    tables = record.details.get("tables", [])
+    tables = record.parts
     if part not in tables or counted not in tables:
         return []
     if every:

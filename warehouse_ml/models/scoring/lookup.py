@@ -86,7 +86,7 @@ def width(blocks: Sequence[Block]) -> int:
 
 def blocks_of(record: ModelRecord) -> list[Block]:
     """The model's lookup blocks (none when no attribute is looked up)."""
-    return record.details.get("lookup") or []
+    return list(record.state.learned.lookup or ())
 
 
 def contiguous_ranges(
@@ -405,7 +405,7 @@ def tan_term(
     the model's lookup table: one INNER join on the code of the scored row's value and its
     parent's value (``parents[p]``: the parent in part p, the row's own part when the scored
     rows carry a ``partition`` column; see :func:`tan_layout`)."""
-    placed = record.details["lookup"]
+    placed = record.state.learned.lookup
     first_code, low, high, stride = placed[attribute]
     code: exp.Expression = exp.Add(
         this=literal(first_code),

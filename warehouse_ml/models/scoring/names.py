@@ -12,7 +12,7 @@ Two rules, both stated in docs/RELIABILITY.md ("guest contract"):
   key or passed-through column that clashes with one of them is refused
   (:func:`check_outputs`), instead of letting the engine rename or shadow one of the two.
 * **A class's column keeps its name.** A model stores its classes' probability columns
-  (:data:`STORED_COLUMNS`, catalog format 4): a class's name is fixed when the class first
+  (its state's ``probability_columns``, format 4): a class's name is fixed when the class first
   appears, and the classes an update or re-fit adds get names that collide with none of the
   kept ones, in columns after them (:func:`carried_columns`).
 """
@@ -29,9 +29,6 @@ PROBABILITY_PREFIX = "p_"
 PREDICTION = "prediction"
 FOLD = "fold"
 WEIGHT = "weight"
-STORED_COLUMNS = "probability_columns"
-"""Catalog ``details`` key of a model's probability columns: ``[label, column]`` pairs in the
-order of the output columns (catalog format 4 on)."""
 
 
 def fresh(base: str, taken: Iterable[str]) -> str:
@@ -106,10 +103,10 @@ def carried_columns(
 
 def record_columns(record: ModelRecord, max_bytes: int | None) -> list[tuple[Any, str]]:
     """The (label, column) pairs of a catalogued model, in output column order: stored with the
-    model (:data:`STORED_COLUMNS`), or for a model stored before catalog format 4 the names the
+    model (``probability_columns``), or for a model stored before catalog format 4 the names the
     rule gave then (:func:`probability_columns` over its classes, in class order, for the
     engine's identifier length ``max_bytes``)."""
-    stored = record.details.get(STORED_COLUMNS)
+    stored = record.state.probability_columns
     if stored is not None:
         return [(label, name) for label, name in stored]
     labels = [str(c) for c in record.classes]
