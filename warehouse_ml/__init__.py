@@ -82,6 +82,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
     from warehouse_ml.models.inspection.evidence import EVERY_CLASS
     from warehouse_ml.models.inspection.relevance import pair_information, rank_attributes
     from warehouse_ml.models.learners.chow_liu import ChowLiuTree, chow_liu_tree
+    from warehouse_ml.models.learners.decision_tree import DecisionTree
     from warehouse_ml.models.learners.logistic_regression import LogisticRegression
     from warehouse_ml.models.learners.naive_bayes import NaiveBayes
     from warehouse_ml.models.learners.tan import TAN
@@ -136,6 +137,7 @@ LAZY: dict[str, tuple[str, str | None]] = {
     "leave_one_out": ("warehouse_ml.evaluation.splits", "leave_one_out"),
     "ChowLiuTree": ("warehouse_ml.models.learners.chow_liu", "ChowLiuTree"),
     "chow_liu_tree": ("warehouse_ml.models.learners.chow_liu", "chow_liu_tree"),
+    "DecisionTree": ("warehouse_ml.models.learners.decision_tree", "DecisionTree"),
     "EVERY_CLASS": ("warehouse_ml.models.inspection.evidence", "EVERY_CLASS"),
     "LogisticRegression": (
         "warehouse_ml.models.learners.logistic_regression",
@@ -165,6 +167,7 @@ __all__ = [
     "ConnectionStateError",
     "CorruptModelError",
     "DataError",
+    "DecisionTree",
     "DependentObjectError",
     "Evaluation",
     "HighCardinalityError",

@@ -54,11 +54,16 @@ class ValueType:
     parse: Callable[[str], Any]
 
 
+def _optional_int(text: str) -> int | None:
+    return None if text.lower() == "none" else int(text)
+
+
 FLOAT = ValueType("float", float)
 INT = ValueType("int", int)
 TEXT = ValueType("text", str)
 COLUMNS = ValueType("columns", _columns)
 CLASS_WEIGHT = ValueType("balanced|JSON", _class_weight)
+OPTIONAL_INT = ValueType("int|none", _optional_int)
 
 
 @dataclass(frozen=True)
@@ -221,6 +226,25 @@ register(
             Parameter("C", FLOAT, 1.0, "inverse strength of the L2 penalty, > 0"),
             Parameter("max_iter", INT, 100, "most Newton passes over the data"),
             Parameter("tol", FLOAT, 1e-10, "stop at a Newton step of at most tol (1 + max |b|)"),
+            *_SHARED,
+        ),
+    )
+)
+register(
+    KindSpec(
+        kind="decision_tree",
+        aliases=("tree", "dt"),
+        cls="warehouse_ml.models.learners.decision_tree.DecisionTree",
+        summary="Decision tree: information gain, gain ratio or Gini, grown level by level",
+        parameters=(
+            Parameter("criterion", TEXT, "gain_ratio", "entropy, gain_ratio or gini"),
+            Parameter("splits", TEXT, "multiway", "multiway or binary categorical splits"),
+            Parameter("max_depth", OPTIONAL_INT, None, "the deepest level split, or none"),
+            Parameter("min_leaf", INT, 2, "least rows (or weight) of a branch, >= 1"),
+            Parameter("pruning", TEXT, "pessimistic", "none or pessimistic"),
+            Parameter("confidence", FLOAT, 0.25, "confidence of pessimistic pruning, (0, 0.5]"),
+            Parameter("bins", OPTIONAL_INT, 32, "equal-frequency threshold edges, or none"),
+            Parameter("alpha", FLOAT, 0.0, "Laplace smoothing of the leaf probabilities, >= 0"),
             *_SHARED,
         ),
     )

@@ -1,0 +1,486 @@
+"""Decision trees against independent oracles: scikit-learn's DecisionTreeClassifier (the same
+partition at every node and the same probabilities on continuous data), a numpy reference of
+every candidate split's gain, gain ratio and Gini decrease at the root of real data sets, the
+NULL rule, Laplace leaves, weights and C4.5's pessimistic pruning."""
+
+from __future__ import annotations
+
+import csv
+import math
+import statistics
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+import warehouse_ml as wml
+from warehouse_ml.errors import NotSupportedError
+from warehouse_ml.models import kinds
+from warehouse_ml.models.learners import tree_splits
+
+# -- numpy references, written from the definitions -------------------------------------------
+
+
+def entropy(counts) -> float:
+    counts = np.asarray(counts, dtype=float)
+    n = counts.sum()
+    p = counts[counts > 0] / n
+    return float(-(p * np.log2(p)).sum()) if n > 0 else 0.0
+
+
+def gini(counts) -> float:
+    counts = np.asarray(counts, dtype=float)
+    n = counts.sum()
+    return float(1 - ((counts / n) ** 2).sum()) if n > 0 else 0.0
+
+
+def reference(parts, penalty: float = 0.0) -> tuple[float, float, float]:
+    """(gain, gain ratio, Gini decrease) of branches ``parts`` (lists of class counts)."""
+    parts = [np.asarray(p, dtype=float) for p in parts]
+    parent = sum(parts)
+    n = parent.sum()
+    w = [p.sum() / n for p in parts]
+    gain = entropy(parent) - sum(wi * entropy(p) for wi, p in zip(w, parts, strict=True))
+    info = -sum(wi * math.log2(wi) for wi in w if wi > 0)
+    decrease = gini(parent) - sum(wi * gini(p) for wi, p in zip(w, parts, strict=True))
+    return gain, (gain - penalty) / info, decrease
+
+
+def tree_of(model) -> dict:
+    """A fitted tree's nodes as stored (tree_model.Node.to_json)."""
+    return model.record.state.learned.root.to_json()
+
+
+def tree_rows(node: dict, x: np.ndarray, columns: list[str]) -> dict[int, np.ndarray]:
+    """The training rows reaching each node of a stored tree of threshold splits (no NULLs)."""
+    out = {}
+
+    def visit(n: dict, rows: np.ndarray) -> None:
+        out[n["id"]] = rows
+        split = n.get("split")
+        if split:
+            values = x[rows, columns.index(split["attribute"])]
+            left = rows[values <= split["threshold"]]
+            right = rows[values > split["threshold"]]
+            visit(n["children"][0], left)
+            visit(n["children"][1], right)
+
+    visit(node, np.arange(len(x)))
+    return out
+
+
+def best_two_gains(x: np.ndarray, y: np.ndarray, rows: np.ndarray) -> tuple[float, float]:
+    """The two largest information gains over every (feature, threshold) split of ``rows``:
+    cumulative class counts over each feature's sorted values, a threshold between each two
+    distinct consecutive values."""
+    onehot = (y[rows, None] == np.unique(y)[None, :]).astype(float)
+    total = onehot.sum(axis=0)
+    gains = []
+    for f in range(x.shape[1]):
+        order = np.argsort(x[rows, f], kind="stable")
+        values = x[rows, f][order]
+        left = np.cumsum(onehot[order], axis=0)[:-1][values[:-1] < values[1:]]
+        right = total - left
+        n = total.sum()
+        w_left, w_right = left.sum(axis=1), right.sum(axis=1)
+        children = (w_left * rows_entropy(left) + w_right * rows_entropy(right)) / n
+        gains.extend(entropy(total) - children)
+    gains.sort(reverse=True)
+    return gains[0], gains[1] if len(gains) > 1 else -math.inf
+
+
+def rows_entropy(counts: np.ndarray) -> np.ndarray:
+    """Entropy in bits of each row of class counts."""
+    p = counts / counts.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -np.where(p > 0, p * np.log2(np.where(p > 0, p, 1)), 0).sum(axis=1)
+
+
+def continuous(seed: int, n: int = 160) -> tuple[np.ndarray, np.ndarray]:
+    """Float32-representable features, three classes from a noisy rule."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 3)).astype(np.float32).astype(np.float64)
+    score = x[:, 0] + 0.8 * x[:, 1] * x[:, 2] + rng.normal(scale=0.6, size=n)
+    y = np.digitize(score, [-0.5, 0.6])
+    return x, y
+
+
+def untied(x: np.ndarray, y: np.ndarray, tree: DecisionTreeClassifier) -> bool:
+    """Whether every split of scikit-learn's tree beats its runner-up by more than 1e-9."""
+    reached = tree.decision_path(x).toarray().astype(bool)
+    for node in range(tree.tree_.node_count):
+        if tree.tree_.children_left[node] >= 0:
+            best, second = best_two_gains(x, y, np.flatnonzero(reached[:, node]))
+            if best - second <= 1e-9:
+                return False
+    return True
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 5, 6])
+def test_binary_entropy_trees_equal_scikit_learns(con, depth):
+    seed = depth
+    while True:
+        x, y = continuous(seed)
+        oracle = DecisionTreeClassifier(criterion="entropy", max_depth=depth, random_state=0)
+        oracle.fit(x, y)
+        if untied(x, y, oracle):
+            break
+        seed += 100
+    columns = ["a", "b", "c"]
+    table = pa.table({**{c: x[:, i] for i, c in enumerate(columns)}, "y": y.astype(np.int64)})
+    model = wml.DecisionTree(
+        criterion="entropy", splits="binary", bins=None, pruning="none", min_leaf=1,
+        max_depth=depth,
+    ).fit(con, table, "y", categorical=[], numeric=columns)  # fmt: skip
+    ours = tree_rows(tree_of(model), x, columns)
+    theirs = oracle.decision_path(x).toarray().astype(bool)
+    partitions = {tuple(rows) for rows in ours.values()}
+    assert len(ours) == oracle.tree_.node_count
+    for node in range(oracle.tree_.node_count):
+        assert tuple(np.flatnonzero(theirs[:, node])) in partitions
+    got = model.predict_proba(con, table)
+    p = np.column_stack([c.to_numpy() for c in got.columns])
+    np.testing.assert_allclose(p, oracle.predict_proba(x), rtol=0, atol=1e-9)
+
+
+# -- every candidate at the root of real data -------------------------------------------------
+
+
+def read_rows(path) -> tuple[list[str], list[list[str | None]]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    return rows[0], [[v if v != "" else None for v in r] for r in rows[1:]]
+
+
+def weighted_edges(values: list[float], bins: int) -> list[float]:
+    """select_tree_edges.sql's definition: distinct values in order, each in tile
+    ceil(cumulative count * bins / total), a tile's edge its largest value."""
+    distinct, counts = np.unique(np.array(values), return_counts=True)
+    cum = np.cumsum(counts)
+    tiles = np.ceil(cum * bins / cum[-1])
+    return sorted({float(distinct[tiles == t].max()) for t in np.unique(tiles)})
+
+
+def reference_candidates(values, y, classes, numeric, splits, edges):
+    """(groups as value sets or threshold, gain, ratio, gini) of every root candidate of one
+    attribute, written from the definitions of tree_splits.py."""
+
+    y = np.array(y, dtype=object)
+    present = np.array([v is not None for v in values])
+    if numeric:
+        x = np.array([float(v) if v is not None else np.nan for v in values])
+        bins = np.minimum(np.searchsorted(edges, x, side="left"), len(edges) - 1)
+        coded = np.where(present, bins, -1)
+        keys = sorted(set(coded[present].tolist()))
+    else:
+        coded = np.array([v if v is not None else "" for v in values], dtype=object)
+        keys = sorted({v for v in values if v is not None})
+
+    def counts(mask):
+        return np.array([np.sum(mask & (y == k)) for k in classes], dtype=float)
+
+    nulls = counts(~present)
+    has_nulls = nulls.sum() > 0
+    per = {k: counts(present & (coded == k)) for k in keys}
+    found = []
+    if not numeric and splits == "multiway":
+        parts = [per[k] for k in keys] + ([nulls] if has_nulls else [])
+        if sum(p.sum() >= 2 for p in parts) >= 2:
+            groups = tuple((k,) for k in keys) + (((),) if has_nulls else ())
+            found.append((groups, *reference(parts)))
+        return keys, found
+    if numeric:
+        orders = [keys]
+    elif len(classes) == 2:
+        orders = [sorted(keys, key=lambda k: (per[k][1] / per[k].sum(), keys.index(k)))]
+    else:
+        orders = []
+    sides = [(o[:i], o[i:]) for o in orders for i in range(1, len(o))]
+    if not numeric and len(classes) > 2:
+        sides = [([k], [j for j in keys if j != k]) for k in (keys if len(keys) > 2 else keys[:1])]
+    for left, right in sides:
+        two = [sum(per[k] for k in left), sum(per[k] for k in right)]
+        options = [0, 1] if has_nulls else [0 if two[0].sum() >= two[1].sum() else 1]
+        best = None
+        for side in options:
+            parts = [two[0] + nulls * (side == 0), two[1] + nulls * (side == 1)]
+            if min(p.sum() for p in parts) < 2:
+                continue
+            made = reference(parts)
+            if best is None or made[0] > best[0]:
+                best = made
+        if best is not None:
+            found.append(((tuple(left), tuple(right)), *best))
+    if numeric and found:
+        penalty = math.log2(len(found)) / len(values)
+        found = [(g, gain, (gain - penalty) / (gain / ratio), gi) for g, gain, ratio, gi in found]
+    return keys, found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "splits"),
+    [("car", "multiway"), ("car", "binary"), ("vote", "multiway"), ("vote", "binary"),
+     ("adult", "multiway")],
+)  # fmt: skip
+def test_every_root_candidate_equals_the_numpy_reference(con, datasets, monkeypatch, name, splits):
+    header, rows = read_rows(datasets / f"{name}.csv")
+    numeric = {"age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"}
+    numeric = numeric & set(header) if name == "adult" else set()
+    table = pa.table(
+        {h: pa.array([None if r[i] is None else (float(r[i]) if h in numeric else r[i])
+                      for r in rows]) for i, h in enumerate(header)}
+    )  # fmt: skip
+    seen = {}
+    original = tree_splits.candidates
+
+    def spy(counts, criterion, split_kind, min_leaf):
+        found = original(counts, criterion, split_kind, min_leaf)
+        seen.setdefault(counts.attribute, (counts, found))
+        return found
+
+    monkeypatch.setattr(tree_splits, "candidates", spy)
+    target = header[-1]
+    wml.DecisionTree(splits=splits, max_depth=1, pruning="none").fit(
+        con, table, target, categorical=sorted(set(header[:-1]) - numeric), numeric=sorted(numeric)
+    )
+    y = [r[-1] for r in rows]
+    classes = sorted(set(y))
+    checked = 0
+    for i, attribute in enumerate(header[:-1]):
+        values = [r[i] for r in rows]
+        is_numeric = attribute in numeric
+        edges = (
+            weighted_edges([float(v) for v in values if v is not None], 32) if is_numeric else []
+        )
+        keys, expected = reference_candidates(values, y, classes, is_numeric, splits, edges)
+        _, found = seen[attribute]
+        assert len(found) == len(expected), attribute
+        for c, (groups, gain, ratio, decrease) in zip(found, expected, strict=True):
+            assert tuple(tuple(keys[i] for i in g) for g in c.groups) == tuple(map(tuple, groups))
+            assert c.gain == pytest.approx(gain, abs=1e-12)
+            assert c.gain_ratio == pytest.approx(ratio, abs=1e-12)
+            assert c.gini == pytest.approx(decrease, abs=1e-12)
+            checked += 1
+    assert checked > 0
+
+
+# -- the NULL rule, leaves, pruning, weights ----------------------------------------------------
+
+
+def test_nulls_take_their_own_branch_or_the_side_of_larger_gain(con):
+    colour = ["r"] * 20 + ["g"] * 20 + [None] * 20 + ["b"] * 2
+    size = [1.0] * 20 + [5.0] * 20 + [None] * 20 + [9.0] * 2
+    y = ["a"] * 20 + ["b"] * 20 + ["c"] * 20 + ["a", "b"]
+    table = pa.table({"colour": colour, "size": size, "y": y})
+    multi = wml.DecisionTree(pruning="none", max_depth=1, criterion="entropy").fit(
+        con, table, "y", features=["colour"], name="multi"
+    )
+    split = tree_of(multi)["split"]
+    assert split["values"] == [["b"], ["g"], ["r"], []] and split["null"] == 3
+    unseen = pa.table({"colour": ["zz", None], "y": ["a", "a"]})
+    p = multi.predict_proba(con, unseen).to_pylist()
+    assert p[1] == {"p_a": 0.0, "p_b": 0.0, "p_c": 1.0}
+    heaviest = split["other"]
+    counts = tree_of(multi)["children"][heaviest]["counts"]
+    assert p[0] == pytest.approx({k: v / sum(counts) for k, v in zip(["p_a", "p_b", "p_c"], counts, strict=True)})  # fmt: skip
+    binary = wml.DecisionTree(pruning="none", max_depth=1, splits="binary", bins=None).fit(
+        con, table, "y", features=["size"], name="binary"
+    )
+    split = tree_of(binary)["split"]
+    left, right = tree_of(binary)["children"]
+    # NULLs (all class c) join the side whose gain is larger: compare both by the reference
+    nulls = np.array([0, 0, 20.0])
+    low, high = np.array(left["counts"]), np.array(right["counts"])
+    side = 0 if split["null"] == 0 else 1
+    base = [low - nulls * (side == 0), high - nulls * (side == 1)]
+    gains = [reference([base[0] + nulls, base[1]])[0], reference([base[0], base[1] + nulls])[0]]
+    assert gains[side] > gains[1 - side]
+
+
+def test_leaves_are_laplace_smoothed_frequencies(con):
+    table = pa.table({"c": ["x"] * 6 + ["z"] * 6, "y": ["a"] * 5 + ["b"] + ["b"] * 6})
+    for alpha in (0.0, 1.0):
+        model = wml.DecisionTree(alpha=alpha, pruning="none").fit(con, table, "y", name="m")
+        p = model.predict_proba(con, pa.table({"c": ["x", "z"]})).to_pylist()
+        assert p[0]["p_a"] == pytest.approx((5 + alpha) / (6 + 2 * alpha), abs=1e-12)
+        assert p[1]["p_b"] == pytest.approx((6 + alpha) / (6 + 2 * alpha), abs=1e-12)
+    logs = model_log = wml.DecisionTree(alpha=0.0, pruning="none").fit(con, table, "y", name="z")
+    logs = model_log.predict_log_proba(con, pa.table({"c": ["z"]})).to_pylist()[0]
+    assert logs["p_a"] == -math.inf and logs["p_b"] == 0.0
+
+
+def added_errors(n: float, e: float, cf: float) -> float:
+    """C4.5's extra errors (Weka's Stats.addErrs, from its definition): n (1 - cf^(1/n)) for
+    no error, linear up to one error, n - e within half an error of n; otherwise n times the
+    upper limit of the Wilson interval of the proportion (e + 0.5) / n at one-sided
+    confidence cf, found here as the larger root of its quadratic, less e."""
+    if e < 1:
+        base = n * (1 - cf ** (1 / n))
+        return base if e == 0 else base + e * (added_errors(n, 1, cf) - base)
+    if e + 0.5 >= n:
+        return max(n - e, 0.0)
+    z = statistics.NormalDist().inv_cdf(1 - cf)
+    f = (e + 0.5) / n
+    # (r - f)^2 = z^2 r (1 - r) / n
+    a, b = 1 + z * z / n, 2 * f + z * z / n  # a r^2 - b r + f^2 = 0
+    upper = (b + math.sqrt(max(b * b - 4 * a * f * f, 0.0))) / (2 * a)
+    return upper * n - e
+
+
+def pruned_reference(node: dict, cf: float) -> tuple[dict, float]:
+    """C4.5 subtree replacement on a stored unpruned tree, bottom up."""
+    counts = node["counts"]
+    n, e = sum(counts), sum(counts) - max(counts)
+    leaf = 0.0 if n == 0 else e + added_errors(n, e, cf)
+    if "split" not in node:
+        return node, leaf
+    children = [pruned_reference(c, cf) for c in node["children"]]
+    subtree = sum(err for _, err in children)
+    if leaf <= subtree + 0.1 + 1e-6:
+        return {"id": node["id"], "counts": counts}, leaf
+    return {**node, "children": [c for c, _ in children]}, subtree
+
+
+def shape(node: dict) -> tuple:
+    return (node["id"], tuple(shape(c) for c in node.get("children", [])))
+
+
+@pytest.mark.parametrize("confidence", [0.05, 0.25, 0.5])
+def test_pessimistic_pruning_replaces_subtrees_as_c45(con, confidence):
+    rng = np.random.default_rng(3)
+    n = 400
+    a = rng.choice(["p", "q", "r", "s"], n)
+    b = rng.choice(["u", "v", "w"], n)
+    x = rng.normal(size=n)
+    y = np.where((a == "p") | ((b == "u") & (x > 0)), "yes", "no")
+    y = np.where(rng.random(n) < 0.15, np.where(y == "yes", "no", "yes"), y)
+    table = pa.table({"a": a, "b": b, "x": x, "y": y})
+    full = wml.DecisionTree(pruning="none").fit(con, table, "y", name="full")
+    pruned = wml.DecisionTree(pruning="pessimistic", confidence=confidence).fit(
+        con, table, "y", name="pruned"
+    )
+    expected, _ = pruned_reference(tree_of(full), confidence)
+    assert shape(tree_of(pruned)) == shape(expected)
+    assert pruned.record.state.learned.leaves <= full.record.state.learned.leaves
+
+
+def test_weights_count_as_repeated_rows_with_numeric_edges(con):
+    rng = np.random.default_rng(8)
+    n = 120
+    table = pa.table(
+        {"x": rng.normal(size=n), "c": rng.choice(["a", "b"], n),
+         "w": rng.integers(1, 4, n), "y": rng.choice(["k", "l", "m"], n)}
+    )  # fmt: skip
+    repeated = table.take(np.repeat(np.arange(n), table["w"].to_numpy()))
+    weighted = wml.DecisionTree(bins=8, pruning="none").fit(
+        con, table, "y", features=["x", "c"], sample_weight="w", name="w"
+    )
+    plain = wml.DecisionTree(bins=8, pruning="none").fit(
+        con, repeated, "y", features=["x", "c"], name="r"
+    )
+    assert weighted.record.state.learned.edges == plain.record.state.learned.edges
+    assert shape(tree_of(weighted)) == shape(tree_of(plain))
+    np.testing.assert_allclose(
+        np.column_stack([c.to_numpy() for c in weighted.predict_proba(con, table).columns]),
+        np.column_stack([c.to_numpy() for c in plain.predict_proba(con, table).columns]),
+        rtol=0, atol=1e-12,
+    )  # fmt: skip
+
+
+# -- inspection ----------------------------------------------------------------------------------
+
+
+def inspected(con):
+    rng = np.random.default_rng(11)
+    n = 300
+    colour = rng.choice(["red", "green", "blue"], n).astype(object)
+    colour[rng.random(n) < 0.1] = None
+    x = rng.normal(size=n)
+    y = np.where((colour == "red") | (x > 0.5), "yes", "no")
+    table = pa.table({"id": np.arange(n), "colour": colour.tolist(), "x": x, "y": y})
+    model = wml.DecisionTree(pruning="none", alpha=1.0).fit(
+        con, table, "y", features=["colour", "x"], name="inspected"
+    )
+    return model, table
+
+
+def test_explain_gives_each_rows_path_whose_changes_add_up_to_leaf_minus_root(con):
+    model, table = inspected(con)
+    paths = model.explain(con, table, keys=["id"]).to_pylist()
+    proba = model.predict_proba(con, table).to_pylist()
+    learned = model.record.state.learned
+    root = learned.probabilities[0]
+    tree = tree_of(model)
+    for i in range(table.num_rows):
+        steps = [r for r in paths if r["id"] == i]
+        predicted = max(proba[i], key=lambda c: (proba[i][c], -list(proba[i]).index(c)))
+        label = predicted.removeprefix("p_")
+        assert [r["step"] for r in steps] == list(range(1, len(steps) + 1))
+        assert all(r["class"] == label for r in steps)
+        k = model.classes_.index(label)
+        total = sum(r["change"] for r in steps)
+        assert total == pytest.approx(proba[i][predicted] - root[k], abs=1e-12)
+        node = tree  # the path's attributes are the splits met walking the stored tree
+        for r in steps:
+            assert r["attribute"] == node["split"]["attribute"]
+            node = next(
+                c for b, c in enumerate(node["children"])
+                if r["test"] == _describe(node["split"], b)
+            )  # fmt: skip
+    with pytest.raises(NotSupportedError, match="decision path"):
+        model.explain(con, table, top=2)
+    default = model.explain(con, table.slice(0, 3))
+    assert set(default.column_names) >= {"row", "class", "step", "change"}
+    assert sorted(set(default["row"].to_pylist())) == [0, 1, 2]
+
+
+def _describe(split: dict, branch: int) -> str:
+    from warehouse_ml.models.learners.tree_model import Split
+
+    return Split(
+        split["attribute"], split["kind"], split["threshold"],
+        tuple(map(tuple, split["values"])), split["null"], split["other"], split["gain"],
+        split["score"],
+    ).describe(branch)  # fmt: skip
+
+
+def test_tree_text_ranking_and_picture_show_the_stored_tree(con):
+    model, _ = inspected(con)
+    text = model.tree_text()
+    tree = tree_of(model)
+    assert text.splitlines()[0].startswith(tree["split"]["attribute"])
+    assert f"Number of leaves: {model.record.state.learned.leaves}" in text
+    ranked = model.attribute_ranking(con).to_pylist()
+    splits = [n for n in model.record.state.learned.root.walk() if n.split is not None]
+    expected = {
+        a: sum(n.weight / tree_weight(tree) * n.split.gain for n in splits
+               if n.split.attribute == a)
+        for a in ("colour", "x")
+    }  # fmt: skip
+    assert [r["attribute"] for r in ranked] == sorted(expected, key=lambda a: -expected[a])
+    for r in ranked:
+        assert r["weighted_gain"] == pytest.approx(expected[r["attribute"]], abs=1e-12)
+    pytest.importorskip("matplotlib")
+    ax = model.plot_tree()
+    labels = [t.get_text() for t in ax.texts]
+    assert sum(label.startswith("#") for label in labels) == model.record.state.learned.size
+
+
+def tree_weight(tree: dict) -> float:
+    return sum(tree["counts"])
+
+
+def test_update_is_refused_and_parameters_are_checked(con):
+    table = pa.table({"c": ["x", "z"] * 10, "y": ["a", "b"] * 10})
+    model = wml.DecisionTree().fit(con, table, "y", name="m")
+    with pytest.raises(NotSupportedError, match="CountUpdates; model kind 'decision_tree'"):
+        model.update(con, table, batch_id="b")
+    for bad in ({"criterion": "chi2"}, {"splits": "ternary"}, {"pruning": "reduced"},
+                {"confidence": 0.7}, {"bins": 1}, {"min_leaf": 0}, {"max_depth": -1}):  # fmt: skip
+        with pytest.raises(wml.ParameterError):
+            wml.DecisionTree(**bad)
+    spec = kinds.named("tree")
+    assert spec.parameter("max_depth").parse("none") is None
+    assert spec.parameter("bins").parse("16") == 16

@@ -1,0 +1,390 @@
+"""Decision trees (ID3, C4.5, CART) learned by counts in the warehouse, scored by a plain SQL
+view.
+
+Learning (tree_growth.py): per level ONE statement counts the rows (a weighted fit: the summed
+weights) of every open node per (attribute, value or bin, class), the row's node a nested CASE
+over the tree grown so far; the split of each open node is chosen in numpy on that small count
+table (tree_splits.py: ``entropy`` information gain as ID3; ``gain_ratio`` as C4.5 release 8
+and Weka's J48, with the log2(N - 1) / |D| penalty on numeric thresholds; ``gini`` as CART).
+``splits="multiway"`` gives a categorical attribute one branch per value seen at the node (as
+ID3 and C4.5); ``"binary"`` splits it in two (CART: with two classes, a prefix of its values
+ordered by their proportion of the second class; with more classes, one value against the
+rest). A numeric attribute always splits on a threshold ``x <= t``, among the ``bins``
+equal-frequency edges of its training values (learned in SQL on the rows' weights,
+``select_tree_edges.sql``, so an integer weight counts as repeated rows; stored with the tree)
+or, with ``bins=None``,
+among the midpoints of consecutive distinct values at the node. A node is split while it is
+impure, weighs at least ``2 * min_leaf``, is above ``max_depth`` and has a split that gains
+something; every branch of a two-way split weighs at least ``min_leaf``, and a multiway split
+needs two branches that do (C4.5).
+
+NULLs (tree_model.py, decided when a split is learned and stored with it): in a two-way split
+NULLs go to the side of larger gain when the node's training rows had NULLs there (the
+criterion's measure; scikit-learn's rule since 1.3), else to the heavier side; in a multiway
+split NULL is a branch of its own when the node had NULLs, else goes to the heaviest branch. A
+value the node never saw goes to its heaviest branch.
+
+Leaves: P(c) = (n_c + alpha) / (n + alpha K) of the leaf's training counts (an empty leaf, whose
+rows all weigh 0, takes its parent's).
+
+Pruning: ``none``; ``pessimistic``, C4.5's error-based pruning at ``confidence`` by subtree
+replacement (tree_model.prune_pessimistic; subtree raising is not done).
+
+Parameter tables (``wml.<model_id>_<part>``): ``classes`` as Naive Bayes' (class_index,
+class_label, n, log_prior: the training prior); ``nodes`` (create_tree_nodes.sql: one row per
+node and class, with the node's parent, depth, split attribute, branch test, training count and,
+for a leaf, its probability: leaf_probability). The tree itself is stored in the catalog details
+(decision_tree_state.py: nested nodes, each node's probabilities, the edges), from which the
+scoring query is written.
+
+Scoring: each class's probability is the tree as a nested CASE whose leaves are the leaf
+probabilities as literals (:func:`class_probabilities`), the scores the scoring query
+renormalises (models/scoring/scores.py, ``ClassProbabilities``): a class of probability 0 has
+log probability -infinity. Every engine plans such a CASE; its size grows with the leaves times
+the classes (a node table joined once per level for very large trees is not done yet).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml import charts
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source, SourceLike, open_source
+from warehouse_ml.errors import DataError, NotSupportedError, ParameterError
+from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.capabilities import WeightedFit
+from warehouse_ml.models.inspection.evidence import Part
+from warehouse_ml.models.inspection.explaining import ROW_NUMBER
+from warehouse_ml.models.inspection.reasons import LONG
+from warehouse_ml.models.learners import tree_inspection, tree_splits
+from warehouse_ml.models.learners.decision_tree_state import TreeState
+from warehouse_ml.models.learners.naive_bayes import create_classes_table
+from warehouse_ml.models.learners.tree_growth import Settings, grow, split_value
+from warehouse_ml.models.learners.tree_model import (
+    Node,
+    Split,
+    node_probabilities,
+    prune_pessimistic,
+    route,
+)
+from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.scores import ClassProbabilities, Term
+from warehouse_ml.models.training import Training
+from warehouse_ml.sqlgen import expressions, templates
+from warehouse_ml.sqlgen.templates import alias, column, literal
+from warehouse_ml.stats import counting
+from warehouse_ml.stats.features import NUMERIC, Feature, column_names, value_expression
+from warehouse_ml.stats.validation import CardinalityCheck, non_negative
+from warehouse_ml.store.catalog import ModelRecord
+from warehouse_ml.store.ownership import Staging
+
+PRUNINGS = ("none", "pessimistic")
+
+
+def _finite(row: dict[str, Any], description: str) -> float:
+    """An edge row's upper value, or a DataError naming the attribute when it is not finite."""
+    value = float(row["upper"])
+    if not math.isfinite(value):
+        raise DataError(
+            f"numeric column {row['attribute']!r} of {description} has non-finite values; "
+            "expected finite numbers (map them to NULL in a view, or declare the column "
+            "categorical)"
+        )
+    return value
+
+
+def _choice(name: str, value: Any, allowed: Sequence[str]) -> str:
+    if value not in allowed:
+        raise ParameterError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def _count(name: str, value: Any, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ParameterError(f"{name} must be an integer >= {least}, got {value!r}")
+    return value
+
+
+class DecisionTree(Classifier, WeightedFit):
+    """A classification tree grown by information gain, gain ratio or Gini, level by level.
+
+    Args:
+        criterion: ``"entropy"`` (information gain, ID3), ``"gain_ratio"`` (C4.5 release 8,
+            Weka J48) or ``"gini"`` (CART).
+        splits: ``"multiway"`` (a branch per categorical value) or ``"binary"`` (CART).
+        max_depth: the deepest level split (the root is depth 0); None: no limit.
+        min_leaf: least weight (rows, or summed weights) of a branch (module docstring).
+        pruning: ``"none"`` or ``"pessimistic"`` (C4.5's error-based pruning).
+        confidence: the confidence of pessimistic pruning, in (0, 0.5].
+        bins: equal-frequency edges a numeric threshold is chosen among (>= 2); None: the
+            midpoints of consecutive distinct values.
+        alpha: Laplace smoothing of the leaf probabilities, >= 0.
+        categorical, numeric, class_weight: as for every kind (models/base.py).
+    """
+
+    kind = "decision_tree"
+    state_class = TreeState
+
+    def __init__(
+        self,
+        *,
+        criterion: str = tree_splits.GAIN_RATIO,
+        splits: str = tree_splits.MULTIWAY,
+        max_depth: int | None = None,
+        min_leaf: int = 2,
+        pruning: str = "pessimistic",
+        confidence: float = 0.25,
+        bins: int | None = 32,
+        alpha: float = 0.0,
+        categorical: Iterable[str] | None = None,
+        numeric: Iterable[str] | None = None,
+        class_weight: str | dict[Any, float] | None = None,
+    ) -> None:
+        super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
+        self.criterion = _choice("criterion", criterion, tree_splits.CRITERIA)
+        self.splits = _choice("splits", splits, tree_splits.SPLITS)
+        self.max_depth = None if max_depth is None else _count("max_depth", max_depth, 0)
+        self.min_leaf = _count("min_leaf", min_leaf, 1)
+        self.pruning = _choice("pruning", pruning, PRUNINGS)
+        self.confidence = non_negative("confidence", confidence)
+        if not 0 < self.confidence <= 0.5:
+            raise ParameterError(f"confidence must be within (0, 0.5], got {confidence!r}")
+        self.bins = None if bins is None else _count("bins", bins, 2)
+        self.alpha = non_negative("alpha", alpha)
+
+    # -- learning -------------------------------------------------------------------------
+    def learn_tables(
+        self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
+    ) -> TreeState:
+        """The tree of ``training`` (one model: a kind without FoldsAtOnce learns
+        cross-validation fold by fold): bin edges, growth level by level, pruning, then the
+        ``classes`` and ``nodes`` tables. Returns the tree, its nodes' probabilities and the
+        edges (decision_tree_state.py)."""
+        create_classes_table(
+            warehouse, tables.table("classes"), training.classes, 0.0, training.count_type
+        )
+        edges = self._edges(warehouse, training)
+        settings = Settings(self.criterion, self.splits, self.max_depth, float(self.min_leaf))
+        root = grow(warehouse, training, settings, edges, check)
+        if self.pruning == "pessimistic":
+            prune_pessimistic(root, self.confidence)
+        probabilities = node_probabilities(root, self.alpha)
+        self._write_nodes(warehouse, tables, training, root, probabilities)
+        return TreeState(
+            root, {k: tuple(v) for k, v in probabilities.items()},
+            {a: tuple(e) for a, e in (edges or {}).items()},
+        )  # fmt: skip
+
+    def _edges(self, warehouse: Warehouse, training: Training) -> dict[str, list[float]] | None:
+        """Each numeric attribute's equal-frequency edges on the rows' weights (None without
+        bins)."""
+        numeric = [f.name for f in training.features if f.kind == NUMERIC]
+        if self.bins is None:
+            return None
+        if not numeric:
+            return {}
+        query = templates.union_all(
+            templates.build(
+                "select_tree_edges",
+                source=training.source.relation,
+                target=training.target,
+                column=name,
+                attribute=name,
+                bins=self.bins,
+                count=counting.row_count(training.weight),
+            )
+            for name in numeric
+        )
+        edges: dict[str, set[float]] = {name: set() for name in numeric}
+        for row in warehouse.fetch_tree(query).to_pylist():
+            edges[row["attribute"]].add(_finite(row, training.source.description))
+        return {name: sorted(values) for name, values in edges.items()}
+
+    @staticmethod
+    def _write_nodes(
+        warehouse: Warehouse,
+        tables: Staging,
+        training: Training,
+        root: Node,
+        probabilities: dict[int, list[float]],
+    ) -> None:
+        """The ``nodes`` table (create_tree_nodes.sql) of the tree ``root``."""
+        rows = []
+        parents: dict[int, tuple[int, str]] = {}
+        for node in root.walk():
+            for b, child in enumerate(node.children):
+                assert node.split is not None
+                parents[child.id] = (node.id, node.split.describe(b))
+        for node in root.walk():
+            parent, branch = parents.get(node.id, (None, None))
+            attribute = None if node.split is None else node.split.attribute
+            for c, n in enumerate(node.counts):
+                p = probabilities[node.id][c] if node.split is None else None
+                rows.append(
+                    (0, node.id, parent, node.depth, attribute, branch, node.split is None, c,
+                     n, p)
+                )  # fmt: skip
+        warehouse.run(
+            "create_tree_nodes",
+            table=tables.table("nodes"),
+            node_rows=templates.values(
+                rows,
+                "r",
+                (
+                    "wml_part",
+                    "node",
+                    "parent",
+                    "depth",
+                    "attribute",
+                    "branch",
+                    "leaf",
+                    "class_index",
+                    "n",
+                    "leaf_probability",
+                ),
+            ),
+            count_type=training.count_type,
+        )
+
+    # -- scoring --------------------------------------------------------------------------
+    def _scores(
+        self, warehouse: Warehouse, record: ModelRecord, source: Source
+    ) -> ClassProbabilities:
+        """Each class's leaf probability, a nested CASE over the row (module docstring)."""
+        return ClassProbabilities(class_probabilities(record))
+
+    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
+        """None: a tree scores by probabilities (:meth:`_scores`), not by log-space terms."""
+        raise NotSupportedError(
+            f"additive log-space terms need a model whose score is a sum of terms; model kind "
+            f"{self.kind!r} scores each class by its leaf probability"
+        )
+
+    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
+        """None: a tree's score is no sum of per-attribute terms; :meth:`explain` gives its
+        decision path instead."""
+        raise NotSupportedError(
+            f"per-attribute evidence needs a model whose score is a sum of attribute terms; "
+            f"model kind {self.kind!r} scores by a path down its tree (explain gives it)"
+        )
+
+    # -- inspection -----------------------------------------------------------------------
+    @property
+    def tree_(self) -> TreeState:
+        """The fitted tree, its node probabilities and edges (decision_tree_state.py)."""
+        learned = self.record.state.learned
+        assert isinstance(learned, TreeState)
+        return learned
+
+    def tree_text(self) -> str:
+        """The tree as indented rules, as Weka's J48 prints them (tree_inspection.py)."""
+        return tree_inspection.rules_text(self.tree_.root, self.tree_.probabilities, self.classes_)
+
+    def plot_tree(self, ax: Any = None) -> Any:
+        """The tree as a picture (matplotlib, ``warehouse-ml[report]``): each node under its
+        parent, labelled with its number, the test leading to it and its split attribute or,
+        for a leaf, its class and training weight; each edge with the child's share of its
+        parent's weight. Returns the axes (a new figure's when ``ax`` is None)."""
+        learned = self.tree_
+        parents, shares = tree_inspection.chart_tree(
+            learned.root, learned.probabilities, self.classes_
+        )
+        ax = charts.axes_or_new(ax, (8.0, 5.0))
+        charts.tree(ax, parents, shares, None)
+        ax.set_title("Decision tree (edge: share of the parent's training weight)")
+        return ax
+
+    def card_picture(self) -> str:
+        return super().card_picture() + charts.svg(lambda ax: self.plot_tree(ax=ax))
+
+    def attribute_ranking(self, con: Connectable, source: SourceLike | None = None) -> pa.Table:
+        """The features ranked by the total weighted gain of their splits, from the stored
+        tree (no data is read; ``source`` is not used). Columns: attribute, weighted_gain
+        (float64 bits per training row: the sum over the attribute's splits of the node's
+        share of the training weight times its information gain), splits (int64), rank
+        (int64, 1 the largest, ties to the earlier feature)."""
+        return tree_inspection.ranking(self.tree_.root, self.feature_names_in_)
+
+    def explain(
+        self,
+        con: Connectable,
+        source: SourceLike,
+        *,
+        keys: Sequence[str] | None = None,
+        top: int | None = None,
+        against: Any = None,
+        form: str = LONG,
+    ) -> pa.Table:
+        """Each row's decision path, one row per split on it (tree_inspection.py), in source
+        order then step order. Columns: the ``keys`` columns (default: ``row``, the 0-based
+        source position, int64), ``class`` (the predicted class), ``step`` (1 for the root's
+        split), ``attribute``, ``test`` (the branch taken, in words), ``value`` (the row's
+        value as text), ``change`` (float64: the predicted class's probability at the child
+        less at the parent, in probability, not nats; a row's changes add up to its leaf's
+        probability less the root's). A path explains the predicted class in the long form:
+        ``top``, ``against`` and ``form="wide"`` are refused (NotSupportedError)."""
+        given = {"top": top, "against": against, "form": None if form == LONG else form}
+        refused = [name for name, value in given.items() if value is not None]
+        if refused:
+            raise NotSupportedError(
+                f"explain of model kind {self.kind!r} is each row's decision path for its "
+                f"predicted class, one row per split: {', '.join(refused)} does not apply"
+            )
+        with (
+            session(con) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            chosen = column_names(keys, "keys")
+            row = names.fresh("wml_row", src.columns)
+            passthrough = [(k, k) for k in chosen] or [(row, ROW_NUMBER)]
+            outputs = ["class", "step", "attribute", "test", "value", "change"]
+            self._check_outputs(record, src, [(k, k) for k in chosen], outputs)
+            numbered = templates.build("select_numbered", source=src.relation, row=row)
+            if not chosen:
+                numbered = exp.select(
+                    exp.Star(), alias(exp.Sub(this=column(row), expression=literal(1)), ROW_NUMBER)
+                ).from_(numbered.subquery("n"))
+                passthrough = [(ROW_NUMBER, ROW_NUMBER)]
+            learned = record.state.learned
+            assert isinstance(learned, TreeState)
+            query = tree_inspection.path_query(
+                learned.root, learned.probabilities, record.classes, numbered, passthrough, row,
+                _value_of(record), lambda a: expressions.as_text(_feature_value(record, a)),
+            )  # fmt: skip
+            return warehouse.fetch_tree(query)
+
+
+def _feature_value(record: ModelRecord, attribute: str) -> exp.Expression:
+    """A feature's value in the scored row ``s``, as counted (features.value_expression)."""
+    fitted = record.feature_types[attribute]
+    feature = Feature(attribute, fitted["kind"], fitted["sql_type"])
+    return value_expression(feature, column(attribute, "s"))
+
+
+def _value_of(record: ModelRecord) -> Callable[[Split], exp.Expression]:
+    """The value a split tests in the scored row ``s`` (tree_growth.split_value)."""
+    return lambda split: split_value(split, _feature_value(record, split.attribute))
+
+
+def class_probabilities(record: ModelRecord) -> list[exp.Expression]:
+    """Each class's probability for a scored row ``s``: the stored tree as a nested CASE whose
+    leaves are their probabilities of the class, as literals (tree_model.route)."""
+    learned = record.state.learned
+    assert isinstance(learned, TreeState)
+    value_of = _value_of(record)
+    out = []
+    for c in range(len(record.classes)):
+        routed = route(
+            learned.root, value_of, lambda leaf, c=c: literal(learned.probabilities[leaf.id][c])
+        )
+        assert routed is not None
+        out.append(routed)
+    return out
