@@ -179,3 +179,25 @@ def reference_terms(model, con, rows):
             terms.append(per_class)
         out.append(terms)
     return np.array(out), np.array(prior)
+
+
+def tree_path(node, row: dict) -> list:
+    """The nodes a row (attribute -> value, None for NULL) passes from ``node`` down a
+    decision tree (nodes and splits read by attribute, as models/learners/tree_model.py holds
+    them), by the documented rule: ``x <= t`` to branch 0, a larger value to branch 1; a value
+    in a branch's values to that branch, any other to the split's ``other``; NULL to its
+    ``null`` branch."""
+    path = [node]
+    while node.split is not None:
+        split = node.split
+        value = row[split.attribute]
+        if value is None:
+            branch = split.null
+        elif split.kind == "threshold":
+            branch = 0 if value <= split.threshold else 1
+        else:
+            found = (b for b, values in enumerate(split.values) if value in values)
+            branch = next(found, split.other)
+        node = node.children[branch]
+        path.append(node)
+    return path

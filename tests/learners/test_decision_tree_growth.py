@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
+from reference import tree_path
 
 from warehouse_ml.engines import session
 from warehouse_ml.engines.sources import open_source
@@ -38,20 +39,6 @@ def tree() -> Node:
     )  # fmt: skip
 
 
-def walk(node: Node, colour, x) -> int:
-    while node.split is not None:
-        s = node.split
-        value = x if s.kind == "threshold" else colour
-        if value is None:
-            branch = s.null
-        elif s.kind == "threshold":
-            branch = 0 if value <= s.threshold else 1
-        else:
-            branch = next((b for b, v in enumerate(s.values) if value in v), s.other)
-        node = node.children[branch]
-    return node.id
-
-
 @pytest.mark.parametrize("bins", [None, 4])
 def test_a_levels_counts_equal_a_walk_of_the_rows(con, bins):
     table = rows(bins or 0)
@@ -72,7 +59,7 @@ def test_a_levels_counts_equal_a_walk_of_the_rows(con, bins):
     expected_totals: dict[int, list[int]] = {}
     expected: dict[tuple[int, str], dict[str, list[int]]] = {}
     for colour, x, y in zip(*(table[c].to_pylist() for c in ("colour", "x", "y"))):
-        node = walk(root, colour, x)
+        node = tree_path(root, {"colour": colour, "x": x})[-1].id
         if node not in open_ids:
             continue
         k = labels.index(y)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
+from reference import tree_path
 from sqlglot import exp
 
 from warehouse_ml.models.learners import tree_inspection
@@ -27,22 +28,6 @@ def tree() -> Node:
         Split("colour", "values", None, (("red",), ("blue",), ()), 2, 0, 0.4, 0.4),
         [red, Node(2, 1, [6.0, 1.0]), Node(3, 1, [1.0, 2.0])],
     )  # fmt: skip
-
-
-def walk(node: Node, colour, x) -> list[Node]:
-    path = [node]
-    while node.split is not None:
-        s = node.split
-        value = x if s.kind == "threshold" else colour
-        if value is None:
-            branch = s.null
-        elif s.kind == "threshold":
-            branch = 0 if value <= s.threshold else 1
-        else:
-            branch = next((b for b, v in enumerate(s.values) if value in v), s.other)
-        node = node.children[branch]
-        path.append(node)
-    return path
 
 
 def test_rules_text_and_ranking():
@@ -94,7 +79,7 @@ def test_decision_paths_follow_the_tree_and_add_up(con, alpha):
     )  # fmt: skip
     got = con.sql(templates.generate(query, "duckdb")).to_arrow_table().to_pylist()
     for i in range(n):
-        path = walk(root, colour[i], x[i])
+        path = tree_path(root, {"colour": colour[i], "x": x[i]})
         leaf = path[-1]
         k = int(np.argmax(p[leaf.id]))
         steps = [r for r in got if r["id"] == i]

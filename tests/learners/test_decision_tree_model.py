@@ -11,6 +11,7 @@ import statistics
 import numpy as np
 import pyarrow as pa
 import pytest
+from reference import tree_path
 from sqlglot import exp
 
 from warehouse_ml.models.learners.tree_model import (
@@ -50,22 +51,6 @@ def random_tree(rng, depth: int, counter: list[int], level: int = 0) -> Node:
     return node
 
 
-def walk(node: Node, x, c) -> int:
-    """The documented rule, in Python."""
-    while node.split is not None:
-        s = node.split
-        value = x if s.kind == "threshold" else c
-        if value is None:
-            branch = s.null
-        elif s.kind == "threshold":
-            branch = 0 if value <= s.threshold else 1
-        else:
-            found = [b for b, values in enumerate(s.values) if value in values]
-            branch = found[0] if found else s.other
-        node = node.children[branch]
-    return node.id
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_the_routing_case_follows_the_documented_rule(con, seed):
     rng = np.random.default_rng(seed)
@@ -83,7 +68,9 @@ def test_the_routing_case_follows_the_documented_rule(con, seed):
     routed = route(root, value_of, lambda leaf: literal(leaf.id))
     query = exp.select(column("i", "s"), templates.alias(routed, "leaf")).from_("rows AS s")
     got = dict(con.execute(templates.generate(query, "duckdb")).fetchall())
-    assert [got[i] for i in range(n)] == [walk(root, x[i], c[i]) for i in range(n)]
+    assert [got[i] for i in range(n)] == [
+        tree_path(root, {"x": x[i], "c": c[i]})[-1].id for i in range(n)
+    ]
 
 
 def test_node_probabilities_are_laplace_smoothed_and_empty_nodes_take_their_parents():
