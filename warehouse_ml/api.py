@@ -14,7 +14,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import NameConflictError, ViewRebuildError
 from warehouse_ml.models import kinds
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.state import read_state
+from warehouse_ml.models.state import read_common_state, read_state
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store import catalog, leftovers, ownership
 
@@ -34,7 +34,7 @@ def load(con: Connectable, name: str) -> Classifier:
 def drop(con: Connectable, name: str) -> None:
     """Remove model ``name``: its catalog row, parameter tables and registered views."""
     with session(con) as warehouse:
-        catalog.drop(warehouse, name, read_state)
+        catalog.drop(warehouse, name, read_common_state)
 
 
 def list_models(con: Connectable) -> pa.Table:

@@ -112,3 +112,24 @@ def test_param_values_reach_the_constructor_parsed_by_their_declared_types(capsy
         with pytest.raises(SystemExit):
             parse_args(["train", "t", "--target", "y", *wrong])
         assert message in capsys.readouterr().err
+
+
+def test_a_model_of_a_kind_no_longer_registered_can_be_dropped_or_fitted_over():
+    """A stored model whose kind is not registered (a plugin no longer installed) does not
+    load, but the store's work on it needs no kind: ``drop`` removes it and every table it
+    owned, and a fit of another kind under its name replaces it."""
+    con = duckdb.connect()
+    with kinds.registered(SPEC):
+        Tempered().fit(con, TENNIS, "play", name="old")
+        Tempered().fit(con, TENNIS, "play", name="over")
+    with pytest.raises(IncompatibleModelError, match="tempered_nb"):
+        wml.load(con, "old")
+    wml.drop(con, "old")
+    assert [r["name"] for r in wml.list_models(con).to_pylist()] == ["over"]
+    wml.NaiveBayes().fit(con, TENNIS, "play", name="over")
+    assert wml.load(con, "over").kind == "naive_bayes"
+    tables = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'wml' "
+        "AND table_name NOT IN ('models', 'objects')"
+    ).fetchone()[0]
+    assert tables == len(wml.load(con, "over").record.parts)

@@ -16,7 +16,7 @@ from warehouse_ml.engines import DuckDBWarehouse
 from warehouse_ml.errors import ModelNotFoundError, NameConflictError, ParameterError
 from warehouse_ml.models import kinds
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.state import read_state
+from warehouse_ml.models.state import read_common_state
 from warehouse_ml.store import catalog
 
 
@@ -59,7 +59,7 @@ def _check_new_name(con: DuckDBWarehouse, name: str) -> None:
     ``--replace`` (the default name, ``<kind>_<target>``, is the same for every data set
     with that class column)."""
     try:
-        record = catalog.read(con, name, read_state)
+        record = catalog.read(con, name, read_common_state)
     except ModelNotFoundError:
         return
     raise NameConflictError(

@@ -41,7 +41,12 @@ from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.prediction import Predictor
 from warehouse_ml.models.scoring.scores import AdditiveTerms, Scores, Term
 from warehouse_ml.models.scoring.views import ViewKeeper
-from warehouse_ml.models.state import FittedState, LearnedState, WeightingState, read_state
+from warehouse_ml.models.state import (
+    FittedState,
+    LearnedState,
+    WeightingState,
+    read_common_state,
+)
 from warehouse_ml.models.training import Training, class_counts, labelled_classes, total_rows
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.stats import validation, weights
@@ -387,7 +392,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
                 weights.check_class_totals(classes, src.description, target, weighting)
                 noted = dataclasses.replace(noted, weighting=WeightingState.of(weighting))
             catalog.ensure(warehouse)
-            previous = catalog.find(warehouse, name, read_state)
+            previous = catalog.find(warehouse, name, read_common_state)
             self._check_views_keep(warehouse, previous, [c.value for c in classes])
             with Staging(
                 warehouse, owner_kind="model", owner=name, created_by="fit",
@@ -408,7 +413,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
                     previous=previous, noted=noted,
                 )  # fmt: skip
                 catalog.publish(
-                    warehouse, record, read_state,
+                    warehouse, record, read_common_state,
                     lambda r, views: self._rebuild_views(warehouse, r, views),
                 )  # fmt: skip
         integrity.mark_verified(record.model_id)

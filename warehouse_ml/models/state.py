@@ -327,3 +327,11 @@ def read_state(kind: str, model: str, facts: Mapping[str, Any]) -> FittedState:
     family declares (``state_class``, found through the registry, models/kinds.py); an
     IncompatibleModelError for a kind unknown here or a malformed field."""
     return FittedState.from_json(facts, kinds.class_of(kind, model).state_class, model)
+
+
+def read_common_state(kind: str, model: str, facts: Mapping[str, Any]) -> FittedState:
+    """The state every model keeps (tables, checksums, class rows, probability columns, ...),
+    its family's own fields left unread: for the rows a fit or an update replaces, a drop
+    removes, or a new fit carries names from, which must not need ``kind`` registered (a model
+    of a kind no longer installed can still be dropped or fitted over)."""
+    return FittedState.from_json(facts, LearnedState, model)

@@ -63,7 +63,7 @@ from warehouse_ml.errors import (
 from warehouse_ml.models import capabilities
 from warehouse_ml.models.capabilities import CountUpdates
 from warehouse_ml.models.scoring import names
-from warehouse_ml.models.state import Batch, read_state
+from warehouse_ml.models.state import Batch, read_common_state
 from warehouse_ml.models.training import (
     ClassCount,
     StoredCounts,
@@ -327,7 +327,7 @@ class Updater:
             )  # fmt: skip
             new = dataclasses.replace(new, source=record.source, target_type=record.target_type)
             catalog.publish(
-                warehouse, new, read_state,
+                warehouse, new, read_common_state,
                 lambda r, views: self._rebuild_views(warehouse, r, views),
                 replacing=record.model_id,
             )  # fmt: skip
