@@ -5,6 +5,7 @@ numbers it prints are the API's."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import html
 import json
@@ -18,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from conftest import load_text_csv
+from kinds_under_test import KIND_CLASSES
 
 import warehouse_ml as wml
 from warehouse_ml.evaluation.selection import Candidate
@@ -355,3 +357,20 @@ def test_a_kept_evaluations_report_names_its_tables_and_its_subject_outlives_the
     assert all(ev.predictions.parts[-1] in s for s in sql_blocks(text).values())
     assert "relation named predictions" not in text
     wml.drop_evaluation(con, ev.id)
+
+
+@pytest.mark.parametrize("kind", KIND_CLASSES, ids=lambda k: k.kind)
+def test_the_model_card_shows_each_class_rows_and_share_for_every_kind(con, tmp_path, kind):
+    """The card's classes table gives each class's training rows and their share, read the
+    same way for every family: a logistic regression's classes table holds its intercepts
+    where Naive Bayes holds log priors, which the card must not show as priors."""
+    data = wml.synthetic.tan_data(300, 3, n_classes=3, strings=True, seed=7)
+    con.register("generated", data)
+    ev = wml.cross_validate(con, "generated", "class", kind(), folds=2)
+    model = kind().fit(con, "generated", "class", name="card")
+    text = ev.report(tmp_path / "report.html", model=model).read_text()
+    counts = collections.Counter(data["class"].to_pylist())
+    assert "<h3>Classes</h3>" in text
+    for label, n in counts.items():
+        share = n / data.num_rows
+        assert f'<td>{label}</td><td class="n">{n}</td><td class="n">{share:.4f}</td>' in text

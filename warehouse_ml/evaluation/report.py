@@ -82,11 +82,11 @@ class Pictures(Plots):
 
         Titled ``title``, else the evaluation's subject (the model and the data). Sections:
         the model card when ``model`` (a fitted classifier) is given (source, rows, classes
-        and priors, attributes with type and treatment, settings, the TAN tree); accuracy
-        with its Wilson interval, kappa, the confusion matrix, per-class precision, recall and
-        F, AUC, log and Brier scores, and under a ``loss`` matrix (L[true][predicted]) the mean
-        loss of the predictions and of the minimum-expected-loss decisions; ROC,
-        recall-precision, lift and calibration charts of ``positive`` (default as
+        with their training rows and share of them, attributes with type and treatment, settings,
+        the TAN tree); accuracy with its Wilson interval, kappa, the confusion matrix, per-class
+        precision, recall and F, AUC, log and Brier scores, and under a ``loss`` matrix
+        (L[true][predicted]) the mean loss of the predictions and of the minimum-expected-loss
+        decisions; ROC, recall-precision, lift and calibration charts of ``positive`` (default as
         :meth:`plot_roc`); the attribute ranking (with a model); and under each number the SQL
         that reproduces it. The report names no object that ends with the connection: a
         temporary evaluation's SQL reads its predictions as a relation named ``predictions``
@@ -299,21 +299,22 @@ def _card(ev: Pictures, model: Any, ranking: pa.Table | None) -> str:
         *facts,
     ]
     rows = _rows(facts)
-    priors = model.parameters(ev.warehouse)["classes"]
-    prior_rows = [
-        {"class": r["class_label"], "rows": r["n"], "prior": math.exp(r["log_prior"])}
-        for r in priors.to_pylist()
+    classes = model.parameters(ev.warehouse)["classes"].to_pylist()
+    total = sum(float(r["n"]) for r in classes)
+    class_rows = [
+        {"class": r["class_label"], "rows": r["n"], "share": float(r["n"]) / total}
+        for r in classes
     ]
     treated = {r["attribute"]: r["treatment"] for r in ranking.to_pylist()} if ranking else {}
     features = [
         {"attribute": f.name, "type": f.sql_type, "treatment": treated.get(f.name, f.kind)}
         for f in model.features_
     ]
-    priors_table = _table(pa.Table.from_pylist(prior_rows), ["class", "rows", "prior"])
+    classes_table = _table(pa.Table.from_pylist(class_rows), ["class", "rows", "share"])
     features_table = _table(pa.Table.from_pylist(features), ["attribute", "type", "treatment"])
     return (
         f"<h2>Model</h2><table>{rows}</table>"
-        f"<h3>Classes and priors</h3>{priors_table}<h3>Attributes</h3>{features_table}"
+        f"<h3>Classes</h3>{classes_table}<h3>Attributes</h3>{features_table}"
     )
 
 
