@@ -77,6 +77,7 @@ def cmd_demo(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
             f"wrote tables customers ({n_train} rows) and new_customers "
             f"({data.num_rows - n_train} rows) to {args.db}"
         )
+        width = max(len(spec.kind) for spec in kinds.specs())
         for model_name, spec in zip(models, kinds.specs(), strict=True):
             model = spec.load()().fit(
                 warehouse, "customers", TARGET, keys=["customer_id"], name=model_name,
@@ -92,8 +93,8 @@ def cmd_demo(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
                 prediction=templates.column("prediction"),
             ).to_pylist()[0]
             print(
-                f"{spec.kind:12s} trained in the warehouse; view {view}: accuracy on new_customers "
-                f"{hits['accuracy']:.4f} ({hits['n']} rows)"
+                f"{spec.kind:{width}s} trained in the warehouse; view {view}: accuracy on "
+                f"new_customers {hits['accuracy']:.4f} ({hits['n']} rows)"
             )
         print("\nfirst rows of demo_naive_bayes_scores:")
         print_table(
