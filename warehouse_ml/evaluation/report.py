@@ -302,8 +302,7 @@ def _card(ev: Pictures, model: Any, ranking: pa.Table | None) -> str:
     classes = model.parameters(ev.warehouse)["classes"].to_pylist()
     total = sum(float(r["n"]) for r in classes)
     class_rows = [
-        {"class": r["class_label"], "rows": r["n"], "share": float(r["n"]) / total}
-        for r in classes
+        {"class": r["class_label"], "rows": r["n"], "share": float(r["n"]) / total} for r in classes
     ]
     treated = {r["attribute"]: r["treatment"] for r in ranking.to_pylist()} if ranking else {}
     features = [
