@@ -58,7 +58,6 @@ from warehouse_ml.errors import (
     IncompatibleModelError,
     ParameterError,
     SourceError,
-    StaleModelError,
 )
 from warehouse_ml.models import capabilities
 from warehouse_ml.models.capabilities import CountUpdates
@@ -199,14 +198,13 @@ def _stores_update_counts(warehouse: Warehouse, record: ModelRecord) -> bool:
 @contextlib.contextmanager
 def _refused_if_replaced(warehouse: Warehouse, record: ModelRecord) -> Iterator[None]:
     """An update reads ``record``'s tables while another connection may publish a version of
-    the model and drop them: a SourceError (or the StaleModelError a model's checks make of
-    one) that finds the catalog holding another version is that race, a ConcurrentFitError
-    (as :func:`catalog.publish` raises when the row changed before the swap); any other error
-    passes unchanged. A version replaced before the update began is checked first, a
-    StaleModelError."""
+    the model and drop them: a SourceError that finds the catalog holding another version is
+    that race, a ConcurrentFitError (as :func:`catalog.publish` raises when the row changed
+    before the swap); any other error passes unchanged. Inside the model's ``_current``,
+    which refuses a version replaced before the update began (StaleModelError)."""
     try:
         yield
-    except (SourceError, StaleModelError) as error:
+    except SourceError as error:
         now = catalog.current_version(warehouse, record.name)
         if now == record.model_id:
             raise
@@ -263,10 +261,9 @@ class Updater:
                 f"the new version of model {self.record.name!r} (its parameter tables and "
                 "catalog row, in schema wml)"
             )
-            self._refuse_stale(warehouse, self.record)
             with (
-                _refused_if_replaced(warehouse, self.record),
                 self._current(warehouse) as record,
+                _refused_if_replaced(warehouse, record),
             ):
                 self._check_updatable(warehouse, record, batch_id)
                 check_batch_types(record, src)
