@@ -83,6 +83,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
     from warehouse_ml.models.inspection.relevance import pair_information, rank_attributes
     from warehouse_ml.models.learners.chow_liu import ChowLiuTree, chow_liu_tree
     from warehouse_ml.models.learners.decision_tree import DecisionTree
+    from warehouse_ml.models.learners.linear_discriminant import LinearDiscriminant
     from warehouse_ml.models.learners.logistic_regression import LogisticRegression
     from warehouse_ml.models.learners.naive_bayes import NaiveBayes
     from warehouse_ml.models.learners.tan import TAN
@@ -139,6 +140,10 @@ LAZY: dict[str, tuple[str, str | None]] = {
     "chow_liu_tree": ("warehouse_ml.models.learners.chow_liu", "chow_liu_tree"),
     "DecisionTree": ("warehouse_ml.models.learners.decision_tree", "DecisionTree"),
     "EVERY_CLASS": ("warehouse_ml.models.inspection.evidence", "EVERY_CLASS"),
+    "LinearDiscriminant": (
+        "warehouse_ml.models.learners.linear_discriminant",
+        "LinearDiscriminant",
+    ),
     "LogisticRegression": (
         "warehouse_ml.models.learners.logistic_regression",
         "LogisticRegression",
@@ -174,6 +179,7 @@ __all__ = [
     "HighCardinalityWarning",
     "IncompatibleModelError",
     "IntegerColumnsWarning",
+    "LinearDiscriminant",
     "LogisticRegression",
     "ModelNotFoundError",
     "NaiveBayes",

@@ -10,12 +10,11 @@ is left is the two solvers' last steps, not a difference of model.
 
 from __future__ import annotations
 
-import math
-
 import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
+from linear_reference import DATA_SETS, FEATURES, NUMERIC, design, mixed, probabilities, shared
 from sklearn.linear_model import LogisticRegression as Oracle
 
 import warehouse_ml as wml
@@ -29,77 +28,10 @@ COEFFICIENTS = 1e-8
 PROBABILITIES = 1e-9
 
 
-def design(
-    train: pa.Table,
-    rows: pa.Table,
-    features: list[str],
-    numeric: list[str],
-    weight: np.ndarray | None = None,
-) -> tuple[np.ndarray, list[str]]:
-    """The design of ``rows`` under the rules, learned on ``train`` (weighted by ``weight``),
-    in the model's column order: the features in order, a categorical one's levels by text."""
-    columns, names = [], []
-    w = np.ones(train.num_rows) if weight is None else weight
-    for name in features:
-        if name in numeric:
-            x = train[name].to_numpy(zero_copy_only=False).astype(float)
-            seen = ~np.isnan(x)
-            mean = np.average(x[seen], weights=w[seen])
-            std = math.sqrt(np.average((x[seen] - mean) ** 2, weights=w[seen])) or 1.0
-            z = (rows[name].to_numpy(zero_copy_only=False).astype(float) - mean) / std
-            columns.append(np.nan_to_num(z, nan=0.0))
-            names.append(name)
-            continue
-        levels = sorted({str(v) for v in train[name].to_pylist() if v is not None})
-        values = [None if v is None else str(v) for v in rows[name].to_pylist()]
-        for level in levels:
-            columns.append(np.array([v == level for v in values], float))
-            names.append(f"{name}={level}")
-    return np.column_stack(columns), names
-
-
 def oracle(X, y, C=1.0, sample_weight=None) -> Oracle:
     return Oracle(C=C, tol=1e-12, solver="newton-cholesky", max_iter=1000).fit(
         X, y, sample_weight=sample_weight
     )
-
-
-def probabilities(model, con, source) -> np.ndarray:
-    return np.column_stack([c.to_numpy() for c in model.predict_proba(con, source).columns])
-
-
-def mixed(n: int = 400, classes: int = 2, seed: int = 1) -> pa.Table:
-    """Two numerics (one with NULLs, on another scale), a text attribute with NULLs and an
-    integer code; classes from a softmax of them."""
-    rng = np.random.default_rng(seed)
-    x1, x2 = rng.normal(size=n), rng.normal(5.0, 3.0, n)
-    colour = rng.choice(["red", "green", "blue"], n)
-    code = rng.integers(0, 4, n)
-    scores = np.column_stack(
-        [np.zeros(n)]
-        + [
-            (k * 0.7) * x1 - 0.2 * k * (x2 - 5) + (colour == "red") * k - 0.4 * (code == k)
-            for k in range(1, classes)
-        ]
-    )
-    p = np.exp(scores - scores.max(1, keepdims=True))
-    p /= p.sum(1, keepdims=True)
-    y = np.array([rng.choice(classes, p=row) for row in p])
-    return pa.table(
-        {
-            "id": pa.array(np.arange(n), pa.int64()),
-            "x1": pa.array(x1),
-            "x2": pa.array([None if i % 17 == 3 else v for i, v in enumerate(x2)], pa.float64()),
-            "colour": pa.array([None if i % 23 == 5 else v for i, v in enumerate(colour)]),
-            "code": pa.array(code, pa.int64()),
-            "w": pa.array(rng.integers(1, 4, n), pa.int64()),
-            "y": pa.array([f"k{v}" for v in y]),
-        }
-    )
-
-
-FEATURES = ["x1", "colour", "x2", "code"]
-NUMERIC = ["x1", "x2"]
 
 
 def fit(con, table, C=1.0, **options) -> wml.LogisticRegression:
@@ -262,37 +194,8 @@ def test_settings_out_of_range_are_refused(options):
         wml.LogisticRegression(**options)
 
 
-def shared(con, datasets, name: str, numeric: tuple[str, ...] = (), rows: int = 0) -> pa.Table:
-    """A shared data set as text columns (empty field = NULL) but ``numeric`` (DOUBLE), its
-    first ``rows`` rows (all: 0)."""
-    path = datasets / name
-    if not path.is_file():
-        pytest.skip(f"{name} not in the shared data sets")
-    text = con.read_csv(str(path), all_varchar=True)
-    if rows:
-        text = text.limit(rows)
-    table = text.to_arrow_table()
-    for column in numeric:
-        index = table.schema.get_field_index(column)
-        table = table.set_column(index, column, table[column].cast(pa.float64()))
-    return table
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("name", "numeric", "rows"),
-    [
-        ("vote.csv", (), 0),
-        ("car.csv", (), 0),
-        ("iris.csv", ("sepallength", "sepalwidth", "petallength", "petalwidth"), 0),
-        ("credit-g.csv", ("duration", "credit_amount", "age", "installment_commitment"), 0),
-        (
-            "adult_train.csv",
-            ("age", "fnlwgt", "education-num", "capital-gain", "hours-per-week"),
-            3000,
-        ),
-    ],
-)
+@pytest.mark.parametrize(("name", "numeric", "rows"), DATA_SETS)
 def test_shared_data_sets_equal_scikit_learn(con, datasets, name, numeric, rows):
     """Binary and multinomial, categorical (with NULLs), numeric and mixed: coefficients to
     1e-6 and probabilities to 1e-8, as the acceptance asks (measured: below 1e-9)."""

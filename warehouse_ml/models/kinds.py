@@ -58,12 +58,17 @@ def _optional_int(text: str) -> int | None:
     return None if text.lower() == "none" else int(text)
 
 
+def _optional_float(text: str) -> float | None:
+    return None if text.lower() == "none" else float(text)
+
+
 FLOAT = ValueType("float", float)
 INT = ValueType("int", int)
 TEXT = ValueType("text", str)
 COLUMNS = ValueType("columns", _columns)
 CLASS_WEIGHT = ValueType("balanced|JSON", _class_weight)
 OPTIONAL_INT = ValueType("int|none", _optional_int)
+OPTIONAL_FLOAT = ValueType("float|none", _optional_float)
 
 
 @dataclass(frozen=True)
@@ -226,6 +231,18 @@ register(
             Parameter("C", FLOAT, 1.0, "inverse strength of the L2 penalty, > 0"),
             Parameter("max_iter", INT, 100, "most Newton passes over the data"),
             Parameter("tol", FLOAT, 1e-10, "stop at a Newton step of at most tol (1 + max |b|)"),
+            *_SHARED,
+        ),
+    )
+)
+register(
+    KindSpec(
+        kind="linear_discriminant",
+        aliases=("lda",),
+        cls="warehouse_ml.models.learners.linear_discriminant.LinearDiscriminant",
+        summary="Linear discriminant analysis: class means and pooled covariance in one pass",
+        parameters=(
+            Parameter("shrinkage", OPTIONAL_FLOAT, None, "covariance shrinkage in [0, 1], or none"),
             *_SHARED,
         ),
     )

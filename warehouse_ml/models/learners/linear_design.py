@@ -31,6 +31,7 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
+from warehouse_ml.models.inspection.evidence import Part, shown_value
 from warehouse_ml.models.scoring.lookup import integer_coded
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.training import Training
@@ -155,6 +156,17 @@ class Design:
         ]
         return cls(features, columns)
 
+    def without_references(self) -> Design:
+        """The design with each categorical attribute's first level (in :attr:`columns` order)
+        dropped: that level, its reference, then scores as every indicator 0, as a NULL or
+        unseen value does (scikit-learn's ``OneHotEncoder(drop="first")``)."""
+        first = {}
+        for c in self.columns:
+            if c.level is not None:
+                first.setdefault(c.attribute, c)
+        dropped = set(map(id, first.values()))
+        return Design(self.features, [c for c in self.columns if id(c) not in dropped])
+
     def values(self, source: Source) -> list[exp.Expression]:
         """Each attribute's design value in a row ``s`` of ``source``, in feature order: a
         numeric attribute's standardised value (DOUBLE), a categorical attribute's level
@@ -214,6 +226,57 @@ class Design:
                 for b in coefficients
             ]
         )  # fmt: skip
+
+
+def write_classes(
+    warehouse: Warehouse, table: TableName, training: Training, intercepts: np.ndarray
+) -> None:
+    """Store a linear model's class table ``table`` (create_linear_classes.sql): each class of
+    ``training``'s one model with its rows (or summed weights) and its intercept
+    (``intercepts``, in classes_ order), the base term scoring and explanations read."""
+    warehouse.run(
+        "create_linear_classes",
+        table=table,
+        class_rows=templates.values(
+            [(0, c.index, c.label, c.n, float(intercepts[c.index])) for c in training.classes[0]],
+            "r",
+            ("wml_part", "class_index", "class_label", "n", "intercept"),
+        ),
+        count_type=training.count_type,
+    )
+
+
+class LinearScores:
+    """Scoring and explanations of a linear model (a mixin of the linear families' classes,
+    named before ``Classifier``): each class's score is its intercept plus one term per
+    attribute of its coefficients (the ``classes``, ``design`` and ``coefficients`` tables),
+    so the scoring query's softmax gives the probabilities and an attribute's evidence is the
+    difference of two classes' terms (``AdditiveScores``)."""
+
+    def _coefficients(self, warehouse: Warehouse, record: ModelRecord) -> np.ndarray:
+        """Every class's coefficients (classes x design width; a class the table does not
+        hold, as a binary model's class 0, is all 0), read from the ``coefficients`` table."""
+        rows = catalog.read_part(warehouse, record, "coefficients").to_pylist()
+        width = 1 + max((r["column_index"] for r in rows), default=0)
+        full = np.zeros((len(record.classes), width))
+        for r in rows:
+            full[r["class_index"], r["column_index"]] = r["coefficient"]
+        return full
+
+    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
+        """The intercepts and one term per attribute, every coefficient a literal."""
+        design = Design.read(warehouse, record)
+        return design.terms(source, self._coefficients(warehouse, record))
+
+    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
+        """One term per attribute: each class's coefficients times the row's design values;
+        shown with the row's value as text."""
+        design = Design.read(warehouse, record)
+        full = self._coefficients(warehouse, record)
+        return [
+            Part(f.name, design.attribute_term(source, full, f), shown_value(record, f.name))
+            for f in design.features
+        ]
 
 
 def _by_level(

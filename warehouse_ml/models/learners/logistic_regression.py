@@ -61,20 +61,15 @@ import numpy as np
 import pyarrow as pa
 
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores, WeightedFit
-from warehouse_ml.models.inspection.evidence import Part, shown_value
-from warehouse_ml.models.learners.linear_design import Design
+from warehouse_ml.models.learners.linear_design import Design, LinearScores, write_classes
 from warehouse_ml.models.learners.logistic_regression_state import LogisticRegressionState
 from warehouse_ml.models.learners.newton_sums import NewtonPass, NewtonSums
-from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.stats.validation import CardinalityCheck
-from warehouse_ml.store import catalog
-from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 
 MAX_HALVINGS = 40
@@ -149,7 +144,7 @@ def solve(
     return Solution(beta, covariance, n_iter, converged, sums)
 
 
-class LogisticRegression(Classifier, AdditiveScores, WeightedFit):
+class LogisticRegression(LinearScores, Classifier, AdditiveScores, WeightedFit):
     """L2-penalised logistic regression, binary or multinomial (module docstring).
 
     Args:
@@ -202,16 +197,7 @@ class LogisticRegression(Classifier, AdditiveScores, WeightedFit):
         errors = np.sqrt(np.clip(np.diag(solution.covariance), 0.0, None))
         errors = errors.reshape(solution.coefficients.shape)
         full = newton.every_class(solution.coefficients)
-        warehouse.run(
-            "create_linear_classes",
-            table=tables.table("classes"),
-            class_rows=templates.values(
-                [(0, c.index, c.label, c.n, float(full[c.index, 0])) for c in classes],
-                "r",
-                ("wml_part", "class_index", "class_label", "n", "intercept"),
-            ),
-            count_type=training.count_type,
-        )
+        write_classes(warehouse, tables.table("classes"), training, full[:, 0])
         rows = []
         for r, k in enumerate(newton.scored):
             for j, (b, se) in enumerate(zip(solution.coefficients[r], errors[r], strict=True)):
@@ -261,31 +247,6 @@ class LogisticRegression(Classifier, AdditiveScores, WeightedFit):
                 ),
                 stacklevel=4,
             )
-
-    def _coefficients(self, warehouse: Warehouse, record: ModelRecord) -> np.ndarray:
-        """Every class's coefficients (classes x design width; a binary model's class 0 is
-        all 0), read from the model's ``coefficients`` table."""
-        rows = catalog.read_part(warehouse, record, "coefficients").to_pylist()
-        width = 1 + max((r["column_index"] for r in rows), default=0)
-        full = np.zeros((len(record.classes), width))
-        for r in rows:
-            full[r["class_index"], r["column_index"]] = r["coefficient"]
-        return full
-
-    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
-        """The intercepts and one term per attribute, every coefficient a literal."""
-        design = Design.read(warehouse, record)
-        return design.terms(source, self._coefficients(warehouse, record))
-
-    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
-        """One term per attribute: each class's coefficients times the row's design values;
-        shown with the row's value as text."""
-        design = Design.read(warehouse, record)
-        full = self._coefficients(warehouse, record)
-        return [
-            Part(f.name, design.attribute_term(source, full, f), shown_value(record, f.name))
-            for f in design.features
-        ]
 
     # -- the fitted model's numbers ---------------------------------------------------------
     @property

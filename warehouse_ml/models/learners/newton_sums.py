@@ -91,30 +91,7 @@ class NewtonPass:
 
     def query(self, coefficients: np.ndarray) -> exp.Query:
         """The pass's statement (module docstring) at ``coefficients``."""
-        training, design = self.training, self.design
-        source = training.source
-        target = column(training.target, "s")
-        label = expressions.as_text(target)
-        klass = exp.Case(this=label)
-        for index, c in enumerate(training.classes[0]):
-            klass.when(literal(c.label), literal(index), copy=False)
-        weight = (
-            literal(1.0)
-            if training.weight is None
-            else expressions.as_double(column(training.weight, "s"))
-        )
-        values = dict(zip((f.name for f in design.features), design.values(source), strict=True))
-        first = templates.build(
-            "select_newton_design",
-            source=source.relation,
-            target=training.target,
-            design_columns=[
-                *(alias(values[a], _name("z", i)) for i, a in enumerate(self.numeric)),
-                *(alias(values[a], _name("c", i)) for i, a in enumerate(self.categorical)),
-                alias(klass, "wml_y"),
-                alias(weight, "wml_w"),
-            ],
-        )
+        first = design_step(self.design, self.training)
         scores = [
             alias(self._score(b), _name("s", k))
             for k, b in enumerate(self.every_class(coefficients))
@@ -174,10 +151,10 @@ class NewtonPass:
             ),
         ]  # fmt: skip
         final = exp.select(*self._sums()).from_(exp.to_table(WEIGHTS))
-        codes = [column(_name("c", i)) for i in range(len(self.categorical))]
+        codes = level_columns(len(self.categorical))
         if codes:
             sets = [[], *([c] for c in codes), *itertools.combinations(codes, 2)]
-            final = final.group_by(_grouping_sets(sets), copy=False)
+            final = final.group_by(grouping_sets(sets), copy=False)
         steps = [
             (DESIGN, first),
             (SCORES, layer(DESIGN, scores)),
@@ -216,14 +193,7 @@ class NewtonPass:
         ]
         z = [column(_name("z", i)) for i in range(len(self.numeric))]
         for a, b in self.blocks:
-            h = column(_name("h", a, b))
-            items.append(alias(exp.Sum(this=h), _sum_name(_name("h", a, b))))
-            for i, zi in enumerate(z):
-                weighted = exp.Mul(this=h.copy(), expression=zi.copy())
-                items.append(alias(exp.Sum(this=weighted), _sum_name(_name("h", a, b), i)))
-                for j in range(i, len(z)):
-                    product = exp.Mul(this=weighted.copy(), expression=z[j].copy())
-                    items.append(alias(exp.Sum(this=product), _sum_name(_name("h", a, b), i, j)))
+            items += product_sums(column(_name("h", a, b)), _name("h", a, b), len(self.numeric))
         for r in range(len(self.scored)):
             items.append(alias(exp.Sum(this=column(_name("r", r))), _sum_name(_name("r", r))))
             for i, zi in enumerate(z):
@@ -242,28 +212,11 @@ class NewtonPass:
         hessian = np.zeros((m, m, d, d))
         log_likelihood, margin = 0.0, 0.0
         for row in rows:
-            grouped = [
-                (i, row[_name("c", i)])
-                for i in range(len(self.categorical))
-                if row[_name("c", i)] is not None
-            ]
-            if any(level < 0 for _, level in grouped):
+            cols = grouped_columns(row, level_at)
+            if cols is None:
                 continue
-            cols = [level_at[i][level] for i, level in grouped]
             for a, b in self.blocks:
-                h = hessian[a, b]
-                s = row[_sum_name(_name("h", a, b))] or 0.0
-                if len(cols) == 2:
-                    h[cols[0], cols[1]] = h[cols[1], cols[0]] = s
-                    continue
-                at = cols[0] if cols else 0
-                h[at, 0] = h[0, at] = h[at, at] = s
-                for i, zi in enumerate(numeric_at):
-                    h[at, zi] = h[zi, at] = row[_sum_name(_name("h", a, b), i)] or 0.0
-                    if not cols:
-                        for j in range(i, len(numeric_at)):
-                            zj = numeric_at[j]
-                            h[zi, zj] = h[zj, zi] = row[_sum_name(_name("h", a, b), i, j)] or 0.0
+                fill_products(hessian[a, b], row, _name("h", a, b), cols, numeric_at)
             if len(cols) == 2:
                 continue
             at = cols[0] if cols else 0
@@ -281,6 +234,92 @@ class NewtonPass:
         return NewtonSums(gradient, full, float(log_likelihood), float(margin))
 
 
+def design_step(design: Design, training: Training) -> exp.Query:
+    """The first step of a pass over ``training``'s labelled rows: the standardised numerics
+    ``wml_z_<i>`` and the categorical level numbers ``wml_c_<i>`` of ``design`` (numerics,
+    then categoricals, each in feature order), the class index ``wml_y`` (classes_ order) and
+    the weight ``wml_w`` (DOUBLE, 1 unweighted)."""
+    source = training.source
+    label = expressions.as_text(column(training.target, "s"))
+    klass = exp.Case(this=label)
+    for index, c in enumerate(training.classes[0]):
+        klass.when(literal(c.label), literal(index), copy=False)
+    weight = (
+        literal(1.0)
+        if training.weight is None
+        else expressions.as_double(column(training.weight, "s"))
+    )
+    values = dict(zip((f.name for f in design.features), design.values(source), strict=True))
+    numeric = [f.name for f in design.features if f.kind == NUMERIC]
+    categorical = [f.name for f in design.features if f.kind != NUMERIC]
+    return templates.build(
+        "select_newton_design",
+        source=source.relation,
+        target=training.target,
+        design_columns=[
+            *(alias(values[a], _name("z", i)) for i, a in enumerate(numeric)),
+            *(alias(values[a], _name("c", i)) for i, a in enumerate(categorical)),
+            alias(klass, "wml_y"),
+            alias(weight, "wml_w"),
+        ],
+    )
+
+
+def level_columns(categorical: int) -> list[exp.Column]:
+    """The design step's level numbers ``wml_c_<i>`` of its ``categorical`` attributes."""
+    return [column(_name("c", i)) for i in range(categorical)]
+
+
+def product_sums(weight: exp.Expression | None, name: str, numerics: int) -> list[exp.Expression]:
+    """The sums of a per-row ``weight`` (None: 1) alone, times each standardised numeric
+    ``wml_z_<i>`` and times each pair ``i <= j`` of them, aliased by :func:`_sum_name` of
+    ``name``: over a grouping set's rows, the entries of the weighted cross-product matrix of
+    the design that :func:`fill_products` reads back."""
+    z = [column(_name("z", i)) for i in range(numerics)]
+    one: exp.Expression = exp.Count(this=exp.Star()) if weight is None else exp.Sum(this=weight)
+    items = [alias(one, _sum_name(name))]
+    for i, zi in enumerate(z):
+        weighted = zi.copy() if weight is None else exp.Mul(this=weight.copy(), expression=zi)
+        items.append(alias(exp.Sum(this=weighted), _sum_name(name, i)))
+        for j in range(i, numerics):
+            product = exp.Mul(this=weighted.copy(), expression=z[j].copy())
+            items.append(alias(exp.Sum(this=product), _sum_name(name, i, j)))
+    return items
+
+
+def grouped_columns(row: dict, level_at: Sequence[Sequence[int]]) -> list[int] | None:
+    """The design columns (indicators) of the categorical level numbers a grouping-set row
+    is grouped by (``wml_c_<i>`` not NULL); None when one is -1 (no indicator: the row's
+    sums belong to no entry)."""
+    grouped = [
+        (i, row[_name("c", i)]) for i in range(len(level_at)) if row[_name("c", i)] is not None
+    ]
+    if any(level < 0 for _, level in grouped):
+        return None
+    return [level_at[i][level] for i, level in grouped]
+
+
+def fill_products(
+    matrix: np.ndarray, row: dict, name: str, cols: Sequence[int], numeric_at: Sequence[int]
+) -> None:
+    """Write into ``matrix`` (design width square, symmetric, column 0 the intercept) the
+    entries of :func:`product_sums` ``name`` that one grouping-set row holds: a pair of
+    indicators ``cols``; one indicator with the intercept, itself and the numerics; or, with
+    no indicator, the intercept and the numerics' products (module docstring)."""
+    s = row[_sum_name(name)] or 0.0
+    if len(cols) == 2:
+        matrix[cols[0], cols[1]] = matrix[cols[1], cols[0]] = s
+        return
+    at = cols[0] if cols else 0
+    matrix[at, 0] = matrix[0, at] = matrix[at, at] = s
+    for i, zi in enumerate(numeric_at):
+        matrix[at, zi] = matrix[zi, at] = row[_sum_name(name, i)] or 0.0
+        if not cols:
+            for j in range(i, len(numeric_at)):
+                zj = numeric_at[j]
+                matrix[zi, zj] = matrix[zj, zi] = row[_sum_name(name, i, j)] or 0.0
+
+
 def _name(prefix: str, *indices: int) -> str:
     """A column of the pass's steps: ``wml_<prefix>_<index>...``."""
     return "_".join([f"wml_{prefix}", *(str(i) for i in indices)])
@@ -291,7 +330,7 @@ def _sum_name(weight: str, *numerics: int) -> str:
     return "_".join([weight.replace("wml_", "wml_sum_"), *(f"z{i}" for i in numerics)])
 
 
-def _grouping_sets(sets: Iterable[Sequence[exp.Expression]]) -> exp.GroupingSets:
+def grouping_sets(sets: Iterable[Sequence[exp.Expression]]) -> exp.GroupingSets:
     """``GROUPING SETS ((...), ...)`` of the given column lists."""
     return exp.GroupingSets(
         expressions=[exp.Tuple(expressions=[c.copy() for c in columns]) for columns in sets]

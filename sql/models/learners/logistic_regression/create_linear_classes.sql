@@ -6,7 +6,7 @@
 --   order), class_label (VARCHAR), n (BIGINT rows, or DOUBLE summed weights), log_prior
 --   (DOUBLE: the class's intercept, its log score, up to a constant shared by the classes, at
 --   the training means with every indicator 0; 0 for the first class of a binary model).
--- Rendered by: warehouse_ml/models/learners/logistic_regression.py.
+-- Rendered by: warehouse_ml/models/learners/linear_design.py.
 CREATE TABLE $table AS
 SELECT
     CAST(r.wml_part AS INTEGER) AS wml_part,
