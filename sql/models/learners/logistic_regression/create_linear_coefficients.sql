@@ -4,9 +4,10 @@
 -- Output columns: wml_part (INTEGER partition), class_index (INTEGER, 0-based in classes_
 --   order), column_index (INTEGER: 0 the intercept, else the design table's column),
 --   coefficient (DOUBLE, log-odds per unit of the standardised value or per indicator),
---   std_error (DOUBLE, from the penalised Hessian at the solution; NULL when not positive),
---   z_value (DOUBLE, coefficient / std_error), p_value (DOUBLE, two-sided Wald test).
--- Rendered by: warehouse_ml/models/learners/logistic_regression.py.
+--   std_error (DOUBLE, a logistic regression's from the penalised Hessian at the solution;
+--   NULL when not positive, and for a linear discriminant), z_value (DOUBLE, coefficient /
+--   std_error), p_value (DOUBLE, two-sided Wald test).
+-- Rendered by: warehouse_ml/models/learners/logistic_regression.py, warehouse_ml/models/learners/linear_discriminant.py.
 CREATE TABLE $table AS
 SELECT
     CAST(c.wml_part AS INTEGER) AS wml_part,
