@@ -275,7 +275,7 @@ def cross_validate_planned(
                 fitted = model.learn_tables(warehouse, training, tables, plan.check)
                 record = model.record_of(
                     warehouse, tables, training, fitted,
-                    noted=FittedState(partition_column=split.fold_column),
+                    noted=FittedState(partition_column=split.fold_column, row_key=split.key),
                 )  # fmt: skip
                 rows = templates.build("select_rows_with_target", source=split.table, target=target)
                 write = writer(warehouse, scored(record, rows))

@@ -253,6 +253,9 @@ class FittedState:
     * ``batches``: the batches updates added, oldest first;
     * ``partition_column``: a cross-validation's models only, the scored rows' column naming
       their model (held-out fold);
+    * ``row_key``: a cross-validation's models only, the scored rows' unique, non-NULL key
+      column, on which their terms summed in long format are joined back
+      (models/scoring/long_terms.py);
     * ``selection``: the name parts of the model-selection comparison that chose the model's
       settings (evaluation/selection.py), kept while the model is;
     * ``extra``: facts a caller of ``fit`` stored (``details=``) under other keys.
@@ -265,6 +268,7 @@ class FittedState:
     weighting: WeightingState | None = None
     batches: tuple[Batch, ...] = ()
     partition_column: str | None = None
+    row_key: str | None = None
     selection: tuple[str, ...] | None = None
     learned: LearnedState = field(default_factory=LearnedState)
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -284,6 +288,7 @@ class FittedState:
                 weighting=None if self.weighting is None else self.weighting.to_json(),
                 batches=[b.to_json() for b in self.batches] or None,
                 partition_column=self.partition_column,
+                row_key=self.row_key,
                 selection=None if self.selection is None else list(self.selection),
             ),
             **self.learned.to_json(),
@@ -310,6 +315,7 @@ class FittedState:
                 "batches", sequence(_nested(Batch.from_json, model, "batches[].")), ()
             ),
             partition_column=fields.take("partition_column", TEXT, None),
+            row_key=fields.take("row_key", TEXT, None),
             selection=fields.take("selection", sequence(TEXT), None),
             learned=learned.from_json(fields),
             extra=fields.rest(),

@@ -19,12 +19,16 @@ This module turns those declarations into the query's terms, choosing the reader
   THEN ...`` over the keys, outermost first, each branch resolved through the chain;
 * otherwise one LEFT JOIN per keyed level on the pivot of its rows by class
   (:func:`joined_term`), joined on the row's keys and model partition, and the default level
-  as literals for a fitted model (one value per class), a one-row join per partition for
-  cross-validation's models. Naive Bayes' categorical attribute is thus one join.
+  as literals (one value per class). Naive Bayes' categorical attribute is thus one join;
+* for cross-validation's models (every fold's parameters in the same tables, each row scored
+  with its own fold's), every declared attribute at once in long format
+  (models/scoring/long_terms.py): the rows unpivoted to one row per attribute, one join per
+  level on (partition, attribute, keys) to its rows pivoted by class, each class's terms
+  summed per row.
 
-Both readers give the same term: the first level whose keys all match a row (and whose
-``requires`` level matches too), else the default; so the rule is written once, in the
-learner's declaration.
+Every reader gives the same term: the first level whose keys all match a row (and whose
+``requires`` level matches too), else the default (:meth:`LogicalTerm.first_found` for the
+joined readers); so the rule is written once, in the learner's declaration.
 """
 
 from __future__ import annotations
@@ -34,13 +38,9 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from warehouse_ml.models.scoring import literal_terms, long_terms, unpivoted_terms
 from warehouse_ml.models.scoring.literal_terms import LiteralParameters
-from warehouse_ml.models.scoring.relations import (
-    Join,
-    partition_condition,
-    pivot_one_row,
-    pivot_rows,
-)
+from warehouse_ml.models.scoring.relations import Join, partition_condition, pivot_rows
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.sqlgen import expressions
 from warehouse_ml.sqlgen.templates import column, literal
@@ -96,6 +96,23 @@ class LogicalTerm:
         """The levels found by key (every one but the default)."""
         return [level for level in self.chain if level.keys]
 
+    def first_found(
+        self,
+        found: Mapping[str, exp.Expression],
+        values: Mapping[str, exp.Expression],
+        case: exp.Case,
+    ) -> exp.Case:
+        """The chain read from joined rows, for one class: ``case`` (its branches first, e.g.
+        a NULL value's 0) continued by ``WHEN <a keyed level's row found, and its required
+        level's> THEN <its value>`` in chain order, ``ELSE <the default level's value>``;
+        ``found`` holds each keyed level's condition, ``values`` each level's value."""
+        for level in self.keyed():
+            condition = found[level.part].copy()
+            if level.requires is not None:
+                condition = exp.and_(condition, found[level.requires].copy(), copy=False)
+            case.when(condition, values[level.part].copy(), copy=False)
+        return case.else_(values[self.chain[-1].part].copy(), copy=False)
+
 
 def attribute_terms(
     record: ModelRecord,
@@ -103,22 +120,62 @@ def attribute_terms(
     literals: LiteralParameters | None,
     partition: str | None,
     looked_up: Mapping[str, Term | None],
+    row: str | None = None,
 ) -> list[Term]:
     """The terms of ``declared`` (one per attribute, in feature order): an attribute in
     ``looked_up`` (the learner's lookup blocks) is read from its block (None: summed in an
     earlier attribute's block, no term of its own); a :class:`LogicalTerm` by literals or joins
-    (:func:`term_of`); a ready :class:`Term` (e.g. a Gaussian attribute's) as it is."""
+    (:func:`term_of`), or for a cross-validation's models (whose scored rows have a key,
+    ``row_key`` of the record's state) with the others in one term summed in long format,
+    last (models/scoring/long_terms.py); a ready :class:`Term` (e.g. a Gaussian attribute's)
+    as it is."""
     k = len(record.classes)
     terms = []
+    summed: list[LogicalTerm] = []
+    logical = [
+        t for name, t in zip(record.features, declared, strict=True)
+        if isinstance(t, LogicalTerm) and name not in looked_up
+    ]  # fmt: skip
+    unpivoted = _unpivoted(logical, literals, k) if row is not None else []
     for i, (name, term) in enumerate(zip(record.features, declared, strict=True)):
         if name in looked_up:
             block = looked_up[name]
             terms.extend([] if block is None else [block])
+        elif isinstance(term, LogicalTerm) and record.state.row_key is not None:
+            summed.append(term)
+        elif any(term is u for u in unpivoted):
+            continue
         elif isinstance(term, LogicalTerm):
             terms.append(term_of(term, record, literals, f"wml_a{i}", k, partition))
         else:
             terms.append(term)
+    if summed:
+        terms.append(long_terms.summed_term(record, summed, partition, record.state.row_key))
+    if unpivoted:
+        assert row is not None  # for the type checker: chosen only when the rows are numbered
+        terms.append(unpivoted_terms.summed_term(record, unpivoted, row))
     return terms
+
+
+def _unpivoted(
+    logical: Sequence[LogicalTerm], literals: LiteralParameters | None, k: int
+) -> list[LogicalTerm]:
+    """The declared terms of a fitted model (``literals`` its parameters) that its numbered
+    scoring query reads in long format (models/scoring/unpivoted_terms.py): every one when
+    their literal cells (stored rows of their keyed levels times ``k`` classes) exceed
+    :data:`~warehouse_ml.models.scoring.literal_terms.MAX_LITERAL_CELLS` or the model is wide
+    (every attribute loaded), else those over the literal limits (not loaded)."""
+    if literals is None:
+        return []
+    loaded = [
+        t for t in logical if all(literals.loaded(level.part, t.attribute) for level in t.keyed())
+    ]
+    cells = k * sum(
+        literals.count(level.part, t.attribute) for t in loaded for level in t.keyed()
+    )
+    if literals.every_attribute or cells > literal_terms.MAX_LITERAL_CELLS:
+        return list(logical)
+    return [t for t in logical if all(t is not u for u in loaded)]
 
 
 def term_of(
@@ -214,14 +271,13 @@ def joined_term(
     """One LEFT JOIN per keyed level (``<name>_<part>``, its rows pivoted by class, joined on
     the keys and the row's partition) and ``CASE WHEN missing IS NULL THEN 0 WHEN <level's row
     found> THEN <its value> ... ELSE <default> END`` per class; the default from ``literals``
-    (a fitted model's), else a one-row join per partition."""
+    (a fitted model's: cross-validation's models are read by models/scoring/long_terms.py)."""
     joins = []
     found: dict[str, exp.Expression] = {}
     values: dict[str, list[exp.Expression]] = {}
     for level in term.chain:
-        relation = f"{name}_{level.part}"
-        table = record.parameters(level.part)
-        if not level.keys and literals is not None:
+        if not level.keys:
+            assert literals is not None, "a fitted model's default level, read as literals"
             values[level.part] = [
                 literal(
                     literals.cells(level.part, term.attribute, c, (), term.value_column).get(())
@@ -229,25 +285,21 @@ def joined_term(
                 for c in range(k)
             ]
             continue
-        if level.keys:
-            keys = [key for key in term.keys if key.column in level.keys]
-            query = pivot_rows(table, level.keys, term.value_column, k, "lp", term.attribute)
-            on = exp.and_(*(key.matches(relation) for key in keys), copy=False)
-            on = exp.and_(on, partition_condition(relation, partition), copy=False)
-            found[level.part] = exp.Not(this=_is_null(column(level.keys[0], relation)))
-        else:
-            query = pivot_one_row(table, term.value_column, k, "lp", term.attribute)
-            on = partition_condition(relation, partition)
+        relation = f"{name}_{level.part}"
+        keys = [key for key in term.keys if key.column in level.keys]
+        table = record.parameters(level.part)
+        query = pivot_rows(table, level.keys, term.value_column, k, "lp", term.attribute)
+        on = exp.and_(*(key.matches(relation) for key in keys), copy=False)
+        on = exp.and_(on, partition_condition(relation, partition), copy=False)
+        found[level.part] = exp.Not(this=_is_null(column(level.keys[0], relation)))
         joins.append(Join(query, relation, on=on))
         values[level.part] = [column(f"lp_{c}", relation) for c in range(k)]
-    per_class = []
-    for c in range(k):
-        case = exp.case().when(_is_null(term.missing), literal(0.0), copy=False)
-        for level in term.keyed():
-            condition = found[level.part].copy()
-            if level.requires is not None:
-                condition = exp.and_(condition, found[level.requires].copy(), copy=False)
-            case.when(condition, values[level.part][c].copy(), copy=False)
-        default = term.chain[-1]
-        per_class.append(case.else_(values[default.part][c].copy(), copy=False))
+    per_class = [
+        term.first_found(
+            found,
+            {part: by_class[c] for part, by_class in values.items()},
+            exp.case().when(_is_null(term.missing), literal(0.0), copy=False),
+        )
+        for c in range(k)
+    ]
     return Term(per_class, joins)
