@@ -83,6 +83,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
     from warehouse_ml.models.inspection.relevance import pair_information, rank_attributes
     from warehouse_ml.models.learners.chow_liu import ChowLiuTree, chow_liu_tree
     from warehouse_ml.models.learners.decision_tree import DecisionTree
+    from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors
     from warehouse_ml.models.learners.linear_discriminant import LinearDiscriminant
     from warehouse_ml.models.learners.logistic_regression import LogisticRegression
     from warehouse_ml.models.learners.naive_bayes import NaiveBayes
@@ -140,6 +141,10 @@ LAZY: dict[str, tuple[str, str | None]] = {
     "chow_liu_tree": ("warehouse_ml.models.learners.chow_liu", "chow_liu_tree"),
     "DecisionTree": ("warehouse_ml.models.learners.decision_tree", "DecisionTree"),
     "EVERY_CLASS": ("warehouse_ml.models.inspection.evidence", "EVERY_CLASS"),
+    "KNearestNeighbors": (
+        "warehouse_ml.models.learners.k_nearest_neighbors",
+        "KNearestNeighbors",
+    ),
     "LinearDiscriminant": (
         "warehouse_ml.models.learners.linear_discriminant",
         "LinearDiscriminant",
@@ -179,6 +184,7 @@ __all__ = [
     "HighCardinalityWarning",
     "IncompatibleModelError",
     "IntegerColumnsWarning",
+    "KNearestNeighbors",
     "LinearDiscriminant",
     "LogisticRegression",
     "ModelNotFoundError",

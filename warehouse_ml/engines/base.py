@@ -112,6 +112,9 @@ class Warehouse(abc.ABC):
       step into its readers, copying each expression wherever it is read, so an explanation
       (models/inspection/evidence.py) would grow to gigabytes in its planner; DuckDB and Spark keep
       a computed column computed once.
+    * ``TOP_K_AGGREGATE``: whether the engine has an aggregate keeping the k smallest values of
+      a group (DuckDB's ``MIN_BY(value, ordering, k)``), which a k-nearest-neighbour search runs
+      instead of a ROW_NUMBER window over every pair (models/learners/k_nearest_search.py).
     """
 
     dialect: str = "duckdb"
@@ -119,6 +122,7 @@ class Warehouse(abc.ABC):
     TEMPORARY_TABLES: bool = True
     KNOWS_SESSIONS: bool = True
     MATERIALIZED_STEPS: bool = False
+    TOP_K_AGGREGATE: bool = False
 
     def __init__(self, on_sql: SqlCallback | None = None) -> None:
         self.log: list[str] = []

@@ -319,6 +319,7 @@ class DuckDBWarehouse(Warehouse):
         return set()
 
     TEMPORARY_SCHEMA = ("temp", "main")
+    TOP_K_AGGREGATE = True
 
     def _prepare(self, tree: exp.Expression) -> exp.Expression:
         """With an attached database named ``wml``, "wml.x" is ambiguous in DuckDB: the

@@ -249,6 +249,20 @@ register(
 )
 register(
     KindSpec(
+        kind="k_nearest_neighbors",
+        aliases=("knn",),
+        cls="warehouse_ml.models.learners.k_nearest_neighbors.KNearestNeighbors",
+        summary="k nearest neighbours: exact top-k search in SQL over the stored training rows",
+        parameters=(
+            Parameter("k", INT, 5, "neighbours that vote, >= 1"),
+            Parameter("weights", TEXT, "uniform", "uniform or distance (1 / distance votes)"),
+            Parameter("metric", TEXT, "euclidean", "euclidean"),
+            *_SHARED[:2],
+        ),
+    )
+)
+register(
+    KindSpec(
         kind="decision_tree",
         aliases=("tree", "dt"),
         cls="warehouse_ml.models.learners.decision_tree.DecisionTree",

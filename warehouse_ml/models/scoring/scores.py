@@ -16,8 +16,8 @@ that turns those scores into probabilities (models/scoring/normalise.py):
 * :class:`ClassProbabilities`: one probability expression per class over the row (a decision
   tree's nested CASE returning each class's leaf probability), renormalised.
 * :class:`AggregatedScores`: a relation that aggregates per scored row (k nearest neighbours:
-  one row per scored row and its classes' votes), joined to the rows by their number; its
-  scores are probabilities or log scores, as the family says.
+  one row per scored row and its classes' votes), carrying the row's passed-through columns;
+  its scores are probabilities or log scores, as the family says.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.scoring.decision import score_column
 from warehouse_ml.models.scoring.normalise import (
     LOG_SOFTMAX,
@@ -39,7 +38,6 @@ from warehouse_ml.models.scoring.normalise import (
 from warehouse_ml.models.scoring.relations import Join
 from warehouse_ml.models.scoring.steps import (
     INPUT,
-    ROW,
     Step,
     balanced_sum,
     carried,
@@ -53,10 +51,12 @@ TERMS = "wml_terms"
 
 @dataclass(frozen=True)
 class Term:
-    """One additive part of the joint log score: an expression per class, plus its joins."""
+    """One additive part of the joint log score: an expression per class, plus its joins;
+    ``numbered``: they read the input's row number (models/scoring/unpivoted_terms.py)."""
 
     per_class: list[exp.Expression]
     joins: list[Join] = field(default_factory=list)
+    numbered: bool = False
 
 
 def term_column(term: int, class_index: int) -> str:
@@ -89,6 +89,11 @@ class Scores(abc.ABC):
     def n_classes(self) -> int:
         """The number of classes scored."""
 
+    @property
+    def numbered(self) -> bool:
+        """Whether the steps read the input's row number (the query must number its rows)."""
+        return False
+
     @abc.abstractmethod
     def steps(self, passthrough: Sequence[tuple[str, str]], row: str | None) -> list[Step]:
         """The steps after the input step, ending in
@@ -110,6 +115,10 @@ class AdditiveTerms(Scores):
     @property
     def n_classes(self) -> int:
         return len(self.terms[0].per_class)
+
+    @property
+    def numbered(self) -> bool:
+        return any(term.numbered for term in self.terms)
 
     def steps(self, passthrough: Sequence[tuple[str, str]], row: str | None) -> list[Step]:
         """:meth:`terms_step`, then the joints of the carried columns."""
@@ -171,21 +180,19 @@ class ClassProbabilities(Scores):
         return [(SCORES, step)]
 
 
-AGGREGATED = "wml_aggregated"
-"""The step of :class:`AggregatedScores` holding the family's per-row relation."""
-
-
 @dataclass(frozen=True)
 class AggregatedScores(Scores):
-    """Scores from a relation that aggregates per scored row: ``relation(INPUT, row)`` is a
-    query over the input step (its row number in column ``row``) with one row per scored row:
-    ``wml_row`` (that number) and ``wml_j_<i>`` per class, of the kind ``normalised_as``
-    says (:data:`~warehouse_ml.models.scoring.normalise.RENORMALISED` for votes or
-    probabilities, :data:`~warehouse_ml.models.scoring.normalise.LOG_SOFTMAX` for log scores).
-    A scored row the relation has no row for gets NULL scores. The rows must be numbered
-    (``row``)."""
+    """Scores from a relation that aggregates per scored row: ``relation(carried)`` is a query
+    over the input step ``AS s`` with one row per scored row: the ``carried`` columns (aliased
+    expressions over ``s``: the passed-through ``wml_k_<i>``, then ``wml_row`` when the rows
+    are numbered) and ``wml_j_<i>`` per class, of the kind ``normalised_as`` says
+    (:data:`~warehouse_ml.models.scoring.normalise.RENORMALISED` for votes or probabilities,
+    :data:`~warehouse_ml.models.scoring.normalise.LOG_SOFTMAX` for log scores). The relation
+    carries the columns itself (grouping by them with a row number of its own), so the input
+    is read once and never joined back: a row number computed twice could differ between the
+    two readings on an engine that inlines steps."""
 
-    relation: Callable[[str, str], exp.Query]
+    relation: Callable[[Sequence[exp.Expression]], exp.Query]
     classes: int
     normalised_as: Normalisation = RENORMALISED
 
@@ -198,18 +205,4 @@ class AggregatedScores(Scores):
         return self.classes
 
     def steps(self, passthrough: Sequence[tuple[str, str]], row: str | None) -> list[Step]:
-        if row is None:
-            raise ParameterError("scores aggregated per row need the scored rows numbered")
-        joined = exp.select(*carried_from_input(passthrough, row)).from_(
-            exp.to_table(INPUT).as_("s")
-        )
-        joined = joined.join(
-            exp.to_table(AGGREGATED).as_("a"),
-            on=exp.EQ(this=column(ROW, "a"), expression=column(row, "s")),
-            join_type="LEFT",
-            copy=False,
-        ).select(
-            *[alias(column(score_column(i), "a"), score_column(i)) for i in range(self.classes)],
-            copy=False,
-        )
-        return [(AGGREGATED, self.relation(INPUT, row)), (SCORES, joined)]
+        return [(SCORES, self.relation(carried_from_input(passthrough, row)))]

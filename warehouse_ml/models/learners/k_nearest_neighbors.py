@@ -1,0 +1,313 @@
+"""k nearest neighbours: the training rows stored in the warehouse, every prediction an exact
+top-k search in SQL.
+
+Coordinates follow the linear families' scaling (models/learners/linear_design.py): a numeric
+attribute standardised by the training mean and population standard deviation (as
+``StandardScaler``; NULL: 0, the mean), learned in SQL; a categorical attribute compared by the
+overlap distance, 0 for the same level and 1 otherwise (a NULL or unseen value is a value of
+its own). The distance is Euclidean over those coordinates (models/learners/k_nearest_search.py,
+which also states the tie rule: equal distances go to the stored row of smaller key, the row's
+rank in the order of its stored values).
+
+Parameter tables (each led by ``wml_part``, 0 for a fitted model):
+
+* ``classes``: class_index, class_label, n (training rows), log_prior (the training prior);
+* ``design``: column_index, attribute, kind, level, mean, scale (linear_design.py: a
+  categorical attribute's level number is its position among the attribute's rows);
+* ``neighbours``: neighbour (BIGINT, the key), class_index, then ``x_<i>`` per feature in
+  feature order: the standardised value (DOUBLE) or the level number (INTEGER, -1 for NULL).
+
+Scoring: each scored row's k nearest stored rows vote (uniform: 1 each; ``weights="distance"``:
+1 / distance, or, for a row with neighbours at distance 0, those alone, 1 each, as
+scikit-learn), and the votes renormalised are the probabilities (models/scoring/scores.py,
+``AggregatedScores``). A prediction view's query of one row reads the stored rows once. The
+search is the portable ROW_NUMBER window, or the engine's top-k aggregate where its adapter
+declares ``TOP_K_AGGREGATE`` (DuckDB); SQL exported for another dialect is always portable.
+
+k-NN counts no weights (``sample_weight`` and ``class_weight`` are refused) and has no update
+by counts: a new batch is a re-fit on every row (``update`` is refused). Choosing k by
+cross-validation is :func:`warehouse_ml.models.learners.k_nearest_selection.select_k`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
+
+import pyarrow as pa
+from sqlglot import exp
+
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source, SourceLike, open_source
+from warehouse_ml.errors import NotSupportedError, ParameterError
+from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.inspection.evidence import Part
+from warehouse_ml.models.inspection.explaining import ROW_NUMBER
+from warehouse_ml.models.inspection.reasons import LONG
+from warehouse_ml.models.learners.k_nearest_neighbors_state import KNearestNeighborsState
+from warehouse_ml.models.learners.k_nearest_search import (
+    CLASS_INDEX,
+    NEIGHBOUR,
+    RANK,
+    SQUARED,
+    WEIGHTS,
+    Neighbours,
+    coordinate,
+    search_for,
+    votes,
+)
+from warehouse_ml.models.learners.linear_design import Design
+from warehouse_ml.models.learners.naive_bayes import create_classes_table
+from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.scores import AggregatedScores, Term
+from warehouse_ml.models.scoring.steps import INPUT
+from warehouse_ml.models.training import Training
+from warehouse_ml.sqlgen import expressions, templates
+from warehouse_ml.sqlgen.templates import alias, column, literal
+from warehouse_ml.stats.features import column_names
+from warehouse_ml.stats.validation import CardinalityCheck
+from warehouse_ml.store.catalog import ModelRecord
+from warehouse_ml.store.ownership import Staging
+
+METRICS = ("euclidean",)
+ROW_ID = "wml_n"
+"""The scored rows' own number (grouping a row's neighbours whatever its carried columns)."""
+
+
+def stored_rows(design: Design, training: Training) -> exp.Query:
+    """The ``neighbours`` table's rows (module docstring) of ``training``'s labelled rows, each
+    keyed by its rank in the order of its coordinates, then its class index."""
+    source = training.source
+    klass = exp.Case(this=expressions.as_text(column(training.target, "s")))
+    for c in training.classes[0]:
+        klass.when(literal(c.label), literal(c.index), copy=False)
+    coordinates = [coordinate(i) for i in range(len(design.features))]
+    rows = templates.build(
+        "select_knn_training_rows",
+        source=source.relation,
+        target=training.target,
+        coordinates=[
+            alias(klass, CLASS_INDEX),
+            *(alias(v, name) for v, name in zip(design.values(source), coordinates, strict=True)),
+        ],
+    )
+    order = exp.Order(
+        expressions=[exp.Ordered(this=column(c)) for c in [*coordinates, CLASS_INDEX]]
+    )
+    key = exp.Window(this=exp.RowNumber(), order=order)
+    return exp.select(
+        alias(exp.cast(literal(0), "INTEGER"), "wml_part"),
+        alias(expressions.as_bigint(key), NEIGHBOUR),
+        alias(column(CLASS_INDEX, "r"), CLASS_INDEX),
+        *(alias(column(c, "r"), c) for c in coordinates),
+    ).from_(rows.subquery("r"))
+
+
+class KNearestNeighbors(Classifier):
+    """k nearest neighbours by the Euclidean distance of standardised attributes and the overlap
+    distance of categorical ones (module docstring).
+
+    Args:
+        k: neighbours that vote, >= 1 (all the training rows when there are fewer).
+        weights: ``"uniform"`` (each neighbour one vote) or ``"distance"`` (1 / distance, as
+            scikit-learn's).
+        metric: ``"euclidean"``.
+        categorical, numeric: columns to model as categorical / numeric whatever their type
+            (stats/features.py).
+    """
+
+    kind = "k_nearest_neighbors"
+    state_class = KNearestNeighborsState
+    _export_dialect: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        *,
+        k: int = 5,
+        weights: str = "uniform",
+        metric: str = "euclidean",
+        categorical: Iterable[str] | None = None,
+        numeric: Iterable[str] | None = None,
+    ) -> None:
+        super().__init__(categorical=categorical, numeric=numeric)
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ParameterError(f"k must be an integer >= 1, got {k!r}")
+        if weights not in WEIGHTS:
+            raise ParameterError(f"weights must be one of {', '.join(WEIGHTS)}; got {weights!r}")
+        if metric not in METRICS:
+            raise ParameterError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}")
+        self.k = k
+        self.weights = weights
+        self.metric = metric
+
+    def learn_tables(
+        self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
+    ) -> KNearestNeighborsState:
+        """The design (one count scan, one moments scan), then the ``neighbours`` table: the
+        labelled training rows' coordinates, class and key (module docstring)."""
+        design = Design.learn(warehouse, training, check)
+        create_classes_table(
+            warehouse, tables.table("classes"), training.classes, 0.0, training.count_type
+        )
+        design.write(warehouse, tables.table("design"))
+        warehouse.run_tree(
+            templates.create_table_as(tables.table("neighbours"), stored_rows(design, training))
+        )
+        return KNearestNeighborsState(stored_rows=sum(c.n_rows for c in training.classes[0]))
+
+    # -- scoring --------------------------------------------------------------------------
+    def _neighbours(self, warehouse: Warehouse, record: ModelRecord) -> Neighbours:
+        """The search of the fitted model ``record`` on ``warehouse`` (the portable one for
+        SQL exported to another dialect)."""
+        design = Design.read(warehouse, record)
+        stored = (
+            exp.select(exp.Star())
+            .from_(record.parameter_relation("neighbours", "n"))
+            .where(exp.EQ(this=column("wml_part", "n"), expression=literal(0)))
+        )
+        own = self._export_dialect in (None, warehouse.dialect)
+        return Neighbours(
+            design.features, stored, self.k, search_for(own and warehouse.TOP_K_AGGREGATE)
+        )
+
+    def _scored(
+        self,
+        warehouse: Warehouse,
+        record: ModelRecord,
+        source: Source,
+        number: exp.Expression,
+        carried: Sequence[exp.Expression],
+    ) -> tuple[exp.Select, list[str]]:
+        """The scored rows of the input ``s``: ``number`` (a row number) as wml_n, the
+        ``carried`` items and the coordinates; and the names identifying a row (wml_n first)."""
+        design = Design.read(warehouse, record)
+        coordinates = [alias(v, coordinate(i)) for i, v in enumerate(design.values(source))]
+        grouped = [ROW_ID, *(item.alias_or_name for item in carried)]
+        return exp.select(alias(number, ROW_ID), *carried, *coordinates), grouped
+
+    def _scores(
+        self, warehouse: Warehouse, record: ModelRecord, source: Source
+    ) -> AggregatedScores:
+        """The votes of each row's k nearest stored rows (module docstring)."""
+        search = self._neighbours(warehouse, record)
+
+        def relation(carried: Sequence[exp.Expression]) -> exp.Query:
+            numbered = exp.Window(this=exp.RowNumber())
+            scored, grouped = self._scored(warehouse, record, source, numbered, carried)
+            scored = scored.from_(exp.to_table(INPUT).as_("s"))
+            return votes(
+                search.ranked(scored, grouped), grouped, grouped[1:], len(record.classes),
+                self.weights,
+            )  # fmt: skip
+
+        return AggregatedScores(relation, len(record.classes))
+
+    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
+        """None: k-NN scores by its neighbours' votes (:meth:`_scores`), not by terms."""
+        raise NotSupportedError(
+            f"additive log-space terms need a model whose score is a sum of terms; model kind "
+            f"{self.kind!r} scores each class by its nearest neighbours' votes"
+        )
+
+    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
+        """None: a k-NN score is no sum of attribute terms; :meth:`explain` gives the
+        neighbours instead."""
+        raise NotSupportedError(
+            f"per-attribute evidence needs a model whose score is a sum of attribute terms; "
+            f"model kind {self.kind!r} scores by its nearest neighbours (explain gives them)"
+        )
+
+    def sql(
+        self,
+        con: Connectable,
+        source: SourceLike | None = None,
+        *,
+        keys: Sequence[str] | None = None,
+        dialect: str | None = None,
+        threshold: float | None = None,
+        positive: Any = None,
+        loss: Sequence[Sequence[float]] | None = None,
+    ) -> str:
+        """As every model's ``sql`` (models/scoring/prediction.py); the search is the portable
+        window unless the SQL is for the connection's own engine."""
+        type(self)._export_dialect = dialect
+        try:
+            return super().sql(
+                con, source, keys=keys, dialect=dialect, threshold=threshold,
+                positive=positive, loss=loss,
+            )  # fmt: skip
+        finally:
+            type(self)._export_dialect = None
+
+    # -- inspection -----------------------------------------------------------------------
+    @property
+    def stored_rows_(self) -> int:
+        """The training rows stored as candidate neighbours."""
+        learned = self.record.state.learned
+        assert isinstance(learned, KNearestNeighborsState)
+        return learned.stored_rows
+
+    def explain(
+        self,
+        con: Connectable,
+        source: SourceLike,
+        *,
+        keys: Sequence[str] | None = None,
+        top: int | None = None,
+        against: Any = None,
+        form: str = LONG,
+    ) -> pa.Table:
+        """Each row's k nearest neighbours, one row per neighbour, in source order then rank
+        order. Columns: the ``keys`` columns (default: ``row``, the 0-based source position,
+        int64), ``rank`` (int64, 1 the nearest; the tie rule of k_nearest_search.py),
+        ``neighbour`` (int64: the stored row's key in the ``neighbours`` table),
+        ``distance`` (float64, in standardised units), ``class`` (the neighbour's class
+        label, as text). The row's probabilities are its neighbours' votes renormalised.
+        ``top``, ``against`` and ``form="wide"`` are refused (NotSupportedError)."""
+        given = {"top": top, "against": against, "form": None if form == LONG else form}
+        refused = [name for name, value in given.items() if value is not None]
+        if refused:
+            raise NotSupportedError(
+                f"explain of model kind {self.kind!r} lists each row's nearest neighbours: "
+                f"{', '.join(refused)} does not apply"
+            )
+        with (
+            session(con) as warehouse,
+            open_source(warehouse, source) as src,
+            self._current(warehouse) as record,
+        ):
+            chosen = column_names(keys, "keys")
+            outputs = ["rank", "neighbour", "distance", "class"]
+            self._check_outputs(record, src, [(k, k) for k in chosen], outputs)
+            row = names.fresh("wml_row", src.columns)
+            numbered = templates.build("select_numbered", source=src.relation, row=row)
+            shown = [(c, c) for c in chosen] or [(row, ROW_NUMBER)]
+            carried = [alias(column(c, "s"), f"wml_k_{i}") for i, (c, _) in enumerate(shown)]
+            scored, grouped = self._scored(warehouse, record, src, column(row, "s"), carried)
+            scored = scored.from_(numbered.subquery("s"))
+            ranked = self._neighbours(warehouse, record).ranked(scored, grouped)
+            first = column(grouped[1], "r")
+            if not chosen:
+                first = exp.Sub(this=first, expression=literal(1))
+            kept = zip(grouped[2:], shown[1:], strict=True)
+            query = (
+                exp.select(
+                    alias(first, shown[0][1]),
+                    *(alias(column(g, "r"), name) for g, (_, name) in kept),
+                    alias(expressions.as_bigint(column(RANK, "r")), "rank"),
+                    alias(column(NEIGHBOUR, "r"), "neighbour"),
+                    alias(exp.Sqrt(this=column(SQUARED, "r")), "distance"),
+                    alias(column("class_label", "c"), "class"),
+                )
+                .from_(ranked.subquery("r"))
+                .join(
+                    record.parameter_relation("classes", "c"),
+                    on=expressions.all_equal(
+                        (column("wml_part", "c"), literal(0)),
+                        (column(CLASS_INDEX, "c"), column(CLASS_INDEX, "r")),
+                    ),
+                )
+                .order_by(column(ROW_ID, "r"), column(RANK, "r"))
+            )
+            return warehouse.fetch_tree(query)

@@ -1,0 +1,212 @@
+"""Exact k nearest neighbours in SQL: the stored training rows, each scored row's distance to
+every one of them, its k nearest, and their votes.
+
+Coordinates: each feature of a model is one column ``x_<i>`` (its position among the
+features) of both the stored rows and the scored ones, as the linear families' design gives
+it (models/learners/linear_design.py ``Design.values``): a numeric attribute's standardised
+value (NULL: 0, the training mean), a categorical attribute's level number (-1 for NULL or
+unseen). The squared distance of two rows is the sum over the numeric attributes of their
+squared differences plus, per categorical attribute, the overlap distance: 0 for the same level,
+1 otherwise (two NULLs are the same value), added in a fixed order (steps.balanced_sum).
+
+Ranking (the tie rule): a scored row's neighbours are the stored rows in ascending order of the
+squared distance, then of the stored row's key ``neighbour``; the k first are its neighbours.
+The key is each stored row's rank in the order of its stored values (x_0, x_1, ..., then its
+class index): a function of the training rows alone, so the same on every engine and in a
+cross-validation's folds; two stored rows equal in that order are the same row for k-NN.
+
+Two searches give the same rows: :class:`WindowSearch`, portable (``ROW_NUMBER() OVER
+(PARTITION BY scored row ORDER BY squared distance, key)``, kept while <= k), and
+:class:`TopKSearch`, an engine's top-k aggregate (DuckDB's ``MIN_BY(value, ordering, k)``: a
+heap of k per scored row instead of a sort of every pair), chosen by the adapter's
+``TOP_K_AGGREGATE``.
+
+Votes (:func:`votes`): uniform weights count each neighbour once; ``weights="distance"`` counts
+1 / distance, except that a row with neighbours at distance 0 counts those alone, 1 each (as
+scikit-learn). The scoring query renormalises the votes into probabilities.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from warehouse_ml.models.scoring.decision import score_column
+from warehouse_ml.models.scoring.steps import balanced_sum
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import alias, column, literal
+from warehouse_ml.stats.features import NUMERIC, Feature
+
+NEIGHBOUR = "neighbour"
+"""A stored row's key (BIGINT, 1-based): its rank in the order of its stored values."""
+CLASS_INDEX = "class_index"
+SQUARED = "wml_d2"
+"""A pair's squared distance (DOUBLE)."""
+RANK = "wml_rank"
+"""A neighbour's rank among a scored row's neighbours (1 the nearest)."""
+UNIFORM, DISTANCE = "uniform", "distance"
+WEIGHTS = (UNIFORM, DISTANCE)
+
+
+def coordinate(i: int) -> str:
+    """The column of feature ``i``'s coordinate, stored and scored alike."""
+    return f"x_{i}"
+
+
+def squared_distance(features: Sequence[Feature], scored: str, stored: str) -> exp.Expression:
+    """The squared distance between the coordinates of the rows aliased ``scored`` and
+    ``stored`` (module docstring; 0 without features)."""
+    terms = [
+        templates.expression(
+            "knn_squared_difference" if f.kind == NUMERIC else "knn_overlap",
+            scored=column(coordinate(i), scored),
+            stored=column(coordinate(i), stored),
+        )
+        for i, f in enumerate(features)
+    ]
+    return balanced_sum(terms) if terms else literal(0.0)
+
+
+def pairs(
+    scored: exp.Query,
+    grouped: Sequence[str],
+    stored: exp.Query,
+    features: Sequence[Feature],
+    on: exp.Expression | None = None,
+) -> exp.Select:
+    """Every (scored row, stored row) pair: ``scored`` (its ``grouped`` columns, which
+    identify a row, the first alone, and its coordinates) AS q joined to ``stored`` AS t (the
+    stored rows: neighbour, class_index, coordinates) on ``on``, or crossed. Columns: the
+    grouped ones, neighbour, class_index, wml_d2."""
+    query = exp.select(
+        *(alias(column(g, "q"), g) for g in grouped),
+        alias(column(NEIGHBOUR, "t"), NEIGHBOUR),
+        alias(column(CLASS_INDEX, "t"), CLASS_INDEX),
+        alias(squared_distance(features, "q", "t"), SQUARED),
+    ).from_(scored.subquery("q"))
+    if on is None:
+        return query.join(stored.subquery("t"), join_type="CROSS", copy=False)
+    return query.join(stored.subquery("t"), on=on, copy=False)
+
+
+class Search(abc.ABC):
+    """How the k nearest of each scored row are found (module docstring)."""
+
+    @abc.abstractmethod
+    def ranked(self, paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Query:
+        """The k nearest pairs of each scored row of ``paired`` (:func:`pairs`): the grouped
+        columns, neighbour, class_index, wml_d2 and wml_rank (1..k)."""
+
+
+class WindowSearch(Search):
+    """Portable: a ROW_NUMBER window per scored row, kept while <= k."""
+
+    def ranked(self, paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Query:
+        order = exp.Order(
+            expressions=[exp.Ordered(this=column(SQUARED)), exp.Ordered(this=column(NEIGHBOUR))]
+        )
+        window = exp.Window(this=exp.RowNumber(), partition_by=[column(grouped[0])], order=order)
+        numbered = exp.select(exp.Star(), alias(window, RANK)).from_(paired.subquery("p"))
+        return (
+            exp.select(exp.Star())
+            .from_(numbered.subquery("r"))
+            .where(exp.LTE(this=column(RANK, "r"), expression=literal(k)))
+        )
+
+
+def _struct(fields: Sequence[tuple[str, exp.Expression]]) -> exp.Struct:
+    """``STRUCT_PACK(name := value, ...)`` (DuckDB)."""
+    return exp.Struct(
+        expressions=[exp.PropertyEQ(this=exp.to_identifier(n), expression=v) for n, v in fields]
+    )
+
+
+class TopKSearch(Search):
+    """DuckDB's top-k aggregate: per scored row ``MIN_BY(STRUCT_PACK(neighbour, class_index,
+    wml_d2), STRUCT_PACK(wml_d2, neighbour), k)``, a list of the k smallest in that order (the
+    window's order, so the same rows), then unnested with each one's rank. It keeps a heap of
+    k per scored row where the window sorts every pair. DuckDB only (the adapter's
+    ``TOP_K_AGGREGATE``), so built here rather than as a portable template."""
+
+    def ranked(self, paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Query:
+        fields = [NEIGHBOUR, CLASS_INDEX, SQUARED]
+        top = exp.ArgMin(
+            this=_struct([(f, column(f, "p")) for f in fields]),
+            expression=_struct([(f, column(f, "p")) for f in (SQUARED, NEIGHBOUR)]),
+            count=literal(k),
+        )
+        lists = (
+            exp.select(*(alias(column(g, "p"), g) for g in grouped), alias(top, "wml_top"))
+            .from_(paired.subquery("p"))
+            .group_by(*(column(g, "p") for g in grouped))
+        )
+        listed = column("wml_top", "a")
+        ranks = exp.GenerateSeries(start=literal(1), end=exp.ArraySize(this=listed.copy()))
+        unnested = exp.select(
+            *(alias(column(g, "a"), g) for g in grouped),
+            alias(exp.Explode(this=listed), "wml_nb"),
+            alias(exp.Explode(this=ranks), RANK),
+        ).from_(lists.subquery("a"))
+        return exp.select(
+            *(alias(column(g, "u"), g) for g in grouped),
+            *(alias(exp.column(f, "wml_nb", "u"), f) for f in fields),
+            alias(column(RANK, "u"), RANK),
+        ).from_(unnested.subquery("u"))
+
+
+def search_for(top_k_aggregate: bool) -> Search:
+    """The search an engine runs: its top-k aggregate when its adapter has one."""
+    return TopKSearch() if top_k_aggregate else WindowSearch()
+
+
+def votes(
+    ranked: exp.Query, grouped: Sequence[str], kept: Sequence[str], n_classes: int, weights: str
+) -> exp.Select:
+    """Each scored row's votes from its ranked neighbours (module docstring): the ``kept``
+    columns (among the ``grouped`` ones, by which the rows are grouped), then ``wml_j_<c>``
+    per class (DOUBLE >= 0)."""
+    squared = column(SQUARED, "r")
+
+    def summed(weight: exp.Expression, c: int) -> exp.Expression:
+        vote = templates.expression(
+            "knn_vote", class_index=column(CLASS_INDEX, "r"), k=literal(c), weight=weight
+        )
+        return exp.Sum(this=vote)
+
+    scores = []
+    for c in range(n_classes):
+        if weights == UNIFORM:
+            score = summed(literal(1.0), c)
+        else:
+            exact = summed(templates.expression("knn_exact_match", squared=squared), c)
+            inverse = summed(templates.expression("knn_inverse_distance", squared=squared), c)
+            any_exact = exp.EQ(this=exp.Min(this=squared.copy()), expression=literal(0.0))
+            score = exp.case().when(any_exact, exact).else_(inverse)
+        scores.append(alias(score, score_column(c)))
+    return (
+        exp.select(*(alias(column(g, "r"), g) for g in kept), *scores)
+        .from_(ranked.subquery("r"))
+        .group_by(*(column(g, "r") for g in grouped))
+    )
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """The k-nearest-neighbour search of one model: its ``features`` (coordinate order), its
+    stored rows (a query of neighbour, class_index and the coordinates), ``k`` and the
+    engine's :class:`Search`."""
+
+    features: Sequence[Feature]
+    stored: exp.Query
+    k: int
+    search: Search
+
+    def ranked(self, scored: exp.Query, grouped: Sequence[str]) -> exp.Query:
+        """The k nearest stored rows of each row of ``scored`` (its ``grouped`` columns, the
+        first a row number, and its coordinates): grouped columns, neighbour, class_index,
+        wml_d2, wml_rank."""
+        paired = pairs(scored, grouped, self.stored, self.features)
+        return self.search.ranked(paired, grouped, self.k)
