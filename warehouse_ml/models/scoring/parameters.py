@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from warehouse_ml.models.scoring import literal_terms, long_terms, unpivoted_terms
+from warehouse_ml.models.scoring import long_terms
 from warehouse_ml.models.scoring.literal_terms import LiteralParameters
 from warehouse_ml.models.scoring.relations import Join, partition_condition, pivot_rows
 from warehouse_ml.models.scoring.scores import Term
@@ -120,7 +120,6 @@ def attribute_terms(
     literals: LiteralParameters | None,
     partition: str | None,
     looked_up: Mapping[str, Term | None],
-    row: str | None = None,
 ) -> list[Term]:
     """The terms of ``declared`` (one per attribute, in feature order): an attribute in
     ``looked_up`` (the learner's lookup blocks) is read from its block (None: summed in an
@@ -132,50 +131,19 @@ def attribute_terms(
     k = len(record.classes)
     terms = []
     summed: list[LogicalTerm] = []
-    logical = [
-        t for name, t in zip(record.features, declared, strict=True)
-        if isinstance(t, LogicalTerm) and name not in looked_up
-    ]  # fmt: skip
-    unpivoted = _unpivoted(logical, literals, k) if row is not None else []
     for i, (name, term) in enumerate(zip(record.features, declared, strict=True)):
         if name in looked_up:
             block = looked_up[name]
             terms.extend([] if block is None else [block])
         elif isinstance(term, LogicalTerm) and record.state.row_key is not None:
             summed.append(term)
-        elif any(term is u for u in unpivoted):
-            continue
         elif isinstance(term, LogicalTerm):
             terms.append(term_of(term, record, literals, f"wml_a{i}", k, partition))
         else:
             terms.append(term)
     if summed:
         terms.append(long_terms.summed_term(record, summed, partition, record.state.row_key))
-    if unpivoted:
-        assert row is not None  # for the type checker: chosen only when the rows are numbered
-        terms.append(unpivoted_terms.summed_term(record, unpivoted, row))
     return terms
-
-
-def _unpivoted(
-    logical: Sequence[LogicalTerm], literals: LiteralParameters | None, k: int
-) -> list[LogicalTerm]:
-    """The declared terms of a fitted model (``literals`` its parameters) that its numbered
-    scoring query reads in long format (models/scoring/unpivoted_terms.py): every one when
-    their literal cells (stored rows of their keyed levels times ``k`` classes) exceed
-    :data:`~warehouse_ml.models.scoring.literal_terms.MAX_LITERAL_CELLS` or the model is wide
-    (every attribute loaded), else those over the literal limits (not loaded)."""
-    if literals is None:
-        return []
-    loaded = [
-        t for t in logical if all(literals.loaded(level.part, t.attribute) for level in t.keyed())
-    ]
-    cells = k * sum(
-        literals.count(level.part, t.attribute) for t in loaded for level in t.keyed()
-    )
-    if literals.every_attribute or cells > literal_terms.MAX_LITERAL_CELLS:
-        return list(logical)
-    return [t for t in logical if all(t is not u for u in loaded)]
 
 
 def term_of(
