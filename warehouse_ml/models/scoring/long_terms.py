@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from warehouse_ml.models.scoring.parameters import LogicalTerm
 
 KEY = "wml_key"
-"""The scored row's key in the long-format relations."""
+"""The scored row's identity (its key or number) in the long-format relations."""
 SUMMED = "wml_summed"
 """The alias of the summed relation joined to the scored rows."""
 
@@ -60,18 +60,19 @@ def _term_column(class_index: int) -> str:
 
 
 def summed_term(
-    record: ModelRecord, declared: Sequence[LogicalTerm], partition: str | None, key: str
+    record: ModelRecord, declared: Sequence[LogicalTerm], row: str, partition: str | None
 ) -> Term:
-    """The sum of the ``declared`` terms of each scored row (the input step ``AS s``, whose
-    unique, non-NULL ``key`` column identifies a row and whose ``partition`` column names its
-    model; None: partition 0), per class, as one term joined on the key (module docstring)."""
+    """The sum of the ``declared`` terms of each scored row per class, as one term joined on
+    the row's ``row`` (a column of the input step ``AS s`` identifying each row: a unique,
+    non-NULL key, or the query's row number); ``partition``: the input's column naming each
+    row's model (None: partition 0, a fitted model's). Module docstring."""
     k = len(record.classes)
     shapes: dict[tuple[object, ...], list[LogicalTerm]] = {}
     for term in declared:
         shape = (tuple(x.column for x in term.keys), term.chain, term.value_column)
         shapes.setdefault(shape, []).append(term)
     cells = templates.union_all(
-        _cells(record, terms, k, partition, key) for terms in shapes.values()
+        _cells(record, terms, k, row, partition) for terms in shapes.values()
     )
     sums = [
         alias(
@@ -87,13 +88,13 @@ def summed_term(
         exp.case().when(missing.copy(), literal(0.0)).else_(column(f"wml_j_{c}", SUMMED))
         for c in range(k)
     ]
-    on = expressions.equals(column(KEY, SUMMED), column(key, "s"))
+    on = expressions.equals(column(KEY, SUMMED), column(row, "s"))
     return Term(per_class, [Join(summed, SUMMED, on=on)])
 
 
-def _unpivoted(term: LogicalTerm, partition: str | None, key: str) -> exp.Select:
-    """One row per scored row whose value of ``term``'s attribute is not NULL: its key, its
-    partition, the attribute's name and each key of ``term`` as text, named as the stored
+def _unpivoted(term: LogicalTerm, row: str, partition: str | None) -> exp.Select:
+    """One row per scored row whose value of ``term``'s attribute is not NULL: its ``row``,
+    its partition, the attribute's name and each key of ``term`` as text, named as the stored
     key column."""
     texts = [
         alias(expressions.as_text(x.operand) if x.integer else x.operand, x.column)
@@ -103,7 +104,7 @@ def _unpivoted(term: LogicalTerm, partition: str | None, key: str) -> exp.Select
     present = exp.Not(this=exp.Is(this=term.missing.copy(), expression=exp.null()))
     return (
         exp.select(
-            alias(column(key, "s"), KEY),
+            alias(column(row, "s"), KEY),
             alias(part, PARTITION),
             alias(literal(term.attribute), "attribute"),
             *texts,
@@ -117,13 +118,13 @@ def _cells(
     record: ModelRecord,
     terms: Sequence[LogicalTerm],
     k: int,
+    row: str,
     partition: str | None,
-    key: str,
 ) -> exp.Select:
     """The terms of each scored row and attribute of ``terms`` (declared alike: the same key
     columns and chain): column wml_key, then ``wml_t_<i>`` per class."""
     first = terms[0]
-    rows = templates.union_all(_unpivoted(term, partition, key) for term in terms)
+    rows = templates.union_all(_unpivoted(term, row, partition) for term in terms)
     query = exp.select(alias(column(KEY, "u"), KEY)).from_(rows.subquery("u", copy=False))
     class_columns = pivot_columns(first.value_column, k, "lp")
     found: dict[str, exp.Expression] = {}
@@ -133,6 +134,7 @@ def _cells(
         pivot = templates.build(
             "pivot_attributes_by_class",
             table=record.parameters(level.part),
+            attributes=[literal(term.attribute) for term in terms],
             key_columns=[alias(column(name, "p"), name) for name in level.keys],
             key_group=[column(name, "p") for name in level.keys],
             class_columns=class_columns,

@@ -142,7 +142,7 @@ def attribute_terms(
         else:
             terms.append(term)
     if summed:
-        terms.append(long_terms.summed_term(record, summed, partition, record.state.row_key))
+        terms.append(long_terms.summed_term(record, summed, record.state.row_key, partition))
     return terms
 
 
