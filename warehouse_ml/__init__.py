@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
     from warehouse_ml.engines.base import Warehouse
     from warehouse_ml.engines.sources import Query, query
     from warehouse_ml.evaluation.crossval import Evaluation, cross_validate, evaluate
+    from warehouse_ml.evaluation.k_nearest_selection import select_k
     from warehouse_ml.evaluation.loo import cross_validate_leave_one_out
     from warehouse_ml.evaluation.metrics import (
         accuracy,
@@ -155,6 +156,7 @@ LAZY: dict[str, tuple[str, str | None]] = {
     ),
     "NaiveBayes": ("warehouse_ml.models.learners.naive_bayes", "NaiveBayes"),
     "pair_information": ("warehouse_ml.models.inspection.relevance", "pair_information"),
+    "select_k": ("warehouse_ml.evaluation.k_nearest_selection", "select_k"),
     "rank_attributes": ("warehouse_ml.models.inspection.relevance", "rank_attributes"),
     "TAN": ("warehouse_ml.models.learners.tan", "TAN"),
     "Progress": ("warehouse_ml.progress", "Progress"),
@@ -245,6 +247,7 @@ __all__ = [
     "resample",
     "roc_auc",
     "roc_curve",
+    "select_k",
     "select_model",
     "synthetic",
     "vacuum",

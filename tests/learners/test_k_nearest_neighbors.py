@@ -242,3 +242,22 @@ def test_more_neighbours_than_rows_vote_with_every_row(con):
         probabilities(model, con, pa.table({"x": [5.0]})), [[1 / 3, 2 / 3]], atol=1e-15
     )
     assert model.stored_rows_ == 3 and math.isclose(model.n_rows_, 3)
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+def test_select_k_errors_equal_cross_validating_each_k(con, weights):
+    """Every k's error from the one ranked table equals a cross-validation of that k on the
+    same folds (each fold scaled by its own training rows); the least error is refitted."""
+    table = mixed_table(240, 13).append_column("id", pa.array(range(240)))
+    con.register("arrow_rows", table)
+    con.execute("CREATE TABLE t AS SELECT * FROM arrow_rows")
+    options = {"folds": 4, "seed": 3, "key": "id", "features": ["colour", "size", "weight"]}
+    chosen = wml.select_k(con, "t", "y", [1, 2, 6, 9], weights=weights, name="chosen", **options)
+    for row in chosen.comparison.to_pylist():
+        model = KNearestNeighbors(k=row["k"], weights=weights)
+        evaluation = wml.cross_validate(con, "t", "y", model, **options)
+        assert row["error"] == pytest.approx(1 - evaluation.accuracy().accuracy, abs=1e-15)
+    errors = chosen.comparison["error"].to_pylist()
+    best = chosen.comparison["k"][errors.index(min(errors))].as_py()
+    assert chosen.model.k == best and chosen.comparison["chosen"].to_pylist().count(True) == 1
+    assert wml.load(con, "chosen").k == best

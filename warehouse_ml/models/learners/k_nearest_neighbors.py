@@ -75,9 +75,10 @@ ROW_ID = "wml_n"
 """The scored rows' own number (grouping a row's neighbours whatever its carried columns)."""
 
 
-def stored_rows(design: Design, training: Training) -> exp.Query:
-    """The ``neighbours`` table's rows (module docstring) of ``training``'s labelled rows, each
-    keyed by its rank in the order of its coordinates, then its class index."""
+def stored_rows(design: Design, training: Training, part: int = 0) -> exp.Query:
+    """The ``neighbours`` table's rows (module docstring) of ``training``'s labelled rows as
+    model ``part``, each keyed by its rank in the order of its coordinates, then its class
+    index (classes numbered as ``training.classes[0]``)."""
     source = training.source
     klass = exp.Case(this=expressions.as_text(column(training.target, "s")))
     for c in training.classes[0]:
@@ -97,7 +98,7 @@ def stored_rows(design: Design, training: Training) -> exp.Query:
     )
     key = exp.Window(this=exp.RowNumber(), order=order)
     return exp.select(
-        alias(exp.cast(literal(0), "INTEGER"), "wml_part"),
+        alias(exp.cast(literal(part), "INTEGER"), "wml_part"),
         alias(expressions.as_bigint(key), NEIGHBOUR),
         alias(column(CLASS_INDEX, "r"), CLASS_INDEX),
         *(alias(column(c, "r"), c) for c in coordinates),

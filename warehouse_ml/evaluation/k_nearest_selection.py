@@ -1,0 +1,114 @@
+"""Choosing k of k nearest neighbours by cross-validation: every candidate k from ONE ranked
+neighbour table (:func:`select_k`; the SQL is models/learners/k_nearest_folds.py)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.sources import Source, SourceLike, open_source
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.evaluation import out_of_fold, planning, splits
+from warehouse_ml.models.learners.k_nearest_folds import fold_errors
+from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors
+from warehouse_ml.progress import ProgressCallback
+from warehouse_ml.store import catalog
+
+
+@dataclass(frozen=True)
+class KSelection:
+    """Outcome of :func:`select_k`: ``model``, the chosen k refitted on every row, and
+    ``comparison``: one row per candidate, columns k (int64), error (float64: the share of
+    held-out rows predicted wrong), accuracy (float64, 1 - error), chosen (bool)."""
+
+    model: KNearestNeighbors
+    comparison: pa.Table
+
+
+def select_k(
+    con: Connectable,
+    source: SourceLike,
+    target: str,
+    ks: Iterable[int],
+    *,
+    weights: str = "uniform",
+    folds: int = 10,
+    stratified: bool = True,
+    seed: int = 0,
+    key: str | None = None,
+    features: Sequence[str] | str | None = None,
+    categorical: Iterable[str] | None = None,
+    numeric: Iterable[str] | None = None,
+    name: str | None = None,
+    allow_high_cardinality: bool = False,
+    progress: ProgressCallback | None = None,
+) -> KSelection:
+    """Cross-validate :class:`KNearestNeighbors` with ``weights`` for every k of ``ks`` on the
+    same folds, from one search of each held-out row's max(ks) nearest rows of its training
+    folds; refit the k of least error (ties to the smaller k) on every row as model ``name``
+    (default ``k_nearest_neighbors_<target>``).
+
+    Each k's error equals that of ``cross_validate(con, source, target,
+    KNearestNeighbors(k=k, weights=weights), folds=folds, stratified=stratified, seed=seed,
+    key=key)``: the folds are assigned the same way and each fold's scaling is learned on its
+    training rows. ``features``, ``categorical``, ``numeric`` and ``allow_high_cardinality``
+    are as for ``fit`` (``"top:k"`` is not taken here); ``progress`` as for
+    ``cross_validate`` (operation ``"select_k"``).
+    """
+    chosen_ks = sorted({_k(k) for k in ks})
+    if not chosen_ks:
+        raise ParameterError("select_k needs at least one k")
+    splits.check_folds(folds)
+    largest = KNearestNeighbors(k=chosen_ks[-1], weights=weights)
+    with session(con, "select_k", progress) as warehouse:
+        if isinstance(source, pa.RecordBatchReader):  # read by the search and the refit
+            source = source.read_all()
+        selection = {"features": features, "categorical": categorical, "numeric": numeric}
+        with open_source(warehouse, source) as src:
+            plan = planning.plan_evaluation(
+                warehouse, src, target, largest, key, selection, False, allow_high_cardinality
+            )
+            if plan.top is not None:
+                raise ParameterError('select_k takes features by name, not "top:k"')
+            catalog.ensure(warehouse)
+            with out_of_fold.work_tables(
+                warehouse, f"knn{uuid.uuid4().hex[:12]}", "select_k"
+            ) as work:
+                try:
+                    split = out_of_fold.assign_once(
+                        warehouse, src, target, folds, stratified, seed, key, work
+                    )
+                    rows = Source(
+                        split.table.to_table(), warehouse.schema_of(split.table),
+                        src.description, True,
+                    )  # fmt: skip
+                    errors = fold_errors(
+                        warehouse, rows, split.fold_column, folds, target, plan.features,
+                        plan.classes, chosen_ks, weights, work, plan.check,
+                    )  # fmt: skip
+                finally:
+                    work.drop()
+        best = min(chosen_ks, key=lambda k: (errors[k], k))
+        model = KNearestNeighbors(k=best, weights=weights).fit(
+            warehouse, source, target, **plan.selection, keys=[key] if key else None,
+            name=name, allow_high_cardinality=allow_high_cardinality,
+        )  # fmt: skip
+    comparison = pa.table(
+        {
+            "k": pa.array(chosen_ks, pa.int64()),
+            "error": pa.array([errors[k] for k in chosen_ks], pa.float64()),
+            "accuracy": pa.array([1.0 - errors[k] for k in chosen_ks], pa.float64()),
+            "chosen": pa.array([k == best for k in chosen_ks]),
+        }
+    )
+    return KSelection(model, comparison)
+
+
+def _k(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ParameterError(f"every k must be an integer >= 1, got {value!r}")
+    return value
