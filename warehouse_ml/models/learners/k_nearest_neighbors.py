@@ -32,7 +32,7 @@ cross-validation is :func:`warehouse_ml.models.learners.k_nearest_selection.sele
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import pyarrow as pa
 from sqlglot import exp
@@ -120,7 +120,6 @@ class KNearestNeighbors(Classifier):
 
     kind = "k_nearest_neighbors"
     state_class = KNearestNeighborsState
-    _export_dialect: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -141,6 +140,8 @@ class KNearestNeighbors(Classifier):
         self.k = k
         self.weights = weights
         self.metric = metric
+        self._export_dialect: str | None = None
+        """The dialect of the SQL being exported by :meth:`sql` (None: the engine's own)."""
 
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
@@ -158,9 +159,9 @@ class KNearestNeighbors(Classifier):
         return KNearestNeighborsState(stored_rows=sum(c.n_rows for c in training.classes[0]))
 
     # -- scoring --------------------------------------------------------------------------
-    def _neighbours(self, warehouse: Warehouse, record: ModelRecord) -> Neighbours:
-        """The search of the fitted model ``record`` on ``warehouse`` (the portable one for
-        SQL exported to another dialect)."""
+    def _search(self, warehouse: Warehouse, record: ModelRecord) -> tuple[Design, Neighbours]:
+        """The design and the search of the fitted model ``record`` on ``warehouse`` (the
+        portable search for SQL exported to another dialect)."""
         design = Design.read(warehouse, record)
         stored = (
             exp.select(exp.Star())
@@ -168,21 +169,15 @@ class KNearestNeighbors(Classifier):
             .where(exp.EQ(this=column("wml_part", "n"), expression=literal(0)))
         )
         own = self._export_dialect in (None, warehouse.dialect)
-        return Neighbours(
-            design.features, stored, self.k, search_for(own and warehouse.TOP_K_AGGREGATE)
-        )
+        search = search_for(own and warehouse.TOP_K_AGGREGATE)
+        return design, Neighbours(design.features, stored, self.k, search)
 
+    @staticmethod
     def _scored(
-        self,
-        warehouse: Warehouse,
-        record: ModelRecord,
-        source: Source,
-        number: exp.Expression,
-        carried: Sequence[exp.Expression],
+        design: Design, source: Source, number: exp.Expression, carried: Sequence[exp.Expression]
     ) -> tuple[exp.Select, list[str]]:
         """The scored rows of the input ``s``: ``number`` (a row number) as wml_n, the
         ``carried`` items and the coordinates; and the names identifying a row (wml_n first)."""
-        design = Design.read(warehouse, record)
         coordinates = [alias(v, coordinate(i)) for i, v in enumerate(design.values(source))]
         grouped = [ROW_ID, *(item.alias_or_name for item in carried)]
         return exp.select(alias(number, ROW_ID), *carried, *coordinates), grouped
@@ -191,11 +186,11 @@ class KNearestNeighbors(Classifier):
         self, warehouse: Warehouse, record: ModelRecord, source: Source
     ) -> AggregatedScores:
         """The votes of each row's k nearest stored rows (module docstring)."""
-        search = self._neighbours(warehouse, record)
+        design, search = self._search(warehouse, record)
 
         def relation(carried: Sequence[exp.Expression]) -> exp.Query:
             numbered = exp.Window(this=exp.RowNumber())
-            scored, grouped = self._scored(warehouse, record, source, numbered, carried)
+            scored, grouped = self._scored(design, source, numbered, carried)
             scored = scored.from_(exp.to_table(INPUT).as_("s"))
             return votes(
                 search.ranked(scored, grouped), grouped, grouped[1:], len(record.classes),
@@ -232,14 +227,14 @@ class KNearestNeighbors(Classifier):
     ) -> str:
         """As every model's ``sql`` (models/scoring/prediction.py); the search is the portable
         window unless the SQL is for the connection's own engine."""
-        type(self)._export_dialect = dialect
+        self._export_dialect = dialect
         try:
             return super().sql(
                 con, source, keys=keys, dialect=dialect, threshold=threshold,
                 positive=positive, loss=loss,
             )  # fmt: skip
         finally:
-            type(self)._export_dialect = None
+            self._export_dialect = None
 
     # -- inspection -----------------------------------------------------------------------
     @property
@@ -285,9 +280,9 @@ class KNearestNeighbors(Classifier):
             numbered = templates.build("select_numbered", source=src.relation, row=row)
             shown = [(c, c) for c in chosen] or [(row, ROW_NUMBER)]
             carried = [alias(column(c, "s"), f"wml_k_{i}") for i, (c, _) in enumerate(shown)]
-            scored, grouped = self._scored(warehouse, record, src, column(row, "s"), carried)
-            scored = scored.from_(numbered.subquery("s"))
-            ranked = self._neighbours(warehouse, record).ranked(scored, grouped)
+            design, search = self._search(warehouse, record)
+            scored, grouped = self._scored(design, src, column(row, "s"), carried)
+            ranked = search.ranked(scored.from_(numbered.subquery("s")), grouped)
             first = column(grouped[1], "r")
             if not chosen:
                 first = exp.Sub(this=first, expression=literal(1))
