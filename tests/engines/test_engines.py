@@ -17,8 +17,8 @@ end of the session. An engine whose software is missing is skipped with the reas
 the whole suite with ``-m "not engines"``.
 
 Every engine test runs on ``local[2]``; the cluster runs those marked ``on_the_cluster_too``:
-Naive Bayes, TAN and logistic regression fitted and scored (a durable table, Arrow data, a
-prediction view; ``CLUSTER_CASES``), the exported SQL, and the check that both executors do the
+Naive Bayes, TAN, logistic regression and linear discriminant fitted and scored (a durable
+table, Arrow data, a prediction view; ``CLUSTER_CASES``), the exported SQL, and the check that both executors do the
 work; updates and cross-validation, the same statements again, run on ``local[2]``. A cluster adds no SQL of its
 own: the statements are the same Spark SQL, run elsewhere. It changes where the work happens:
 executors write every table's files, the driver lists and commits them, Arrow data travels
@@ -380,6 +380,25 @@ def logistic_regression(engine: Engine) -> dict[str, Any]:
             engine, _fit(engine, wml.LogisticRegression(), "engine_lr"), "engine_lr"
         ),
         "binary": _model_results(engine, binary, "engine_lr_binary"),
+    }
+
+
+@case
+def linear_discriminant(engine: Engine) -> dict[str, Any]:
+    """Linear discriminant analysis from one pass of per-class sums (DOUBLE, in each engine's
+    order), three classes and two (with shrinkage), over categorical (string, integer,
+    boolean) and numeric attributes with NULLs: coefficients, scores, predictions and a
+    prediction view."""
+    table = engine.load(TABLE, DATA)
+    binary = wml.LinearDiscriminant(shrinkage=0.2).fit(
+        engine.warehouse, table, "flag", keys=["id"], features=["colour", "size", "weight"],
+        categorical=["size"], name="engine_lda_binary",
+    )  # fmt: skip
+    return {
+        "classes": _model_results(
+            engine, _fit(engine, wml.LinearDiscriminant(), "engine_lda"), "engine_lda"
+        ),
+        "binary": _model_results(engine, binary, "engine_lda_binary"),
     }
 
 
@@ -748,7 +767,7 @@ def tan_uncounted_pairs(engine: Engine) -> dict[str, Any]:
 _REFERENCE: dict[str, dict[str, Any]] = {}
 
 
-CLUSTER_CASES = ["naive_bayes", "tan", "logistic_regression"]
+CLUSTER_CASES = ["naive_bayes", "tan", "logistic_regression", "linear_discriminant"]
 """The cases the Spark cluster runs too: each family fitted and scored (updates and
 cross-validation run the same kinds of statements, on ``local[2]``, which keeps the suite's
 time)."""
