@@ -8,11 +8,20 @@ marginals are one GROUP BY over its joint table crossed with its attributes' slo
 (``count_values_from_block.sql``), as pair counts are (stats/pairs.py): a GROUP BY per
 attribute made DuckDB plan for longer than it counted on small tables (35 attributes: 0.2 s
 of planning for 700 rows), and costs the same on large ones.
+
+A block whose columns are integer codes of known ranges (``codes``: the smallest and largest
+value of each in the counted rows, stats/integer_rule.code_ranges) is grouped by ONE integer
+key instead (``count_packed_block.sql``): each code's offset from its smallest value, a NULL
+as one slot more, packed digit by digit (the class too when it is such a code), and decoded
+after grouping into the same block table. Grouping one integer costs less than grouping five
+columns (DuckDB indexes an array by a key of small range instead of hashing): on bench/nb.py's
+5M rows x 20 integer codes, blocks of 4 counted in 0.13 s of CPU instead of 0.23 s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from sqlglot import exp
 
@@ -27,6 +36,16 @@ the statement's size (1,000 attributes in one statement: 17 s to plan; in chunks
 PARTITION = "wml_part"
 """Output name of the partition column of every count and parameter table: the model the row
 belongs to (0 for a fitted model; the held-out fold for cross-validation's models)."""
+
+
+MAX_PACKED_KEY = 2**31 - 1
+"""Largest key a block's packed codes may reach: every engine's INTEGER arithmetic holds it
+(Spark's wraps around past it without an error)."""
+_INTEGER_RANGE = (-(2**31), 2**31 - 1)
+
+CodeRanges = Mapping[str, tuple[int, int]]
+"""Columns holding integer codes, each with the smallest and largest value of the rows
+counted (both ends included)."""
 
 
 WEIGHT_SUM_TYPE = exp.DataType.build("DECIMAL(38, 18)")
@@ -79,6 +98,116 @@ def slot_value(slots: Sequence[str], slot: exp.Expression) -> exp.Case:
     return case
 
 
+@dataclass(frozen=True)
+class _Digit:
+    """One column of a packed block key: ``name`` (its block column: class_value, a0, ...), its
+    value over the source row, its range, and the key's multiplier of its digit."""
+
+    name: str
+    value: exp.Expression
+    low: int
+    high: int
+    multiplier: int
+
+    @property
+    def null_slot(self) -> int:
+        """The digit of a NULL: the one after the largest value's."""
+        return self.high - self.low + 1
+
+    def packed(self) -> exp.Expression:
+        """``COALESCE(value - low, null_slot) * multiplier`` over the source row (the value
+        cast to INTEGER when its range fits one, so that a narrower type cannot overflow)."""
+        value = self.value.copy()
+        if _INTEGER_RANGE[0] <= self.low and self.high <= _INTEGER_RANGE[1]:
+            value = exp.cast(value, exp.DataType.Type.INT)
+        if self.low != 0:
+            value = exp.Sub(this=value, expression=templates.literal(self.low))
+        digit = exp.Coalesce(this=value, expressions=[templates.literal(self.null_slot)])
+        if self.multiplier == 1:
+            return digit
+        return exp.Mul(
+            this=exp.paren(digit, copy=False), expression=templates.literal(self.multiplier)
+        )
+
+    def decoded(self, key: exp.Expression) -> exp.Expression:
+        """The value back from the block key ``key``: ``NULLIF(key // multiplier % slots,
+        null_slot) + low`` (NULL for the NULL slot)."""
+        digit: exp.Expression = key.copy()
+        if self.multiplier > 1:
+            digit = exp.IntDiv(this=digit, expression=templates.literal(self.multiplier))
+        digit = exp.Mod(this=digit, expression=templates.literal(self.null_slot + 1))
+        value = exp.Nullif(this=digit, expression=templates.literal(self.null_slot))
+        return exp.Add(this=value, expression=templates.literal(self.low)) if self.low else value
+
+
+def _digits(columns: Sequence[tuple[str, exp.Expression, tuple[int, int]]]) -> list[_Digit]:
+    """The digits of a block key over ``columns`` (block column, value, range), in order,
+    leaving out a column whose slots would take the key past :data:`MAX_PACKED_KEY`."""
+    digits: list[_Digit] = []
+    multiplier = 1
+    for name, value, (low, high) in columns:
+        slots = high - low + 2
+        if multiplier * slots - 1 > MAX_PACKED_KEY:
+            continue
+        digits.append(_Digit(name, value, low, high, multiplier))
+        multiplier *= slots
+    return digits
+
+
+Range = tuple[int, int] | None
+"""A block column's code range (smallest, largest value), or None: not a known code."""
+
+
+def _block_counts(
+    source: exp.Table,
+    target: tuple[str, Range],
+    items: Sequence[tuple[str, exp.Expression, Range]],
+    partition: str | None,
+    weight: str | None,
+) -> exp.Query:
+    """The joint counts of one block: class_value, the block columns ``items`` (name, value
+    over ``src``, code range), wml_part, n. ``count_block.sql``, or ``count_packed_block.sql``
+    when at least two of its columns (the ``target``, with its code range, among them) are
+    codes of known ranges."""
+    source_part, source_group = partition_items(partition, "src")
+    columns = [("class_value", column(target[0], "src"), target[1]), *items]
+    digits = _digits([(name, value, codes) for name, value, codes in columns if codes])
+    if len(digits) < 2:
+        return templates.build(
+            "count_block",
+            source=source,
+            target=target[0],
+            block_columns=[*source_part, *(alias(value, name) for name, value, _ in items)],
+            group_columns=[*source_group, *(value.copy() for _, value, _ in items)],
+            count=row_count(weight),
+        )
+    packed = {d.name: d for d in digits}
+    key: exp.Expression = digits[0].packed()
+    for digit in digits[1:]:
+        key = exp.Add(this=key, expression=digit.packed())
+    raw = [(name, value) for name, value, _ in columns if name not in packed]
+    grouped_key = column("wml_key", "k")
+    outputs = [
+        alias(packed[name].decoded(grouped_key), name, copy=False)
+        if name in packed
+        else alias(column(name, "k"), name, copy=False)
+        for name, _, _ in columns
+    ]
+    part = partition_items(PARTITION, "k")[0] if partition is not None else source_part
+    return templates.build(
+        "count_packed_block",
+        source=source,
+        grouped=[
+            *(source_part if partition is not None else []),
+            *(alias(value, name) for name, value in raw),
+            alias(key, "wml_key"),
+        ],
+        group_columns=[*source_group, *(value.copy() for _, value in raw), key],
+        columns=[*outputs, *part],
+        count=row_count(weight),
+    )
+
+
 def categorical_counts(
     source: exp.Table,
     target: str,
@@ -87,6 +216,7 @@ def categorical_counts(
     partition: str | None = None,
     weight: str | None = None,
     values: Mapping[str, exp.Expression] | None = None,
+    codes: CodeRanges | None = None,
 ) -> exp.Query:
     """Query of (attribute, value, class_label, n) for every categorical attribute.
 
@@ -97,25 +227,25 @@ def categorical_counts(
     ``partition`` (a source column such as a fold id) the counts are per partition value,
     still in one scan, in column ``wml_part``; without, wml_part is 0. ``values``: an
     attribute's value as an expression over the source row ``src`` (e.g. a bin index), in
-    place of its column; each block computes only its own attributes' values.
+    place of its column; each block computes only its own attributes' values. ``codes``:
+    the target and attribute columns (their own values, not ``values``) holding integer codes
+    within the given ranges, which a block groups as one packed key (module docstring); a
+    value outside its range would be counted as another, so the ranges must be those of the
+    rows counted (code_ranges, then check_code_ranges after counting).
     """
     valued = {a: column(a, "src") for a in attributes} | dict(values or {})
-    source_part, source_group = partition_items(partition, "src")
+    coded = {a: r for a, r in (codes or {}).items() if a in attributes and a not in (values or {})}
     block_part, _ = partition_items(PARTITION, "b")
     counted_part, counted_group = partition_items(PARTITION, "x")
     selects = []
     for block in blocks(attributes, block_size):
         slots = [f"a{i}" for i in range(len(block))]
-        counts = templates.build(
-            "count_block",
-            source=source,
-            target=target,
-            block_columns=[
-                *source_part,
-                *(alias(valued[a], s) for a, s in zip(block, slots, strict=True)),
-            ],
-            group_columns=[*source_group, *(valued[a].copy() for a in block)],
-            count=row_count(weight),
+        counts = _block_counts(
+            source,
+            (target, (codes or {}).get(target)),
+            [(s, valued[a], coded.get(a)) for a, s in zip(block, slots, strict=True)],
+            partition,
+            weight,
         )
         selects.append(
             templates.build(

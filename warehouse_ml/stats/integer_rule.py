@@ -17,7 +17,9 @@ such column (``MIN(x)``, ``MAX(x)``: a column spanning at most 32 integers has a
 values, a code, decided without counting them), then ``COUNT(DISTINCT x)`` of the columns with
 a wider range only. Counting distinct values costs a hash table per column: 2.4 s over 5M rows
 x 20 integer codes, where their ranges take 0.07 s (bench/nb.py's data). A cross-validation
-decides once for all its folds, so every fold models a column the same way. On UCI
+decides once for all its folds, so every fold models a column the same way. The same ranges
+query gives Naive Bayes the bounds it packs a block of codes by when counting
+(:func:`code_ranges`, stats/counting.py). On UCI
 ``adult``: age, fnlwgt, capital-gain, capital-loss and hours-per-week become numeric,
 education-num (16 values) stays categorical.
 """
@@ -30,7 +32,7 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
-from warehouse_ml.errors import IntegerColumnsWarning, warn_user
+from warehouse_ml.errors import IntegerColumnsWarning, SourceError, warn_user
 from warehouse_ml.sqlgen.templates import alias, column
 from warehouse_ml.stats.features import (
     CATEGORICAL,
@@ -65,6 +67,41 @@ def ranges_query(source: Source, names: Sequence[str]) -> exp.Query:
             for label, aggregate in (("min", exp.Min), ("max", exp.Max))
         ]
     ).from_(source.relation.copy().as_("src"))
+
+
+def code_ranges(
+    warehouse: Warehouse, source: Source, names: Sequence[str]
+) -> dict[str, tuple[int, int]]:
+    """The smallest and largest value of each integer column of ``names`` in ``source`` (one
+    statement; none without names): the ranges counting.categorical_counts packs a block's
+    codes by. A column without a non-NULL value is left out."""
+    if not names:
+        return {}
+    row = warehouse.fetch_tree(ranges_query(source, names)).to_pylist()[0]
+    return {
+        name: (int(row[f"wml_min_{i}"]), int(row[f"wml_max_{i}"]))
+        for i, name in enumerate(names)
+        if row[f"wml_min_{i}"] is not None
+    }
+
+
+def check_code_ranges(
+    warehouse: Warehouse, source: Source, ranges: Mapping[str, tuple[int, int]]
+) -> None:
+    """Refuse (SourceError, naming the column) a source whose columns of ``ranges``
+    (:func:`code_ranges`, read before counting it) now hold a value outside them: rows were
+    written to it while it was counted, and counts packed by those ranges could have taken
+    such a value for another."""
+    now = code_ranges(warehouse, source, list(ranges))
+    for name, (low, high) in ranges.items():
+        found = now.get(name, (low, high))
+        if found[0] < low or found[1] > high:
+            raise SourceError(
+                f"column {name!r} of {source.description} held values from {low} to {high} "
+                f"when the fit began, and from {found[0]} to {found[1]} after counting them; "
+                "expected a source nobody writes to during the fit: fit again once its "
+                "writers are done, or fit from a snapshot of it"
+            )
 
 
 def distinct_counts_query(source: Source, names: Sequence[str]) -> exp.Query:

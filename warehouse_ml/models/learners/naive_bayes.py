@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
@@ -63,10 +64,11 @@ from warehouse_ml.models.state import held_edges
 from warehouse_ml.models.training import ClassCount, Training, total
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column
-from warehouse_ml.stats import binning, counting
-from warehouse_ml.stats.counting import PARTITION
+from warehouse_ml.stats import binning, counting, integer_rule
+from warehouse_ml.stats.counting import PARTITION, CodeRanges
 from warehouse_ml.stats.features import (
     CATEGORICAL,
+    INTEGER_TYPES,
     NUMERIC,
     Feature,
     valued_source,
@@ -266,9 +268,10 @@ class NaiveBayes(
         numeric = [f.name for f in features if f.kind == NUMERIC]
         counts = moments = None
         floor = None
+        codes = _code_ranges(warehouse, training)
         if categorical:
             counts = training.model_counts(
-                warehouse, tables, "part_counts", self._counts(warehouse, training, tables),
+                warehouse, tables, "part_counts", self._counts(warehouse, training, tables, codes),
                 "select_counts_outside_partitions",
             )  # fmt: skip
         if numeric:
@@ -288,6 +291,8 @@ class NaiveBayes(
         write_parameters(
             warehouse, self, counts, moments, training.classes, tables, training.count_type, floor
         )
+        if codes:
+            integer_rule.check_code_ranges(warehouse, training.source, codes)
         histogram = None
         if numeric and (training.stored is None or "histogram" in training.stored.record.parts):
             histogram = _histogram(warehouse, training, tables, numeric)
@@ -309,10 +314,11 @@ class NaiveBayes(
         return NaiveBayesState(histogram_bins=held_edges(histogram), lookup=tuple(blocks))
 
     def _counts(
-        self, warehouse: Warehouse, training: Training, tables: Staging
+        self, warehouse: Warehouse, training: Training, tables: Staging, codes: CodeRanges
     ) -> exp.Query | TableName:
         """The categorical counts of the source per model partition: one query, or a staging
-        table ``counts`` filled chunk by chunk for a wide model."""
+        table ``counts`` filled chunk by chunk for a wide model; ``codes``: the integer codes'
+        ranges (:func:`_code_ranges`)."""
         categorical = [f.name for f in training.features if f.kind == CATEGORICAL]
         counted = valued_source(training.source.relation, training.carried, training.features)
         chunks = [
@@ -323,6 +329,7 @@ class NaiveBayes(
                 self.block_size,
                 training.held_out,
                 training.weight,
+                codes=codes,
             )
             for chunk in counting.blocks(categorical, counting.MAX_COUNTED_ATTRIBUTES)
         ]
@@ -341,6 +348,24 @@ class NaiveBayes(
     def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
         """One term per attribute (naive_bayes_terms.model_parts)."""
         return naive_bayes_terms.model_parts(warehouse, record, source)
+
+
+def _code_ranges(warehouse: Warehouse, training: Training) -> CodeRanges:
+    """The ranges of the integer-typed target and categorical attributes in the source
+    (integer_rule.code_ranges), by which counting packs each block of them into one key; none
+    when fewer than two columns could be packed together."""
+    names = [
+        f.name
+        for f in training.features
+        if f.kind == CATEGORICAL and f.sql_type.startswith(INTEGER_TYPES)
+    ]
+    if not names:
+        return {}
+    if pa.types.is_integer(training.source.field(training.target).type):
+        names.insert(0, training.target)
+    if len(names) < 2:
+        return {}
+    return integer_rule.code_ranges(warehouse, training.source, names)
 
 
 def _histogram(
