@@ -8,54 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
+from reader_cases import MODELS, SCORED, training
 
 import warehouse_ml as wml
 from warehouse_ml.engines import connect
 from warehouse_ml.models.scoring import literal_terms
-
-N = 400
-
-
-def training() -> pa.Table:
-    rng = np.random.default_rng(11)
-    a = rng.choice(["x", "y", "z's"], N)
-    b = np.where((rng.random(N) < 0.5) & (a == "y"), "w", a)  # pairs (w, x), (x, y) unseen
-    c = rng.choice(["p", "q"], N)
-    label = np.where((a == "x") ^ (c == "p"), "yes", "no")
-    label = np.where(rng.random(N) < 0.15, rng.choice(["yes", "no", "maybe"], N), label)
-
-    def holes(values: np.ndarray) -> list:
-        return [None if rng.random() < 0.08 else v for v in values.tolist()]
-
-    return pa.table(
-        {
-            "id": np.arange(N),
-            "a": holes(a),
-            "b": holes(b),
-            "c": holes(c),
-            "amount": holes(np.round(rng.normal(50, 20, N), 2) + (a == "x") * 15),
-            "label": label.tolist(),
-        }
-    )
-
-
-SCORED = pa.table(
-    {
-        "id": list(range(6)),
-        "a": ["x", "never", None, "y", "z's", "x"],
-        "b": ["w", "x", "w", None, "unseen", "y"],
-        "c": ["p", "q", None, "q", "p", "never"],
-        "amount": [50.0, None, -1e6, 75.5, 20.0, 1e6],
-    }
-)
-
-MODELS = [
-    wml.NaiveBayes(),
-    wml.NaiveBayes(alpha=0.0),
-    wml.TAN(),
-    wml.TAN(alpha=0.0, prior_alpha=0.0),
-    wml.TAN(numeric=["amount"]),
-]
 
 
 def scored_both_ways(con, model, monkeypatch) -> tuple[pa.Table, pa.Table, str, str]:
@@ -144,16 +101,17 @@ def test_a_process_reads_a_model_versions_literals_once(con):
     assert parameter_reads() == 2
 
 
-def test_a_tan_attribute_over_the_limits_joins_its_keyed_tables_only(con, monkeypatch):
-    """A fitted TAN attribute over the limits joins its observed pairs, its parent values and
-    its seen values (the unseen term a literal): three joins per child, one for the root."""
+def test_tan_attributes_over_the_limits_are_read_in_long_format(con, monkeypatch):
+    """Fitted TAN attributes over the limits are read from the unpivoted rows
+    (models/scoring/unpivoted_terms.py): one join per level of each chain (four for the
+    children, two for the root), one unpivot per chain and the sums' join, against three
+    joins per child and one for the root by the joined reader."""
     fitted = wml.TAN().fit(con, training(), "label", keys=["id"], name="m")
     every = fitted.predict_proba(con, SCORED)
     monkeypatch.setattr(literal_terms, "MAX_LITERAL_VALUES", 0)
     monkeypatch.setattr(literal_terms, "MAX_LITERAL_PAIRS", 0)
     con.register("scored", SCORED)
     sql = fitted.sql(con, "scored", keys=["id"])
-    assert sql.count(" JOIN ") == 1 + 3 * 3  # the root, three children (amount binned)
-    assert "unseen" not in sql
+    assert sql.count(" JOIN ") == 1 + (1 + 2) + (1 + 4) < 1 + 3 * 3
     joined = fitted.predict_proba(con, SCORED)
     assert_same_probabilities(joined, every)

@@ -22,7 +22,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.inspection.evidence import Part, shown_value
 from warehouse_ml.models.learners.naive_bayes_terms import categorical_logical, prior_term
-from warehouse_ml.models.scoring import literal_terms, lookup, parameters
+from warehouse_ml.models.scoring import literal_terms, lookup, names, parameters
 from warehouse_ml.models.scoring.parameters import Key, Level, LogicalTerm
 from warehouse_ml.models.scoring.relations import per_partition
 from warehouse_ml.models.scoring.scores import Term
@@ -37,7 +37,8 @@ def model_terms(warehouse: Warehouse, record: ModelRecord, source: Source) -> li
     literals = literal_terms.load(warehouse, record) if partition is None else None
     k = len(record.classes)
     prior = prior_term(record, k) if literals is None else literal_terms.prior_term(literals)
-    return [prior, *attribute_terms(record, source, literals)]
+    row = names.row_number(source.columns)
+    return [prior, *attribute_terms(record, source, literals, row)]
 
 
 def model_parts(warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
@@ -60,10 +61,12 @@ def attribute_terms(
     record: ModelRecord,
     source: Source,
     literals: literal_terms.LiteralParameters | None,
+    row: str | None = None,
 ) -> list[Term]:
     """log P(x | parent value, c) of each attribute in feature order, by the planner: lookup
     blocks of placed codes, literals where ``literals`` holds them, joins on the sparse tables
-    otherwise (and for cross-validation's models, ``literals`` None)."""
+    otherwise (and for cross-validation's models, ``literals`` None); with ``row`` (the
+    scored rows' number), many parameters in long format."""
     k = len(record.classes)
     features = {f: Feature(f, t["kind"], t["sql_type"]) for f, t in record.feature_types.items()}
     edges = record.state.learned.binned_edges()
@@ -88,7 +91,7 @@ def attribute_terms(
         for name in record.features
     ]
     looked_up = lookup.tan_terms(record, placed, k, trees, partition)
-    return parameters.attribute_terms(record, declared, literals, partition, looked_up)
+    return parameters.attribute_terms(record, declared, literals, partition, looked_up, row)
 
 
 def tan_logical(

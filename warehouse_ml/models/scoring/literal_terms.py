@@ -51,6 +51,12 @@ MAX_LITERAL_VALUES = 32
 MAX_LITERAL_PAIRS = 64
 """Most observed (value, parent value) pairs of a TAN attribute scored from literals."""
 
+MAX_LITERAL_CELLS = 500
+"""Most literal cells (stored rows of the keyed levels times classes) of the attributes of a
+fitted model that a numbered scoring query writes as literals; beyond, it reads every one in
+long format (models/scoring/long_terms.py): measured on the shared data sets, planning
+the literals costs more than the long format's joins from about this size."""
+
 Row = dict[str, Any]
 """A parameter table's row (its columns by name)."""
 
@@ -74,6 +80,10 @@ class LiteralParameters:
     def loaded(self, part: str, attribute: str) -> bool:
         """Whether ``attribute``'s rows of table ``part`` were read (it is within the limits)."""
         return (attribute, 0) in self.rows.get(part, {})
+
+    def count(self, part: str, attribute: str) -> int:
+        """The rows of table ``part`` read for ``attribute`` and one class (0 if none)."""
+        return len(self.rows.get(part, {}).get((attribute, 0), []))
 
     def cells(
         self, part: str, attribute: str, class_index: int, keys: Sequence[str], value: str
@@ -110,10 +120,11 @@ def load(warehouse: Warehouse, record: ModelRecord) -> LiteralParameters:
     return params
 
 
-def limits() -> tuple[int, int, int]:
+def limits() -> tuple[int, int, int, int]:
     """The limits in force (:data:`MAX_JOINED_ATTRIBUTES`, :data:`MAX_LITERAL_VALUES`,
-    :data:`MAX_LITERAL_PAIRS`): with the model version, they decide a model's terms."""
-    return (MAX_JOINED_ATTRIBUTES, MAX_LITERAL_VALUES, MAX_LITERAL_PAIRS)
+    :data:`MAX_LITERAL_PAIRS`, :data:`MAX_LITERAL_CELLS`): with the model version, they decide
+    a model's terms."""
+    return (MAX_JOINED_ATTRIBUTES, MAX_LITERAL_VALUES, MAX_LITERAL_PAIRS, MAX_LITERAL_CELLS)
 
 
 def _read(warehouse: Warehouse, record: ModelRecord) -> LiteralParameters:
@@ -121,7 +132,7 @@ def _read(warehouse: Warehouse, record: ModelRecord) -> LiteralParameters:
     classes = catalog.read_part(warehouse, record, "classes").to_pylist()
     params = LiteralParameters(prior=[r["log_prior"] for r in classes], every_attribute=every)
     tables = record.parts
-    _, values, pairs = limits()
+    _, values, pairs, _ = limits()
     limited = (
         ("categorical", "categorical", values),
         ("cpt", "cpt", pairs),

@@ -46,6 +46,12 @@ def fresh(base: str, taken: Iterable[str]) -> str:
     return name
 
 
+def row_number(columns: Iterable[str]) -> str:
+    """The column numbering the scored rows of a source with ``columns`` in a scoring query:
+    the one its terms read when they are summed per row (models/scoring/parameters.py)."""
+    return fresh("wml_row", columns)
+
+
 def _fit(name: str, suffix: str, max_bytes: int | None) -> str:
     """``name + suffix``, ``name`` cut at a character boundary so that the whole fits in
     ``max_bytes`` bytes of UTF-8 (the engine's identifier length) when there is a limit."""

@@ -24,7 +24,16 @@ This module turns those declarations into the query's terms, choosing the reader
   with its own fold's), every declared attribute at once in long format
   (models/scoring/long_terms.py): the rows unpivoted to one row per attribute, one join per
   level on (partition, attribute, keys) to its rows pivoted by class, each class's terms
-  summed per row.
+  summed per row;
+* for a fitted model in a query that numbers its rows (:func:`_unpivoted`), the long format
+  too, summed per row number, for every attribute once the literals would exceed
+  :data:`~warehouse_ml.models.scoring.literal_terms.MAX_LITERAL_CELLS` (DuckDB spent 0.2-0.4
+  s planning soybean's 182 KB of Naive Bayes literals, 2-3 s on its TAN's 711 KB, for 683
+  rows; the long format's statement is 22-30 KB whatever the parameters), and for the
+  attributes over the literal limits when that takes fewer joins than joining each (a TAN
+  child: three joins each; the long format: one per level of its chain for every child).
+  The query then numbers its rows (``Scores.numbered``), a view's included: a filter on a
+  view's output applies after every source row is scored, as on PostgreSQL's fenced steps.
 
 Every reader gives the same term: the first level whose keys all match a row (and whose
 ``requires`` level matches too), else the default (:meth:`LogicalTerm.first_found` for the
@@ -33,12 +42,13 @@ joined readers); so the rule is written once, in the learner's declaration.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
 
-from warehouse_ml.models.scoring import long_terms
+from warehouse_ml.models.scoring import literal_terms, long_terms
 from warehouse_ml.models.scoring.literal_terms import LiteralParameters
 from warehouse_ml.models.scoring.relations import Join, partition_condition, pivot_rows
 from warehouse_ml.models.scoring.scores import Term
@@ -120,6 +130,7 @@ def attribute_terms(
     literals: LiteralParameters | None,
     partition: str | None,
     looked_up: Mapping[str, Term | None],
+    row: str | None = None,
 ) -> list[Term]:
     """The terms of ``declared`` (one per attribute, in feature order): an attribute in
     ``looked_up`` (the learner's lookup blocks) is read from its block (None: summed in an
@@ -131,19 +142,60 @@ def attribute_terms(
     k = len(record.classes)
     terms = []
     summed: list[LogicalTerm] = []
+    logical = [
+        t for name, t in zip(record.features, declared, strict=True)
+        if isinstance(t, LogicalTerm) and name not in looked_up
+    ]  # fmt: skip
+    unpivoted = _unpivoted(logical, literals, k) if row is not None else []
     for i, (name, term) in enumerate(zip(record.features, declared, strict=True)):
         if name in looked_up:
             block = looked_up[name]
             terms.extend([] if block is None else [block])
         elif isinstance(term, LogicalTerm) and record.state.row_key is not None:
             summed.append(term)
+        elif any(term is u for u in unpivoted):
+            continue
         elif isinstance(term, LogicalTerm):
             terms.append(term_of(term, record, literals, f"wml_a{i}", k, partition))
         else:
             terms.append(term)
     if summed:
         terms.append(long_terms.summed_term(record, summed, record.state.row_key, partition))
+    if unpivoted:
+        assert row is not None  # for the type checker: chosen only when the rows are numbered
+        numbered = long_terms.summed_term(record, unpivoted, row, partition)
+        terms.append(dataclasses.replace(numbered, numbered=True))
     return terms
+
+
+def _unpivoted(
+    logical: Sequence[LogicalTerm], literals: LiteralParameters | None, k: int
+) -> list[LogicalTerm]:
+    """The declared terms of a fitted model (``literals`` its parameters) that its numbered
+    scoring query reads in long format (models/scoring/long_terms.py): every one when
+    the literal cells of those within the literal limits (their stored rows of the keyed
+    levels times ``k`` classes) exceed
+    :data:`~warehouse_ml.models.scoring.literal_terms.MAX_LITERAL_CELLS`; else those over the
+    limits (not loaded) when the long format reads them with fewer joins than
+    :func:`joined_term` (one per keyed level and attribute), none otherwise."""
+    if literals is None:
+        return []
+    loaded = [
+        t for t in logical if all(literals.loaded(level.part, t.attribute) for level in t.keyed())
+    ]
+    cells = k * sum(literals.count(level.part, t.attribute) for t in loaded for level in t.keyed())
+    if cells > literal_terms.MAX_LITERAL_CELLS:
+        return list(logical)
+    over = [t for t in logical if all(t is not u for u in loaded)]
+    return over if _long_joins(over) < sum(len(t.keyed()) for t in over) else []
+
+
+def _long_joins(declared: Sequence[LogicalTerm]) -> int:
+    """The joins of ``long_terms.summed_term`` reading ``declared``: per shape of declaration
+    (key columns, chain, value column) the unpivot's and one per level of the chain, and the
+    sums' join (none for no term)."""
+    shapes = {(tuple(x.column for x in t.keys), t.chain, t.value_column) for t in declared}
+    return 1 + sum(1 + len(chain) for _, chain, _ in shapes) if shapes else 0
 
 
 def term_of(

@@ -86,16 +86,18 @@ class Predictor:
             record, source, passthrough,
             [*(probability_names or []), *(log_probability_names or []), prediction_name],
         )  # fmt: skip
+        scores = self._scores(warehouse, record, source)
         return score_query(
             source.relation,
-            self._scores(warehouse, record, source),
+            scores,
             record.classes,
             passthrough=passthrough,
             probability_names=probability_names,
             log_probability_names=log_probability_names,
             prediction_name=prediction_name,
             decision=decision,
-            row=names.fresh("wml_row", source.columns) if keep_order else None,
+            row=names.row_number(source.columns) if keep_order or scores.numbered else None,
+            ordered=keep_order,
             column_order=column_order,
             materialized=warehouse.MATERIALIZED_STEPS,
         )

@@ -53,6 +53,7 @@ def score_query(
     prediction_name: str | None = "prediction",
     decision: Decision | None = None,
     row: str | None = None,
+    ordered: bool = True,
     column_order: Sequence[int] | None = None,
     materialized: bool = False,
 ) -> exp.Query:
@@ -63,8 +64,10 @@ def score_query(
     given in ``classes`` order, columns in ``column_order``, the class indices in output order,
     default class order); optional natural-log probabilities (named and ordered alike; -inf for
     an impossible class); optional prediction (the class label). With ``row`` (a name no
-    source column has, see names.fresh) the rows come in the source's scan order (for results
-    fetched to Python). ``materialized``: an engine's ``MATERIALIZED_STEPS`` (:data:`FENCED`).
+    source column has, see names.fresh) the rows are numbered in the source's scan order
+    (scores whose terms read the number need it, ``Scores.numbered``), and come in that order
+    when ``ordered`` (for results fetched to Python). ``materialized``: an engine's
+    ``MATERIALIZED_STEPS`` (:data:`FENCED`).
 
     Names: the source is read in the first step only (its columns as they are, plus ``row``);
     every later step carries the library's names alone (passed-through columns travel as
@@ -90,6 +93,6 @@ def score_query(
         final = final.select(
             alias(decide(classes, decision or Decision()), prediction_name), copy=False
         )
-    if row is not None:  # qualified: an output column (a key) may be named like it
+    if row is not None and ordered:  # qualified: an output column (a key) may be named like it
         final = final.order_by(column(ROW, POSTERIOR), copy=False)
     return with_steps(final, steps, FENCED, materialized)
