@@ -640,6 +640,23 @@ def tan_integer_codes(engine: Engine) -> dict[str, Any]:
     }
 
 
+@case
+def naive_bayes_integer_codes(engine: Engine) -> dict[str, Any]:
+    """Naive Bayes over integer codes with NULLs and an integer class, counted by packed block
+    keys (stats/counting.py): its parameters, probabilities on training rows and on unseen
+    values, and a stratified 4-fold cross-validation (the folds' counts in one packed scan)."""
+    table = engine.load("wml_engine_codes", CODES)
+    w = engine.warehouse
+    model = wml.NaiveBayes().fit(w, table, "class", keys=["id"], name="engine_nb_codes")
+    ev = wml.cross_validate(w, table, "class", wml.NaiveBayes(), folds=4, seed=2, key="id")
+    return {
+        "parameters": model.parameters(w),
+        "predict_proba": model.predict_proba(w, table),
+        "unseen": model.predict_proba(w, UNSEEN_CODES),
+        "predictions": ev.to_arrow(),
+    }
+
+
 @contextlib.contextmanager
 def session_time_zone(engine: Engine, zone: str) -> Iterator[None]:
     """Run the block with the engine session's time zone set to ``zone`` (UTC again after)."""
