@@ -54,6 +54,7 @@ from warehouse_ml.cli import main as cli_main
 from warehouse_ml.cli.demo import DEMO_TABLES
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.models.scoring import literal_terms
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store import catalog, ownership
@@ -780,11 +781,35 @@ def tan_uncounted_pairs(engine: Engine) -> dict[str, Any]:
     return results
 
 
+@case
+def long_format_terms(engine: Engine) -> dict[str, Any]:
+    """Naive Bayes and TAN (maximum likelihood and smoothed) whose every attribute is read in
+    long format (models/scoring/long_terms.py, as for a fitted model with many parameters):
+    seen, unseen and NULL values, pairs never counted, NULL parent values."""
+    table = engine.load(TABLE, DATA)
+    scored = uncounted_pairs_table()
+    results = {}
+    budget = literal_terms.MAX_LITERAL_CELLS
+    literal_terms.MAX_LITERAL_CELLS = 0
+    try:
+        for model in (wml.NaiveBayes(alpha=0.0), wml.TAN(), wml.TAN(alpha=0.0, prior_alpha=0.5)):
+            fitted = model.fit(
+                engine.warehouse, table, "label", features=["colour", "size", "flag"],
+                name=f"engine_long_{len(results)}",
+            )  # fmt: skip
+            results[repr(model)] = fitted.predict_proba(engine.warehouse, scored)
+    finally:
+        literal_terms.MAX_LITERAL_CELLS = budget
+    return results
+
+
 # -- the test -----------------------------------------------------------------------------------
 _REFERENCE: dict[str, dict[str, Any]] = {}
 
 
-CLUSTER_CASES = ["naive_bayes", "tan", "logistic_regression", "linear_discriminant"]
+CLUSTER_CASES = [
+    "naive_bayes", "tan", "logistic_regression", "linear_discriminant", "k_nearest_neighbors"
+]  # fmt: skip
 """The cases the Spark cluster runs too: each family fitted and scored (updates and
 cross-validation run the same kinds of statements, on ``local[2]``, which keeps the suite's
 time)."""
