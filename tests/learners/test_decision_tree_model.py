@@ -1,7 +1,9 @@
 """A decision tree as data (models/learners/tree_model.py): the nested CASE that routes a row
 agrees with a walk of the tree in Python by the documented rule (thresholds, value sets, NULLs
-to the stored branch, unseen values to the heaviest) on DuckDB; node probabilities with alpha;
-C4.5's pessimistic pruning against Weka's error estimate computed here."""
+to the stored branch, unseen values to the heaviest) on DuckDB, and so does the walk of its
+node table one join per level (models/learners/tree_scoring.py), to the same probabilities;
+node probabilities with alpha; C4.5's pessimistic pruning against Weka's error estimate
+computed here."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import pytest
 from reference import tree_path
 from sqlglot import exp
 
+from warehouse_ml.engines import connect
+from warehouse_ml.models.learners import tree_scoring
 from warehouse_ml.models.learners.tree_model import (
     Node,
     Split,
@@ -21,8 +25,10 @@ from warehouse_ml.models.learners.tree_model import (
     prune_pessimistic,
     route,
 )
+from warehouse_ml.models.scoring.query import score_query
+from warehouse_ml.models.scoring.scores import ClassProbabilities
 from warehouse_ml.sqlgen import expressions, templates
-from warehouse_ml.sqlgen.templates import column, literal
+from warehouse_ml.sqlgen.templates import TableName, column, literal
 
 
 def random_tree(rng, depth: int, counter: list[int], level: int = 0) -> Node:
@@ -51,26 +57,74 @@ def random_tree(rng, depth: int, counter: list[int], level: int = 0) -> Node:
     return node
 
 
+def scored_rows(con, rng, n: int = 300) -> tuple[list, list]:
+    """``n`` rows of ``x`` (numbers) and ``c`` (v0..v6: v5 and v6 in no split), 15% NULL
+    each, registered as ``rows`` with their number ``i``."""
+    x = [None if rng.random() < 0.15 else float(rng.normal()) for _ in range(n)]
+    c = [None if rng.random() < 0.15 else f"v{rng.integers(0, 7)}" for _ in range(n)]
+    con.register("rows", pa.table({"i": range(n), "x": pa.array(x, pa.float64()), "c": c}))
+    return x, c
+
+
+def value_of(split: Split) -> exp.Expression:
+    """The value of ``x`` or ``c`` of the scored row ``s`` that ``split`` tests."""
+    name = "x" if split.kind == "threshold" else "c"
+    as_value = expressions.as_double if split.kind == "threshold" else expressions.as_text
+    return as_value(column(name, "s"))
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_the_routing_case_follows_the_documented_rule(con, seed):
     rng = np.random.default_rng(seed)
     root = random_tree(rng, 4, [0])
     n = 300
-    x = [None if rng.random() < 0.15 else float(rng.normal()) for _ in range(n)]
-    c = [None if rng.random() < 0.15 else f"v{rng.integers(0, 7)}" for _ in range(n)]
-    con.register("rows", pa.table({"i": range(n), "x": pa.array(x, pa.float64()), "c": c}))
-
-    def value_of(split: Split) -> exp.Expression:
-        name = "x" if split.kind == "threshold" else "c"
-        as_value = expressions.as_double if split.kind == "threshold" else expressions.as_text
-        return as_value(column(name, "s"))
-
+    x, c = scored_rows(con, rng, n)
     routed = route(root, value_of, lambda leaf: literal(leaf.id))
     query = exp.select(column("i", "s"), templates.alias(routed, "leaf")).from_("rows AS s")
     got = dict(con.execute(templates.generate(query, "duckdb")).fetchall())
     assert [got[i] for i in range(n)] == [
         tree_path(root, {"x": x[i], "c": c[i]})[-1].id for i in range(n)
     ]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_node_table_walk_gives_the_nested_case_probabilities(con, seed):
+    rng = np.random.default_rng(100 + seed)
+    root = random_tree(rng, 3 + seed % 4, [0])
+    probabilities = node_probabilities(root, float(seed % 2))
+    x, c = scored_rows(con, rng)
+    routes = TableName(("routes",))
+    con.execute("DROP TABLE IF EXISTS routes")
+    tree_scoring.write_routes(connect(con), routes, root, ["x", "c"])
+    leaves = [
+        (0, n.id, True, i, p) for n in root.leaves() for i, p in enumerate(probabilities[n.id])
+    ]
+    nodes = exp.select("*").from_(
+        templates.values(
+            leaves, "v", ("wml_part", "node", "leaf", "class_index", "leaf_probability")
+        )
+    )
+    walked = tree_scoring.walked_probabilities(root, ["x", "c"], 3, routes, nodes, value_of)
+    cases = ClassProbabilities(
+        [
+            route(root, value_of, lambda leaf, i=i: literal(probabilities[leaf.id][i]))
+            for i in range(3)
+        ]
+    )
+    got = []
+    for scores in (walked, cases):
+        query = score_query(
+            exp.to_table("rows"), scores, ["a", "b", "c"], passthrough=[("i", "i")],
+            probability_names=["p_a", "p_b", "p_c"], prediction_name=None,
+        )  # fmt: skip
+        table = con.sql(templates.generate(query, "duckdb")).to_arrow_table().sort_by("i")
+        got.append(np.column_stack([table[f"p_{k}"].to_numpy() for k in "abc"]))
+    expected = []
+    for i in range(len(x)):
+        leaf = probabilities[tree_path(root, {"x": x[i], "c": c[i]})[-1].id]
+        expected.append(np.array(leaf) / sum(leaf))
+    np.testing.assert_allclose(got[0], got[1], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got[0], np.array(expected), rtol=0, atol=1e-15)
 
 
 def test_node_probabilities_are_laplace_smoothed_and_empty_nodes_take_their_parents():

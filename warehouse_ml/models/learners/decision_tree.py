@@ -33,15 +33,19 @@ replacement (tree_model.prune_pessimistic; subtree raising is not done).
 Parameter tables (``wml.<model_id>_<part>``): ``classes`` as Naive Bayes' (class_index,
 class_label, n, log_prior: the training prior); ``nodes`` (create_tree_nodes.sql: one row per
 node and class, with the node's parent, depth, split attribute, branch test, training count and,
-for a leaf, its probability: leaf_probability). The tree itself is stored in the catalog details
+for a leaf, its probability: leaf_probability); ``routes`` (create_tree_routes.sql: per node,
+the child each code of a row's value goes to, and that child's test: what a large tree's
+scoring walks, tree_scoring.py). The tree itself is stored in the catalog details
 (decision_tree_state.py: nested nodes, each node's probabilities, the edges), from which the
 scoring query is written.
 
-Scoring: each class's probability is the tree as a nested CASE whose leaves are the leaf
-probabilities as literals (:func:`class_probabilities`), the scores the scoring query
-renormalises (models/scoring/scores.py, ``ClassProbabilities``): a class of probability 0 has
-log probability -infinity. Every engine plans such a CASE; its size grows with the leaves times
-the classes (a node table joined once per level for very large trees is not done yet).
+Scoring: each class's probability is the leaf's, the scores the scoring query renormalises
+(models/scoring/scores.py, ``ClassProbabilities``): a class of probability 0 has log
+probability -infinity. Up to tree_scoring.LITERAL_LEAVES leaves, each class's is the tree as a
+nested CASE whose leaves are the leaf probabilities as literals (:func:`class_probabilities`);
+a larger tree (whose CASE grows with the leaves times the classes, and costs every row a branch
+by branch evaluation) walks the ``routes`` table, one join per level, to the leaf's row of the
+``nodes`` table: the same leaf by the same rule, the same stored doubles.
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ from warehouse_ml.models.capabilities import WeightedFit
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG
-from warehouse_ml.models.learners import tree_inspection, tree_splits
+from warehouse_ml.models.learners import tree_inspection, tree_scoring, tree_splits
 from warehouse_ml.models.learners.decision_tree_state import TreeState
 from warehouse_ml.models.learners.naive_bayes import create_classes_table
 from warehouse_ml.models.learners.tree_growth import Settings, grow, split_value
@@ -177,6 +181,8 @@ class DecisionTree(Classifier, WeightedFit):
             prune_pessimistic(root, self.confidence)
         probabilities = node_probabilities(root, self.alpha)
         self._write_nodes(warehouse, tables, training, root, probabilities)
+        features = [feature.name for feature in training.features]
+        tree_scoring.write_routes(warehouse, tables.table(tree_scoring.ROUTES), root, features)
         return TreeState(
             root, {k: tuple(v) for k, v in probabilities.items()},
             {a: tuple(e) for a, e in (edges or {}).items()},
@@ -257,8 +263,17 @@ class DecisionTree(Classifier, WeightedFit):
     def _scores(
         self, warehouse: Warehouse, record: ModelRecord, source: Source
     ) -> ClassProbabilities:
-        """Each class's leaf probability, a nested CASE over the row (module docstring)."""
-        return ClassProbabilities(class_probabilities(record))
+        """Each class's leaf probability: a nested CASE over the row up to
+        tree_scoring.LITERAL_LEAVES leaves, else a walk of the ``routes`` table, one join per
+        level (module docstring)."""
+        learned = record.state.learned
+        assert isinstance(learned, TreeState)
+        if learned.leaves <= tree_scoring.LITERAL_LEAVES or tree_scoring.ROUTES not in record.parts:
+            return ClassProbabilities(class_probabilities(record))
+        return tree_scoring.walked_probabilities(
+            learned.root, record.features, len(record.classes),
+            record.parameters(tree_scoring.ROUTES), record.parameters("nodes"), _value_of(record),
+        )  # fmt: skip
 
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         """None: a tree scores by probabilities (:meth:`_scores`), not by log-space terms."""

@@ -156,13 +156,21 @@ class AdditiveTerms(Scores):
         return (SCORES, exp.select(*kept, *joints).from_(exp.to_table(TERMS)))
 
 
+DERIVED = "wml_derived"
+"""The step of :class:`ClassProbabilities` computing its ``derived`` columns once per row."""
+
+
 @dataclass(frozen=True)
 class ClassProbabilities(Scores):
     """Each class's probability (>= 0; NULL as 0) as an expression over the scored row
-    ``s`` (and the relations of ``joins``), e.g. a decision tree's nested CASE."""
+    ``s`` (and the relations of ``joins``), e.g. a decision tree's nested CASE. With
+    ``derived`` (aliased expressions over the source row ``s``), those columns are computed
+    first, in step :data:`DERIVED`, and ``s`` is that step's row: its carried columns and the
+    derived ones (e.g. a value's code, which every level of a tree's node-table walk reads)."""
 
     per_class: Sequence[exp.Expression]
     joins: Sequence[Join] = ()
+    derived: Sequence[exp.Expression] = ()
 
     @property
     def normalisation(self) -> Normalisation:
@@ -173,11 +181,18 @@ class ClassProbabilities(Scores):
         return len(self.per_class)
 
     def steps(self, passthrough: Sequence[tuple[str, str]], row: str | None) -> list[Step]:
-        step = exp.select(*carried_from_input(passthrough, row)).from_(exp.to_table(INPUT).as_("s"))
-        step = _joined(step, self.joins).select(
+        first = exp.select(*carried_from_input(passthrough, row)).from_(
+            exp.to_table(INPUT).as_("s")
+        )
+        steps: list[Step] = []
+        if self.derived:
+            steps.append((DERIVED, first.select(*self.derived, copy=False)))
+            kept = [column(name, "s") for name in carried(len(passthrough), row)]
+            first = exp.select(*kept).from_(exp.to_table(DERIVED).as_("s"))
+        step = _joined(first, self.joins).select(
             *[alias(p, score_column(i)) for i, p in enumerate(self.per_class)], copy=False
         )
-        return [(SCORES, step)]
+        return [*steps, (SCORES, step)]
 
 
 @dataclass(frozen=True)
