@@ -113,8 +113,9 @@ class Warehouse(abc.ABC):
       (models/inspection/evidence.py) would grow to gigabytes in its planner; DuckDB and Spark keep
       a computed column computed once.
     * ``TOP_K_AGGREGATE``: whether the engine has an aggregate keeping the k smallest values of
-      a group (DuckDB's ``MIN_BY(value, ordering, k)``), which a k-nearest-neighbour search runs
-      instead of a ROW_NUMBER window over every pair (models/learners/k_nearest_search.py).
+      a group (DuckDB's ``MIN(value, k)``), by which a k-nearest-neighbour search bounds each
+      row's k-th distance before it sorts the pairs within it, instead of sorting every pair
+      (models/learners/k_nearest_search.py).
     """
 
     dialect: str = "duckdb"

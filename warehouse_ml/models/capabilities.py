@@ -75,6 +75,13 @@ class FoldsAtOnce(Capability):
         """Whether every fold's model is learned at once for these features."""
 
 
+class ScoresByStoredRows(Capability):
+    """Scoring reads every stored training row for each scored row (k nearest neighbours), so
+    its cost is the product of the two tables' rows, not a pass over the scored rows: callers
+    that score large tables with every kind (the demo) fit such a kind on a sample. Checked by
+    the kind's own tests (its search against scikit-learn's)."""
+
+
 def folds_at_once(model: Any, features: Sequence[Feature]) -> bool:
     """Whether ``model``'s kind declares :class:`FoldsAtOnce` and learns every fold at once for
     ``features``."""

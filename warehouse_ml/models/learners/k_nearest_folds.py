@@ -23,7 +23,6 @@ from warehouse_ml.models.learners.k_nearest_neighbors import stored_rows
 from warehouse_ml.models.learners.k_nearest_search import (
     RANK,
     coordinate,
-    pairs,
     search_for,
     votes,
 )
@@ -99,21 +98,21 @@ def fold_errors(
     )
     warehouse.run_tree(templates.create_table_as(held_table, numbered))
     grouped = [ROW_ID, TRUTH]
-    paired = pairs(
+    ranked_table = tables.table("ranked")
+    ranked = search_for(warehouse.TOP_K_AGGREGATE).ranked(
         exp.select(exp.Star()).from_(held_table.to_table()),
         grouped,
         exp.select(exp.Star()).from_(stored_table.to_table()),
         features,
+        max(ks),
         on=exp.EQ(this=column(PARTITION, "q"), expression=column(PARTITION, "t")),
     )
-    ranked_table = tables.table("ranked")
-    search = search_for(warehouse.TOP_K_AGGREGATE)
-    warehouse.run_tree(
-        templates.create_table_as(ranked_table, search.ranked(paired, grouped, max(ks)))
-    )
+    warehouse.run_tree(templates.create_table_as(ranked_table, ranked))
     every_k = templates.values([(k,) for k in ks], "ks", (K,))
     ranked_k = (
-        exp.select(alias(column(K, "ks"), K), exp.Star())
+        exp.select(
+            alias(column(K, "ks"), K), exp.Column(this=exp.Star(), table=exp.to_identifier("r"))
+        )
         .from_(ranked_table.to_table().as_("r"))
         .join(every_k, on=exp.LTE(this=column(RANK, "r"), expression=column(K, "ks")))
     )

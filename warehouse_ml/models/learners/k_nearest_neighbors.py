@@ -20,9 +20,10 @@ Parameter tables (each led by ``wml_part``, 0 for a fitted model):
 Scoring: each scored row's k nearest stored rows vote (uniform: 1 each; ``weights="distance"``:
 1 / distance, or, for a row with neighbours at distance 0, those alone, 1 each, as
 scikit-learn), and the votes renormalised are the probabilities (models/scoring/scores.py,
-``AggregatedScores``). A prediction view's query of one row reads the stored rows once. The
-search is the portable ROW_NUMBER window, or the engine's top-k aggregate where its adapter
-declares ``TOP_K_AGGREGATE`` (DuckDB); SQL exported for another dialect is always portable.
+``AggregatedScores``). A prediction view's query of one row reads the stored rows once (the
+bounded search, twice). The search is the portable ROW_NUMBER window, or one bounded by the
+engine's top-k aggregate where its adapter declares ``TOP_K_AGGREGATE`` (DuckDB); SQL exported
+for another dialect is always portable.
 
 k-NN counts no weights (``sample_weight`` and ``class_weight`` are refused) and has no update
 by counts: a new batch is a re-fit on every row (``update`` is refused). Choosing k by
@@ -42,6 +43,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import NotSupportedError, ParameterError
 from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.capabilities import ScoresByStoredRows
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG
@@ -105,7 +107,7 @@ def stored_rows(design: Design, training: Training, part: int = 0) -> exp.Query:
     ).from_(rows.subquery("r"))
 
 
-class KNearestNeighbors(Classifier):
+class KNearestNeighbors(Classifier, ScoresByStoredRows):
     """k nearest neighbours by the Euclidean distance of standardised attributes and the overlap
     distance of categorical ones (module docstring).
 

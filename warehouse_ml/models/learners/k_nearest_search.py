@@ -16,10 +16,10 @@ class index): a function of the training rows alone, so the same on every engine
 cross-validation's folds; two stored rows equal in that order are the same row for k-NN.
 
 Two searches give the same rows: :class:`WindowSearch`, portable (``ROW_NUMBER() OVER
-(PARTITION BY scored row ORDER BY squared distance, key)``, kept while <= k), and
-:class:`TopKSearch`, an engine's top-k aggregate (DuckDB's ``MIN_BY(value, ordering, k)``: a
-heap of k per scored row instead of a sort of every pair), chosen by the adapter's
-``TOP_K_AGGREGATE``.
+(PARTITION BY scored row ORDER BY squared distance, key)`` over every pair, kept while <= k),
+and :class:`BoundedSearch`, for an engine with a top-k aggregate (DuckDB's ``MIN(value, k)``),
+which bounds each row's k-th distance first and sorts only the pairs within it; the adapter's
+``TOP_K_AGGREGATE`` chooses.
 
 Votes (:func:`votes`): uniform weights count each neighbour once; ``weights="distance"`` counts
 1 / distance, except that a row with neighbours at distance 0 counts those alone, 1 each (as
@@ -96,70 +96,100 @@ class Search(abc.ABC):
     """How the k nearest of each scored row are found (module docstring)."""
 
     @abc.abstractmethod
-    def ranked(self, paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Query:
-        """The k nearest pairs of each scored row of ``paired`` (:func:`pairs`): the grouped
-        columns, neighbour, class_index, wml_d2 and wml_rank (1..k)."""
+    def ranked(
+        self,
+        scored: exp.Query,
+        grouped: Sequence[str],
+        stored: exp.Query,
+        features: Sequence[Feature],
+        k: int,
+        on: exp.Expression | None = None,
+    ) -> exp.Query:
+        """The k nearest stored rows of each scored row (:func:`pairs`' arguments): the
+        grouped columns, neighbour, class_index, wml_d2 and wml_rank (1..k)."""
 
 
-class WindowSearch(Search):
-    """Portable: a ROW_NUMBER window per scored row, kept while <= k."""
-
-    def ranked(self, paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Query:
-        order = exp.Order(
-            expressions=[exp.Ordered(this=column(SQUARED)), exp.Ordered(this=column(NEIGHBOUR))]
-        )
-        window = exp.Window(this=exp.RowNumber(), partition_by=[column(grouped[0])], order=order)
-        numbered = exp.select(exp.Star(), alias(window, RANK)).from_(paired.subquery("p"))
-        return (
-            exp.select(exp.Star())
-            .from_(numbered.subquery("r"))
-            .where(exp.LTE(this=column(RANK, "r"), expression=literal(k)))
-        )
-
-
-def _struct(fields: Sequence[tuple[str, exp.Expression]]) -> exp.Struct:
-    """``STRUCT_PACK(name := value, ...)`` (DuckDB)."""
-    return exp.Struct(
-        expressions=[exp.PropertyEQ(this=exp.to_identifier(n), expression=v) for n, v in fields]
+def _numbered_within(paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Select:
+    """The pairs of ``paired`` ranked per scored row by (squared distance, key), kept while
+    the rank is <= k."""
+    order = exp.Order(
+        expressions=[exp.Ordered(this=column(SQUARED)), exp.Ordered(this=column(NEIGHBOUR))]
+    )
+    window = exp.Window(this=exp.RowNumber(), partition_by=[column(grouped[0])], order=order)
+    numbered = exp.select(exp.Star(), alias(window, RANK)).from_(paired.subquery("p"))
+    return (
+        exp.select(exp.Star())
+        .from_(numbered.subquery("r"))
+        .where(exp.LTE(this=column(RANK, "r"), expression=literal(k)))
     )
 
 
-class TopKSearch(Search):
-    """DuckDB's top-k aggregate: per scored row ``MIN_BY(STRUCT_PACK(neighbour, class_index,
-    wml_d2), STRUCT_PACK(wml_d2, neighbour), k)``, a list of the k smallest in that order (the
-    window's order, so the same rows), then unnested with each one's rank. It keeps a heap of
-    k per scored row where the window sorts every pair. DuckDB only (the adapter's
-    ``TOP_K_AGGREGATE``), so built here rather than as a portable template."""
+class WindowSearch(Search):
+    """Portable: a ROW_NUMBER window per scored row over every pair, kept while <= k."""
 
-    def ranked(self, paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Query:
-        fields = [NEIGHBOUR, CLASS_INDEX, SQUARED]
-        top = exp.ArgMin(
-            this=_struct([(f, column(f, "p")) for f in fields]),
-            expression=_struct([(f, column(f, "p")) for f in (SQUARED, NEIGHBOUR)]),
-            count=literal(k),
+    def ranked(
+        self,
+        scored: exp.Query,
+        grouped: Sequence[str],
+        stored: exp.Query,
+        features: Sequence[Feature],
+        k: int,
+        on: exp.Expression | None = None,
+    ) -> exp.Query:
+        return _numbered_within(pairs(scored, grouped, stored, features, on), grouped, k)
+
+
+SCORED = "wml_knn_scored"
+BOUND = "wml_bound"
+
+
+class BoundedSearch(Search):
+    """DuckDB's top-k aggregate in two passes over the pairs: the first keeps each scored
+    row's k smallest squared distances (``MIN(wml_d2, k)``, a heap of k doubles per row; an
+    aggregate ordering by the pair (distance, key) costs about three times as much), whose
+    largest is the row's bound; the second keeps the pairs within the bound (the k nearest
+    and any stored row tied with the k-th) and ranks those few by the window. The same rows
+    and ranks as :class:`WindowSearch`; the scored rows are materialised once (their number
+    is read by both passes)."""
+
+    def ranked(
+        self,
+        scored: exp.Query,
+        grouped: Sequence[str],
+        stored: exp.Query,
+        features: Sequence[Feature],
+        k: int,
+        on: exp.Expression | None = None,
+    ) -> exp.Query:
+        first = grouped[0]
+        rows = exp.select(exp.Star()).from_(exp.to_table(SCORED))
+        smallest = exp.Min(this=column(SQUARED, "p"), count=literal(k))
+        bounds = (
+            exp.select(alias(column(first, "p"), first), alias(exp.ArrayMax(this=smallest), BOUND))
+            .from_(pairs(rows, [first], stored, features, on).subquery("p"))
+            .group_by(column(first, "p"))
         )
-        lists = (
-            exp.select(*(alias(column(g, "p"), g) for g in grouped), alias(top, "wml_top"))
-            .from_(paired.subquery("p"))
-            .group_by(*(column(g, "p") for g in grouped))
+        bounded = (
+            exp.select(exp.Star(), alias(column(BOUND, "b"), BOUND))
+            .from_(exp.to_table(SCORED).as_("s"))
+            .join(
+                bounds.subquery("b"),
+                on=exp.EQ(this=column(first, "s"), expression=column(first, "b")),
+            )
         )
-        listed = column("wml_top", "a")
-        ranks = exp.GenerateSeries(start=literal(1), end=exp.ArraySize(this=listed.copy()))
-        unnested = exp.select(
-            *(alias(column(g, "a"), g) for g in grouped),
-            alias(exp.Explode(this=listed), "wml_nb"),
-            alias(exp.Explode(this=ranks), RANK),
-        ).from_(lists.subquery("a"))
-        return exp.select(
-            *(alias(column(g, "u"), g) for g in grouped),
-            *(alias(exp.column(f, "wml_nb", "u"), f) for f in fields),
-            alias(column(RANK, "u"), RANK),
-        ).from_(unnested.subquery("u"))
+        paired = pairs(bounded, [*grouped, BOUND], stored, features, on)
+        within = (
+            exp.select(exp.Star())
+            .from_(paired.subquery("w"))
+            .where(exp.LTE(this=column(SQUARED, "w"), expression=column(BOUND, "w")))
+        )
+        ranked = _numbered_within(within, grouped, k)
+        return ranked.with_(SCORED, as_=scored, materialized=True)
 
 
 def search_for(top_k_aggregate: bool) -> Search:
-    """The search an engine runs: its top-k aggregate when its adapter has one."""
-    return TopKSearch() if top_k_aggregate else WindowSearch()
+    """The search an engine runs: the bounded one when its adapter has a top-k aggregate."""
+    return BoundedSearch() if top_k_aggregate else WindowSearch()
 
 
 def votes(
@@ -208,5 +238,4 @@ class Neighbours:
         """The k nearest stored rows of each row of ``scored`` (its ``grouped`` columns, the
         first a row number, and its coordinates): grouped columns, neighbour, class_index,
         wml_d2, wml_rank."""
-        paired = pairs(scored, grouped, self.stored, self.features)
-        return self.search.ranked(paired, grouped, self.k)
+        return self.search.ranked(scored, grouped, self.stored, self.features, self.k)
