@@ -233,14 +233,16 @@ def test_every_root_candidate_equals_the_numpy_reference(con, datasets, monkeypa
                       for r in rows]) for i, h in enumerate(header)}
     )  # fmt: skip
     seen = {}
-    original = tree_splits.candidates
+    original = tree_splits.score_level
 
     def spy(counts, criterion, split_kind, min_leaf):
-        found = original(counts, criterion, split_kind, min_leaf)
-        seen.setdefault(counts.attribute, (counts, found))
-        return found
+        scored = original(counts, criterion, split_kind, min_leaf)
+        for g in np.flatnonzero(counts.nodes == 0):
+            name = counts.names[counts.attributes[g]]
+            seen.setdefault(name, (counts, scored.of_group(int(g))))
+        return scored
 
-    monkeypatch.setattr(tree_splits, "candidates", spy)
+    monkeypatch.setattr(tree_splits, "score_level", spy)
     target = header[-1]
     wml.DecisionTree(splits=splits, max_depth=1, pruning="none").fit(
         con, table, target, categorical=sorted(set(header[:-1]) - numeric), numeric=sorted(numeric)

@@ -54,7 +54,17 @@ def test_a_levels_counts_equal_a_walk_of_the_rows(con, bins):
             else {"x": binning.fetch_edges(warehouse, src.relation, "y", ["x"], bins)["x"]}
         )
         values = tree_growth.counted_values(training, edges)
-        totals, by_value = tree_growth.count_level(warehouse, training, root, open_ids, values)
+        level = tree_growth.count_level(
+            warehouse, training, root, open_ids, values, edges is not None
+        )
+    totals, counts = level.totals, level.counts
+    by_value = {
+        (int(counts.nodes[g]), counts.names[counts.attributes[g]]): {
+            level.values[c]: list(counts.cells[c])
+            for c in range(counts.starts[g], counts.starts[g + 1])
+        }
+        for g in range(len(counts.nodes))
+    }
     labels = [c.label for c in classes]
     expected_totals: dict[int, list[int]] = {}
     expected: dict[tuple[int, str], dict[str, list[int]]] = {}

@@ -16,19 +16,19 @@ chunk, one statement per chunk.
 
 from __future__ import annotations
 
-import decimal
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.models.learners import tree_splits
 from warehouse_ml.models.learners.tree_model import Node, Split, route
-from warehouse_ml.models.learners.tree_splits import AttributeCounts, Candidate
+from warehouse_ml.models.learners.tree_splits import Candidate, LevelCounts
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions
@@ -41,8 +41,12 @@ from warehouse_ml.stats.validation import CardinalityCheck
 ROUTED = "wml_routed"
 """The step of a level's count statement holding the rows of open nodes with their node, read
 by every block of attributes (one evaluation of the routing CASE per row)."""
-_EXACT = decimal.Context(prec=100)
-"""Counts are DECIMAL(38, 18) sums or integers: subtracted exactly at this precision."""
+BLOCK_SIZE = 1
+"""Attributes per block of a level's count (stats/counting.py): the node is one more key of
+each block's joint table, which grows with the open nodes times the product of the block's
+values, so a block holds one attribute (bench/tree.py, 1M rows x 20 attributes, depth 10:
+the ten levels' counts took 19 s of CPU with blocks of one attribute, 26 s with blocks of
+four; the routed rows are computed once, in the statement's first step)."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,12 @@ def counted_values(
     return values
 
 
+def as_src(relation: exp.Expression) -> exp.Subquery:
+    """``relation`` (a table, an aliased query or a query) as the subquery ``src``."""
+    named = isinstance(relation, (exp.Table, exp.Subquery))
+    return (exp.select(exp.Star()).from_(relation) if named else relation).subquery("src")
+
+
 def level_query(
     training: Training,
     root: Node,
@@ -99,23 +109,62 @@ def level_query(
         return literal(node.id) if node.id in open_ids else None
 
     routed = route(root, lambda s: split_value(s, column(s.attribute, "src")), leaf)
-    named = isinstance(relation, (exp.Table, exp.Subquery))  # a table, or an aliased query
-    source = exp.select(exp.Star()).from_(relation) if named else relation
+    valued = [a for a in attributes if a in values]
+    taken = [*columns, node_column]
+    for _ in valued:
+        taken.append(names.fresh("wml_value", taken))
+    value_names = dict(zip(valued, taken[len(columns) + 1 :], strict=True))
     inner = exp.select(
-        exp.Star(), alias(routed or exp.null(), node_column, copy=False), copy=False
-    ).from_(source.subquery("src", copy=False), copy=False)
+        exp.Star(), alias(routed or exp.null(), node_column, copy=False),
+        *(alias(values[a].copy(), value_names[a], copy=False) for a in valued), copy=False,
+    ).from_(as_src(relation), copy=False)  # fmt: skip
     rows = (
         exp.select(exp.Star(), copy=False)
         .from_(inner.subquery("wml_nodes", copy=False), copy=False)
         .where(exp.Not(this=exp.Is(this=column(node_column), expression=exp.null())), copy=False)
     )
-    counted = {a: values[a] for a in attributes if a in values}
+    counted = {a: column(value_names[a], "src") for a in valued}  # computed once per row
     counted[totals] = column(training.target, "src")
     query = counting.categorical_counts(
-        exp.to_table(ROUTED), training.target, [*attributes, totals], partition=node_column,
-        weight=training.weight, values=counted,
+        exp.to_table(ROUTED), training.target, [*attributes, totals], BLOCK_SIZE,
+        partition=node_column, weight=training.weight, values=counted,
     )  # fmt: skip
     return query.with_(ROUTED, as_=rows, copy=False), totals  # every block reads them
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level's counts: ``totals`` each open node's class counts, ``counts`` its (node,
+    attribute) groups' (tree_splits.LevelCounts; exact: int64 rows or Decimal summed
+    weights) and ``values`` each of their cells' value as counted (text), in split order:
+    bins by index, numbers ascending, text in code-point order."""
+
+    totals: dict[int, list[Any]]
+    counts: LevelCounts
+    values: np.ndarray
+
+    def values_of(self, node: int, attribute: str) -> list[str]:
+        """The values of ``attribute`` at ``node``, in split order."""
+        counts = self.counts
+        position = list(counts.names).index(attribute)
+        g = int(np.flatnonzero((counts.nodes == node) & (counts.attributes == position))[0])
+        return list(self.values[counts.starts[g] : counts.starts[g + 1]])
+
+    def cardinalities(self, node: int) -> dict[str, int]:
+        """Each attribute's number of distinct values at ``node`` (attributes with one)."""
+        counts, sizes = self.counts, np.diff(self.counts.starts)
+        return {
+            counts.names[int(a)]: int(n)
+            for a, n, at in zip(counts.attributes, sizes, counts.nodes == node, strict=True)
+            if at
+        }
+
+
+def _ranks(values: pa.Array, kind: Callable[[str], Any] | None) -> np.ndarray:
+    """Each of an attribute's counted ``values``' rank in split order, ``kind`` the sort key
+    of a value's text (None: the text)."""
+    ordered = sorted(pc.unique(values).to_pylist(), key=kind)
+    return pc.index_in(values, pa.array(ordered, pa.string())).to_numpy()
 
 
 def count_level(
@@ -124,50 +173,54 @@ def count_level(
     root: Node,
     open_ids: set[int],
     values: Mapping[str, exp.Expression],
-) -> tuple[dict[int, list[Any]], dict[tuple[int, str], dict[str, list[Any]]]]:
-    """The counts of one level: each open node's class counts, and per (node, attribute)
-    each value's class counts, read by one statement per chunk of attributes; exact (integer
-    rows, or DECIMAL summed weights)."""
-    k = len(training.classes[0])
-    index = {c.label: c.index for c in training.classes[0]}
+    binned: bool,
+) -> Level:
+    """The counts of one level (:class:`Level`), read by one statement per chunk of
+    attributes; exact (integer rows, or DECIMAL summed weights)."""
+    labels = pa.array([c.label for c in training.classes[0]], pa.string())
     names_ = [f.name for f in training.features]
-    totals: dict[int, list[Any]] = {}
-    by_value: dict[tuple[int, str], dict[str, list[Any]]] = defaultdict(dict)
+    found = []
     for chunk in counting.blocks(names_, counting.MAX_COUNTED_ATTRIBUTES):
         query, total_name = level_query(training, root, open_ids, values, chunk)
-        found = warehouse.fetch_tree(query)
-        rows = zip(
-            *(found[c].to_pylist() for c in (PARTITION, "attribute", "value", "class_label", "n")),
-            strict=True,
-        )
-        for node, attribute, value, label, n in rows:
-            if attribute == total_name:
-                totals.setdefault(node, [0] * k)[index[label]] = n
-            else:
-                by_value[node, attribute].setdefault(value, [0] * k)[index[label]] = n
-    return totals, by_value
-
-
-def attribute_counts(
-    name: str,
-    numeric: bool,
-    cells: Mapping[str, list[Any]],
-    totals: list[Any],
-    binned: bool,
-) -> tuple[AttributeCounts, list[str]]:
-    """One attribute's counts at a node (tree_splits.AttributeCounts) and its values as
-    counted (text), in split order: bins by index, numbers ascending, text in code-point
-    order."""
-    order = sorted(cells, key=int if binned else float) if numeric else sorted(cells)
-    k = len(totals)
-    exact = [cells[v] for v in order]
-    with decimal.localcontext(_EXACT):  # DECIMAL(38, 18) sums, added and subtracted exactly
-        nulls = [totals[c] - sum(e[c] for e in exact) for c in range(k)]
-    matrix = np.array(exact, dtype=float).reshape(len(order), k)
-    counts = AttributeCounts(
-        name, numeric, matrix, np.array(nulls, dtype=float), any(x > 0 for x in nulls)
+        table = warehouse.fetch_tree(query)
+        position = pc.index_in(table["attribute"], pa.array([*names_, total_name], pa.string()))
+        found.append(table.drop_columns(["attribute"]).append_column("position", position))
+    table = pa.concat_tables(found)
+    node = table[PARTITION].to_numpy().astype(np.int64)
+    attribute = table["position"].to_numpy().astype(np.int64)
+    label = pc.index_in(table["class_label"], labels).to_numpy().astype(np.int64)
+    n = table["n"].to_numpy()
+    ids = np.array(sorted(open_ids), dtype=np.int64)
+    node_totals = np.zeros((len(ids), len(labels)), dtype=n.dtype)
+    total = attribute == len(names_)
+    node_totals[np.searchsorted(ids, node[total]), label[total]] = n[total]
+    rank = np.zeros(len(node), dtype=np.int64)
+    for a, feature in enumerate(training.features):
+        at = attribute == a
+        if at.any():
+            key = (int if binned else float) if feature.kind == NUMERIC else None
+            rank[at] = _ranks(pc.filter(table["value"], pa.array(at)), key)
+    order = np.flatnonzero(~total)
+    order = order[np.lexsort((rank[order], attribute[order], node[order]))]
+    keys = np.stack([node[order], attribute[order], rank[order]], axis=1)
+    new_cell = np.concatenate([[True], (keys[1:] != keys[:-1]).any(axis=1)])
+    cells = np.zeros((int(new_cell.sum()), len(labels)), dtype=n.dtype)
+    cells[np.cumsum(new_cell) - 1, label[order]] = n[order]
+    first = order[new_cell]
+    new_group = np.concatenate(
+        [[True], (keys[new_cell][1:, :2] != keys[new_cell][:-1, :2]).any(axis=1)]
     )
-    return counts, order
+    starts = np.append(np.flatnonzero(new_group), len(first))
+    group_nodes, group_attributes = node[first][new_group], attribute[first][new_group]
+    numeric = np.array([f.kind == NUMERIC for f in training.features])[group_attributes]
+    counts = LevelCounts.of(
+        names_, group_nodes, group_attributes, numeric, starts, cells,
+        node_totals[np.searchsorted(ids, group_nodes)],
+    )  # fmt: skip
+    texts = np.array(table["value"].take(pa.array(first)).to_pylist(), dtype=object)
+    counted = set(node[total].tolist())
+    totals = {int(i): list(t) for i, t in zip(ids, node_totals, strict=True) if i in counted}
+    return Level(totals, counts, texts)
 
 
 def make_split(
@@ -217,35 +270,27 @@ def grow(
     ``max_depth``; an open node whose best candidate gains nothing becomes a leaf. The
     high-cardinality ``check`` is made on the root's counts, before the second level."""
     k = len(training.classes[0])
-    numeric = {f.name for f in training.features if f.kind == NUMERIC}
     root = Node(0, 0, [float(c.n) for c in training.classes[0]])
     frontier = {0: root} if _is_open(root, settings) else {}
     next_id = 1
     values = counted_values(training, edges)
     while frontier:
-        totals, by_value = count_level(warehouse, training, root, set(frontier), values)
+        level = count_level(warehouse, training, root, set(frontier), values, edges is not None)
         if not check.made:
-            check({a: len(v) for (node, a), v in by_value.items() if node == 0})
+            check(level.cardinalities(0))
+        scored = tree_splits.score_level(
+            level.counts, settings.criterion, settings.splits, settings.min_leaf
+        )
+        chosen = tree_splits.choose_level(scored, settings.criterion)
         opened: dict[int, Node] = {}
         for node_id, node in sorted(frontier.items()):
-            node_totals = totals.get(node_id, [0] * k)
-            node.counts = [float(x) for x in node_totals]
-            found, orders = [], {}
-            for feature in training.features:
-                counts, orders[feature.name] = attribute_counts(
-                    feature.name, feature.name in numeric,
-                    by_value.get((node_id, feature.name), {}), node_totals, edges is not None,
-                )  # fmt: skip
-                found.append(
-                    tree_splits.candidates(
-                        counts, settings.criterion, settings.splits, settings.min_leaf
-                    )
-                )
-            chosen = tree_splits.choose(found, settings.criterion)
-            if chosen is None:
+            node.counts = [float(x) for x in level.totals.get(node_id, [0] * k)]
+            split = chosen.get(node_id)
+            if split is None:
                 continue
-            node.split = make_split(chosen, orders[chosen.attribute], edges, settings.criterion)
-            for part in chosen.parts:
+            order = level.values_of(node_id, split.attribute)
+            node.split = make_split(split, order, edges, settings.criterion)
+            for part in split.parts:
                 child = Node(next_id, node.depth + 1, [float(x) for x in part])
                 next_id += 1
                 node.children.append(child)

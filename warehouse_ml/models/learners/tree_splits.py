@@ -25,6 +25,7 @@ feature order, then the first candidate (lowest threshold). A split must gain mo
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,11 +38,15 @@ SPLITS = (MULTIWAY, BINARY)
 THRESHOLD, VALUES, SUBSET = "threshold", "values", "subset"
 """Kinds of split: ``x <= t`` (numeric), one branch per value (multiway), a set of values
 against the rest (binary categorical)."""
+KINDS = (THRESHOLD, VALUES, SUBSET)
 
 GAIN_TOLERANCE = 1e-12
 """Least gain (bits; Gini decrease) a split must have: below it, rounding, not information."""
 AVERAGE_SLACK = 1e-3
 """Weka J48's slack on the average gain a gain-ratio candidate must reach."""
+EXACT = decimal.Context(prec=100)
+"""Counts are integers or DECIMAL(38, 18) sums (Decimal): added and subtracted exactly at this
+precision, each branch's count rounded to float once."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,67 @@ class Candidate:
         return self.gain - self.penalty
 
 
+@dataclass(frozen=True)
+class LevelCounts:
+    """The counts of one level's (node, attribute) groups. Group g is attribute
+    ``names[attributes[g]]`` (its position in feature order) of node ``nodes[g]``, numeric when
+    ``numeric[g]``; its values' class counts are ``cells[starts[g]:starts[g + 1]]`` (K each, in
+    split order as AttributeCounts'), its NULLs' ``nulls[g]`` and its node's ``totals[g]``.
+    Counts are exact (int64 rows, or Decimal weight sums in object arrays; floats as given);
+    ``has_nulls[g]`` says, exactly, whether the group's NULLs weigh anything."""
+
+    names: Sequence[str]
+    nodes: np.ndarray
+    attributes: np.ndarray
+    numeric: np.ndarray
+    starts: np.ndarray
+    cells: np.ndarray
+    totals: np.ndarray
+    nulls: np.ndarray
+    has_nulls: np.ndarray
+
+    @classmethod
+    def of(cls, names: Sequence[str], nodes: np.ndarray, attributes: np.ndarray,
+           numeric: np.ndarray, starts: np.ndarray, cells: np.ndarray, totals: np.ndarray
+           ) -> LevelCounts:  # fmt: skip
+        """The level whose groups' NULL counts are their node's ``totals`` less their
+        values' counts."""
+        with decimal.localcontext(EXACT):
+            nulls = totals - _group_sums(cells, starts)
+            has_nulls = np.asarray((nulls > 0).any(axis=1), dtype=bool)
+        return cls(names, nodes, attributes, numeric, starts, cells, totals, nulls, has_nulls)
+
+    @classmethod
+    def single(cls, counts: AttributeCounts) -> LevelCounts:
+        """One node's one attribute (group 0)."""
+        nulls = np.asarray(counts.nulls, dtype=float)
+        matrix = np.asarray(counts.counts, dtype=float).reshape(-1, len(nulls))
+        return cls(
+            [counts.attribute], np.zeros(1, dtype=int), np.zeros(1, dtype=int),
+            np.array([counts.numeric]), np.array([0, len(matrix)]), matrix,
+            (matrix.sum(axis=0) + nulls)[None], nulls[None], np.array([counts.has_nulls]),
+        )  # fmt: skip
+
+
+def _prefix(cells: np.ndarray) -> np.ndarray:
+    """Running sums of ``cells`` (C x K) after a row of zeros: row i sums cells 0 .. i-1."""
+    zero = np.zeros((1, cells.shape[1]), dtype=cells.dtype)
+    return np.concatenate([zero, np.cumsum(cells, axis=0)]) if len(cells) else zero
+
+
+def _group_sums(cells: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Each group's sum of its cells (G x K)."""
+    running = _prefix(cells)
+    return running[starts[1:]] - running[starts[:-1]]
+
+
+def _ranges(groups: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``groups[i]`` repeated ``lengths[i]`` times, with 0 .. lengths[i] - 1 beside it."""
+    repeated = np.repeat(groups, lengths)
+    offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return repeated, np.arange(len(repeated)) - offsets
+
+
 def entropy(counts: np.ndarray) -> np.ndarray:
     """Entropy in bits of each row of class counts (the last axis); 0 for an empty row."""
     counts = np.asarray(counts, dtype=float)
@@ -101,10 +167,10 @@ def gini_impurity(counts: np.ndarray) -> np.ndarray:
 
 
 def measures(parent: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(gain, split information, Gini decrease) of each candidate, whose branches' class
-    counts are ``parts[t]`` (T x B x K), of ``parent`` (K)."""
-    weight = float(parent.sum())
-    shares = parts.sum(axis=2) / weight
+    """(gain, split information, Gini decrease) of each candidate t, whose branches' class
+    counts are ``parts[t]`` (T x B x K), of its node's class counts ``parent[t]`` (T x K)."""
+    weight = parent.sum(axis=1)
+    shares = parts.sum(axis=2) / weight[:, None]
     gain = entropy(parent) - (shares * entropy(parts)).sum(axis=1)
     positive = shares > 0
     logs = np.log2(np.where(positive, shares, 1.0))
@@ -113,72 +179,237 @@ def measures(parent: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, np.ndar
     return gain, split_info, gini
 
 
-def _made(
-    attribute: str,
-    kind: str,
-    groups: Sequence[tuple[tuple[int, ...], ...]],
-    nulls: np.ndarray,
-    parts: np.ndarray,
-    measured: tuple[np.ndarray, np.ndarray, np.ndarray],
-    keep: Sequence[int],
-    penalty: float = 0.0,
-) -> list[Candidate]:
-    """The candidates ``keep`` of those whose branches are ``groups[t]`` holding
-    ``parts[t]``, NULLs in branch ``nulls[t]``, with their ``measured`` gain, split information
-    and Gini decrease."""
-    gain, split_info, gini = measured
+@dataclass(frozen=True)
+class Scored:
+    """Every admissible candidate of a level, one row each, ordered by group then
+    ``position`` (the group's candidate order: thresholds and ordered subsets by the size of
+    their left side, a value against the rest by its index): its ``group``, ``kind`` (index
+    into KINDS), ``cut`` (a prefix's length, or the value alone; 0 for multiway), ``null``
+    branch, measures, and its branches' class counts ``parts[batch[i]][row[i]]`` (floats).
+    ``order`` holds each ordered subset group's values, in its order, at the group's cells."""
+
+    level: LevelCounts
+    group: np.ndarray
+    position: np.ndarray
+    kind: np.ndarray
+    cut: np.ndarray
+    null: np.ndarray
+    gain: np.ndarray
+    penalty: np.ndarray
+    gain_ratio: np.ndarray
+    gini: np.ndarray
+    batch: np.ndarray
+    row: np.ndarray
+    parts: Sequence[np.ndarray]
+    order: np.ndarray
+
+    def candidate(self, i: int) -> Candidate:
+        """Candidate ``i`` as a Candidate."""
+        level, g = self.level, int(self.group[i])
+        n, start, cut = (
+            int(level.starts[g + 1] - level.starts[g]),
+            int(level.starts[g]),
+            int(self.cut[i]),
+        )
+        kind = KINDS[int(self.kind[i])]
+        if kind == VALUES:
+            groups = tuple((v,) for v in range(n)) + (((),) if level.has_nulls[g] else ())
+        elif kind == THRESHOLD or level.totals.shape[1] == 2:
+            order = tuple(int(v) for v in self.order[start : start + n])
+            groups = (order[:cut], order[cut:])
+        else:
+            groups = ((cut,), tuple(v for v in range(n) if v != cut))
+        return Candidate(
+            level.names[int(level.attributes[g])], kind, groups, int(self.null[i]),
+            self.parts[int(self.batch[i])][int(self.row[i])], float(self.gain[i]),
+            float(self.penalty[i]), float(self.gain_ratio[i]), float(self.gini[i]),
+        )  # fmt: skip
+
+    def of_group(self, g: int) -> list[Candidate]:
+        """Group ``g``'s candidates, in their order."""
+        return [self.candidate(int(i)) for i in np.flatnonzero(self.group == g)]
+
+
+def _in_order(level: LevelCounts) -> np.ndarray:
+    """Each group's values' local indices in the order its prefixes take them: their own
+    order, except a binary categorical split of two classes (CART's rule): by their
+    proportion of the second class, ties to the lower index."""
+    sizes = np.diff(level.starts)
+    group, local = _ranges(np.arange(len(sizes)), sizes)
+    matrix = np.asarray(level.cells, dtype=float)
+    if matrix.shape[1] != 2 or level.numeric.all():
+        return local
+    totals = matrix.sum(axis=1)
+    share = matrix[:, 1] / np.where(totals > 0, totals, 1.0)
+    share = np.where(level.numeric[group], local, share)  # numeric values keep their order
+    return local[np.lexsort((local, share, group))]
+
+
+def score_level(level: LevelCounts, criterion: str, splits: str, min_leaf: float) -> Scored:
+    """Every admissible split of every group of ``level`` (see :func:`candidates`)."""
+    sizes = np.diff(level.starts)
+    k = level.totals.shape[1]
+    multi = ~level.numeric & (splits == MULTIWAY)
+    prefixed = level.numeric | (~multi & (k == 2))
+    alone = ~level.numeric & ~multi & (k != 2)
+    order = _in_order(level)
+    with decimal.localcontext(EXACT):
+        running = _prefix(level.cells[level.starts[:-1].repeat(sizes) + order])
+        g1, t = _ranges(np.flatnonzero(prefixed), np.maximum(sizes[prefixed] - 1, 0))
+        lefts = running[level.starts[g1] + t + 1] - running[level.starts[g1]]
+        how_many = np.where(sizes[alone] > 2, sizes[alone], np.minimum(sizes[alone], 2) - 1)
+        g2, v = _ranges(np.flatnonzero(alone), np.maximum(how_many, 0))
+        lefts = np.concatenate([lefts, level.cells[level.starts[g2] + v]])
+        group = np.concatenate([g1, g2])
+        sides = _two_way_sides(level, group, lefts)
+    kind = np.where(level.numeric[group], KINDS.index(THRESHOLD), KINDS.index(SUBSET))
+    found = [_two_way(level, group, np.concatenate([t + 1, v]), kind, sides, criterion, min_leaf)]
+    found += _multiway(level, np.flatnonzero(multi & (sizes > 0)), min_leaf)
+    batch = np.concatenate([np.full(len(f[0]), b) for b, f in enumerate(found)])
+    columns = [np.concatenate([f[c] for f in found]) for c in range(len(found[0]) - 1)]
+    group, cut, kind, null, gain, penalty, ratio, gini, row = columns
+    position = np.where(kind == KINDS.index(VALUES), 0, cut)
+    ranked = np.lexsort((position, group))
+    return Scored(
+        level, group[ranked], position[ranked], kind[ranked], cut[ranked], null[ranked],
+        gain[ranked], penalty[ranked], ratio[ranked], gini[ranked], batch[ranked], row[ranked],
+        [f[-1] for f in found], order,
+    )  # fmt: skip
+
+
+def _two_way_sides(
+    level: LevelCounts, group: np.ndarray, lefts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each two-way candidate's branches with NULLs on the left and on the right (floats,
+    T x 2 x K), from the exact counts of its left side (in the EXACT context)."""
+    rights = _group_sums(level.cells, level.starts)[group] - lefts
+    nulls = level.nulls[group]
+    on_left = np.stack([lefts + nulls, rights], axis=1)
+    on_right = np.stack([lefts, rights + nulls], axis=1)
+    return np.asarray(on_left, dtype=float), np.asarray(on_right, dtype=float)
+
+
+def _ratio(gain: np.ndarray, split_info: np.ndarray, penalty: np.ndarray) -> np.ndarray:
     safe = np.where(split_info > 0, split_info, 1.0)
-    ratio = np.where(split_info > 0, (gain - penalty) / safe, 0.0)
-    return [
-        Candidate(attribute, kind, groups[t], int(nulls[t]), parts[t], float(gain[t]),
-                  penalty, float(ratio[t]), float(gini[t]))
-        for t in keep
-    ]  # fmt: skip
+    return np.where(split_info > 0, (gain - penalty) / safe, 0.0)
 
 
 def _two_way(
-    attribute: str,
-    kind: str,
-    groups: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
-    lefts: np.ndarray,
-    counts: AttributeCounts,
+    level: LevelCounts,
+    group: np.ndarray,
+    cut: np.ndarray,
+    kind: np.ndarray,
+    sides: tuple[np.ndarray, np.ndarray],
     criterion: str,
     min_leaf: float,
-) -> list[Candidate]:
-    """The splits of the values ``groups[t][0]`` (class counts ``lefts[t]``) against the rest,
-    NULLs on the side of larger gain (left on a tie) when the node has NULLs, else on the
-    heavier side (left on a tie); a split is left out when a side would weigh less than
-    ``min_leaf``. The criterion's measure (:func:`_score`) decides NULLs' side."""
-    if not groups:
-        return []
-    parent = counts.counts.sum(axis=0) + counts.nulls
-    sides = np.stack([lefts, counts.counts.sum(axis=0) - lefts], axis=1)
-    if counts.has_nulls:
-        options = []
-        for side in (0, 1):
-            parts = sides.copy()
-            parts[:, side] += counts.nulls
-            options.append((parts, parts.sum(axis=2).min(axis=1) >= min_leaf,
-                            *measures(parent, parts)))  # fmt: skip
-        score = [o[4] if criterion == GINI else o[2] for o in options]
-        null = np.where(options[1][1] & (~options[0][1] | (score[1] > score[0])), 1, 0)
-        picked = [
-            np.where(null.reshape(-1, *([1] * (a.ndim - 1))) == 0, a, b)
-            for a, b in zip(options[0], options[1], strict=True)
-        ]
-        parts, valid, measured = picked[0], picked[1], (picked[2], picked[3], picked[4])
-    else:
-        weights = sides.sum(axis=2)
-        null = np.where(weights[:, 0] >= weights[:, 1], 0, 1)
-        parts, valid, measured = sides, weights.min(axis=1) >= min_leaf, measures(parent, sides)
+) -> tuple[np.ndarray, ...]:
+    """The admissible two-way candidates: NULLs on the side of larger gain (left on a tie)
+    when the group has NULLs, else on the heavier side (left on a tie); left out when a side
+    would weigh less than ``min_leaf``. The criterion's measure (Gini decrease for ``gini``,
+    else the gain) decides NULLs' side. Columns as :func:`score_level` concatenates them."""
+    parent = np.asarray(level.totals[group], dtype=float)
+    options = []
+    for parts in sides:
+        weights = parts.sum(axis=2)
+        options.append((parts, weights, weights.min(axis=1) >= min_leaf, *measures(parent, parts)))
+    score = [o[5] if criterion == GINI else o[3] for o in options]
+    by_gain = options[1][2] & (~options[0][2] | (score[1] > score[0]))
+    heavier = options[0][1][:, 0] < options[0][1][:, 1]
+    null = np.where(level.has_nulls[group], by_gain, heavier).astype(int)
+    parts, _, valid, gain, split_info, gini = (
+        np.where(null.reshape(-1, *([1] * (a.ndim - 1))) == 0, a, b)
+        for a, b in zip(options[0], options[1], strict=True)
+    )
+    threshold = kind == KINDS.index(THRESHOLD)
+    admitted = np.bincount(group[valid & threshold], minlength=len(level.nodes))
+    node_weight = np.asarray(level.totals, dtype=float).sum(axis=1)
+    with np.errstate(divide="ignore"):
+        per_group = np.where(admitted > 0, np.log2(admitted) / node_weight, 0.0)
+    penalty = np.where(threshold, per_group[group], 0.0)
     keep = np.flatnonzero(valid)
-    penalty = float(np.log2(len(keep)) / parent.sum()) if kind == THRESHOLD and len(keep) else 0.0
-    return _made(attribute, kind, groups, null, parts, measured, keep, penalty)
+    ratio = _ratio(gain, split_info, penalty)
+    columns = (group, cut, kind, null, gain, penalty, ratio, gini)
+    return (*(c[keep] for c in columns), np.arange(len(keep)), parts[keep])
 
 
-def _score(candidate: Candidate, criterion: str) -> float:
-    """What NULLs' side and the choice maximise: the Gini decrease, else the gain."""
-    return candidate.gini if criterion == GINI else candidate.gain
+def _multiway(level: LevelCounts, groups: np.ndarray, min_leaf: float) -> list[tuple]:
+    """The multiway candidates of ``groups`` (one each: a branch per value, and one for NULL
+    when the group has NULLs, which go there; else NULLs go to the heaviest branch, the first
+    of equal weights), admissible when two branches weigh ``min_leaf`` or more (C4.5); one
+    batch per number of values and presence of NULLs. Columns as :func:`score_level`
+    concatenates them."""
+    sizes, has = np.diff(level.starts)[groups], level.has_nulls[groups]
+    out = []
+    for n, with_nulls in sorted(set(zip(sizes.tolist(), has.tolist(), strict=True))):
+        chosen = groups[(sizes == n) & (has == with_nulls)]
+        exact = level.cells[level.starts[chosen][:, None] + np.arange(n)]
+        if with_nulls:
+            exact = np.concatenate([exact, level.nulls[chosen][:, None, :]], axis=1)
+        parts = np.asarray(exact, dtype=float)
+        weights = parts.sum(axis=2)
+        null = np.full(len(chosen), n) if with_nulls else np.argmax(weights, axis=1)
+        gain, split_info, gini = measures(np.asarray(level.totals[chosen], dtype=float), parts)
+        zero = np.zeros(len(chosen), dtype=int)
+        kind = np.full(len(chosen), KINDS.index(VALUES))
+        ratio = _ratio(gain, split_info, np.zeros(len(chosen)))
+        keep = np.flatnonzero((weights >= min_leaf).sum(axis=1) >= 2)
+        columns = (chosen, zero, kind, null, gain, zero.astype(float), ratio, gini)
+        out.append((*(c[keep] for c in columns), np.arange(len(keep)), parts[keep]))
+    return out
+
+
+def _first_of_each(keys: np.ndarray, ranked: np.ndarray) -> np.ndarray:
+    """The first of ``ranked`` (indices) for each value of ``keys`` (equal ones adjacent)."""
+    if not len(ranked):
+        return ranked
+    k = keys[ranked]
+    return ranked[np.concatenate([[True], k[1:] != k[:-1]])]
+
+
+def _pick(
+    node: np.ndarray,
+    attribute: np.ndarray,
+    position: np.ndarray,
+    threshold: np.ndarray,
+    measured: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    criterion: str,
+) -> np.ndarray:
+    """The chosen candidate of each node that has one (module docstring), as indices, from
+    each candidate's node, attribute position, position among the attribute's candidates,
+    whether it is a threshold, and its (gain, penalty, gain ratio, Gini decrease)."""
+    gain, penalty, ratio, gini = measured
+    if criterion != GAIN_RATIO:
+        score = gini if criterion == GINI else gain
+        best = _first_of_each(node, np.lexsort((position, attribute, -score, node)))
+        return best[score[best] > GAIN_TOLERANCE]
+    pair = node * (int(attribute.max(initial=0)) + 1) + attribute
+    tops = _first_of_each(pair, np.lexsort((position, -gain, attribute, node)))
+    penalised = gain - penalty
+    tops = tops[~threshold[tops] | (penalised[tops] > 0)]
+    if not len(tops):
+        return tops
+    nodes, which, counts = np.unique(node[tops], return_inverse=True, return_counts=True)
+    column = np.arange(len(tops)) - np.repeat(np.cumsum(counts) - counts, counts)
+    grid = np.zeros((len(nodes), int(counts.max())))
+    grid[which, column] = penalised[tops]  # summed in attribute order, as written
+    average = np.cumsum(grid, axis=1)[:, -1] / counts
+    admitted = (
+        (penalised[tops] >= average[which] - AVERAGE_SLACK)
+        & (penalised[tops] > GAIN_TOLERANCE)
+        & (ratio[tops] > 0)
+    )
+    tops = tops[admitted]
+    return _first_of_each(node, tops[np.lexsort((attribute[tops], -ratio[tops], node[tops]))])
+
+
+def choose_level(scored: Scored, criterion: str) -> dict[int, Candidate]:
+    """Each node's chosen split (module docstring) by its node, for the nodes that have one."""
+    level = scored.level
+    node, attribute = level.nodes[scored.group], level.attributes[scored.group]
+    measured = (scored.gain, scored.penalty, scored.gain_ratio, scored.gini)
+    threshold = scored.kind == KINDS.index(THRESHOLD)
+    chosen = _pick(node, attribute, scored.position, threshold, measured, criterion)
+    return {int(node[i]): scored.candidate(int(i)) for i in chosen}
 
 
 def candidates(
@@ -193,57 +424,20 @@ def candidates(
     ordered by their proportion of the second class (CART's rule); more classes, each value
     against the rest. A two-way split needs ``min_leaf`` on each side.
     """
-    matrix, v = counts.counts, len(counts.counts)
-    parent = matrix.sum(axis=0) + counts.nulls
-    if not counts.numeric and splits == MULTIWAY:
-        groups = tuple((i,) for i in range(v)) + (((),) if counts.has_nulls else ())
-        parts = np.vstack([matrix, counts.nulls[None, :]]) if counts.has_nulls else matrix
-        null = v if counts.has_nulls else int(np.argmax(parts.sum(axis=1)))
-        if (parts.sum(axis=1) >= min_leaf).sum() < 2:
-            return []
-        measured = measures(parent, parts[None])
-        return _made(
-            counts.attribute, VALUES, [groups], np.array([null]), parts[None], measured, [0]
-        )
-    if counts.numeric or matrix.shape[1] == 2:
-        if counts.numeric:
-            kind, order = THRESHOLD, list(range(v))
-        else:
-            totals = matrix.sum(axis=1)
-            share = matrix[:, 1] / np.where(totals > 0, totals, 1.0)
-            kind, order = SUBSET, sorted(range(v), key=lambda i: (share[i], i))
-        groups = [(tuple(order[:i]), tuple(order[i:])) for i in range(1, v)]
-        lefts = np.cumsum(matrix[order], axis=0)[:-1]
-        return _two_way(counts.attribute, kind, groups, lefts, counts, criterion, min_leaf)
-    alone = range(v) if v > 2 else range(1 if v == 2 else 0)  # of two values, one split
-    groups = [((i,), tuple(j for j in range(v) if j != i)) for i in alone]
-    lefts = matrix[list(alone)] if groups else np.empty((0, matrix.shape[1]))
-    return _two_way(counts.attribute, SUBSET, groups, lefts, counts, criterion, min_leaf)
+    return score_level(LevelCounts.single(counts), criterion, splits, min_leaf).of_group(0)
 
 
 def choose(by_attribute: Sequence[Sequence[Candidate]], criterion: str) -> Candidate | None:
     """The split of a node among each attribute's candidates (module docstring), or None."""
-    if criterion != GAIN_RATIO:
-        best = None
-        for found in by_attribute:
-            for c in found:
-                if best is None or _score(c, criterion) > _score(best, criterion):
-                    best = c
-        return best if best is not None and _score(best, criterion) > GAIN_TOLERANCE else None
-    per_attribute = []
-    for found in by_attribute:
-        if found:
-            top = max(found, key=lambda c: c.gain)  # the first of equal gains
-            top = next(c for c in found if c.gain == top.gain)
-            if top.kind != THRESHOLD or top.penalised_gain > 0:
-                per_attribute.append(top)
-    if not per_attribute:
+    listed = [(a, p, c) for a, found in enumerate(by_attribute) for p, c in enumerate(found)]
+    if not listed:
         return None
-    average = sum(c.penalised_gain for c in per_attribute) / len(per_attribute)
-    best = None
-    for c in per_attribute:
-        admitted = c.penalised_gain >= average - AVERAGE_SLACK
-        gains = c.penalised_gain > GAIN_TOLERANCE and c.gain_ratio > 0
-        if admitted and gains and (best is None or c.gain_ratio > best.gain_ratio):
-            best = c
-    return best
+    attribute, position = (np.array([x[i] for x in listed]) for i in (0, 1))
+    measured = tuple(
+        np.array([getattr(x[2], m) for x in listed], dtype=float)
+        for m in ("gain", "penalty", "gain_ratio", "gini")
+    )
+    threshold = np.array([x[2].kind == THRESHOLD for x in listed])
+    chosen = _pick(np.zeros(len(listed), dtype=int), attribute, position, threshold,
+                   measured, criterion)  # fmt: skip
+    return listed[int(chosen[0])][2] if len(chosen) else None
