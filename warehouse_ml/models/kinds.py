@@ -272,10 +272,12 @@ register(
             Parameter("splits", TEXT, "multiway", "multiway or binary categorical splits"),
             Parameter("max_depth", OPTIONAL_INT, None, "the deepest level split, or none"),
             Parameter("min_leaf", INT, 2, "least rows (or weight) of a branch, >= 1"),
-            Parameter("pruning", TEXT, "pessimistic", "none or pessimistic"),
+            Parameter("pruning", TEXT, "pessimistic", "none, pessimistic or reduced_error"),
             Parameter("confidence", FLOAT, 0.25, "confidence of pessimistic pruning, (0, 0.5]"),
             Parameter("bins", OPTIONAL_INT, 32, "equal-frequency threshold edges, or none"),
             Parameter("alpha", FLOAT, 0.0, "Laplace smoothing of the leaf probabilities, >= 0"),
+            Parameter("key", TEXT, None, "unique column whose MD5 holds out reduced_error's rows"),
+            Parameter("prune_fraction", FLOAT, 1 / 3, "share of rows reduced_error holds out"),
             *_SHARED,
         ),
     )

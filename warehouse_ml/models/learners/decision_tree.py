@@ -28,7 +28,9 @@ Leaves: P(c) = (n_c + alpha) / (n + alpha K) of the leaf's training counts (an e
 rows all weigh 0, takes its parent's).
 
 Pruning: ``none``; ``pessimistic``, C4.5's error-based pruning at ``confidence`` by subtree
-replacement (tree_model.prune_pessimistic; subtree raising is not done).
+replacement (tree_model.prune_pessimistic; subtree raising is not done); ``reduced_error``,
+Quinlan's reduced-error pruning on the ``prune_fraction`` of the rows the MD5 of their ``key``
+holds out of the growth (tree_pruning.py).
 
 Parameter tables (``wml.<model_id>_<part>``): ``classes`` as Naive Bayes' (class_index,
 class_label, n, log_prior: the training prior); ``nodes`` (create_tree_nodes.sql: one row per
@@ -67,7 +69,12 @@ from warehouse_ml.models.capabilities import WeightedFit
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG
-from warehouse_ml.models.learners import tree_inspection, tree_scoring, tree_splits
+from warehouse_ml.models.learners import (
+    tree_inspection,
+    tree_pruning,
+    tree_scoring,
+    tree_splits,
+)
 from warehouse_ml.models.learners.decision_tree_state import TreeState
 from warehouse_ml.models.learners.naive_bayes import create_classes_table
 from warehouse_ml.models.learners.tree_growth import Settings, grow, split_value
@@ -89,7 +96,7 @@ from warehouse_ml.stats.validation import CardinalityCheck, non_negative
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 
-PRUNINGS = ("none", "pessimistic")
+PRUNINGS = ("none", "pessimistic", "reduced_error")
 
 
 def _finite(row: dict[str, Any], description: str) -> float:
@@ -125,11 +132,15 @@ class DecisionTree(Classifier, WeightedFit):
         splits: ``"multiway"`` (a branch per categorical value) or ``"binary"`` (CART).
         max_depth: the deepest level split (the root is depth 0); None: no limit.
         min_leaf: least weight (rows, or summed weights) of a branch (module docstring).
-        pruning: ``"none"`` or ``"pessimistic"`` (C4.5's error-based pruning).
+        pruning: ``"none"``, ``"pessimistic"`` (C4.5's error-based pruning) or
+            ``"reduced_error"`` (on held-out rows; needs ``key``).
         confidence: the confidence of pessimistic pruning, in (0, 0.5].
         bins: equal-frequency edges a numeric threshold is chosen among (>= 2); None: the
             midpoints of consecutive distinct values.
         alpha: Laplace smoothing of the leaf probabilities, >= 0.
+        key: reduced-error pruning's unique, non-NULL integer or string column, whose MD5
+            holds rows out of the growth (tree_pruning.py); keep it out of the features.
+        prune_fraction: the share of rows reduced-error pruning holds out, in (0, 1).
         categorical, numeric, class_weight: as for every kind (models/base.py).
     """
 
@@ -147,6 +158,8 @@ class DecisionTree(Classifier, WeightedFit):
         confidence: float = 0.25,
         bins: int | None = 32,
         alpha: float = 0.0,
+        key: str | None = None,
+        prune_fraction: float = 1 / 3,
         categorical: Iterable[str] | None = None,
         numeric: Iterable[str] | None = None,
         class_weight: str | dict[Any, float] | None = None,
@@ -162,6 +175,17 @@ class DecisionTree(Classifier, WeightedFit):
             raise ParameterError(f"confidence must be within (0, 0.5], got {confidence!r}")
         self.bins = None if bins is None else _count("bins", bins, 2)
         self.alpha = non_negative("alpha", alpha)
+        if key is not None and not isinstance(key, str):
+            raise ParameterError(f"key must be a column name or None, got {key!r}")
+        if self.pruning == "reduced_error" and key is None:
+            raise ParameterError(
+                "pruning='reduced_error' holds rows out of the growth by the MD5 of a key: give "
+                "key=<a unique integer or string column>"
+            )
+        self.key = key
+        self.prune_fraction = non_negative("prune_fraction", prune_fraction)
+        if not 0 < self.prune_fraction < 1:
+            raise ParameterError(f"prune_fraction must be within (0, 1), got {prune_fraction!r}")
 
     # -- learning -------------------------------------------------------------------------
     def learn_tables(
@@ -174,11 +198,19 @@ class DecisionTree(Classifier, WeightedFit):
         create_classes_table(
             warehouse, tables.table("classes"), training.classes, 0.0, training.count_type
         )
+        held = None
+        if self.pruning == "reduced_error":
+            assert self.key is not None
+            training, held = tree_pruning.split_off(
+                warehouse, training, self.key, self.prune_fraction
+            )
         edges = self._edges(warehouse, training)
         settings = Settings(self.criterion, self.splits, self.max_depth, float(self.min_leaf))
         root = grow(warehouse, training, settings, edges, check)
         if self.pruning == "pessimistic":
             prune_pessimistic(root, self.confidence)
+        if held is not None:
+            tree_pruning.prune_reduced_error(root, tree_pruning.leaf_counts(warehouse, held, root))
         probabilities = node_probabilities(root, self.alpha)
         self._write_nodes(warehouse, tables, training, root, probabilities)
         features = [feature.name for feature in training.features]

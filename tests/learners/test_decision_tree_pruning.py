@@ -1,0 +1,89 @@
+"""Reduced-error pruning of a decision tree (models/learners/tree_pruning.py) against a
+reference written here from Quinlan's rule: the same rows held out by the MD5 of the key, the
+tree grown without pruning on the others, then pruned bottom up in Python wherever a node as a
+leaf makes no more errors on the held-out rows than its pruned subtree."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from reference import tree_path
+
+import warehouse_ml as wml
+from warehouse_ml.errors import ColumnError, ParameterError
+from warehouse_ml.models.learners.tree_model import Node
+
+
+def noisy(n: int, seed: int) -> pa.Table:
+    """A class from a rule over two attributes with 25% of labels flipped, NULLs included."""
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(["r", "g", "b", "w"], n).astype(object)
+    colour[rng.random(n) < 0.05] = None
+    size = np.round(rng.normal(size=n), 2)
+    rule = (colour == "r") | (size > 0.5)
+    y = np.where(rng.random(n) < 0.25, ~rule, rule)
+    return pa.table({
+        "id": np.arange(n) * 7 + 3, "colour": list(colour), "size": size,
+        "noise": rng.choice(["p", "q", "s"], n), "y": np.where(y, "yes", "no"),
+    })  # fmt: skip
+
+
+def held_out(key, fraction: float) -> bool:
+    """The documented rule: the first 8 hex digits of MD5(key as text) below fraction * 2^32."""
+    return int(hashlib.md5(str(key).encode()).hexdigest()[:8], 16) < int(fraction * 2**32)
+
+
+def reference_prune(node: Node, rows: list[dict], labels: list[str], inherited: int = 0) -> int:
+    """Prune ``node`` in place by the held-out ``rows`` that reach it; returns its errors."""
+    k = len(labels)
+    label = inherited if sum(node.counts) <= 0 else int(np.argmax(node.counts))
+    reached = [0] * k
+    for r in rows:
+        reached[labels.index(r["y"])] += 1
+    as_leaf = sum(reached) - reached[label]
+    if node.split is None:
+        return as_leaf
+    by_child: list[list[dict]] = [[] for _ in node.children]
+    for r in rows:
+        child = tree_path(node, r)[1]
+        by_child[[c.id for c in node.children].index(child.id)].append(r)
+    errors = sum(
+        reference_prune(c, rs, labels, label) for c, rs in zip(node.children, by_child, strict=True)
+    )
+    if as_leaf <= errors:
+        node.split, node.children = None, []
+        return as_leaf
+    return errors
+
+
+@pytest.mark.parametrize(("criterion", "fraction"), [("entropy", 1 / 3), ("gini", 0.5)])
+def test_reduced_error_pruning_equals_the_reference(con, criterion, fraction):
+    table = noisy(900, 3)
+    settings = {"criterion": criterion, "splits": "binary", "min_leaf": 1, "bins": None}
+    features = ["colour", "size", "noise"]
+    pruned = wml.DecisionTree(
+        pruning="reduced_error", key="id", prune_fraction=fraction, **settings
+    ).fit(con, table, "y", features=features, name="rep")
+    rows = table.to_pylist()
+    held = [r for r in rows if held_out(r["id"], fraction)]
+    growing = pa.Table.from_pylist([r for r in rows if not held_out(r["id"], fraction)])
+    assert 0 < len(held) < len(rows)
+    grown = wml.DecisionTree(pruning="none", **settings).fit(
+        con, growing, "y", features=features, name="grown"
+    )
+    root = Node.from_json(grown.record.state.learned.root.to_json())
+    before = sum(1 for _ in root.walk())
+    reference_prune(root, held, ["no", "yes"])
+    assert pruned.record.state.learned.root.to_json() == root.to_json()
+    assert sum(1 for _ in root.walk()) < before  # the noise made something to prune
+
+
+def test_reduced_error_pruning_needs_a_key(con):
+    with pytest.raises(ParameterError, match="key"):
+        wml.DecisionTree(pruning="reduced_error")
+    model = wml.DecisionTree(pruning="reduced_error", key="row_id")
+    with pytest.raises(ColumnError, match="row_id"):
+        model.fit(con, noisy(50, 0), "y", features=["colour", "size"])
