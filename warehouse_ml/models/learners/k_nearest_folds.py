@@ -22,6 +22,7 @@ from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.learners.k_nearest_neighbors import stored_rows
 from warehouse_ml.models.learners.k_nearest_search import (
     RANK,
+    Neighbours,
     coordinate,
     search_for,
     votes,
@@ -99,14 +100,14 @@ def fold_errors(
     warehouse.run_tree(templates.create_table_as(held_table, numbered))
     grouped = [ROW_ID, TRUTH]
     ranked_table = tables.table("ranked")
-    ranked = search_for(warehouse.TOP_K_AGGREGATE).ranked(
-        exp.select(exp.Star()).from_(held_table.to_table()),
-        grouped,
-        exp.select(exp.Star()).from_(stored_table.to_table()),
+    neighbours = Neighbours(
         features,
+        exp.select(exp.Star()).from_(stored_table.to_table()),
         max(ks),
+        search_for(warehouse.TOP_K_AGGREGATE),
         on=exp.EQ(this=column(PARTITION, "q"), expression=column(PARTITION, "t")),
     )
+    ranked = neighbours.ranked(exp.select(exp.Star()).from_(held_table.to_table()), grouped)
     warehouse.run_tree(templates.create_table_as(ranked_table, ranked))
     every_k = templates.values([(k,) for k in ks], "ks", (K,))
     ranked_k = (

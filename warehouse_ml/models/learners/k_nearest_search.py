@@ -70,43 +70,16 @@ def squared_distance(features: Sequence[Feature], scored: str, stored: str) -> e
     return balanced_sum(terms) if terms else literal(0.0)
 
 
-def pairs(
-    scored: exp.Query,
-    grouped: Sequence[str],
-    stored: exp.Query,
-    features: Sequence[Feature],
-    on: exp.Expression | None = None,
-) -> exp.Select:
-    """Every (scored row, stored row) pair: ``scored`` (its ``grouped`` columns, which
-    identify a row, the first alone, and its coordinates) AS q joined to ``stored`` AS t (the
-    stored rows: neighbour, class_index, coordinates) on ``on``, or crossed. Columns: the
-    grouped ones, neighbour, class_index, wml_d2."""
-    query = exp.select(
-        *(alias(column(g, "q"), g) for g in grouped),
-        alias(column(NEIGHBOUR, "t"), NEIGHBOUR),
-        alias(column(CLASS_INDEX, "t"), CLASS_INDEX),
-        alias(squared_distance(features, "q", "t"), SQUARED),
-    ).from_(scored.subquery("q"))
-    if on is None:
-        return query.join(stored.subquery("t"), join_type="CROSS", copy=False)
-    return query.join(stored.subquery("t"), on=on, copy=False)
-
-
 class Search(abc.ABC):
     """How the k nearest of each scored row are found (module docstring)."""
 
     @abc.abstractmethod
     def ranked(
-        self,
-        scored: exp.Query,
-        grouped: Sequence[str],
-        stored: exp.Query,
-        features: Sequence[Feature],
-        k: int,
-        on: exp.Expression | None = None,
+        self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
     ) -> exp.Query:
-        """The k nearest stored rows of each scored row (:func:`pairs`' arguments): the
-        grouped columns, neighbour, class_index, wml_d2 and wml_rank (1..k)."""
+        """The ``neighbours.k`` nearest stored rows of each row of ``scored``
+        (:meth:`Neighbours.pairs`): the grouped columns, neighbour, class_index, wml_d2 and
+        wml_rank (1..k)."""
 
 
 def _numbered_within(paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Select:
@@ -128,15 +101,9 @@ class WindowSearch(Search):
     """Portable: a ROW_NUMBER window per scored row over every pair, kept while <= k."""
 
     def ranked(
-        self,
-        scored: exp.Query,
-        grouped: Sequence[str],
-        stored: exp.Query,
-        features: Sequence[Feature],
-        k: int,
-        on: exp.Expression | None = None,
+        self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
     ) -> exp.Query:
-        return _numbered_within(pairs(scored, grouped, stored, features, on), grouped, k)
+        return _numbered_within(neighbours.pairs(scored, grouped), grouped, neighbours.k)
 
 
 SCORED = "wml_knn_scored"
@@ -153,20 +120,14 @@ class BoundedSearch(Search):
     is read by both passes)."""
 
     def ranked(
-        self,
-        scored: exp.Query,
-        grouped: Sequence[str],
-        stored: exp.Query,
-        features: Sequence[Feature],
-        k: int,
-        on: exp.Expression | None = None,
+        self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
     ) -> exp.Query:
         first = grouped[0]
         rows = exp.select(exp.Star()).from_(exp.to_table(SCORED))
-        smallest = exp.Min(this=column(SQUARED, "p"), count=literal(k))
+        smallest = exp.Min(this=column(SQUARED, "p"), count=literal(neighbours.k))
         bounds = (
             exp.select(alias(column(first, "p"), first), alias(exp.ArrayMax(this=smallest), BOUND))
-            .from_(pairs(rows, [first], stored, features, on).subquery("p"))
+            .from_(neighbours.pairs(rows, [first]).subquery("p"))
             .group_by(column(first, "p"))
         )
         bounded = (
@@ -177,13 +138,12 @@ class BoundedSearch(Search):
                 on=exp.EQ(this=column(first, "s"), expression=column(first, "b")),
             )
         )
-        paired = pairs(bounded, [*grouped, BOUND], stored, features, on)
         within = (
             exp.select(exp.Star())
-            .from_(paired.subquery("w"))
+            .from_(neighbours.pairs(bounded, [*grouped, BOUND]).subquery("w"))
             .where(exp.LTE(this=column(SQUARED, "w"), expression=column(BOUND, "w")))
         )
-        ranked = _numbered_within(within, grouped, k)
+        ranked = _numbered_within(within, grouped, neighbours.k)
         return ranked.with_(SCORED, as_=scored, materialized=True)
 
 
@@ -225,17 +185,35 @@ def votes(
 
 @dataclass(frozen=True)
 class Neighbours:
-    """The k-nearest-neighbour search of one model: its ``features`` (coordinate order), its
-    stored rows (a query of neighbour, class_index and the coordinates), ``k`` and the
-    engine's :class:`Search`."""
+    """The k-nearest-neighbour search of one model (or of every fold's, joined ``on`` a
+    condition between a scored row ``q`` and a stored row ``t``): its ``features``
+    (coordinate order), its stored rows (a query of neighbour, class_index and the
+    coordinates), ``k`` and the engine's :class:`Search`."""
 
     features: Sequence[Feature]
     stored: exp.Query
     k: int
     search: Search
+    on: exp.Expression | None = None
+
+    def pairs(self, scored: exp.Query, grouped: Sequence[str]) -> exp.Select:
+        """Every (scored row, stored row) pair: ``scored`` (its ``grouped`` columns, which
+        identify a row, the first alone, and its coordinates) AS q joined to the stored rows
+        AS t on :attr:`on`, or crossed. Columns: the grouped ones, neighbour, class_index,
+        wml_d2."""
+        query = exp.select(
+            *(alias(column(g, "q"), g) for g in grouped),
+            alias(column(NEIGHBOUR, "t"), NEIGHBOUR),
+            alias(column(CLASS_INDEX, "t"), CLASS_INDEX),
+            alias(squared_distance(self.features, "q", "t"), SQUARED),
+        ).from_(scored.subquery("q"))
+        stored = self.stored.subquery("t")
+        if self.on is None:
+            return query.join(stored, join_type="CROSS", copy=False)
+        return query.join(stored, on=self.on, copy=False)
 
     def ranked(self, scored: exp.Query, grouped: Sequence[str]) -> exp.Query:
         """The k nearest stored rows of each row of ``scored`` (its ``grouped`` columns, the
         first a row number, and its coordinates): grouped columns, neighbour, class_index,
         wml_d2, wml_rank."""
-        return self.search.ranked(scored, grouped, self.stored, self.features, self.k)
+        return self.search.ranked(self, scored, grouped)
