@@ -367,6 +367,33 @@ def tan(engine: Engine) -> dict[str, Any]:
 
 
 @case
+def k_nearest_neighbors(engine: Engine) -> dict[str, Any]:
+    """k nearest neighbours (the portable ROW_NUMBER search off DuckDB, its top-k aggregate on
+    DuckDB), uniform and distance-weighted, over categorical (string, integer, boolean) and
+    numeric attributes with NULLs and ties of distance: the stored rows and their keys, scores,
+    predictions, a prediction view, each row's neighbours, and select_k's errors of several k
+    from one ranked table."""
+    table = engine.load(TABLE, DATA)
+    w = engine.warehouse
+    uniform = wml.KNearestNeighbors(k=4).fit(
+        w, table, "label", keys=["id"], categorical=["size"], name="engine_knn_uniform"
+    )
+    chosen = wml.select_k(
+        w, table, "label", [1, 3, 6], weights="distance", folds=3, seed=1, key="id",
+        categorical=["size"], name="engine_knn_chosen",
+    )  # fmt: skip
+    return {
+        "distance": _model_results(
+            engine, _fit(engine, wml.KNearestNeighbors(weights="distance"), "engine_knn"),
+            "engine_knn",
+        ),
+        "uniform": _model_results(engine, uniform, "engine_knn_uniform"),
+        "neighbours": uniform.explain(w, DATA, keys=["id"]),
+        "select_k": chosen.comparison,
+    }
+
+
+@case
 def logistic_regression(engine: Engine) -> dict[str, Any]:
     """Logistic regression by Newton passes (DOUBLE sums in each engine's order), multinomial
     and binary, over categorical (string, integer, boolean) and numeric attributes with NULLs:
