@@ -365,7 +365,8 @@ def _code_ranges(warehouse: Warehouse, training: Training) -> CodeRanges:
         names.insert(0, training.target)
     if len(names) < 2:
         return {}
-    return integer_rule.code_ranges(warehouse, training.source, names)
+    ranges = integer_rule.code_ranges(warehouse, training.source, names)
+    return ranges if len(ranges) > 1 else {}
 
 
 def _histogram(
