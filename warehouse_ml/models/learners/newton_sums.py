@@ -93,23 +93,25 @@ class NewtonPass:
         """The pass's statement (module docstring) at ``coefficients``."""
         first = design_step(self.design, self.training)
         scores = [
-            alias(self._score(b), _name("s", k))
+            alias(linear_score(self.design, b), step_name("s", k))
             for k, b in enumerate(self.every_class(coefficients))
         ]
-        joints = [column(_name("s", k)) for k in range(self.k)]
+        joints = [column(step_name("s", k)) for k in range(self.k)]
         shifted = [
             alias(
-                exp.Exp(this=exp.Sub(this=column(_name("s", k)), expression=column("wml_max"))),
-                _name("e", k),
+                exp.Exp(this=exp.Sub(this=column(step_name("s", k)), expression=column("wml_max"))),
+                step_name("e", k),
             )
             for k in range(self.k)
         ]
         total = column("wml_total")
         own = exp.Case(this=column("wml_y"))
         for k in range(self.k):
-            own.when(literal(k), column(_name("s", k)), copy=False)
+            own.when(literal(k), column(step_name("s", k)), copy=False)
         probabilities = [
-            alias(exp.Div(this=column(_name("e", k)), expression=total.copy()), _name("p", k))
+            alias(
+                exp.Div(this=column(step_name("e", k)), expression=total.copy()), step_name("p", k)
+            )
             for k in range(self.k)
         ]
         probabilities += [
@@ -123,17 +125,17 @@ class NewtonPass:
             alias(exp.Sub(this=own.copy(), expression=column("wml_max")), "wml_margin"),
         ]  # fmt: skip
         weights = [
-            *(column(_name("z", i)) for i in range(len(self.numeric))),
-            *(column(_name("c", i)) for i in range(len(self.categorical))),
+            *(column(step_name("z", i)) for i in range(len(self.numeric))),
+            *(column(step_name("c", i)) for i in range(len(self.categorical))),
             column("wml_ll"),
             column("wml_margin"),
             *(
                 alias(
                     templates.expression(
                         "newton_residual", weight=column("wml_w"), class_index=column("wml_y"),
-                        k=literal(k), probability=column(_name("p", k)),
+                        k=literal(k), probability=column(step_name("p", k)),
                     ),
-                    _name("r", i),
+                    step_name("r", i),
                 )
                 for i, k in enumerate(self.scored)
             ),
@@ -141,11 +143,11 @@ class NewtonPass:
                 alias(
                     templates.expression(
                         "newton_hessian_weight", weight=column("wml_w"),
-                        p_k=column(_name("p", self.scored[a])),
-                        p_l=column(_name("p", self.scored[b])),
+                        p_k=column(step_name("p", self.scored[a])),
+                        p_l=column(step_name("p", self.scored[b])),
                         delta=literal(1.0 if a == b else 0.0),
                     ),
-                    _name("h", a, b),
+                    step_name("h", a, b),
                 )
                 for a, b in self.blocks
             ),
@@ -161,7 +163,7 @@ class NewtonPass:
             (MAXED, layer(SCORES, [alias(greatest(joints), "wml_max")])),
             (SHIFTED, layer(MAXED, shifted)),
             (TOTALLED, layer(SHIFTED, [alias(balanced_sum(
-                [column(_name("e", k)) for k in range(self.k)]), "wml_total")])),
+                [column(step_name("e", k)) for k in range(self.k)]), "wml_total")])),
             (PROBABILITIES, layer(TOTALLED, probabilities)),
             (WEIGHTS, exp.select(*weights).from_(exp.to_table(PROBABILITIES))),
         ]  # fmt: skip
@@ -169,36 +171,20 @@ class NewtonPass:
             final = final.with_(name, as_=step, copy=False)
         return final
 
-    def _score(self, b: np.ndarray) -> exp.Expression:
-        """One class's linear score over the design step's columns."""
-        items: list[exp.Expression] = [literal(float(b[0]))]
-        for i, attribute in enumerate(self.numeric):
-            (j,) = self.design.indices(attribute)
-            items.append(exp.Mul(this=literal(float(b[j])), expression=column(_name("z", i))))
-        for i, attribute in enumerate(self.categorical):
-            indices = self.design.indices(attribute)
-            if indices:
-                case = exp.Case(this=column(_name("c", i)))
-                for level, j in enumerate(indices):
-                    case.when(literal(level), literal(float(b[j])), copy=False)
-                items.append(case.else_(literal(0.0), copy=False))
-        return balanced_sum(items)
-
     def _sums(self) -> list[exp.Expression]:
         """The select list: the level numbers, then per Hessian block and residual the sums
-        over the numerics' products (names :func:`_sum_name`), the log-likelihood, the
+        over the numerics' products (names :func:`sum_name`), the log-likelihood, the
         margin."""
         items: list[exp.Expression] = [
-            alias(column(_name("c", i)), _name("c", i)) for i in range(len(self.categorical))
+            alias(column(step_name("c", i)), step_name("c", i))
+            for i in range(len(self.categorical))
         ]
-        z = [column(_name("z", i)) for i in range(len(self.numeric))]
         for a, b in self.blocks:
-            items += product_sums(column(_name("h", a, b)), _name("h", a, b), len(self.numeric))
+            items += product_sums(
+                column(step_name("h", a, b)), step_name("h", a, b), len(self.numeric)
+            )
         for r in range(len(self.scored)):
-            items.append(alias(exp.Sum(this=column(_name("r", r))), _sum_name(_name("r", r))))
-            for i, zi in enumerate(z):
-                weighted = exp.Mul(this=column(_name("r", r)), expression=zi.copy())
-                items.append(alias(exp.Sum(this=weighted), _sum_name(_name("r", r), i)))
+            items += vector_sums(column(step_name("r", r)), step_name("r", r), len(self.numeric))
         items.append(alias(exp.Sum(this=column("wml_ll")), "wml_sum_ll"))
         items.append(alias(exp.Min(this=column("wml_margin")), "wml_min_margin"))
         return items
@@ -216,15 +202,11 @@ class NewtonPass:
             if cols is None:
                 continue
             for a, b in self.blocks:
-                fill_products(hessian[a, b], row, _name("h", a, b), cols, numeric_at)
+                fill_products(hessian[a, b], row, step_name("h", a, b), cols, numeric_at)
             if len(cols) == 2:
                 continue
-            at = cols[0] if cols else 0
             for r in range(m):
-                gradient[r, at] = row[_sum_name(_name("r", r))] or 0.0
-                if not cols:
-                    for i, zi in enumerate(numeric_at):
-                        gradient[r, zi] = row[_sum_name(_name("r", r), i)] or 0.0
+                fill_vector(gradient[r], row, step_name("r", r), cols, numeric_at)
             if not cols:
                 log_likelihood = row["wml_sum_ll"] or 0.0
                 margin = row["wml_min_margin"] if row["wml_min_margin"] is not None else 0.0
@@ -257,34 +239,76 @@ def design_step(design: Design, training: Training) -> exp.Query:
         source=source.relation,
         target=training.target,
         design_columns=[
-            *(alias(values[a], _name("z", i)) for i, a in enumerate(numeric)),
-            *(alias(values[a], _name("c", i)) for i, a in enumerate(categorical)),
+            *(alias(values[a], step_name("z", i)) for i, a in enumerate(numeric)),
+            *(alias(values[a], step_name("c", i)) for i, a in enumerate(categorical)),
             alias(klass, "wml_y"),
             alias(weight, "wml_w"),
         ],
     )
 
 
+def linear_score(design: Design, b: np.ndarray) -> exp.Expression:
+    """The linear score ``b . x`` of coefficients ``b`` (design width, the intercept first)
+    over the columns of :func:`design_step`."""
+    numeric = [f.name for f in design.features if f.kind == NUMERIC]
+    categorical = [f.name for f in design.features if f.kind != NUMERIC]
+    items: list[exp.Expression] = [literal(float(b[0]))]
+    for i, attribute in enumerate(numeric):
+        (j,) = design.indices(attribute)
+        items.append(exp.Mul(this=literal(float(b[j])), expression=column(step_name("z", i))))
+    for i, attribute in enumerate(categorical):
+        indices = design.indices(attribute)
+        if indices:
+            case = exp.Case(this=column(step_name("c", i)))
+            for level, j in enumerate(indices):
+                case.when(literal(level), literal(float(b[j])), copy=False)
+            items.append(case.else_(literal(0.0), copy=False))
+    return balanced_sum(items)
+
+
 def level_columns(categorical: int) -> list[exp.Column]:
     """The design step's level numbers ``wml_c_<i>`` of its ``categorical`` attributes."""
-    return [column(_name("c", i)) for i in range(categorical)]
+    return [column(step_name("c", i)) for i in range(categorical)]
 
 
 def product_sums(weight: exp.Expression | None, name: str, numerics: int) -> list[exp.Expression]:
     """The sums of a per-row ``weight`` (None: 1) alone, times each standardised numeric
-    ``wml_z_<i>`` and times each pair ``i <= j`` of them, aliased by :func:`_sum_name` of
+    ``wml_z_<i>`` and times each pair ``i <= j`` of them, aliased by :func:`sum_name` of
     ``name``: over a grouping set's rows, the entries of the weighted cross-product matrix of
     the design that :func:`fill_products` reads back."""
-    z = [column(_name("z", i)) for i in range(numerics)]
+    z = [column(step_name("z", i)) for i in range(numerics)]
     one: exp.Expression = exp.Count(this=exp.Star()) if weight is None else exp.Sum(this=weight)
-    items = [alias(one, _sum_name(name))]
+    items = [alias(one, sum_name(name))]
     for i, zi in enumerate(z):
         weighted = zi.copy() if weight is None else exp.Mul(this=weight.copy(), expression=zi)
-        items.append(alias(exp.Sum(this=weighted), _sum_name(name, i)))
+        items.append(alias(exp.Sum(this=weighted), sum_name(name, i)))
         for j in range(i, numerics):
             product = exp.Mul(this=weighted.copy(), expression=z[j].copy())
-            items.append(alias(exp.Sum(this=product), _sum_name(name, i, j)))
+            items.append(alias(exp.Sum(this=product), sum_name(name, i, j)))
     return items
+
+
+def vector_sums(weight: exp.Expression, name: str, numerics: int) -> list[exp.Expression]:
+    """The sums of a per-row ``weight`` alone and times each standardised numeric
+    ``wml_z_<i>``, aliased by :func:`sum_name` of ``name``: over a grouping set's rows, the
+    entries of the weighted sum of the design rows that :func:`fill_vector` reads back."""
+    items = [alias(exp.Sum(this=weight.copy()), sum_name(name))]
+    for i in range(numerics):
+        weighted = exp.Mul(this=weight.copy(), expression=column(step_name("z", i)))
+        items.append(alias(exp.Sum(this=weighted), sum_name(name, i)))
+    return items
+
+
+def fill_vector(
+    vector: np.ndarray, row: dict, name: str, cols: Sequence[int], numeric_at: Sequence[int]
+) -> None:
+    """Write into ``vector`` (design width, 0 the intercept) the entries of
+    :func:`vector_sums` ``name`` that a grouping-set row of one indicator or none holds: the
+    indicator's, or the intercept's and the numerics'."""
+    vector[cols[0] if cols else 0] = row[sum_name(name)] or 0.0
+    if not cols:
+        for i, zi in enumerate(numeric_at):
+            vector[zi] = row[sum_name(name, i)] or 0.0
 
 
 def grouped_columns(row: dict, level_at: Sequence[Sequence[int]]) -> list[int] | None:
@@ -292,7 +316,9 @@ def grouped_columns(row: dict, level_at: Sequence[Sequence[int]]) -> list[int] |
     is grouped by (``wml_c_<i>`` not NULL); None when one is -1 (no indicator: the row's
     sums belong to no entry)."""
     grouped = [
-        (i, row[_name("c", i)]) for i in range(len(level_at)) if row[_name("c", i)] is not None
+        (i, row[step_name("c", i)])
+        for i in range(len(level_at))
+        if row[step_name("c", i)] is not None
     ]
     if any(level < 0 for _, level in grouped):
         return None
@@ -306,26 +332,26 @@ def fill_products(
     entries of :func:`product_sums` ``name`` that one grouping-set row holds: a pair of
     indicators ``cols``; one indicator with the intercept, itself and the numerics; or, with
     no indicator, the intercept and the numerics' products (module docstring)."""
-    s = row[_sum_name(name)] or 0.0
+    s = row[sum_name(name)] or 0.0
     if len(cols) == 2:
         matrix[cols[0], cols[1]] = matrix[cols[1], cols[0]] = s
         return
     at = cols[0] if cols else 0
     matrix[at, 0] = matrix[0, at] = matrix[at, at] = s
     for i, zi in enumerate(numeric_at):
-        matrix[at, zi] = matrix[zi, at] = row[_sum_name(name, i)] or 0.0
+        matrix[at, zi] = matrix[zi, at] = row[sum_name(name, i)] or 0.0
         if not cols:
             for j in range(i, len(numeric_at)):
                 zj = numeric_at[j]
-                matrix[zi, zj] = matrix[zj, zi] = row[_sum_name(name, i, j)] or 0.0
+                matrix[zi, zj] = matrix[zj, zi] = row[sum_name(name, i, j)] or 0.0
 
 
-def _name(prefix: str, *indices: int) -> str:
+def step_name(prefix: str, *indices: int) -> str:
     """A column of the pass's steps: ``wml_<prefix>_<index>...``."""
     return "_".join([f"wml_{prefix}", *(str(i) for i in indices)])
 
 
-def _sum_name(weight: str, *numerics: int) -> str:
+def sum_name(weight: str, *numerics: int) -> str:
     """The sum of ``weight`` times the numerics ``numerics`` (none, one or a pair)."""
     return "_".join([weight.replace("wml_", "wml_sum_"), *(f"z{i}" for i in numerics)])
 
