@@ -54,6 +54,7 @@ from warehouse_ml.cli import main as cli_main
 from warehouse_ml.cli.demo import DEMO_TABLES
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.models.learners import tree_scoring
 from warehouse_ml.models.scoring import literal_terms
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
@@ -391,6 +392,38 @@ def k_nearest_neighbors(engine: Engine) -> dict[str, Any]:
         "neighbours": uniform.explain(w, DATA, keys=["id"]),
         "select_k": chosen.comparison,
     }
+
+
+@case
+def decision_tree(engine: Engine) -> dict[str, Any]:
+    """Decision trees over categorical (string, integer, boolean) and numeric attributes with
+    NULLs: C4.5's (gain ratio, multiway, equal-frequency thresholds, pruned) and CART's (Gini,
+    binary, thresholds between distinct values): the parameter tables (nodes, routes), scores,
+    predictions and a prediction view; the CART tree also scored through its node table
+    (tree_scoring.LITERAL_LEAVES set to 0), with values never seen in training and NULLs."""
+    cart = {"splits": "binary", "criterion": "gini", "bins": None, "pruning": "none"}
+    c45 = _fit(engine, wml.DecisionTree(bins=4), "engine_tree")
+    results = {
+        "c45": _model_results(engine, c45, "engine_tree"),
+        "cart": _model_results(
+            engine, _fit(engine, wml.DecisionTree(max_depth=4, **cart), "engine_tree_cart"),
+            "engine_tree_cart",
+        ),
+    }  # fmt: skip
+    scored = uncounted_pairs_table()
+    weights = [-1.5, 0.25, None, 2.0, 0.8]
+    scored = scored.append_column(
+        "weight", pa.array([weights[i % 5] for i in range(scored.num_rows)], pa.float64())
+    )
+    literal = tree_scoring.LITERAL_LEAVES
+    tree_scoring.LITERAL_LEAVES = 0
+    try:
+        walked = _fit(engine, wml.DecisionTree(max_depth=4, **cart), "engine_tree_walk")
+        results["walk"] = _model_results(engine, walked, "engine_tree_walk")
+        results["walk unseen"] = walked.predict_proba(engine.warehouse, scored)
+    finally:
+        tree_scoring.LITERAL_LEAVES = literal
+    return results
 
 
 @case
@@ -835,7 +868,8 @@ _REFERENCE: dict[str, dict[str, Any]] = {}
 
 
 CLUSTER_CASES = [
-    "naive_bayes", "tan", "logistic_regression", "linear_discriminant", "k_nearest_neighbors"
+    "naive_bayes", "tan", "logistic_regression", "linear_discriminant", "k_nearest_neighbors",
+    "decision_tree",
 ]  # fmt: skip
 """The cases the Spark cluster runs too: each family fitted and scored (updates and
 cross-validation run the same kinds of statements, on ``local[2]``, which keeps the suite's
