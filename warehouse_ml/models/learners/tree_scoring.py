@@ -113,10 +113,13 @@ def write_routes(
 def _code(split: Split, value: exp.Expression, codes: tuple[str, ...]) -> exp.Expression:
     """The code of a categorical ``value`` (value_of(split)): its position among ``codes``,
     :data:`NULL_CODE` for NULL, :data:`UNSEEN_CODE` for a value not among them."""
-    case = exp.case().when(exp.Is(this=value.copy(), expression=exp.null()), literal(NULL_CODE))
-    for position, text in enumerate(codes):
-        case = case.when(exp.EQ(this=value.copy(), expression=literal(text)), literal(position))
-    return case.else_(literal(UNSEEN_CODE))
+    case = exp.case().when(
+        exp.Is(this=value.copy(), expression=exp.null()), literal(NULL_CODE), copy=False
+    )
+    for position, text in enumerate(codes):  # not copied at each WHEN: linear in the values
+        test = exp.EQ(this=value.copy(), expression=literal(text))
+        case = case.when(test, literal(position), copy=False)
+    return case.else_(literal(UNSEEN_CODE), copy=False)
 
 
 def _side(value: exp.Expression, threshold: exp.Expression) -> exp.Expression:
