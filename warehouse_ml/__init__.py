@@ -86,6 +86,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
     from warehouse_ml.models.learners.decision_tree import DecisionTree
     from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors
     from warehouse_ml.models.learners.linear_discriminant import LinearDiscriminant
+    from warehouse_ml.models.learners.linear_svm import LinearSVM
     from warehouse_ml.models.learners.logistic_regression import LogisticRegression
     from warehouse_ml.models.learners.naive_bayes import NaiveBayes
     from warehouse_ml.models.learners.tan import TAN
@@ -150,6 +151,7 @@ LAZY: dict[str, tuple[str, str | None]] = {
         "warehouse_ml.models.learners.linear_discriminant",
         "LinearDiscriminant",
     ),
+    "LinearSVM": ("warehouse_ml.models.learners.linear_svm", "LinearSVM"),
     "LogisticRegression": (
         "warehouse_ml.models.learners.logistic_regression",
         "LogisticRegression",
@@ -188,6 +190,7 @@ __all__ = [
     "IntegerColumnsWarning",
     "KNearestNeighbors",
     "LinearDiscriminant",
+    "LinearSVM",
     "LogisticRegression",
     "ModelNotFoundError",
     "NaiveBayes",

@@ -249,6 +249,22 @@ register(
 )
 register(
     KindSpec(
+        kind="linear_svm",
+        aliases=("svm",),
+        cls="warehouse_ml.models.learners.linear_svm.LinearSVM",
+        summary="Linear SVM: squared hinge loss by finite Newton passes, Platt's probabilities",
+        parameters=(
+            Parameter("C", FLOAT, 1.0, "weight of the squared hinge loss against w.w/2, > 0"),
+            Parameter("max_iter", INT, 100, "most Newton passes over the data"),
+            Parameter("tol", FLOAT, 1e-10, "stop at a Newton step of at most tol (1 + max |w|)"),
+            Parameter("folds", INT, 5, "folds of the decision values Platt's sigmoids fit, >= 2"),
+            Parameter("key", TEXT, None, "unique column dealing rows to those folds by its MD5"),
+            *_SHARED,
+        ),
+    )
+)
+register(
+    KindSpec(
         kind="k_nearest_neighbors",
         aliases=("knn",),
         cls="warehouse_ml.models.learners.k_nearest_neighbors.KNearestNeighbors",

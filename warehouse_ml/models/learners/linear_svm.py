@@ -1,0 +1,235 @@
+"""Linear support vector machine: the primal L2-loss (squared hinge) SVM by the finite Newton
+method, each step one SQL pass, with Platt's sigmoids for probabilities.
+
+Features follow the linear families' design rules (models/learners/linear_design.py, which
+states them): categorical attributes one-hot with every level, numeric attributes
+standardised by the training mean and population standard deviation, a NULL numeric value
+the training mean (0 after scaling), a NULL or unseen categorical value every indicator 0.
+
+Each scored class k (two classes: class 1 against class 0; more: each class against the rest)
+has the coefficients ``w_k`` minimising ``w . w / 2 + C sum_i max(0, 1 - y_i w . x_i)^2``,
+the intercept a column of 1 that the penalty includes, as scikit-learn's
+``LinearSVC(loss="squared_hinge", dual=False, intercept_scaling=1)``; the solver is
+models/learners/linear_svm_newton.py, its passes models/learners/linear_svm_sums.py. A row's
+decision value of class k is ``f_k = w_k . x``.
+
+Probabilities are Platt's (models/learners/linear_svm_platt.py): one sigmoid per scored class,
+``1 / (1 + exp(A_k f_k + B_k))``, fitted on decision values cross-validated over ``folds``
+folds; more than two classes' are normalised to sum to 1, two classes' are the sigmoid of
+class 1 and its complement, as scikit-learn's ``CalibratedClassifierCV(method="sigmoid",
+ensemble=False)``.
+
+The fit refuses ``sample_weight`` and ``class_weight``: a weight w would have to equal w
+copies of the row (the capability WeightedFit), and copies of a row are dealt to different
+calibration folds, where one weighted row is in one.
+
+Parameter tables (each led by ``wml_part``, 0 for a fitted model), as the logistic
+regression's: ``classes`` (the intercept of each class's decision value as log_prior; 0 for
+class 0 of a binary model), ``design`` and ``coefficients`` (the scored classes; std_error,
+z_value and p_value NULL). The sigmoids are in the model's state.
+
+Explanations read the decision values: each attribute's part is its coefficient times its
+standardised value (or its level's coefficient), so a row's parts and the intercept add up to
+its decision value (for two classes: class 1's against class 0's, whose decision value is 0).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from sqlglot import exp
+
+from warehouse_ml.engines import Connectable, session
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source, SourceLike, open_source
+from warehouse_ml.errors import ParameterError
+from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.learners import linear_svm_platt
+from warehouse_ml.models.learners.linear_design import Design, LinearScores, write_classes
+from warehouse_ml.models.learners.linear_svm_newton import solve
+from warehouse_ml.models.learners.linear_svm_state import LinearSvmState
+from warehouse_ml.models.learners.linear_svm_sums import MarginPass
+from warehouse_ml.models.scoring.scores import ClassProbabilities, Scores
+from warehouse_ml.models.scoring.steps import balanced_sum
+from warehouse_ml.models.training import Training
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import alias, column
+from warehouse_ml.stats.validation import CardinalityCheck
+from warehouse_ml.store.catalog import ModelRecord
+from warehouse_ml.store.ownership import Staging
+
+
+def _positive(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ParameterError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+class LinearSVM(LinearScores, Classifier):
+    """L2-loss linear SVM, one-vs-rest, with Platt's probabilities (module docstring).
+
+    Args:
+        C: the weight of the squared hinge loss against the penalty ``w . w / 2``, > 0.
+        max_iter: most Newton passes over the data, >= 1 (the line searches' passes apart).
+        tol: the fit has converged when the largest Newton step is at most
+            ``tol (1 + max |w|)``, >= 0.
+        folds: the folds of the decision values Platt's sigmoids are fitted on, >= 2.
+        key: a unique, non-NULL integer or string column dealing the rows to those folds by
+            its MD5 (as ``wml.assign_folds(..., key=key)``); None: the rows' scan order.
+        categorical, numeric: columns to model as categorical / numeric whatever their type
+            (stats/features.py).
+        class_weight: refused by ``fit`` (module docstring).
+    """
+
+    kind = "linear_svm"
+    state_class = LinearSvmState
+
+    def __init__(
+        self,
+        *,
+        C: float = 1.0,
+        max_iter: int = 100,
+        tol: float = 1e-10,
+        folds: int = 5,
+        key: str | None = None,
+        categorical: Iterable[str] | None = None,
+        numeric: Iterable[str] | None = None,
+        class_weight: str | dict[Any, float] | None = None,
+    ) -> None:
+        super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
+        self.C = _positive("C", C)
+        if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
+            raise ParameterError(f"max_iter must be an integer >= 1, got {max_iter!r}")
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < math.inf:
+            raise ParameterError(f"tol must be a finite number >= 0, got {tol!r}")
+        if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+            raise ParameterError(f"folds must be an integer >= 2, got {folds!r}")
+        if key is not None and not isinstance(key, str):
+            raise ParameterError(f"key must be a column name or None, got {key!r}")
+        self.max_iter = max_iter
+        self.tol = float(tol)
+        self.folds = folds
+        self.key = key
+
+    def learn_tables(
+        self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
+    ) -> LinearSvmState:
+        """The design (one count scan, one moments scan), the Newton and line passes, then
+        each fold's fit and the sigmoids' passes; writes the ``classes``, ``design`` and
+        ``coefficients`` tables (module docstring)."""
+        folded = linear_svm_platt.folded(warehouse, training, self.folds, self.key)
+        design = Design.learn(warehouse, training, check)
+        classes = training.classes[0]
+        passes = MarginPass(design, training, len(classes))
+        solution = solve(warehouse, passes, self.C, self.max_iter, self.tol)
+        sigmoids = linear_svm_platt.sigmoids(
+            warehouse, passes, folded, self.folds, self.C, self.max_iter, self.tol
+        )
+        design.write(warehouse, tables.table("design"))
+        full = np.zeros((len(classes), design.width))
+        full[passes.scored] = solution.coefficients
+        write_classes(warehouse, tables.table("classes"), training, full[:, 0])
+        warehouse.run(
+            "create_linear_coefficients",
+            table=tables.table("coefficients"),
+            coefficient_rows=templates.values(
+                [
+                    (0, k, j, float(b), None, None, None)
+                    for r, k in enumerate(passes.scored)
+                    for j, b in enumerate(solution.coefficients[r])
+                ],
+                "c",
+                ("wml_part", "class_index", "column_index", "coefficient", "std_error",
+                 "z_value", "p_value"),
+            ),
+        )  # fmt: skip
+        return LinearSvmState(
+            n_iter=solution.n_iter,
+            line_passes=solution.line_passes,
+            converged=solution.converged,
+            columns=tuple(design.names),
+            classes=tuple(passes.scored),
+            coefficients=tuple(map(tuple, solution.coefficients.tolist())),
+            sigmoids=tuple(map(tuple, sigmoids.tolist())),
+        )
+
+    # -- scoring ------------------------------------------------------------------------------
+    def _decision_values(
+        self, warehouse: Warehouse, record: ModelRecord, source: Source
+    ) -> list[exp.Expression]:
+        """Each scored class's decision value over the row ``s``: its intercept and one term
+        per attribute, added in a fixed order."""
+        terms = self._terms(warehouse, record, source)
+        learned: LinearSvmState = record.state.learned
+        return [balanced_sum([t.per_class[k] for t in terms]) for k in learned.classes]
+
+    def _scores(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> Scores:
+        """Platt's probability of each class (module docstring), each scored class's decision
+        value computed once per row (step ``wml_derived``)."""
+        learned: LinearSvmState = record.state.learned
+        values = self._decision_values(warehouse, record, source)
+        derived = [alias(f, f"wml_f_{r}") for r, f in enumerate(values)]
+        sigmoid = [
+            linear_svm_platt.probability(column(f"wml_f_{r}", "s"), a, b)
+            for r, (a, b) in enumerate(learned.sigmoids)
+        ]
+        if len(record.classes) == 2:
+            sigmoid = [exp.Sub(this=templates.literal(1.0), expression=sigmoid[0].copy()), *sigmoid]
+        return ClassProbabilities(sigmoid, derived=derived)
+
+    def decision_function(self, con: Connectable, source: SourceLike) -> np.ndarray:
+        """Each row's decision values, as scikit-learn's ``decision_function``: one per row
+        for two classes (class 1's), else one column per class (rows x classes)."""
+        with (
+            session(con) as warehouse,
+            self._current(warehouse) as record,
+            open_source(warehouse, source) as src,
+        ):
+            self._check_source(record, src)
+            values = self._decision_values(warehouse, record, src)
+            query = exp.select(*(alias(f, f"f_{r}") for r, f in enumerate(values))).from_(
+                src.relation.copy().as_("s")
+            )
+            table = warehouse.fetch_tree(query)
+        matrix = np.column_stack([c.to_numpy(zero_copy_only=False) for c in table.columns])
+        return matrix[:, 0] if len(values) == 1 else matrix
+
+    # -- the fitted model's numbers ---------------------------------------------------------
+    @property
+    def _report(self) -> LinearSvmState:
+        return self.record.state.learned
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Coefficients of the standardised design, as scikit-learn's ``coef_``: one row for
+        two classes (class 1's), else one per class; columns as :attr:`design_names_`."""
+        return np.array(self._report.coefficients)[:, 1:]
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """Intercepts, one per row of :attr:`coef_`."""
+        return np.array(self._report.coefficients)[:, 0]
+
+    @property
+    def sigmoids_(self) -> np.ndarray:
+        """Each scored class's Platt sigmoid ``(A, B)`` (rows as :attr:`coef_`)."""
+        return np.array(self._report.sigmoids)
+
+    @property
+    def design_names_(self) -> list[str]:
+        """The design's columns: a numeric attribute's name, ``attribute=level`` for an
+        indicator."""
+        return list(self._report.columns[1:])
+
+    @property
+    def n_iter_(self) -> int:
+        """Newton passes over the data (the line searches' apart)."""
+        return self._report.n_iter
+
+    @property
+    def converged_(self) -> bool:
+        """Whether the last Newton step was within the tolerance (``tol``)."""
+        return self._report.converged
