@@ -459,6 +459,25 @@ def linear_discriminant(engine: Engine) -> dict[str, Any]:
     }
 
 
+@case
+def linear_svm(engine: Engine) -> dict[str, Any]:
+    """Linear SVM by finite Newton passes (DOUBLE sums in each engine's order) with Platt's
+    sigmoids fitted over folds dealt by the MD5 of the key, one-vs-rest and binary, over
+    categorical (string, integer, boolean) and numeric attributes with NULLs: coefficients,
+    scores, predictions and a prediction view."""
+    table = engine.load(TABLE, DATA)
+    binary = wml.LinearSVM(C=2.0, key="id", folds=3).fit(
+        engine.warehouse, table, "flag", keys=["id"], features=["colour", "size", "weight"],
+        categorical=["size"], name="engine_svm_binary",
+    )  # fmt: skip
+    return {
+        "classes": _model_results(
+            engine, _fit(engine, wml.LinearSVM(key="id", folds=3), "engine_svm"), "engine_svm"
+        ),
+        "binary": _model_results(engine, binary, "engine_svm_binary"),
+    }
+
+
 def _comparable_explanation(table: pa.Table) -> list[dict[str, Any]]:
     """Explanation rows without the text of the numeric attribute's values (each engine
     writes a DOUBLE as text its own way); the evidence is compared to the tolerance."""
@@ -865,7 +884,7 @@ _REFERENCE: dict[str, dict[str, Any]] = {}
 
 CLUSTER_CASES = [
     "naive_bayes", "tan", "logistic_regression", "linear_discriminant", "k_nearest_neighbors",
-    "decision_tree",
+    "decision_tree", "linear_svm",
 ]  # fmt: skip
 """The cases the Spark cluster runs too: each family fitted and scored (updates and
 cross-validation run the same kinds of statements, on ``local[2]``, which keeps the suite's
