@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from warehouse_ml.errors import IncompatibleModelError
 from warehouse_ml.models import kinds
@@ -45,6 +45,7 @@ NUMBER = Shape("a number", _number)
 COUNT = Shape("a number", _number, int)
 SCALAR = Shape("a label", lambda v: v is None or isinstance(v, (str, int, float, bool)))
 OBJECT = Shape("an object", lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v))
+FLAG = Shape("a boolean", lambda v: isinstance(v, bool))
 
 
 def optional(shape: Shape) -> Shape:
@@ -170,6 +171,31 @@ class LearnedState:
         """The numeric attributes with a training histogram of their own (table
         ``histogram``), with its bin edges; none here."""
         return {}
+
+
+def _as_json(value: Any) -> Any:
+    """A state's value as JSON holds it: tuples as lists, at any depth."""
+    if isinstance(value, tuple):
+        return [_as_json(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True)
+class ReportState(LearnedState):
+    """A family's state that is a flat report of named fields, kept in the catalog details
+    under the family's key :attr:`KEY`, each field read as :attr:`SHAPES` says (in field
+    order). A subclass declares its dataclass fields, the key and the shapes; nothing more."""
+
+    KEY: ClassVar[str] = ""
+    SHAPES: ClassVar[Mapping[str, Shape]] = {}
+
+    def to_json(self) -> dict[str, Any]:
+        return {self.KEY: {name: _as_json(getattr(self, name)) for name in self.SHAPES}}
+
+    @classmethod
+    def from_json(cls, fields: Fields) -> ReportState:
+        report = Fields(fields.take(cls.KEY, OBJECT), fields.model, f"{cls.KEY}.")
+        return cls(**{name: report.take(name, shape) for name, shape in cls.SHAPES.items()})
 
 
 @dataclass(frozen=True)

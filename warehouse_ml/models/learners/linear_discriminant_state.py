@@ -4,16 +4,17 @@ learner protocol's ``state_class``), kept in the catalog details under the key
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar
 
-from warehouse_ml.models.state import NUMBER, OBJECT, TEXT, Fields, LearnedState, sequence
+from warehouse_ml.models.state import NUMBER, TEXT, ReportState, Shape, sequence
 
 ROWS = sequence(sequence(NUMBER))
 
 
 @dataclass(frozen=True)
-class LinearDiscriminantState(LearnedState):
+class LinearDiscriminantState(ReportState):
     """* ``columns``: each coefficient's name, ``(intercept)`` first (linear_design.py, each
       categorical attribute's reference level dropped);
     * ``priors``: each class's share of the training rows, in classes_ order;
@@ -25,24 +26,10 @@ class LinearDiscriminantState(LearnedState):
     means: tuple[tuple[float, ...], ...]
     coefficients: tuple[tuple[float, ...], ...]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "linear_discriminant": {
-                "columns": list(self.columns),
-                "priors": list(self.priors),
-                "means": [list(r) for r in self.means],
-                "coefficients": [list(r) for r in self.coefficients],
-            }
-        }
-
-    @classmethod
-    def from_json(cls, fields: Fields) -> LinearDiscriminantState:
-        report = Fields(
-            fields.take("linear_discriminant", OBJECT), fields.model, "linear_discriminant."
-        )
-        return cls(
-            columns=report.take("columns", sequence(TEXT)),
-            priors=report.take("priors", sequence(NUMBER)),
-            means=report.take("means", ROWS),
-            coefficients=report.take("coefficients", ROWS),
-        )
+    KEY: ClassVar[str] = "linear_discriminant"
+    SHAPES: ClassVar[Mapping[str, Shape]] = {
+        "columns": sequence(TEXT),
+        "priors": sequence(NUMBER),
+        "means": ROWS,
+        "coefficients": ROWS,
+    }

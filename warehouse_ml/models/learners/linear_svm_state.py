@@ -3,26 +3,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar
 
-from warehouse_ml.models.state import (
-    INTEGER,
-    NUMBER,
-    OBJECT,
-    TEXT,
-    Fields,
-    LearnedState,
-    Shape,
-    sequence,
-)
+from warehouse_ml.models.state import FLAG, INTEGER, NUMBER, TEXT, ReportState, Shape, sequence
 
-FLAG = Shape("a boolean", lambda v: isinstance(v, bool))
 ROWS = sequence(sequence(NUMBER))
 
 
 @dataclass(frozen=True)
-class LinearSvmState(LearnedState):
+class LinearSvmState(ReportState):
     """* ``n_iter``: Newton passes over the data; ``line_passes``: the line searches' passes;
       ``converged``: whether the last Newton step was at most ``tol``;
     * ``columns``: each coefficient's name, ``(intercept)`` first (linear_design.py);
@@ -39,28 +30,13 @@ class LinearSvmState(LearnedState):
     coefficients: tuple[tuple[float, ...], ...]
     sigmoids: tuple[tuple[float, ...], ...]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "linear_svm": {
-                "n_iter": self.n_iter,
-                "line_passes": self.line_passes,
-                "converged": self.converged,
-                "columns": list(self.columns),
-                "classes": list(self.classes),
-                "coefficients": [list(r) for r in self.coefficients],
-                "sigmoids": [list(r) for r in self.sigmoids],
-            }
-        }
-
-    @classmethod
-    def from_json(cls, fields: Fields) -> LinearSvmState:
-        report = Fields(fields.take("linear_svm", OBJECT), fields.model, "linear_svm.")
-        return cls(
-            n_iter=report.take("n_iter", INTEGER),
-            line_passes=report.take("line_passes", INTEGER),
-            converged=report.take("converged", FLAG),
-            columns=report.take("columns", sequence(TEXT)),
-            classes=report.take("classes", sequence(INTEGER)),
-            coefficients=report.take("coefficients", ROWS),
-            sigmoids=report.take("sigmoids", ROWS),
-        )
+    KEY: ClassVar[str] = "linear_svm"
+    SHAPES: ClassVar[Mapping[str, Shape]] = {
+        "n_iter": INTEGER,
+        "line_passes": INTEGER,
+        "converged": FLAG,
+        "columns": sequence(TEXT),
+        "classes": sequence(INTEGER),
+        "coefficients": ROWS,
+        "sigmoids": ROWS,
+    }

@@ -4,26 +4,17 @@ protocol's ``state_class``): the solver's report, kept in the catalog details un
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar
 
-from warehouse_ml.models.state import (
-    INTEGER,
-    NUMBER,
-    OBJECT,
-    TEXT,
-    Fields,
-    LearnedState,
-    Shape,
-    sequence,
-)
+from warehouse_ml.models.state import FLAG, INTEGER, NUMBER, TEXT, ReportState, Shape, sequence
 
-FLAG = Shape("a boolean", lambda v: isinstance(v, bool))
 ROWS = sequence(sequence(NUMBER))
 
 
 @dataclass(frozen=True)
-class LogisticRegressionState(LearnedState):
+class LogisticRegressionState(ReportState):
     """* ``n_iter``: Newton passes over the data; ``converged``: whether the last step was at
       most ``tol``; ``separated``: whether every training row scored its own class highest;
       ``log_likelihood``: the (weighted) log-likelihood at the last pass;
@@ -40,32 +31,14 @@ class LogisticRegressionState(LearnedState):
     coefficients: tuple[tuple[float, ...], ...]
     std_errors: tuple[tuple[float, ...], ...]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "logistic_regression": {
-                "n_iter": self.n_iter,
-                "converged": self.converged,
-                "separated": self.separated,
-                "log_likelihood": self.log_likelihood,
-                "columns": list(self.columns),
-                "classes": list(self.classes),
-                "coefficients": [list(r) for r in self.coefficients],
-                "std_errors": [list(r) for r in self.std_errors],
-            }
-        }
-
-    @classmethod
-    def from_json(cls, fields: Fields) -> LogisticRegressionState:
-        report = Fields(
-            fields.take("logistic_regression", OBJECT), fields.model, "logistic_regression."
-        )
-        return cls(
-            n_iter=report.take("n_iter", INTEGER),
-            converged=report.take("converged", FLAG),
-            separated=report.take("separated", FLAG),
-            log_likelihood=report.take("log_likelihood", NUMBER),
-            columns=report.take("columns", sequence(TEXT)),
-            classes=report.take("classes", sequence(INTEGER)),
-            coefficients=report.take("coefficients", ROWS),
-            std_errors=report.take("std_errors", ROWS),
-        )
+    KEY: ClassVar[str] = "logistic_regression"
+    SHAPES: ClassVar[Mapping[str, Shape]] = {
+        "n_iter": INTEGER,
+        "converged": FLAG,
+        "separated": FLAG,
+        "log_likelihood": NUMBER,
+        "columns": sequence(TEXT),
+        "classes": sequence(INTEGER),
+        "coefficients": ROWS,
+        "std_errors": ROWS,
+    }
