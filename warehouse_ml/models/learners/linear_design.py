@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -277,6 +278,29 @@ class LinearScores:
             Part(f.name, design.attribute_term(source, full, f), shown_value(record, f.name))
             for f in design.features
         ]
+
+    # -- the fitted model's numbers (its state's report: ``columns`` and ``coefficients``) --
+    @property
+    def _report(self) -> Any:
+        return self.record.state.learned
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Coefficients of the standardised design (one row per scored class: one row, of
+        class 1, for a binary model; else one per class), columns as :attr:`design_names_`
+        without the intercept."""
+        return np.array(self._report.coefficients)[:, 1:]
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """Intercepts, one per row of :attr:`coef_`."""
+        return np.array(self._report.coefficients)[:, 0]
+
+    @property
+    def design_names_(self) -> list[str]:
+        """The design's columns: a numeric attribute's name, ``attribute=level`` for an
+        indicator."""
+        return list(self._report.columns[1:])
 
 
 def _by_level(

@@ -190,10 +190,6 @@ class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
 
     # -- the fitted model's numbers ---------------------------------------------------------
     @property
-    def _report(self) -> LinearDiscriminantState:
-        return self.record.state.learned
-
-    @property
     def coef_(self) -> np.ndarray:
         """Coefficients of the design, as scikit-learn's ``coef_``: one row per class, or for
         two classes one row, class 1's less class 0's; columns as :attr:`design_names_`."""

@@ -199,30 +199,9 @@ class LinearSVM(LinearScores, Classifier):
 
     # -- the fitted model's numbers ---------------------------------------------------------
     @property
-    def _report(self) -> LinearSvmState:
-        return self.record.state.learned
-
-    @property
-    def coef_(self) -> np.ndarray:
-        """Coefficients of the standardised design, as scikit-learn's ``coef_``: one row for
-        two classes (class 1's), else one per class; columns as :attr:`design_names_`."""
-        return np.array(self._report.coefficients)[:, 1:]
-
-    @property
-    def intercept_(self) -> np.ndarray:
-        """Intercepts, one per row of :attr:`coef_`."""
-        return np.array(self._report.coefficients)[:, 0]
-
-    @property
     def sigmoids_(self) -> np.ndarray:
         """Each scored class's Platt sigmoid ``(A, B)`` (rows as :attr:`coef_`)."""
         return np.array(self._report.sigmoids)
-
-    @property
-    def design_names_(self) -> list[str]:
-        """The design's columns: a numeric attribute's name, ``attribute=level`` for an
-        indicator."""
-        return list(self._report.columns[1:])
 
     @property
     def n_iter_(self) -> int:

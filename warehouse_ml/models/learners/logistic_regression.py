@@ -250,28 +250,6 @@ class LogisticRegression(LinearScores, Classifier, AdditiveScores, WeightedFit):
 
     # -- the fitted model's numbers ---------------------------------------------------------
     @property
-    def _report(self) -> LogisticRegressionState:
-        return self.record.state.learned
-
-    @property
-    def coef_(self) -> np.ndarray:
-        """Coefficients of the standardised design (one row per scored class: one row, of
-        class 1, for a binary model; else one per class), columns as :attr:`design_names_`
-        without the intercept."""
-        return np.array(self._report.coefficients)[:, 1:]
-
-    @property
-    def intercept_(self) -> np.ndarray:
-        """Intercepts, one per row of :attr:`coef_` (centred for a multinomial model)."""
-        return np.array(self._report.coefficients)[:, 0]
-
-    @property
-    def design_names_(self) -> list[str]:
-        """The design's columns: a numeric attribute's name, ``attribute=level`` for an
-        indicator."""
-        return list(self._report.columns[1:])
-
-    @property
     def n_iter_(self) -> int:
         """Newton passes over the data."""
         return self._report.n_iter
