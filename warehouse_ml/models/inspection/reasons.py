@@ -36,7 +36,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from warehouse_ml.errors import ParameterError
+from warehouse_ml.errors import NotSupportedError, ParameterError
 from warehouse_ml.models.inspection.evidence import (
     AGAINST,
     AGAINST_INDEX,
@@ -63,6 +63,19 @@ from warehouse_ml.sqlgen.templates import alias, column, literal
 LONG = "long"
 WIDE = "wide"
 LAYOUTS = (LONG, WIDE)
+
+
+def refuse_evidence_options(kind: str, explained: str, top: Any, against: Any, form: str) -> None:
+    """Refuse the options of an explanation by evidence (``top``, ``against``, ``form="wide"``)
+    for a model ``kind`` whose explanation is ``explained`` instead (NotSupportedError naming
+    them)."""
+    given = {"top": top, "against": against, "form": None if form == LONG else form}
+    refused = [name for name, value in given.items() if value is not None]
+    if refused:
+        raise NotSupportedError(
+            f"explain of model kind {kind!r} {explained}: {', '.join(refused)} does not apply"
+        )
+
 
 LONG_COLUMNS = (CLASS, AGAINST, "attribute", "value", "parent", "parent_value", EVIDENCE, RANK)
 """The columns a long explanation adds after the keys."""

@@ -68,7 +68,7 @@ from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import WeightedFit
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
-from warehouse_ml.models.inspection.reasons import LONG
+from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
 from warehouse_ml.models.learners import (
     tree_inspection,
     tree_pruning,
@@ -377,13 +377,13 @@ class DecisionTree(Classifier, WeightedFit):
         less at the parent, in probability, not nats; a row's changes add up to its leaf's
         probability less the root's). A path explains the predicted class in the long form:
         ``top``, ``against`` and ``form="wide"`` are refused (NotSupportedError)."""
-        given = {"top": top, "against": against, "form": None if form == LONG else form}
-        refused = [name for name, value in given.items() if value is not None]
-        if refused:
-            raise NotSupportedError(
-                f"explain of model kind {self.kind!r} is each row's decision path for its "
-                f"predicted class, one row per split: {', '.join(refused)} does not apply"
-            )
+        refuse_evidence_options(
+            self.kind,
+            "is each row's decision path for its predicted class, one row per split",
+            top,
+            against,
+            form,
+        )
         with (
             session(con) as warehouse,
             open_source(warehouse, source) as src,

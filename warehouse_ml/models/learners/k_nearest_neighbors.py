@@ -46,7 +46,7 @@ from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import ScoresByStoredRows
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
-from warehouse_ml.models.inspection.reasons import LONG
+from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
 from warehouse_ml.models.learners.k_nearest_neighbors_state import KNearestNeighborsState
 from warehouse_ml.models.learners.k_nearest_search import (
     CLASS_INDEX,
@@ -263,13 +263,13 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         ``distance`` (float64, in standardised units), ``class`` (the neighbour's class
         label, as text). The row's probabilities are its neighbours' votes renormalised.
         ``top``, ``against`` and ``form="wide"`` are refused (NotSupportedError)."""
-        given = {"top": top, "against": against, "form": None if form == LONG else form}
-        refused = [name for name, value in given.items() if value is not None]
-        if refused:
-            raise NotSupportedError(
-                f"explain of model kind {self.kind!r} lists each row's nearest neighbours: "
-                f"{', '.join(refused)} does not apply"
-            )
+        refuse_evidence_options(
+            self.kind,
+            "lists each row's nearest neighbours",
+            top,
+            against,
+            form,
+        )
         with (
             session(con) as warehouse,
             open_source(warehouse, source) as src,
