@@ -101,17 +101,20 @@ def test_a_process_reads_a_model_versions_literals_once(con):
     assert parameter_reads() == 2
 
 
-def test_tan_attributes_over_the_limits_are_read_in_long_format(con, monkeypatch):
-    """Fitted TAN attributes over the limits are read from the unpivoted rows
-    (models/scoring/unpivoted_terms.py): one join per level of each chain (four for the
-    children, two for the root), one unpivot per chain and the sums' join, against three
-    joins per child and one for the root by the joined reader."""
+def test_a_views_query_reads_tan_attributes_over_the_limits_by_joins_and_numbers_no_row(
+    con, monkeypatch
+):
+    """A view's query (here the export) never numbers its rows, so that a filter on its output
+    reaches the source: TAN attributes over the limits are read by the joined reader there,
+    three joins per child and one for the root (predict_proba reads them in long format:
+    tests/scoring/test_long_format_scoring.py), with the same probabilities."""
     fitted = wml.TAN().fit(con, training(), "label", keys=["id"], name="m")
     every = fitted.predict_proba(con, SCORED)
     monkeypatch.setattr(literal_terms, "MAX_LITERAL_VALUES", 0)
     monkeypatch.setattr(literal_terms, "MAX_LITERAL_PAIRS", 0)
     con.register("scored", SCORED)
     sql = fitted.sql(con, "scored", keys=["id"])
-    assert sql.count(" JOIN ") == 1 + (1 + 2) + (1 + 4) < 1 + 3 * 3
+    assert sql.count(" JOIN ") == 1 + 3 * 3
+    assert "ROW_NUMBER" not in sql.upper()
     joined = fitted.predict_proba(con, SCORED)
     assert_same_probabilities(joined, every)

@@ -143,6 +143,10 @@ class Source:
         spec: how a view records it, to read it again when the view is rebuilt
             (``{"table": [schema, name]}``, ``{"file": path}`` or ``{"query": text,
             "dialect": name or None}``), or None when not durable.
+        row: the column a scoring query numbers the rows as, in scan order, when it reads
+            them all at once in that order (``predict_proba``); None where the rows must
+            stay unnumbered (a view's query: a filter on its output reaches the source only
+            through unnumbered rows).
     """
 
     relation: exp.Expression
@@ -151,6 +155,7 @@ class Source:
     durable: bool
     object: ObjectName | None = None
     spec: dict[str, Any] | None = None
+    row: str | None = None
 
     @property
     def columns(self) -> list[str]:

@@ -19,7 +19,7 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.inspection.evidence import Part, shown_value
-from warehouse_ml.models.scoring import literal_terms, lookup, names, parameters
+from warehouse_ml.models.scoring import literal_terms, lookup, parameters
 from warehouse_ml.models.scoring.parameters import Key, Level, LogicalTerm
 from warehouse_ml.models.scoring.relations import Join, partition_condition, pivot_one_row
 from warehouse_ml.models.scoring.scores import Term
@@ -40,7 +40,7 @@ def model_terms(warehouse: Warehouse, record: ModelRecord, source: Source) -> li
     wide = literals is not None and literals.every_attribute
     looked_up = {} if wide else lookup.block_terms(record, k, partition)
     declared = declared_terms(record, source, literals)
-    row = names.row_number(source.columns)
+    row = source.row
     return [
         prior,
         *parameters.attribute_terms(record, declared, literals, partition, looked_up, row),

@@ -22,7 +22,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.inspection.evidence import Part, shown_value
 from warehouse_ml.models.learners.naive_bayes_terms import categorical_logical, prior_term
-from warehouse_ml.models.scoring import literal_terms, lookup, names, parameters
+from warehouse_ml.models.scoring import literal_terms, lookup, parameters
 from warehouse_ml.models.scoring.parameters import Key, Level, LogicalTerm
 from warehouse_ml.models.scoring.relations import per_partition
 from warehouse_ml.models.scoring.scores import Term
@@ -37,7 +37,7 @@ def model_terms(warehouse: Warehouse, record: ModelRecord, source: Source) -> li
     literals = literal_terms.load(warehouse, record) if partition is None else None
     k = len(record.classes)
     prior = prior_term(record, k) if literals is None else literal_terms.prior_term(literals)
-    row = names.row_number(source.columns)
+    row = source.row
     return [prior, *attribute_terms(record, source, literals, row)]
 
 

@@ -25,15 +25,16 @@ This module turns those declarations into the query's terms, choosing the reader
   (models/scoring/long_terms.py): the rows unpivoted to one row per attribute, one join per
   level on (partition, attribute, keys) to its rows pivoted by class, each class's terms
   summed per row;
-* for a fitted model in a query that numbers its rows (:func:`_unpivoted`), the long format
+* for a fitted model in a query that numbers its rows (:func:`_unpivoted`; a query reading
+  every row at once in scan order, ``Source.row``, as ``predict_proba``), the long format
   too, summed per row number, for every attribute once the literals would exceed
   :data:`~warehouse_ml.models.scoring.literal_terms.MAX_LITERAL_CELLS` (DuckDB spent 0.2-0.4
   s planning soybean's 182 KB of Naive Bayes literals, 2-3 s on its TAN's 711 KB, for 683
   rows; the long format's statement is 22-30 KB whatever the parameters), and for the
   attributes over the literal limits when that takes fewer joins than joining each (a TAN
   child: three joins each; the long format: one per level of its chain for every child).
-  The query then numbers its rows (``Scores.numbered``), a view's included: a filter on a
-  view's output applies after every source row is scored, as on PostgreSQL's fenced steps.
+  A view's query never numbers its rows, so that a filter on the view's output reaches its
+  source; it reads such a model by literals and joins, as above.
 
 Every reader gives the same term: the first level whose keys all match a row (and whose
 ``requires`` level matches too), else the default (:meth:`LogicalTerm.first_found` for the

@@ -11,6 +11,7 @@ columns by names.py; a table it creates is owned (store/ownership.py). Registere
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -86,6 +87,8 @@ class Predictor:
             record, source, passthrough,
             [*(probability_names or []), *(log_probability_names or []), prediction_name],
         )  # fmt: skip
+        if keep_order:
+            source = dataclasses.replace(source, row=names.row_number(source.columns))
         scores = self._scores(warehouse, record, source)
         return score_query(
             source.relation,
@@ -96,7 +99,7 @@ class Predictor:
             log_probability_names=log_probability_names,
             prediction_name=prediction_name,
             decision=decision,
-            row=names.row_number(source.columns) if keep_order or scores.numbered else None,
+            row=source.row,
             ordered=keep_order,
             column_order=column_order,
             materialized=warehouse.MATERIALIZED_STEPS,
