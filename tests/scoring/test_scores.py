@@ -13,6 +13,7 @@ from sqlglot import exp
 from warehouse_ml.models.scoring.decision import Decision
 from warehouse_ml.models.scoring.query import score_query
 from warehouse_ml.models.scoring.scores import AggregatedScores, ClassProbabilities
+from warehouse_ml.models.scoring.steps import INPUT
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import column, literal
 
@@ -100,11 +101,13 @@ def test_a_row_whose_scores_are_all_zero_gets_no_probabilities(con):
 
 
 def test_scores_aggregated_per_row_are_neighbour_votes(con):
-    """k-NN's shape: a relation over the numbered rows with one row per scored row."""
+    """k-NN's shape: a relation over the input rows with one row per scored row, carrying the
+    passed-through columns itself (grouped by them, never joined back); a row with no
+    neighbour has no votes and no probabilities."""
     labelled = [(-2.0, 0), (-1.0, 0), (0.5, 1), (4.5, 2), (3.5, 2), (9.0, 1), (10.5, 1)]
     votes = templates.values(labelled, "n", ["v", "label"])
 
-    def neighbours(step: str, row: str) -> exp.Query:
+    def neighbours(carried: list[exp.Expression]) -> exp.Query:
         near = exp.LTE(
             this=exp.Abs(this=exp.Sub(this=column("x", "s"), expression=column("v", "n"))),
             expression=literal(1.0),
@@ -115,6 +118,7 @@ def test_scores_aggregated_per_row_are_neighbour_votes(con):
                     "SUM",
                     exp.case()
                     .when(exp.EQ(this=column("label", "n"), expression=literal(c)), literal(1))
+                    .when(exp.Is(this=column("label", "n"), expression=exp.Null()), exp.Null())
                     .else_(literal(0)),
                 ),
                 f"wml_j_{c}",
@@ -122,13 +126,13 @@ def test_scores_aggregated_per_row_are_neighbour_votes(con):
             for c in range(3)
         ]
         return (
-            exp.select(exp.alias_(column(row, "s"), "wml_row"), *counts)
-            .from_(exp.to_table(step).as_("s"))
-            .join(votes, on=near, join_type="INNER")
-            .group_by(column(row, "s"))
+            exp.select(*carried, *counts)
+            .from_(exp.to_table(INPUT).as_("s"))
+            .join(votes, on=near, join_type="LEFT")
+            .group_by(*(item.this for item in carried))
         )
 
-    rows = _score(con, AggregatedScores(neighbours, 3), row="wml_n")
+    rows = sorted(_score(con, AggregatedScores(neighbours, 3), row="wml_n"))
     expected = []
     for x in X:
         near = [label for v, label in labelled if x is not None and abs(x - v) <= 1.0]
