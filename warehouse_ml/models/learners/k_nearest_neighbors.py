@@ -27,7 +27,7 @@ for another dialect is always portable.
 
 k-NN counts no weights (``sample_weight`` and ``class_weight`` are refused) and has no update
 by counts: a new batch is a re-fit on every row (``update`` is refused). Choosing k by
-cross-validation is :func:`warehouse_ml.models.learners.k_nearest_selection.select_k`.
+cross-validation is :func:`warehouse_ml.evaluation.k_nearest_selection.select_k` (``wml.select_k``).
 """
 
 from __future__ import annotations
@@ -165,11 +165,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         """The design and the search of the fitted model ``record`` on ``warehouse`` (the
         portable search for SQL exported to another dialect)."""
         design = Design.read(warehouse, record)
-        stored = (
-            exp.select(exp.Star())
-            .from_(record.parameter_relation("neighbours", "n"))
-            .where(exp.EQ(this=column("wml_part", "n"), expression=literal(0)))
-        )
+        stored = exp.select(exp.Star()).from_(record.parameter_relation("neighbours", "n"))
         own = self._export_dialect in (None, warehouse.dialect)
         search = search_for(own and warehouse.TOP_K_AGGREGATE)
         return design, Neighbours(design.features, stored, self.k, search)
