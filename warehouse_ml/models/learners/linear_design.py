@@ -229,6 +229,24 @@ class Design:
         )  # fmt: skip
 
 
+COEFFICIENT_COLUMNS = (
+    "wml_part", "class_index", "column_index", "coefficient", "std_error", "z_value", "p_value",
+)  # fmt: skip
+"""The columns of the ``coefficients`` table (sql/models/learners/logistic_regression/
+create_linear_coefficients.sql states their types and units)."""
+
+
+def write_coefficients(warehouse: Warehouse, table: TableName, rows: Sequence[tuple]) -> None:
+    """Writes the ``coefficients`` table ``table`` of a linear model: ``rows`` of
+    :data:`COEFFICIENT_COLUMNS` (std_error, z_value and p_value None where the family has no
+    such statistics)."""
+    warehouse.run(
+        "create_linear_coefficients",
+        table=table,
+        coefficient_rows=templates.values(list(rows), "c", COEFFICIENT_COLUMNS),
+    )
+
+
 def write_classes(
     warehouse: Warehouse, table: TableName, training: Training, intercepts: np.ndarray
 ) -> None:

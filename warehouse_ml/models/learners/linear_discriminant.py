@@ -50,7 +50,12 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores
-from warehouse_ml.models.learners.linear_design import Design, LinearScores, write_classes
+from warehouse_ml.models.learners.linear_design import (
+    Design,
+    LinearScores,
+    write_classes,
+    write_coefficients,
+)
 from warehouse_ml.models.learners.linear_discriminant_state import LinearDiscriminantState
 from warehouse_ml.models.learners.newton_sums import (
     design_step,
@@ -61,7 +66,6 @@ from warehouse_ml.models.learners.newton_sums import (
     product_sums,
 )
 from warehouse_ml.models.training import Training
-from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column
 from warehouse_ml.stats.features import NUMERIC
 from warehouse_ml.stats.validation import CardinalityCheck
@@ -167,20 +171,12 @@ class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
         priors, means, full = discriminant(class_sums(warehouse, design, training), self.shrinkage)
         design.write(warehouse, tables.table("design"))
         write_classes(warehouse, tables.table("classes"), training, full[:, 0])
-        warehouse.run(
-            "create_linear_coefficients",
-            table=tables.table("coefficients"),
-            coefficient_rows=templates.values(
-                [
-                    (0, k, j, float(b), None, None, None)
-                    for k, row in enumerate(full)
-                    for j, b in enumerate(row)
-                ],
-                "c",
-                ("wml_part", "class_index", "column_index", "coefficient", "std_error",
-                 "z_value", "p_value"),
-            ),
-        )  # fmt: skip
+        rows = [
+            (0, k, j, float(b), None, None, None)
+            for k, r in enumerate(full)
+            for j, b in enumerate(r)
+        ]
+        write_coefficients(warehouse, tables.table("coefficients"), rows)
         return LinearDiscriminantState(
             columns=tuple(design.names),
             priors=tuple(priors.tolist()),

@@ -48,7 +48,12 @@ from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.learners import linear_svm_platt
-from warehouse_ml.models.learners.linear_design import Design, LinearScores, write_classes
+from warehouse_ml.models.learners.linear_design import (
+    Design,
+    LinearScores,
+    write_classes,
+    write_coefficients,
+)
 from warehouse_ml.models.learners.linear_svm_newton import solve
 from warehouse_ml.models.learners.linear_svm_state import LinearSvmState
 from warehouse_ml.models.learners.linear_svm_sums import MarginPass
@@ -132,20 +137,12 @@ class LinearSVM(LinearScores, Classifier):
         full = np.zeros((len(classes), design.width))
         full[passes.scored] = solution.coefficients
         write_classes(warehouse, tables.table("classes"), training, full[:, 0])
-        warehouse.run(
-            "create_linear_coefficients",
-            table=tables.table("coefficients"),
-            coefficient_rows=templates.values(
-                [
-                    (0, k, j, float(b), None, None, None)
-                    for r, k in enumerate(passes.scored)
-                    for j, b in enumerate(solution.coefficients[r])
-                ],
-                "c",
-                ("wml_part", "class_index", "column_index", "coefficient", "std_error",
-                 "z_value", "p_value"),
-            ),
-        )  # fmt: skip
+        rows = [
+            (0, k, j, float(b), None, None, None)
+            for r, k in enumerate(passes.scored)
+            for j, b in enumerate(solution.coefficients[r])
+        ]
+        write_coefficients(warehouse, tables.table("coefficients"), rows)
         return LinearSvmState(
             n_iter=solution.n_iter,
             line_passes=solution.line_passes,

@@ -64,11 +64,15 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores, WeightedFit
-from warehouse_ml.models.learners.linear_design import Design, LinearScores, write_classes
+from warehouse_ml.models.learners.linear_design import (
+    Design,
+    LinearScores,
+    write_classes,
+    write_coefficients,
+)
 from warehouse_ml.models.learners.logistic_regression_state import LogisticRegressionState
 from warehouse_ml.models.learners.newton_sums import NewtonPass, NewtonSums
 from warehouse_ml.models.training import Training
-from warehouse_ml.sqlgen import templates
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.ownership import Staging
 
@@ -204,15 +208,7 @@ class LogisticRegression(LinearScores, Classifier, AdditiveScores, WeightedFit):
                 z = float(b / se) if se > 0 else None
                 p = math.erfc(abs(z) / math.sqrt(2.0)) if z is not None else None
                 rows.append((0, k, j, float(b), float(se) if se > 0 else None, z, p))
-        warehouse.run(
-            "create_linear_coefficients",
-            table=tables.table("coefficients"),
-            coefficient_rows=templates.values(
-                rows, "c",
-                ("wml_part", "class_index", "column_index", "coefficient", "std_error",
-                 "z_value", "p_value"),
-            ),
-        )  # fmt: skip
+        write_coefficients(warehouse, tables.table("coefficients"), rows)
         separated = solution.last.margin >= 0 and solution.coefficients[:, 1:].size > 0
         self._warn(solution, separated, training.source.description)
         return LogisticRegressionState(

@@ -5,9 +5,9 @@
 --   order), column_index (INTEGER: 0 the intercept, else the design table's column),
 --   coefficient (DOUBLE, log-odds per unit of the standardised value or per indicator),
 --   std_error (DOUBLE, a logistic regression's from the penalised Hessian at the solution;
---   NULL when not positive, and for a linear discriminant), z_value (DOUBLE, coefficient /
+--   NULL when not positive, and for a linear discriminant or SVM), z_value (DOUBLE, coefficient /
 --   std_error), p_value (DOUBLE, two-sided Wald test).
--- Rendered by: warehouse_ml/models/learners/logistic_regression.py, warehouse_ml/models/learners/linear_discriminant.py.
+-- Rendered by: warehouse_ml/models/learners/linear_design.py.
 CREATE TABLE $table AS
 SELECT
     CAST(c.wml_part AS INTEGER) AS wml_part,
