@@ -3,4 +3,7 @@
 -- the row, as a NULL term does in a sum of terms.
 -- Placeholders: $term (the class's term column, DOUBLE natural log).
 -- Rendered by: warehouse_ml/models/scoring/long_terms.py.
-SELECT CASE WHEN COUNT($term) = COUNT(*) THEN SUM($term) END AS summed
+-- The terms are summed exactly as DECIMAL(38, 18) (each DOUBLE term to 1e-18), then read as DOUBLE:
+-- a DOUBLE sum per group depends on the order the engine adds the rows in, which varies with its
+-- threads; the exact sum is the same bits on every run.
+SELECT CASE WHEN COUNT($term) = COUNT(*) THEN CAST(SUM(CAST($term AS DECIMAL(38, 18))) AS DOUBLE) END AS summed
