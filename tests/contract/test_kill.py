@@ -156,6 +156,7 @@ while True:
     for name in ("a", "b"):
         model = wml.load(con, name)
         model.update(con, "batch", batch_id=f"batch-{len(model.batches_)}")
+        print("updated", flush=True)
 """
 
 
@@ -187,6 +188,8 @@ def test_kill_9_during_updates_leaves_whole_versions(tmp_path):
             text=True,
         )
         assert process.stdout.readline().strip() == "ready", process.stderr.read()
+        if kill == 0:  # one whole update before the first kill, however slow the machine
+            assert process.stdout.readline().strip() == "updated", process.stderr.read()
         time.sleep(rng.uniform(0.2, 2.0))
         process.kill()
         process.wait()
