@@ -75,7 +75,7 @@ def queries(con, dialect: str, root: Node) -> dict[str, str]:
     warehouse = connect(con)
     for table in ("bench_routes", "bench_nodes"):
         warehouse.run("drop_table", table=TableName((table,)))
-    tree_scoring.write_routes(warehouse, TableName(("bench_routes",)), root, [*TEXT, *NUMBERS])
+    tree_scoring.write_routes(warehouse, TableName(("bench_routes",)), [root], [*TEXT, *NUMBERS])
     leaves = [
         (0, n.id, True, i, p) for n in root.leaves() for i, p in enumerate(probabilities[n.id])
     ]
@@ -95,7 +95,7 @@ def queries(con, dialect: str, root: Node) -> dict[str, str]:
             [route(root, value_of, lambda n, c=c: literal(probabilities[n.id][c])) for c in range(k)]
         ),
         "walk": tree_scoring.walked_probabilities(
-            root, [*TEXT, *NUMBERS], k, TableName(("bench_routes",)), TableName(("bench_nodes",)),
+            [root], [*TEXT, *NUMBERS], k, TableName(("bench_routes",)), TableName(("bench_nodes",)),
             value_of,
         ),
     }  # fmt: skip

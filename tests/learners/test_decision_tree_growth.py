@@ -14,6 +14,7 @@ from warehouse_ml.engines import session
 from warehouse_ml.engines.sources import open_source
 from warehouse_ml.models.learners import tree_growth
 from warehouse_ml.models.learners.tree_model import Node, Split
+from warehouse_ml.models.learners.tree_rows import Grid
 from warehouse_ml.models.training import Training, class_counts
 from warehouse_ml.stats import binning
 from warehouse_ml.stats.features import CATEGORICAL, NUMERIC, Feature
@@ -53,10 +54,8 @@ def test_a_levels_counts_equal_a_walk_of_the_rows(con, bins):
             if bins is None
             else {"x": binning.fetch_edges(warehouse, src.relation, "y", ["x"], bins)["x"]}
         )
-        values = tree_growth.counted_values(training, edges)
-        level = tree_growth.count_level(
-            warehouse, training, root, open_ids, values, edges is not None
-        )
+        grid = None if edges is None else Grid.of([edges])
+        level = tree_growth.count_level(warehouse, training, [root], open_ids, grid)
     totals, counts = level.totals, level.counts
     by_value = {
         (int(counts.nodes[g]), counts.names[counts.attributes[g]]): {

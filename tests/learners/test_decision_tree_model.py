@@ -95,7 +95,7 @@ def test_the_node_table_walk_gives_the_nested_case_probabilities(con, seed):
     x, c = scored_rows(con, rng)
     routes = TableName(("routes",))
     con.execute("DROP TABLE IF EXISTS routes")
-    tree_scoring.write_routes(connect(con), routes, root, ["x", "c"])
+    tree_scoring.write_routes(connect(con), routes, [root], ["x", "c"])
     leaves = [
         (0, n.id, True, i, p) for n in root.leaves() for i, p in enumerate(probabilities[n.id])
     ]
@@ -104,7 +104,7 @@ def test_the_node_table_walk_gives_the_nested_case_probabilities(con, seed):
             leaves, "v", ("wml_part", "node", "leaf", "class_index", "leaf_probability")
         )
     )
-    walked = tree_scoring.walked_probabilities(root, ["x", "c"], 3, routes, nodes, value_of)
+    walked = tree_scoring.walked_probabilities([root], ["x", "c"], 3, routes, nodes, value_of)
     cases = ClassProbabilities(
         [
             route(root, value_of, lambda leaf, i=i: literal(probabilities[leaf.id][i]))

@@ -7,6 +7,9 @@ grouped by fold: each fold's training counts are the per-fold counts of the othe
 (total minus that fold), every fold's parameters are written by the same statements into
 tables with a wml_part column, and ONE query scores every row with its own fold's model, so
 10-fold CV costs the fold assignment plus about one fit and one scoring pass, not ten fits.
+A decision tree grows every fold's tree in the same statements, one count per level keyed by
+(fold, node), each row counted for every fold that trains on it, and scores every fold in one
+query too.
 Model kinds without that shortcut (those that do not declare
 :class:`~warehouse_ml.models.capabilities.FoldsAtOnce`) or attributes it excludes (TAN with
 numeric attributes) fall back to one fit and one scoring statement per fold. What a run

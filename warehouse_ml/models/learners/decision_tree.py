@@ -27,6 +27,11 @@ value the node never saw goes to its heaviest branch.
 Leaves: P(c) = (n_c + alpha) / (n + alpha K) of the leaf's training counts (an empty leaf, whose
 rows all weigh 0, takes its parent's).
 
+Cross-validation (FoldsAtOnce) grows every fold's tree in the same statements: one count per
+level for every fold's open nodes, each row counted for every fold that trains on it, each fold
+with its own bin edges, pruning and leaf probabilities (tree_rows.py, tree_edges.py), equal to
+fitting each fold; one query scores every held-out row with its fold's tree.
+
 Pruning: ``none``; ``pessimistic``, C4.5's error-based pruning at ``confidence`` by subtree
 replacement (tree_model.prune_pessimistic; subtree raising is not done); ``reduced_error``,
 Quinlan's reduced-error pruning on the ``prune_fraction`` of the rows the MD5 of their ``key``
@@ -52,7 +57,6 @@ by branch evaluation) walks the ``routes`` table, one join per level, to the lea
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -63,13 +67,14 @@ from warehouse_ml import charts
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.errors import DataError, NotSupportedError, ParameterError
+from warehouse_ml.errors import NotSupportedError, ParameterError
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.capabilities import WeightedFit
+from warehouse_ml.models.capabilities import FoldsAtOnce, WeightedFit
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
 from warehouse_ml.models.learners import (
+    tree_edges,
     tree_inspection,
     tree_pruning,
     tree_scoring,
@@ -77,38 +82,26 @@ from warehouse_ml.models.learners import (
 )
 from warehouse_ml.models.learners.decision_tree_state import TreeState
 from warehouse_ml.models.learners.naive_bayes import create_classes_table
-from warehouse_ml.models.learners.tree_growth import Settings, grow, split_value
+from warehouse_ml.models.learners.tree_growth import Settings, grow
 from warehouse_ml.models.learners.tree_model import (
-    Node,
     Split,
     node_probabilities,
     prune_pessimistic,
     route,
 )
+from warehouse_ml.models.learners.tree_rows import split_value
 from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.relations import per_partition
 from warehouse_ml.models.scoring.scores import ClassProbabilities, Term
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
-from warehouse_ml.stats import counting
-from warehouse_ml.stats.features import NUMERIC, Feature, column_names, value_expression
+from warehouse_ml.stats.features import Feature, column_names, value_expression
 from warehouse_ml.stats.validation import CardinalityCheck, non_negative
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 
 PRUNINGS = ("none", "pessimistic", "reduced_error")
-
-
-def _finite(row: dict[str, Any], description: str) -> float:
-    """An edge row's upper value, or a DataError naming the attribute when it is not finite."""
-    value = float(row["upper"])
-    if not math.isfinite(value):
-        raise DataError(
-            f"numeric column {row['attribute']!r} of {description} has non-finite values; "
-            "expected finite numbers (map them to NULL in a view, or declare the column "
-            "categorical)"
-        )
-    return value
 
 
 def _choice(name: str, value: Any, allowed: Sequence[str]) -> str:
@@ -123,7 +116,7 @@ def _count(name: str, value: Any, least: int) -> int:
     return value
 
 
-class DecisionTree(Classifier, WeightedFit):
+class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
     """A classification tree grown by information gain, gain ratio or Gini, level by level.
 
     Args:
@@ -188,13 +181,19 @@ class DecisionTree(Classifier, WeightedFit):
             raise ParameterError(f"prune_fraction must be within (0, 1), got {prune_fraction!r}")
 
     # -- learning -------------------------------------------------------------------------
+    def learns_folds_at_once(self, features: Sequence[Feature]) -> bool:
+        """Every fold's tree grows in the same statements, whatever the features: each fold
+        cuts its own bin edges, counted on their union (tree_rows.Grid)."""
+        return True
+
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> TreeState:
-        """The tree of ``training`` (one model: a kind without FoldsAtOnce learns
-        cross-validation fold by fold): bin edges, growth level by level, pruning, then the
-        ``classes`` and ``nodes`` tables. Returns the tree, its nodes' probabilities and the
-        edges (decision_tree_state.py)."""
+        """The tree of every model of ``training`` (a fit's one; cross-validation's, one per
+        fold, grown in the same statements: tree_growth.py): bin edges, growth level by level,
+        pruning, then the ``classes``, ``nodes`` and ``routes`` tables (column wml_part: the
+        model). Returns the tree, its nodes' probabilities and the edges
+        (decision_tree_state.py; cross-validation: one per fold)."""
         create_classes_table(
             warehouse, tables.table("classes"), training.classes, 0.0, training.count_type
         )
@@ -204,71 +203,55 @@ class DecisionTree(Classifier, WeightedFit):
             training, held = tree_pruning.split_off(
                 warehouse, training, self.key, self.prune_fraction
             )
-        edges = self._edges(warehouse, training)
-        settings = Settings(self.criterion, self.splits, self.max_depth, float(self.min_leaf))
-        root = grow(warehouse, training, settings, edges, check)
-        if self.pruning == "pessimistic":
-            prune_pessimistic(root, self.confidence)
-        if held is not None:
-            tree_pruning.prune_reduced_error(root, tree_pruning.leaf_counts(warehouse, held, root))
-        probabilities = node_probabilities(root, self.alpha)
-        self._write_nodes(warehouse, tables, training, root, probabilities)
-        features = [feature.name for feature in training.features]
-        tree_scoring.write_routes(warehouse, tables.table(tree_scoring.ROUTES), root, features)
-        return TreeState(
-            root, {k: tuple(v) for k, v in probabilities.items()},
-            {a: tuple(e) for a, e in (edges or {}).items()},
-        )  # fmt: skip
-
-    def _edges(self, warehouse: Warehouse, training: Training) -> dict[str, list[float]] | None:
-        """Each numeric attribute's equal-frequency edges on the rows' weights (None without
-        bins)."""
-        numeric = [f.name for f in training.features if f.kind == NUMERIC]
-        if self.bins is None:
-            return None
-        if not numeric:
-            return {}
-        query = templates.union_all(
-            templates.build(
-                "select_tree_edges",
-                source=training.source.relation,
-                target=training.target,
-                column=name,
-                attribute=name,
-                bins=self.bins,
-                count=counting.row_count(training.weight),
-            )
-            for name in numeric
+        edges = (
+            None if self.bins is None else tree_edges.model_edges(warehouse, training, self.bins)
         )
-        edges: dict[str, set[float]] = {name: set() for name in numeric}
-        for row in warehouse.fetch_tree(query).to_pylist():
-            edges[row["attribute"]].add(_finite(row, training.source.description))
-        return {name: sorted(values) for name, values in edges.items()}
+        settings = Settings(self.criterion, self.splits, self.max_depth, float(self.min_leaf))
+        roots = grow(warehouse, training, settings, edges, check)
+        if self.pruning == "pessimistic":
+            for root in roots:
+                prune_pessimistic(root, self.confidence)
+        if held is not None:
+            reached = tree_pruning.leaf_counts(warehouse, held, roots)
+            for root, counts in zip(roots, reached, strict=True):
+                tree_pruning.prune_reduced_error(root, counts)
+        trees = [
+            TreeState(
+                root,
+                {k: tuple(v) for k, v in node_probabilities(root, self.alpha).items()},
+                {a: tuple(e) for a, e in (edges[m] if edges else {}).items()},
+            )
+            for m, root in enumerate(roots)
+        ]
+        self._write_nodes(warehouse, tables, training, trees)
+        features = [feature.name for feature in training.features]
+        tree_scoring.write_routes(
+            warehouse, tables.table(tree_scoring.ROUTES), [t.root for t in trees], features
+        )
+        return trees[0] if training.held_out is None else TreeState(partition_trees=tuple(trees))
 
     @staticmethod
     def _write_nodes(
-        warehouse: Warehouse,
-        tables: Staging,
-        training: Training,
-        root: Node,
-        probabilities: dict[int, list[float]],
+        warehouse: Warehouse, tables: Staging, training: Training, trees: Sequence[TreeState]
     ) -> None:
-        """The ``nodes`` table (create_tree_nodes.sql) of the tree ``root``."""
+        """The ``nodes`` table (create_tree_nodes.sql) of every model's tree (wml_part: the
+        model)."""
         rows = []
-        parents: dict[int, tuple[int, str]] = {}
-        for node in root.walk():
-            for b, child in enumerate(node.children):
-                assert node.split is not None
-                parents[child.id] = (node.id, node.split.describe(b))
-        for node in root.walk():
-            parent, branch = parents.get(node.id, (None, None))
-            attribute = None if node.split is None else node.split.attribute
-            for c, n in enumerate(node.counts):
-                p = probabilities[node.id][c] if node.split is None else None
-                rows.append(
-                    (0, node.id, parent, node.depth, attribute, branch, node.split is None, c,
-                     n, p)
-                )  # fmt: skip
+        for m, tree in enumerate(trees):
+            parents: dict[int, tuple[int, str]] = {}
+            for node in tree.root.walk():
+                for b, child in enumerate(node.children):
+                    assert node.split is not None
+                    parents[child.id] = (node.id, node.split.describe(b))
+            for node in tree.root.walk():
+                parent, branch = parents.get(node.id, (None, None))
+                attribute = None if node.split is None else node.split.attribute
+                for c, n in enumerate(node.counts):
+                    p = tree.probabilities[node.id][c] if node.split is None else None
+                    rows.append(
+                        (m, node.id, parent, node.depth, attribute, branch, node.split is None,
+                         c, n, p)
+                    )  # fmt: skip
         warehouse.run(
             "create_tree_nodes",
             table=tables.table("nodes"),
@@ -303,8 +286,9 @@ class DecisionTree(Classifier, WeightedFit):
         if learned.leaves <= tree_scoring.LITERAL_LEAVES or tree_scoring.ROUTES not in record.parts:
             return ClassProbabilities(class_probabilities(record))
         return tree_scoring.walked_probabilities(
-            learned.root, record.features, len(record.classes),
+            [t.root for t in learned.trees], record.features, len(record.classes),
             record.parameters(tree_scoring.ROUTES), record.parameters("nodes"), _value_of(record),
+            record.state.partition_column,
         )  # fmt: skip
 
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
@@ -423,15 +407,19 @@ def _value_of(record: ModelRecord) -> Callable[[Split], exp.Expression]:
 
 def class_probabilities(record: ModelRecord) -> list[exp.Expression]:
     """Each class's probability for a scored row ``s``: the stored tree as a nested CASE whose
-    leaves are their probabilities of the class, as literals (tree_model.route)."""
+    leaves are their probabilities of the class, as literals (tree_model.route); a
+    cross-validation's, the CASE of the row's own fold's tree (relations.per_partition)."""
     learned = record.state.learned
     assert isinstance(learned, TreeState)
     value_of = _value_of(record)
     out = []
     for c in range(len(record.classes)):
-        routed = route(
-            learned.root, value_of, lambda leaf, c=c: literal(learned.probabilities[leaf.id][c])
-        )
-        assert routed is not None
-        out.append(routed)
+        routed = [
+            route(tree.root, value_of,
+                  lambda leaf, c=c, p=tree.probabilities: literal(p[leaf.id][c]))
+            for tree in learned.trees
+        ]  # fmt: skip
+        chosen = per_partition(record.state.partition_column, routed)
+        assert chosen is not None
+        out.append(chosen)
     return out

@@ -1,11 +1,15 @@
-"""Growing a decision tree level by level inside the warehouse.
+"""Growing a decision tree level by level inside the warehouse: a fit's one tree, or every
+cross-validation fold's tree in the same statements.
 
 Per level, ONE statement counts the rows (a weighted fit: their summed weights) of every open
-node per (attribute, value or bin, class): the row's node is a nested CASE over the tree grown
-so far (tree_model.route; no UPDATE of the source), rows of closed leaves are left out, and the
-attributes are counted in blocks (stats/counting.py, the node as the count's partition column).
-A numeric attribute is counted on its bin index (the equal-frequency edges of
-decision_tree.py), or, without bins, on its distinct values. The same statement counts each
+node of every model per (attribute, value or bin, class): the row's node is a nested CASE over
+each model's tree grown so far (tree_model.route; no UPDATE of the source), each row counted
+for every model that learns from it (tree_rows.model_rows: a fold's row for every other
+fold's tree), rows of closed leaves are left out, and the attributes are counted in blocks
+(stats/counting.py, the node's key, tree_rows.node_key, as the count's partition column).
+A numeric attribute is counted on its bin index (each model's equal-frequency edges,
+tree_edges.py, counted on their union and summed to each model's own: tree_rows.Grid), or,
+without bins, on its distinct values. The same statement counts each
 node's classes (a pseudo-attribute whose value is the class), so a node's NULL counts of an
 attribute are its class counts less the attribute's, exact (DECIMAL weights, BIGINT rows).
 The split of each open node is then chosen in numpy on that small table (tree_splits.py).
@@ -16,7 +20,7 @@ chunk, one statement per chunk.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,15 +31,16 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.models.learners import tree_splits
-from warehouse_ml.models.learners.tree_model import Node, Split, route
+from warehouse_ml.models.learners.tree_model import Node, Split
+from warehouse_ml.models.learners.tree_rows import Edges, Grid, model_rows, node_key
 from warehouse_ml.models.learners.tree_splits import Candidate, LevelCounts
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions
-from warehouse_ml.sqlgen.templates import alias, column, literal
-from warehouse_ml.stats import binning, counting
+from warehouse_ml.sqlgen.templates import column, literal
+from warehouse_ml.stats import counting
 from warehouse_ml.stats.counting import PARTITION
-from warehouse_ml.stats.features import NUMERIC, valued_source
+from warehouse_ml.stats.features import NUMERIC
 from warehouse_ml.stats.validation import CardinalityCheck
 
 ROUTED = "wml_routed"
@@ -59,71 +64,51 @@ class Settings:
     min_leaf: float
 
 
-def split_value(split: Split, value: exp.Expression) -> exp.Expression:
-    """The row's value a split tests (tree_model.route): ``CAST(x AS DOUBLE)`` for a
-    threshold, the value as text otherwise (as counted and stored)."""
-    if split.kind == tree_splits.THRESHOLD:
-        return expressions.as_double(value)
-    return expressions.as_text(value)
-
-
 def counted_values(
-    training: Training, edges: Mapping[str, Sequence[float]] | None
+    training: Training, grid: Grid | None, attributes: Sequence[str]
 ) -> dict[str, exp.Expression]:
-    """What a level counts of each numeric attribute of the row ``src``: its bin index on
-    ``edges``, or, without bins, the number itself (as DOUBLE)."""
+    """What a level counts of each numeric attribute among ``attributes`` of the row ``src``:
+    its bin on the models' union ``grid`` (tree_rows.Grid), or, without bins, the number
+    itself (as DOUBLE)."""
     values: dict[str, exp.Expression] = {}
     for feature in training.features:
-        if feature.kind == NUMERIC:
+        if feature.kind == NUMERIC and feature.name in attributes:
             x = expressions.as_double(column(feature.name, "src"))
-            values[feature.name] = (
-                x if edges is None else binning.bin_expression(x, edges[feature.name])
-            )
+            values[feature.name] = x if grid is None else grid.value(feature.name, x)
     return values
-
-
-def as_src(relation: exp.Expression) -> exp.Subquery:
-    """``relation`` (a table, an aliased query or a query) as the subquery ``src``."""
-    named = isinstance(relation, (exp.Table, exp.Subquery))
-    return (exp.select(exp.Star()).from_(relation) if named else relation).subquery("src")
 
 
 def level_query(
     training: Training,
-    root: Node,
-    open_ids: set[int],
-    values: Mapping[str, exp.Expression],
+    roots: Sequence[Node],
+    open_keys: set[int],
+    grid: Grid | None,
     attributes: Sequence[str],
 ) -> tuple[exp.Query, str]:
-    """The count statement of one level for ``attributes`` (and the class-count
-    pseudo-attribute, whose name is returned with it), numeric ones counted as ``values``
-    (:func:`counted_values`). Output columns as counting.categorical_counts: wml_part (the
-    node), attribute, value (text: a categorical value, a bin index, or a number's distinct
-    value), class_label, n."""
-    relation = valued_source(training.source.relation, training.carried, training.features)
+    """The count statement of one level of every model's tree for ``attributes`` (and the
+    class-count pseudo-attribute, whose name is returned with it), numeric ones counted as
+    :func:`counted_values`. Output columns as counting.categorical_counts: wml_part (the
+    node's key, tree_rows.node_key), attribute, value (text: a categorical value, a bin
+    index, or a number's distinct value), class_label, n."""
     columns = [*training.source.columns]
-    node_column = names.fresh("wml_node", columns)
     totals = names.fresh("wml_classes", [f.name for f in training.features])
+    n_models = len(roots)
 
-    def leaf(node: Node) -> exp.Expression | None:
-        return literal(node.id) if node.id in open_ids else None
+    def leaf(node: Node, model: int) -> exp.Expression | None:
+        key = node_key(node, model, n_models)
+        return literal(key) if key in open_keys else None
 
-    routed = route(root, lambda s: split_value(s, column(s.attribute, "src")), leaf)
-    valued = [a for a in attributes if a in values]
-    taken = [*columns, node_column]
-    for _ in valued:
+    values = counted_values(training, grid, attributes)
+    taken = list(columns)
+    for _ in values:
         taken.append(names.fresh("wml_value", taken))
-    value_names = dict(zip(valued, taken[len(columns) + 1 :], strict=True))
-    inner = exp.select(
-        exp.Star(), alias(routed or exp.null(), node_column, copy=False),
-        *(alias(values[a].copy(), value_names[a], copy=False) for a in valued), copy=False,
-    ).from_(as_src(relation), copy=False)  # fmt: skip
-    rows = (
-        exp.select(exp.Star(), copy=False)
-        .from_(inner.subquery("wml_nodes", copy=False), copy=False)
-        .where(exp.Not(this=exp.Is(this=column(node_column), expression=exp.null())), copy=False)
+    value_names = dict(zip(values, taken[len(columns) :], strict=True))
+    kept = [training.target, *([training.weight] if training.weight else [])]
+    kept += [a for a in attributes if a not in values]
+    rows, node_column = model_rows(
+        training, roots, leaf, {value_names[a]: e for a, e in values.items()}, kept
     )
-    counted = {a: column(value_names[a], "src") for a in valued}  # computed once per row
+    counted = {a: column(value_names[a], "src") for a in values}  # computed once per row
     counted[totals] = column(training.target, "src")
     query = counting.categorical_counts(
         exp.to_table(ROUTED), training.target, [*attributes, totals], BLOCK_SIZE,
@@ -150,14 +135,15 @@ class Level:
         g = int(np.flatnonzero((counts.nodes == node) & (counts.attributes == position))[0])
         return list(self.values[counts.starts[g] : counts.starts[g + 1]])
 
-    def cardinalities(self, node: int) -> dict[str, int]:
-        """Each attribute's number of distinct values at ``node`` (attributes with one)."""
-        counts, sizes = self.counts, np.diff(self.counts.starts)
-        return {
-            counts.names[int(a)]: int(n)
-            for a, n, at in zip(counts.attributes, sizes, counts.nodes == node, strict=True)
-            if at
-        }
+    def cardinalities(self, nodes: set[int]) -> dict[str, int]:
+        """Each attribute's number of distinct values at ``nodes`` together (attributes with
+        one)."""
+        counts, found = self.counts, {}
+        for g, (node, a) in enumerate(zip(counts.nodes, counts.attributes, strict=True)):
+            if int(node) in nodes:
+                seen = found.setdefault(counts.names[int(a)], set())
+                seen.update(self.values[counts.starts[g] : counts.starts[g + 1]])
+        return {a: len(values) for a, values in found.items()}
 
 
 def _ranks(values: pa.Array, kind: Callable[[str], Any] | None) -> np.ndarray:
@@ -170,19 +156,21 @@ def _ranks(values: pa.Array, kind: Callable[[str], Any] | None) -> np.ndarray:
 def count_level(
     warehouse: Warehouse,
     training: Training,
-    root: Node,
-    open_ids: set[int],
-    values: Mapping[str, exp.Expression],
-    binned: bool,
+    roots: Sequence[Node],
+    open_keys: set[int],
+    grid: Grid | None,
 ) -> Level:
-    """The counts of one level (:class:`Level`), read by one statement per chunk of
-    attributes; exact (integer rows, or DECIMAL summed weights)."""
+    """The counts of one level of every model's tree (:class:`Level`, by node key), read by
+    one statement per chunk of attributes; exact (integer rows, or DECIMAL summed weights),
+    numeric attributes on each model's own bins."""
     labels = pa.array([c.label for c in training.classes[0]], pa.string())
     names_ = [f.name for f in training.features]
     found = []
     for chunk in counting.blocks(names_, counting.MAX_COUNTED_ATTRIBUTES):
-        query, total_name = level_query(training, root, open_ids, values, chunk)
+        query, total_name = level_query(training, roots, open_keys, grid, chunk)
         table = warehouse.fetch_tree(query)
+        if grid is not None:
+            table = grid.own_bins(table, names_, len(roots))
         position = pc.index_in(table["attribute"], pa.array([*names_, total_name], pa.string()))
         found.append(table.drop_columns(["attribute"]).append_column("position", position))
     table = pa.concat_tables(found)
@@ -190,7 +178,7 @@ def count_level(
     attribute = table["position"].to_numpy().astype(np.int64)
     label = pc.index_in(table["class_label"], labels).to_numpy().astype(np.int64)
     n = table["n"].to_numpy()
-    ids = np.array(sorted(open_ids), dtype=np.int64)
+    ids = np.array(sorted(open_keys), dtype=np.int64)
     node_totals = np.zeros((len(ids), len(labels)), dtype=n.dtype)
     total = attribute == len(names_)
     node_totals[np.searchsorted(ids, node[total]), label[total]] = n[total]
@@ -198,7 +186,7 @@ def count_level(
     for a, feature in enumerate(training.features):
         at = attribute == a
         if at.any():
-            key = (int if binned else float) if feature.kind == NUMERIC else None
+            key = (float if grid is None else int) if feature.kind == NUMERIC else None
             rank[at] = _ranks(pc.filter(table["value"], pa.array(at)), key)
     order = np.flatnonzero(~total)
     order = order[np.lexsort((rank[order], attribute[order], node[order]))]
@@ -226,7 +214,7 @@ def count_level(
 def make_split(
     chosen: Candidate,
     order: Sequence[str],
-    edges: Mapping[str, Sequence[float]] | None,
+    edges: Edges | None,
     criterion: str,
 ) -> Split:
     """The stored split of a chosen candidate: a threshold at the left side's bin edge or,
@@ -262,42 +250,52 @@ def grow(
     warehouse: Warehouse,
     training: Training,
     settings: Settings,
-    edges: Mapping[str, Sequence[float]] | None,
+    edges: Sequence[Edges] | None,
     check: CardinalityCheck,
-) -> Node:
-    """The tree of ``training`` (one model), grown level by level until no node is open: a
-    node is open when it is impure, weighs at least twice ``min_leaf`` and is above
-    ``max_depth``; an open node whose best candidate gains nothing becomes a leaf. The
-    high-cardinality ``check`` is made on the root's counts, before the second level."""
+) -> list[Node]:
+    """The tree of every model of ``training`` (one for a fit; one per fold for
+    cross-validation, each on the rows outside its fold), grown level by level until no node
+    is open, every model's level counted by the same statements: a node is open when it is
+    impure, weighs at least twice ``min_leaf`` and is above ``max_depth``; an open node whose
+    best candidate gains nothing becomes a leaf. ``edges``: each model's bin edges (None: no
+    bins). The high-cardinality ``check`` is made on the roots' counts, before the second
+    level."""
+    n_models = training.n_models
     k = len(training.classes[0])
-    root = Node(0, 0, [float(c.n) for c in training.classes[0]])
-    frontier = {0: root} if _is_open(root, settings) else {}
-    next_id = 1
-    values = counted_values(training, edges)
+    roots = [Node(0, 0, [float(c.n) for c in classes]) for classes in training.classes]
+    frontier = {
+        node_key(root, m, n_models): (m, root)
+        for m, root in enumerate(roots)
+        if _is_open(root, settings)
+    }
+    next_id = [1] * n_models
+    grid = None if edges is None else Grid.of(edges)
     while frontier:
-        level = count_level(warehouse, training, root, set(frontier), values, edges is not None)
+        level = count_level(warehouse, training, roots, set(frontier), grid)
         if not check.made:
-            check(level.cardinalities(0))
+            check(level.cardinalities({node_key(r, m, n_models) for m, r in enumerate(roots)}))
         scored = tree_splits.score_level(
             level.counts, settings.criterion, settings.splits, settings.min_leaf
         )
         chosen = tree_splits.choose_level(scored, settings.criterion)
-        opened: dict[int, Node] = {}
-        for node_id, node in sorted(frontier.items()):
-            node.counts = [float(x) for x in level.totals.get(node_id, [0] * k)]
-            split = chosen.get(node_id)
+        opened: dict[int, tuple[int, Node]] = {}
+        for key, (m, node) in sorted(frontier.items()):
+            node.counts = [float(x) for x in level.totals.get(key, [0] * k)]
+            split = chosen.get(key)
             if split is None:
                 continue
-            order = level.values_of(node_id, split.attribute)
-            node.split = make_split(split, order, edges, settings.criterion)
+            order = level.values_of(key, split.attribute)
+            node.split = make_split(
+                split, order, None if edges is None else edges[m], settings.criterion
+            )
             for part in split.parts:
-                child = Node(next_id, node.depth + 1, [float(x) for x in part])
-                next_id += 1
+                child = Node(next_id[m], node.depth + 1, [float(x) for x in part])
+                next_id[m] += 1
                 node.children.append(child)
                 if _is_open(child, settings):
-                    opened[child.id] = child
+                    opened[node_key(child, m, n_models)] = (m, child)
         frontier = opened
-    return root
+    return roots
 
 
 def _is_open(node: Node, settings: Settings) -> bool:

@@ -13,6 +13,9 @@ without training weight, its parent's). An inner node whose children have been p
 becomes a leaf when its held-out errors as a leaf (its held-out weight less that of the
 class it predicts) are at most its subtree's (the sum of its children's): the held-out error
 does not increase. A node no held-out row reaches is so pruned (0 <= 0).
+
+Cross-validation holds out by the same test within each fold's training rows, and routes the
+held-out rows down every fold's tree in one statement (tree_rows.model_rows).
 """
 
 from __future__ import annotations
@@ -25,14 +28,13 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
-from warehouse_ml.models.learners.tree_growth import as_src, split_value
-from warehouse_ml.models.learners.tree_model import Node, route
+from warehouse_ml.models.learners.tree_model import Node
+from warehouse_ml.models.learners.tree_rows import as_src, model_rows, node_key
 from warehouse_ml.models.learners.tree_splits import EXACT
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import column, literal
 from warehouse_ml.stats import counting
-from warehouse_ml.stats.features import valued_source
 
 DIGITS = 2**32
 """The held-out test reads 8 hex digits of the key's digest: integers below this."""
@@ -45,66 +47,78 @@ def held_out(key: str, fraction: float) -> exp.Expression:
     return exp.LT(this=digits, expression=literal(int(fraction * DIGITS)))
 
 
-def _part(training: Training, test: exp.Expression, classes: list[Any]) -> Training:
-    """``training`` restricted to the rows passing ``test``, with those ``classes``."""
+def _part(training: Training, test: exp.Expression, classes: list[list[Any]]) -> Training:
+    """``training`` restricted to the rows passing ``test``, each model with its ``classes``."""
     rows = exp.select(exp.Star()).from_(as_src(training.source.relation.copy())).where(test)
     source = Source(rows.subquery("wml_rows"), training.source.schema,
                     training.source.description, True)  # fmt: skip
-    return dataclasses.replace(training, source=source, classes=[classes])
+    return dataclasses.replace(training, source=source, classes=classes)
 
 
 def split_off(
     warehouse: Warehouse, training: Training, key: str, fraction: float
 ) -> tuple[Training, Training]:
-    """(growing, held-out) parts of ``training`` (one model), each with its own class counts
-    (exact rows, or summed weights), one count statement."""
+    """(growing, held-out) parts of ``training``, each model with its own class counts (exact
+    rows, or summed weights: a cross-validation fold's are those of the rows outside it), one
+    count statement."""
     training.source.field(key)
     test = held_out(key, fraction)
     flag = exp.Case(ifs=[exp.If(this=test, true=literal(1))], default=literal(0))
+    fold = (
+        exp.cast(literal(-1), exp.DataType.Type.INT)  # not a GROUP BY position
+        if training.held_out is None
+        else column(training.held_out, "src")
+    )  # a fit's one model learns from every row: from fold -1's
     query = (
         exp.select(
             templates.alias(flag, "held"),
+            templates.alias(fold, "fold"),
             templates.alias(expressions.as_text(column(training.target, "src")), "label"),
             templates.alias(counting.row_count(training.weight), "n"),
         )
         .from_(as_src(training.source.relation.copy()))
         .where(exp.Not(this=exp.Is(this=column(training.target, "src"), expression=exp.null())))
-        .group_by(flag.copy(), column(training.target, "src"))
+        .group_by(flag.copy(), fold.copy(), column(training.target, "src"))
     )
-    found = {(r["held"], r["label"]): r["n"] for r in warehouse.fetch_tree(query).to_pylist()}
+    found = warehouse.fetch_tree(query).to_pylist()
     parts = []
-    for held in (0, 1):
-        classes = [
-            dataclasses.replace(c, n=found.get((held, c.label), 0), rows=None)
-            for c in training.classes[0]
-        ]
-        parts.append(_part(training, test if held else exp.Not(this=test.copy()), classes))
+    with decimal.localcontext(EXACT):
+        for held in (0, 1):
+            classes = []
+            for m, model in enumerate(training.classes):
+                n = {c.label: 0 for c in model}
+                for r in found:
+                    if r["held"] == held and r["fold"] != m:
+                        n[r["label"]] += r["n"]
+                classes.append([dataclasses.replace(c, n=n[c.label], rows=None) for c in model])
+            parts.append(_part(training, test if held else exp.Not(this=test.copy()), classes))
     return parts[0], parts[1]
 
 
-def leaf_counts(warehouse: Warehouse, held: Training, root: Node) -> dict[int, list[Any]]:
-    """Each leaf's held-out class counts (exact: integers or Decimal summed weights), for the
-    leaves held-out rows reach."""
-    relation = valued_source(held.source.relation, held.carried, held.features)
-    leaf = route(
-        root, lambda s: split_value(s, column(s.attribute, "src")), lambda n: literal(n.id)
-    )
-    assert leaf is not None
+def leaf_counts(
+    warehouse: Warehouse, held: Training, roots: list[Node]
+) -> list[dict[int, list[Any]]]:
+    """Each model's leaves' held-out class counts (exact: integers or Decimal summed weights),
+    for the leaves held-out rows reach: one statement for every model's tree."""
+    n_models = len(roots)
+    kept = [held.target, *([held.weight] if held.weight else [])]
+    rows, node = model_rows(held, roots, lambda n, m: literal(node_key(n, m, n_models)), {}, kept)
     target = column(held.target, "src")
     query = (
         exp.select(
-            templates.alias(leaf, "node"),
+            templates.alias(column(node, "src"), "node"),
             templates.alias(expressions.as_text(target), "label"),
             templates.alias(counting.row_count(held.weight), "n"),
         )
-        .from_(as_src(relation))
+        .from_(rows.subquery("src"))
         .where(exp.Not(this=exp.Is(this=target.copy(), expression=exp.null())))
-        .group_by(leaf.copy(), target.copy())
+        .group_by(column(node, "src"), target.copy())
     )
     index = {c.label: c.index for c in held.classes[0]}
-    out: dict[int, list[Any]] = {}
+    out: list[dict[int, list[Any]]] = [{} for _ in roots]
     for r in warehouse.fetch_tree(query).to_pylist():
-        out.setdefault(r["node"], [0] * len(index))[index[r["label"]]] = r["n"]
+        counts = out[r["node"] % n_models].setdefault(r["node"] // n_models, [0] * len(index))
+        counts[index[r["label"]]] = r["n"]
     return out
 
 

@@ -34,7 +34,12 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.models.learners.tree_model import Node, Split
-from warehouse_ml.models.scoring.relations import Join, pivot_columns
+from warehouse_ml.models.scoring.relations import (
+    Join,
+    partition_condition,
+    per_partition,
+    pivot_columns,
+)
 from warehouse_ml.models.scoring.scores import ClassProbabilities
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
@@ -60,11 +65,11 @@ ROUTES = "routes"
 ROUTE_COLUMNS = ("wml_part", "node", "code", "child", "attribute", "threshold")
 
 
-def value_codes(root: Node) -> dict[str, tuple[str, ...]]:
-    """Each categorical attribute's values named by any of its splits, sorted: a value's code
-    is its position here."""
+def value_codes(roots: Sequence[Node]) -> dict[str, tuple[str, ...]]:
+    """Each categorical attribute's values named by any of its splits in the trees ``roots``,
+    sorted: a value's code is its position here."""
     found: dict[str, set[str]] = {}
-    for node in root.walk():
+    for node in (n for root in roots for n in root.walk()):
         split = node.split
         if split is not None and split.kind != "threshold":
             found.setdefault(split.attribute, set()).update(v for b in split.values for v in b)
@@ -80,34 +85,36 @@ def _branches(split: Split, codes: tuple[str, ...]) -> list[tuple[int, int]]:
     return [*listed, (NULL_CODE, split.null), (UNSEEN_CODE, split.other)]
 
 
-def route_rows(root: Node, features: Sequence[str]) -> list[tuple[Any, ...]]:
-    """The rows of the ``routes`` table (:data:`ROUTE_COLUMNS`, module docstring) of the tree
-    ``root`` over the model's ``features``."""
-    codes = value_codes(root)
+def route_rows(roots: Sequence[Node], features: Sequence[str]) -> list[tuple[Any, ...]]:
+    """The rows of the ``routes`` table (:data:`ROUTE_COLUMNS`, module docstring) of the trees
+    ``roots`` (model partition m: ``roots[m]``, its wml_part) over the model's ``features``,
+    every tree's values coded alike."""
+    codes = value_codes(roots)
 
     def test(node: Node) -> tuple[int | None, float | None]:
         split = node.split
         return (None, None) if split is None else (features.index(split.attribute), split.threshold)
 
     rows: list[tuple[Any, ...]] = []
-    for node in root.walk():
-        if node.split is None:
-            rows.append((0, node.id, 0, node.id, None, None))
-            continue
-        for code, branch in _branches(node.split, codes.get(node.split.attribute, ())):
-            child = node.children[branch]
-            rows.append((0, node.id, code, child.id, *test(child)))
+    for part, root in enumerate(roots):
+        for node in root.walk():
+            if node.split is None:
+                rows.append((part, node.id, 0, node.id, None, None))
+                continue
+            for code, branch in _branches(node.split, codes.get(node.split.attribute, ())):
+                child = node.children[branch]
+                rows.append((part, node.id, code, child.id, *test(child)))
     return rows
 
 
 def write_routes(
-    warehouse: Warehouse, table: TableName, root: Node, features: Sequence[str]
+    warehouse: Warehouse, table: TableName, roots: Sequence[Node], features: Sequence[str]
 ) -> None:
-    """Create the ``routes`` table ``table`` of the tree ``root`` (:func:`route_rows`)."""
+    """Create the ``routes`` table ``table`` of the trees ``roots`` (:func:`route_rows`)."""
     warehouse.run(
         "create_tree_routes",
         table=table,
-        route_rows=templates.values(route_rows(root, features), "r", ROUTE_COLUMNS),
+        route_rows=templates.values(route_rows(roots, features), "r", ROUTE_COLUMNS),
     )
 
 
@@ -132,25 +139,29 @@ def _side(value: exp.Expression, threshold: exp.Expression) -> exp.Expression:
 
 
 def walked_probabilities(
-    root: Node,
+    roots: Sequence[Node],
     features: Sequence[str],
     k: int,
     routes: TableName | exp.Query,
     nodes: TableName | exp.Query,
     value_of: Callable[[Split], exp.Expression],
+    partition: str | None = None,
 ) -> ClassProbabilities:
     """Each class's leaf probability of a scored row ``s``, reached by joining the ``routes``
     table once per level (module docstring); ``nodes`` the tree's nodes table
     (create_tree_nodes.sql), its leaves' probabilities pivoted by class;
-    ``value_of(split)`` the row's value a split tests (tree_model.route).
+    ``value_of(split)`` the row's value a split tests (tree_model.route). ``roots``: the
+    model partitions' trees, one for a fitted model (``partition`` None); a
+    cross-validation's, one per fold, each row walking its own fold's (the rows of wml_part
+    equal to its ``partition`` column).
 
     Each attribute a split tests is read once per row, first (ClassProbabilities'
     ``derived`` step, column ``wml_c_<position>``): a categorical one as its code, a number
     as ``value_of``; a level's code is then a CASE over the node's attribute of those
     columns (for a number, its side of the node's threshold)."""
-    codes = value_codes(root)
+    codes = value_codes(roots)
     tests: dict[int, Split] = {}
-    for node in root.walk():
+    for node in (n for root in roots for n in root.walk()):
         if node.split is not None:
             tests.setdefault(features.index(node.split.attribute), node.split)
     derived = [
@@ -162,25 +173,41 @@ def walked_probabilities(
         )
         for position, split in sorted(tests.items())
     ]
+    if partition is not None:  # the joins below read the row's fold from this step's row
+        derived.append(alias(column(partition, "s"), partition))
 
     def code_at(position: int, threshold: exp.Expression) -> exp.Expression:
         value = column(f"wml_c_{position}", "s")
         return _side(value, threshold) if tests[position].kind == "threshold" else value
 
+    def own(name: str, on: exp.Expression) -> exp.Expression:
+        """``on``, and for a cross-validation the row's own fold's rows of ``name``."""
+        if partition is None:
+            return on
+        return exp.and_(on, partition_condition(name, partition), copy=False)
+
     relation = routes.to_table() if isinstance(routes, TableName) else routes
     joins = []
-    reached: exp.Expression = literal(root.id)
-    code: exp.Expression = literal(0)
-    if root.split is not None:
-        code = code_at(features.index(root.split.attribute), literal(root.split.threshold))
-    for level in range(1, max(n.depth for n in root.walk()) + 1):
+    reached: exp.Expression = literal(0)  # every root's id
+    code = per_partition(
+        partition,
+        [
+            None
+            if root.split is None
+            else code_at(features.index(root.split.attribute), literal(root.split.threshold))
+            for root in roots
+        ],
+        literal(0),
+    )
+    assert code is not None
+    for level in range(1, max(n.depth for root in roots for n in root.walk()) + 1):
         name = f"wml_level_{level}"
         on = exp.and_(
             exp.EQ(this=column("node", name), expression=reached),
             exp.EQ(this=column("code", name), expression=code),
             copy=False,
         )
-        joins.append(Join(relation, name, on=on))
+        joins.append(Join(relation, name, on=own(name, on)))
         reached = column("child", name)
         code = exp.case(column("attribute", name))
         for position in sorted(tests):
@@ -193,6 +220,6 @@ def walked_probabilities(
         class_columns=pivot_columns("leaf_probability", k, "wml_p"),
     )
     on = exp.EQ(this=column("node", "wml_leaf"), expression=reached)
-    joins.append(Join(leaves, "wml_leaf", on=on))
+    joins.append(Join(leaves, "wml_leaf", on=own("wml_leaf", on)))
     per_class = [column(f"wml_p_{c}", "wml_leaf") for c in range(k)]
     return ClassProbabilities(per_class, joins, derived)

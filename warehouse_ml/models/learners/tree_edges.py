@@ -1,0 +1,66 @@
+"""A decision tree's numeric bin edges, for every model of a training in one statement
+(select_tree_edges.sql): each model's equal-frequency edges of its own training rows (a fit's
+one model: every row; cross-validation's fold f: the rows outside fold f), on the rows'
+weights, so an integer weight counts as repeated rows."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sqlglot import exp
+
+from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.errors import DataError
+from warehouse_ml.models.training import Training
+from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen.templates import column
+from warehouse_ml.stats import counting
+from warehouse_ml.stats.features import NUMERIC
+
+
+def _finite(row: dict[str, Any], description: str) -> float:
+    """An edge row's upper value, or a DataError naming the attribute when it is not finite."""
+    value = float(row["upper"])
+    if not math.isfinite(value):
+        raise DataError(
+            f"numeric column {row['attribute']!r} of {description} has non-finite values; "
+            "expected finite numbers (map them to NULL in a view, or declare the column "
+            "categorical)"
+        )
+    return value
+
+
+def model_edges(
+    warehouse: Warehouse, training: Training, bins: int
+) -> list[dict[str, list[float]]]:
+    """Each model's edges of each numeric attribute (ascending; empty for an attribute whose
+    model rows are all NULL), cut into ``bins`` equal-frequency tiles: one statement."""
+    numeric = [f.name for f in training.features if f.kind == NUMERIC]
+    found: list[dict[str, set[float]]] = [
+        {name: set() for name in numeric} for _ in range(training.n_models)
+    ]
+    if numeric:
+        held_out = (
+            exp.cast(exp.null(), exp.DataType.Type.INT)
+            if training.held_out is None
+            else column(training.held_out, "src")
+        )
+        models = templates.values([(m,) for m in range(training.n_models)], "m", ("model",))
+        query = templates.union_all(
+            templates.build(
+                "select_tree_edges",
+                source=training.source.relation,
+                target=training.target,
+                column=name,
+                attribute=name,
+                bins=bins,
+                count=counting.row_count(training.weight),
+                held_out=held_out,
+                models=models,
+            )
+            for name in numeric
+        )
+        for row in warehouse.fetch_tree(query).to_pylist():
+            found[row["model"]][row["attribute"]].add(_finite(row, training.source.description))
+    return [{name: sorted(values) for name, values in edges.items()} for edges in found]

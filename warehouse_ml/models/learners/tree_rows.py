@@ -1,0 +1,195 @@
+"""The rows every tree of a training counts, and the numeric bins they count on, for one tree
+(a fit) or every cross-validation fold's tree at once.
+
+A training's models (models/training.py: one for a fit; for cross-validation, model f learns
+from the rows outside fold f) each grow their own tree. A row's node in model m's tree is that
+tree's nested CASE (tree_model.route); a statement that counts nodes reads each row once,
+computes its node in every model's tree (one column per model), then gives it once to every
+model that learns from it (:func:`model_rows`: a CROSS JOIN with the models' numbers, the
+row's own fold left out), keyed by :func:`node_key`: the node and its model in one integer.
+So a level of every fold's tree is one count statement, grouped by that key.
+
+Numeric bins: each model cuts its own equal-frequency edges on its training rows
+(tree_edges.py). The row is binned once on the union of every model's edges (:class:`Grid`,
+by a balanced nested CASE: a comparison per halving), and the counts of each model's node
+are summed in Arrow from the union's bins to the model's own (:meth:`Grid.own_bins`): a
+model's edges are among the union's, so each union bin lies in one bin of the model, and the
+sums are the counts that model's own edges give, exact (integer rows, DECIMAL summed
+weights).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from sqlglot import exp
+
+from warehouse_ml.models.learners import tree_splits
+from warehouse_ml.models.learners.tree_model import Node, Split, route
+from warehouse_ml.models.scoring import names
+from warehouse_ml.models.training import Training
+from warehouse_ml.sqlgen import expressions, templates
+from warehouse_ml.sqlgen.templates import alias, column, literal
+from warehouse_ml.stats.counting import PARTITION
+from warehouse_ml.stats.features import valued_source
+
+Edges = Mapping[str, Sequence[float]]
+"""A model's equal-frequency edges of each numeric attribute (tree_edges.py)."""
+
+
+def node_key(node: Node, model: int, n_models: int) -> int:
+    """The integer naming ``node`` of model ``model``'s tree among every model's nodes."""
+    return node.id * n_models + model
+
+
+def as_src(relation: exp.Expression) -> exp.Subquery:
+    """``relation`` (a table, an aliased query or a query) as the subquery ``src``."""
+    named = isinstance(relation, (exp.Table, exp.Subquery))
+    return (exp.select(exp.Star()).from_(relation) if named else relation).subquery("src")
+
+
+def model_rows(
+    training: Training,
+    roots: Sequence[Node],
+    leaf: Callable[[Node, int], exp.Expression | None],
+    computed: Mapping[str, exp.Expression],
+    kept: Sequence[str],
+) -> tuple[exp.Query, str]:
+    """The rows of ``training`` (features as counted: features.valued_source), each once per
+    model that learns from it, with its node in that model's tree: ``leaf(node, m)`` of the
+    node ``roots[m]``'s CASE takes it to (None: the row is not counted for that model). Columns:
+    the ``kept`` columns of the source, each ``computed`` expression over the row ``src``
+    under its name, and the node (its name is returned with the query; INTEGER, never
+    NULL). One read of each row: its nodes and ``computed`` values are computed once."""
+    relation = valued_source(training.source.relation, training.carried, training.features)
+    taken = [*training.source.columns, *computed]
+    per_model = [names.fresh(f"wml_node_{m}", taken) for m in range(len(roots))]
+    node = names.fresh("wml_node", [*taken, *per_model])
+    routed = [
+        route(root, lambda s: split_value(s, column(s.attribute, "src")),
+              lambda n, m=m: leaf(n, m)) or exp.null()
+        for m, root in enumerate(roots)
+    ]  # fmt: skip
+    outputs = [*kept, *computed]
+    read = [*kept, *([] if training.held_out is None else [training.held_out])]
+    inner = exp.select(
+        *(column(c, "src") for c in read),
+        *(alias(e.copy(), n, copy=False) for n, e in computed.items()),
+        *(alias(r, n, copy=False) for r, n in zip(routed, per_model, strict=True)), copy=False,
+    ).from_(as_src(relation), copy=False)  # fmt: skip
+    if training.held_out is None:
+        chosen: exp.Expression = column(per_model[0], "i")
+        pairs = exp.select(*(column(c, "i") for c in outputs), alias(chosen, node)).from_(
+            inner.subquery("i", copy=False), copy=False
+        )
+    else:
+        model = names.fresh("wml_model", [*outputs, *per_model, node])
+        chosen = exp.case(column(model, "m"))
+        for m, name in enumerate(per_model):
+            chosen = chosen.when(literal(m), column(name, "i"), copy=False)
+        numbers = templates.values([(m,) for m in range(len(roots))], "m", (model,))
+        pairs = (
+            exp.select(*(column(c, "i") for c in outputs), alias(chosen, node))
+            .from_(inner.subquery("i", copy=False), copy=False)
+            .join(numbers, join_type="cross", copy=False)
+            .where(exp.NEQ(this=column(model, "m"), expression=column(training.held_out, "i")))
+        )
+    rows = (
+        exp.select(exp.Star())
+        .from_(pairs.subquery("wml_pairs", copy=False), copy=False)
+        .where(exp.Not(this=exp.Is(this=column(node), expression=exp.null())), copy=False)
+    )
+    return rows, node
+
+
+def split_value(split: Split, value: exp.Expression) -> exp.Expression:
+    """The row's value a split tests (tree_model.route): ``CAST(x AS DOUBLE)`` for a
+    threshold, the value as text otherwise (as counted and stored)."""
+    if split.kind == tree_splits.THRESHOLD:
+        return expressions.as_double(value)
+    return expressions.as_text(value)
+
+
+def searched_bin(x: exp.Expression, boundaries: Sequence[float]) -> exp.Expression:
+    """The index of the first boundary ``x <= b`` (``len(boundaries)`` above them all; NULL
+    for NULL): a balanced nested CASE, one comparison per halving of the boundaries. The same
+    index as binning.bin_expression of edges whose all but last are the boundaries."""
+
+    def within(low: int, high: int) -> exp.Expression:
+        if low == high:
+            return literal(low)
+        middle = (low + high) // 2
+        test = exp.LTE(this=x.copy(), expression=literal(float(boundaries[middle])))
+        return exp.Case(
+            ifs=[exp.If(this=test, true=within(low, middle))], default=within(middle + 1, high)
+        )
+
+    null = exp.Is(this=x.copy(), expression=exp.null())
+    return exp.Case(
+        ifs=[exp.If(this=null, true=exp.cast(exp.null(), exp.DataType.Type.INT))],
+        default=within(0, len(boundaries)),
+    )
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The numeric attributes' bins of every model at once (module docstring): ``boundaries``
+    each attribute's union of the models' edges but their last (sorted), ``own`` each model's
+    bin of each union bin, per attribute."""
+
+    boundaries: dict[str, list[float]]
+    own: list[dict[str, np.ndarray]]
+
+    @classmethod
+    def of(cls, edges: Sequence[Edges]) -> Grid:
+        """The grid of the models' ``edges`` (one mapping per model)."""
+        attributes = sorted({a for model in edges for a in model})
+        boundaries = {
+            a: sorted({float(e) for model in edges for e in list(model.get(a, ()))[:-1]})
+            for a in attributes
+        }
+        own = [
+            {
+                a: np.array(
+                    [bisect.bisect_left(list(model.get(a, ()))[:-1], b) for b in bounds]
+                    + [max(len(model.get(a, ())) - 1, 0)],
+                    dtype=np.int64,
+                )
+                for a, bounds in boundaries.items()
+            }
+            for model in edges
+        ]
+        return cls(boundaries, own)
+
+    def value(self, attribute: str, x: exp.Expression) -> exp.Expression:
+        """The union bin of the number ``x`` of ``attribute`` (:func:`searched_bin`)."""
+        return searched_bin(x, self.boundaries[attribute])
+
+    def own_bins(self, table: pa.Table, attributes: Sequence[str], n_models: int) -> pa.Table:
+        """A level's counts (wml_part the node key, attribute, value, class_label, n) with each
+        numeric attribute's union bins replaced by the node's model's own bins, summed."""
+        numeric = pc.is_in(table["attribute"], pa.array(list(self.boundaries), pa.string()))
+        if not pc.any(numeric).as_py():
+            return table
+        binned = table.filter(numeric)
+        model = binned[PARTITION].to_numpy() % n_models
+        position = pc.index_in(binned["attribute"], pa.array(list(attributes))).to_numpy()
+        union = pc.cast(binned["value"], pa.int64()).to_numpy()
+        own = np.empty(len(union), dtype=np.int64)
+        for m in range(n_models):
+            for a, name in enumerate(attributes):
+                at = (model == m) & (position == a)
+                if name in self.boundaries and at.any():
+                    own[at] = self.own[m][name][union[at]]
+        binned = binned.set_column(
+            binned.schema.get_field_index("value"), "value", pa.array(own.astype(str))
+        )
+        keys = [PARTITION, "attribute", "value", "class_label"]
+        summed = binned.group_by(keys, use_threads=False).aggregate([("n", "sum")])
+        summed = summed.rename_columns([*keys, "n"]).select(table.column_names)
+        return pa.concat_tables([table.filter(pc.invert(numeric)), summed.cast(table.schema)])
