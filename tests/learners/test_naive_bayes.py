@@ -258,6 +258,43 @@ def test_integer_codes_match_reference(data, test_type):
     np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-9)
 
 
+def test_parameter_tables_are_registered_in_one_statement_before_they_are_created(con):
+    """The classes, categorical, unseen and gaussian tables are registered by one INSERT into
+    the registry (one statement where each took one), every table before it is created."""
+    table = pa.table(
+        {
+            "a": ["x", "y", "x", "y"],
+            "b": [0, 1, 1, 0],
+            "h": [1.5, 2.0, 0.5, 3.0],
+            "y": ["p", "q", "p", "q"],
+        }
+    )
+    seen: list[str] = []
+    model = wml.NaiveBayes().fit(wml.connect(con, on_sql=seen.append), table, "y")
+    registered = [i for i, sql in enumerate(seen) if sql.startswith('INSERT INTO "wml"."objects"')]
+    created = {
+        role: next(
+            i for i, sql in enumerate(seen) if sql.startswith(f'CREATE TABLE "wml"."{name}"')
+        )
+        for role, name in ((r, model.record.table(r).name) for r in model.record.parts)
+    }
+    assert sorted(created) == [
+        "categorical",
+        "classes",
+        "gaussian",
+        "histogram",
+        "histogram_bins",
+        "lookup",
+        "unseen",
+    ]
+    first = seen[registered[0]]
+    assert all(f"_{role}" in first for role in ("classes", "categorical", "unseen", "gaussian"))
+    assert registered[0] < min(created.values())
+    assert len(registered) == 4  # + the lookup table, the histogram's bins and counts
+    for role, index in created.items():
+        assert any(f'_{role}"]' in seen[i] and i < index for i in registered), role
+
+
 def test_lookup_holds_one_row_per_code(con):
     """Layout of the lookup table: each attribute's seen values, its unseen slot and its NULL
     slot (log 1 = 0 for every class); a block holds every combination of its attributes'

@@ -156,19 +156,24 @@ def write_parameters(
     ``count_type`` (default rows). The variance floor is pooled from ``moments`` or, for a
     weighted fit, from ``floor_moments`` (the unweighted moments, as scikit-learn floors by
     the data's own variance). Leave-one-out (evaluation/loo.py) starts from these tables too."""
-    table = tables.table
-    classes_table = table("classes")
+    roles = [
+        "classes",
+        *(("categorical", "unseen") if counts is not None else ()),
+        *(("gaussian",) if moments is not None else ()),
+    ]
+    table = dict(zip(roles, tables.tables(roles), strict=True))  # registered in one statement
+    classes_table = table["classes"]
     count_type = count_type or counting.count_type(None)
     create_classes_table(warehouse, classes_table, models, model.prior_alpha, count_type)
     if counts is not None:
         create_categorical_tables(
-            warehouse, (table("categorical"), table("unseen")), counts, classes_table,
+            warehouse, (table["categorical"], table["unseen"]), counts, classes_table,
             model.alpha, model.m, count_type,
         )  # fmt: skip
     if moments is not None:
         warehouse.run(
             "create_nb_gaussian",
-            table=table("gaussian"),
+            table=table["gaussian"],
             moments=moments,
             floor_moments=exp.to_table("tagged") if floor_moments is None else floor_moments,
             classes=classes_table,
