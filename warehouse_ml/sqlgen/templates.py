@@ -3,7 +3,9 @@
 SQL lives in ``sql/<area>/*.sql`` (shipped inside the package as ``warehouse_ml.sql``), one
 statement per file, with ``$snake_case`` placeholders. :func:`render` parses a template with sqlglot
 (DuckDB syntax), substitutes every placeholder by an AST node, and generates SQL for the target
-dialect with ``unsupported_level=RAISE``. No SQL is ever built with string formatting.
+dialect with ``unsupported_level=RAISE``. No SQL is ever built with string formatting. A
+template is parsed once per process, and its parsed tree kept between processes as bytecode
+is (sqlgen/compiled_templates.py).
 
 A placeholder is bound according to where it stands:
 
@@ -31,6 +33,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
 from warehouse_ml.errors import TemplateError
+from warehouse_ml.sqlgen import compiled_templates
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -263,15 +266,20 @@ def _parsed(name: str) -> exp.Expression:
     path = template_path(name)
     if name not in _index():
         raise TemplateError(f"no SQL template {name!r} under sql/")
+    file = _index()[name]
     text = TYPE_PLACEHOLDER.sub(
-        lambda m: _TYPE_PREFIX + m.group(1).upper(), _index()[name].read_text(encoding="utf-8")
+        lambda m: _TYPE_PREFIX + m.group(1).upper(), file.read_text(encoding="utf-8")
     )
+    stored = compiled_templates.load(file, text)
+    if stored is not None:
+        return stored
     try:
         statements = [s for s in sqlglot.parse(text, read="duckdb") if s is not None]
     except SqlglotError as error:
         raise TemplateError(f"{path} does not parse as DuckDB SQL: {error}") from error
     if len(statements) != 1:
         raise TemplateError(f"{path} must hold exactly one statement, found {len(statements)}")
+    compiled_templates.store(file, text, statements[0])
     return statements[0]
 
 
