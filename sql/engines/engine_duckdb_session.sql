@@ -1,6 +1,6 @@
 -- Engine-specific (DuckDB): the facts warehouse.DuckDBWarehouse needs about the connection at
--- the start of a library call. Run twice: the transaction id stays the same between two
--- statements only inside an open (user) transaction.
+-- the start of a library call. engine_duckdb_transaction_id.sql follows it: the transaction id
+-- stays the same between two statements only inside an open (user) transaction.
 -- Output columns: transaction_id (BIGINT), database_name (VARCHAR, the current catalog),
 --   schema_name (VARCHAR, the current schema), search_path (VARCHAR, comma-separated schemas),
 --   wml_catalog (BOOLEAN: an attached database named wml makes "wml.x" ambiguous),

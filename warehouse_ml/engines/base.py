@@ -39,13 +39,14 @@ import contextlib
 import threading
 import uuid
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 from sqlglot import exp
 
+from warehouse_ml.engines import texts
 from warehouse_ml.errors import ConnectionStateError
 from warehouse_ml.progress import ProgressCallback, Reporter, describe
 from warehouse_ml.sqlgen import templates
@@ -365,8 +366,31 @@ class Warehouse(abc.ABC):
         self._run(templates.build(template, **bindings), template)
 
     def fetch(self, template: str, /, **bindings: Any) -> pa.Table:
-        """Render ``sql/<template>.sql`` for this engine and return its rows as Arrow."""
-        return self._fetch(templates.build(template, **bindings), template)
+        """Render ``sql/<template>.sql`` for this engine (:meth:`_rendered`) and return its rows
+        as Arrow."""
+        description, text = self._rendered(template, bindings)
+        if self._reporter is not None:
+            self._reporter.statement(description)
+        return self._query(self._record(text))
+
+    def _rendered(self, template: str, bindings: dict[str, Any]) -> tuple[str, str]:
+        """The progress description and the text of ``template`` bound to ``bindings`` on this
+        engine: rendered once per process when the bindings are all plain values
+        (engines/texts.py), whose text depends on nothing else than the template, the
+        dialect and :meth:`_text_context`."""
+        values = texts.plain(bindings)
+        key = (type(self), self.dialect, self._text_context(), template, values)
+
+        def render() -> tuple[str, str]:
+            tree = templates.build(template, **bindings)
+            return describe(tree, template), self.generate(tree)
+
+        return texts.kept(None if values is None else key, render)
+
+    def _text_context(self) -> Hashable:
+        """What, besides a statement's tree and the dialect, the text :meth:`generate` makes
+        of it depends on (:meth:`_prepare`): here nothing."""
+        return None
 
     @contextlib.contextmanager
     def operation(self, name: str, progress: ProgressCallback | None) -> Iterator[None]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 import warnings
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 import duckdb
@@ -125,10 +125,10 @@ class DuckDBWarehouse(Warehouse):
         which refuses (``duckdb.ResourceInUseException``) a connection holding an unfinished
         result of the user's where ``execute`` would discard it (:meth:`_usable`)."""
         if self._facts is None:
-            tree = templates.build("engine_duckdb_session")
-            self._announce(tree, "engine_duckdb_session")
-            facts = self._query_if_idle(self._record(self.generate(tree)))
-            self._facts = facts.to_pylist()[0]
+            description, text = self._rendered("engine_duckdb_session", {})
+            if self._reporter is not None:
+                self._reporter.statement(description)
+            self._facts = self._query_if_idle(self._record(text)).to_pylist()[0]
         return self._facts
 
     def _query_if_idle(self, sql: str) -> pa.Table:
@@ -139,6 +139,12 @@ class DuckDBWarehouse(Warehouse):
 
     def _forget_facts(self) -> None:
         self._facts = None
+
+    def _text_context(self) -> Hashable:
+        """The current database's name when an attached database is named ``wml`` (the
+        library's own objects are then named with it: :meth:`_prepare`), else None."""
+        facts = self._facts or {}
+        return facts["database_name"] if facts.get("wml_catalog") else None
 
     def _key(self, catalog: str | None, schema: str, name: str) -> tuple[str, str, str]:
         current = self.fold(self._session_facts()["database_name"])
@@ -276,8 +282,9 @@ class DuckDBWarehouse(Warehouse):
         except duckdb.ResourceInUseException:
             self._facts = None
             return DuckDBWarehouse(self.connection.cursor(), self.on_sql, cursor_of=self)
-        self._facts = None
-        if self._session_facts()["transaction_id"] == first:
+        # the connection holds no unfinished result: the DB-API reads the second id
+        then = self.fetch("engine_duckdb_transaction_id").column("transaction_id")[0].as_py()
+        if then == first:
             raise ConnectionStateError(
                 "the DuckDB connection has an open transaction (BEGIN without COMMIT or "
                 "ROLLBACK); warehouse-ml runs its own transactions and does not write inside "

@@ -287,7 +287,7 @@ def _qualified(warehouse: Warehouse, tree: exp.Query, dialect: str) -> exp.Query
 def schema_if_exists(warehouse: Warehouse, name: TableName) -> pa.Schema | None:
     """The columns of the table or view ``name`` reads, or None when there is none."""
     located = warehouse.resolve_existing(name)
-    return None if located is None else warehouse.schema_of(located.name.parts.to_table())
+    return None if located is None else warehouse.schema_of(located.name.parts)
 
 
 @contextlib.contextmanager
@@ -350,7 +350,7 @@ def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
         raise _missing(warehouse, name)
     relation = located.name.parts.to_table()
     try:
-        schema = warehouse.schema_of(relation)
+        schema = warehouse.schema_of(located.name.parts)  # by name: a text rendered once
     except SourceError as error:
         raise SourceError(f"source {str(name)!r} cannot be read: {error}") from error
     check_case(warehouse, schema, str(name))

@@ -31,6 +31,7 @@ from warehouse_ml.errors import (
     IncompatibleModelError,
     ModelNotFoundError,
     ParameterError,
+    SourceError,
 )
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column, literal
@@ -165,19 +166,23 @@ def find(warehouse: Warehouse, name: str, read_state: StateReader) -> ModelRecor
 
 
 def current_version(warehouse: Warehouse, name: str) -> str | None:
-    """The model id the catalog holds for ``name`` now, or None."""
-    if not _exists(warehouse, CATALOG_NAME):
+    """The model id the catalog holds for ``name`` now, or None. Every call on a fitted model
+    reads it (a version replaced or dropped since is refused), so the catalog is read at once,
+    and whether it exists is asked only when that read fails (one statement, not two)."""
+    try:
+        rows = _raw_rows(warehouse, name)
+    except SourceError:
+        if _exists(warehouse, CATALOG_NAME):
+            raise
         return None
-    rows = _raw_rows(warehouse, name)
     return rows[0]["model_id"] if rows else None
 
 
 def _raw_rows(warehouse: Warehouse, name: str) -> list[dict[str, Any]]:
+    """The catalog rows of ``name``, by a text rendered once per process and name (every
+    call on a model reads its row: :func:`current_version`)."""
     return warehouse.fetch(
-        "select_rows_where",
-        table=catalog_table(warehouse),
-        condition=exp.EQ(this=column("name", "t"), expression=literal(name)),
-        order_columns=[column("model_id", "t")],
+        "select_model_rows", table=catalog_table(warehouse), name=name
     ).to_pylist()
 
 
