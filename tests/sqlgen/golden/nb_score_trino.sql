@@ -141,17 +141,7 @@ WITH "wml_param_lookup" AS (
   SELECT
     *,
     CAST("wml_s_0" AS DOUBLE) / NULLIF("wml_total", 0) AS "wml_p_0",
-    CASE
-      WHEN "wml_j_0" IS NULL AND "wml_total" > 0
-      THEN CAST('-Infinity' AS DOUBLE)
-      ELSE "wml_j_0" - "wml_max" - LN(NULLIF("wml_total", 0))
-    END AS "wml_lp_0",
-    CAST("wml_s_1" AS DOUBLE) / NULLIF("wml_total", 0) AS "wml_p_1",
-    CASE
-      WHEN "wml_j_1" IS NULL AND "wml_total" > 0
-      THEN CAST('-Infinity' AS DOUBLE)
-      ELSE "wml_j_1" - "wml_max" - LN(NULLIF("wml_total", 0))
-    END AS "wml_lp_1"
+    CAST("wml_s_1" AS DOUBLE) / NULLIF("wml_total", 0) AS "wml_p_1"
   FROM wml_totalled
 )
 SELECT

@@ -35,11 +35,6 @@ def probability_column(class_index: int) -> str:
     return f"wml_p_{class_index}"
 
 
-def log_probability_column(class_index: int) -> str:
-    """The column holding class ``class_index``'s natural-log probability."""
-    return f"wml_lp_{class_index}"
-
-
 @dataclass(frozen=True)
 class Decision:
     """How a prediction is chosen from the class probabilities.

@@ -21,12 +21,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from warehouse_ml.models.scoring.decision import (
-    Decision,
-    decide,
-    log_probability_column,
-    probability_column,
-)
+from warehouse_ml.models.scoring.decision import Decision, decide, probability_column
 from warehouse_ml.models.scoring.normalise import POSTERIOR, SCORES
 from warehouse_ml.models.scoring.scores import Scores
 from warehouse_ml.models.scoring.steps import INPUT, ROW, input_step, with_steps
@@ -83,12 +78,11 @@ def score_query(
         *[alias(column(f"wml_k_{i}"), name) for i, (_, name) in enumerate(passthrough)]
     ).from_(exp.to_table(POSTERIOR))
     order = range(len(classes)) if column_order is None else column_order
-    for named, given in (
-        (probability_column, probability_names),
-        (log_probability_column, log_probability_names),
-    ):
-        for i in order if given else ():
-            final = final.select(alias(column(named(i)), given[i]), copy=False)
+    for i in order if probability_names else ():
+        final = final.select(alias(column(probability_column(i)), probability_names[i]), copy=False)
+    for i in order if log_probability_names else ():
+        logged = scores.normalisation.log_probability(i)
+        final = final.select(alias(logged, log_probability_names[i], copy=False), copy=False)
     if prediction_name is not None:
         final = final.select(
             alias(decide(classes, decision or Decision()), prediction_name), copy=False
