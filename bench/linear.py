@@ -4,6 +4,7 @@ the same run (a script, not a test).
     python bench/linear.py                    # 1M rows x 20 attributes
     python bench/linear.py --rows 200000
     python bench/linear.py --only knn         # k nearest neighbours alone
+    python bench/linear.py --only svm --rows 20000   # the linear SVM alone
 
 The data (seeded): fifteen float attributes on different scales (one with 5% NULLs) and five
 text attributes of 3 to 7 values, a binary class drawn from a logistic model of them, and an
@@ -20,6 +21,17 @@ integer key ``id``; an in-memory DuckDB table ``t``.
   (the first level dropped) and scaling and ``LinearDiscriminantAnalysis(solver="lsqr")``
   (target: within 2x);
 * the process's peak resident memory after the table and our fits, and after scikit-learn's.
+
+The linear SVM (``--svm-rows`` of the same data, default 20,000: its fit makes several passes
+per fold):
+
+* ``LinearSVM(C=1.0, key="id")`` (finite Newton to ``tol=1e-10``, Platt's sigmoids on 5
+  folds) against scikit-learn reading, imputing, encoding (every level) and scaling the rows as
+  for the logistic regression, then ``CalibratedClassifierCV(LinearSVC(dual=False),
+  method="sigmoid", ensemble=False, cv=5)`` (the probabilities' fit: the SVM on every fold and
+  on all rows) and ``LinearSVC(dual=False)`` alone, both at liblinear's default tolerance;
+* the statements of our fit (a progress callback counts them) and its Newton and line passes;
+* the peak resident memory after ours and after scikit-learn's.
 
 k nearest neighbours (``--knn-train`` stored rows, default 100,000, and ``--knn-scored``
 scored rows, default 10,000, of eight of the float attributes, none with NULLs):
@@ -51,6 +63,7 @@ import time
 import duckdb
 import numpy as np
 import pyarrow as pa
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.compose import ColumnTransformer
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.impute import SimpleImputer
@@ -58,6 +71,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.svm import LinearSVC
 
 import warehouse_ml as wml
 
@@ -93,9 +107,9 @@ def floor(con: duckdb.DuckDBPyConnection) -> None:
     con.sql(f"SELECT y, count(*), {', '.join(sums)} FROM t GROUP BY y").fetchall()
 
 
-def peer(con: duckdb.DuckDBPyConnection, drop: str | None, estimator) -> object:
+def peer(con: duckdb.DuckDBPyConnection, drop: str | None, estimator, table: str = "t") -> object:
     """scikit-learn's read, imputation, encoding, scaling and fit (module docstring)."""
-    frame = con.sql("SELECT * FROM t").fetchnumpy()
+    frame = con.sql(f"SELECT * FROM {table}").fetchnumpy()
     numbers = np.column_stack([np.ma.filled(frame[c].astype(float), np.nan) for c in NUMBERS])
     text = np.column_stack([frame[c] for c in TEXT])
     design = ColumnTransformer(
@@ -145,6 +159,50 @@ def linear_models(con: duckdb.DuckDBPyConnection, rows: int, repeats: int) -> No
     print(
         f"peak resident memory of the process: {ours_peak:.0f} MB after the table and our "
         f"fits, {peak_mb():.0f} MB after scikit-learn's"
+    )
+
+
+def linear_svm(con: duckdb.DuckDBPyConnection, rows: int, repeats: int) -> None:
+    """The linear SVM against scikit-learn's calibrated LinearSVC (module docstring)."""
+    con.register("rows", sample(rows, 3))
+    con.execute("CREATE OR REPLACE TABLE svm_t AS SELECT * FROM rows")
+    con.unregister("rows")
+    features = [*TEXT, *NUMBERS]
+    sums = [f"sum({c})" for c in NUMBERS] + [f"sum(hash({c}))" for c in TEXT]
+    query = f"SELECT y, count(*), {', '.join(sums)} FROM svm_t GROUP BY y"
+    scan = best(lambda: con.sql(query).fetchall(), 3)
+    statements = []
+    model = wml.LinearSVM(key="id")
+
+    def fit() -> object:
+        statements.clear()
+        return model.fit(
+            con, "svm_t", "y", features=features, name="svm", progress=statements.append
+        )
+
+    ours = best(fit, repeats)
+    ours_peak = peak_mb()
+    report = model.record.state.learned
+    calibrated = best(
+        lambda: peer(
+            con,
+            None,
+            CalibratedClassifierCV(LinearSVC(dual=False), method="sigmoid", ensemble=False, cv=5),
+            "svm_t",
+        ),
+        repeats,
+    )
+    plain = best(lambda: peer(con, None, LinearSVC(dual=False), "svm_t"), repeats)
+    print(
+        f"linear SVM fit, {rows} rows: {ours:.2f} s, {ours / scan:.1f}x the one-scan floor "
+        f"({scan:.3f} s); {len(statements)} statements, the whole set's {model.n_iter_} Newton "
+        f"and {report.line_passes} line passes; scikit-learn (read, impute, encode, scale) "
+        f"CalibratedClassifierCV(LinearSVC, cv=5) {calibrated:.2f} s, LinearSVC alone "
+        f"{plain:.2f} s; ratio {ours / calibrated:.2f}"
+    )
+    print(
+        f"peak resident memory of the process: {ours_peak:.0f} MB after our SVM fit, "
+        f"{peak_mb():.0f} MB after scikit-learn's"
     )
 
 
@@ -227,15 +285,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="runs of each fit, the best kept")
     parser.add_argument("--knn-train", type=int, default=100_000, help="k-NN stored rows")
     parser.add_argument("--knn-scored", type=int, default=10_000, help="k-NN scored rows")
-    parser.add_argument("--only", choices=["linear", "knn"], help="one part of the bench")
+    parser.add_argument("--svm-rows", type=int, default=20_000, help="the linear SVM's rows")
+    parser.add_argument("--only", choices=["linear", "svm", "knn"], help="one part of the bench")
     args = parser.parse_args()
     con = duckdb.connect()
-    if args.only != "knn":
+    if args.only in (None, "linear"):
         con.register("rows", sample(args.rows))
         con.execute("CREATE TABLE t AS SELECT * FROM rows")
         con.unregister("rows")
         linear_models(con, args.rows, args.repeats)
-    if args.only != "linear":
+    if args.only in (None, "svm"):
+        linear_svm(con, args.svm_rows, args.repeats)
+    if args.only in (None, "knn"):
         nearest_neighbours(con, args.knn_train, args.knn_scored, args.repeats)
 
 
