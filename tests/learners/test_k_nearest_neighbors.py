@@ -189,8 +189,9 @@ def test_explain_lists_each_rows_neighbours_their_distances_and_labels(con):
 
 
 def test_the_portable_search_gives_the_bounded_searchs_neighbours(con, monkeypatch):
-    """The ROW_NUMBER window over every pair and DuckDB's search bounded by its top-k
-    aggregate give the same neighbours and ranks, ties included."""
+    """DuckDB's search by its top-k aggregate, the lateral top-k per row (ORDER BY ...
+    LIMIT k) and the ROW_NUMBER window over every pair give the same neighbours and ranks,
+    ties included, and the same probabilities."""
     train, rows = mixed_table(250, 9), mixed_table(80, 10)
     con.register("arrow_rows", rows)
     con.execute("CREATE TABLE scored AS SELECT * FROM arrow_rows")
@@ -198,7 +199,13 @@ def test_the_portable_search_gives_the_bounded_searchs_neighbours(con, monkeypat
     fast, fast_explained = probabilities(model, con, rows), model.explain(con, rows)
     assert "LIST_MAX(MIN(" in model.sql(con, "scored").upper()
     monkeypatch.setattr(DuckDBWarehouse, "TOP_K_AGGREGATE", False)
-    assert "LIST_MAX" not in model.sql(con, "scored").upper()
+    monkeypatch.setattr(DuckDBWarehouse, "LATERAL_TOP_K", True)
+    text = model.sql(con, "scored").upper()
+    assert "LIST_MAX" not in text and "LATERAL" in text and "LIMIT 5" in text
+    np.testing.assert_array_equal(probabilities(model, con, rows), fast)
+    assert model.explain(con, rows).equals(fast_explained)
+    monkeypatch.setattr(DuckDBWarehouse, "LATERAL_TOP_K", False)
+    assert "LATERAL" not in model.sql(con, "scored").upper()
     np.testing.assert_array_equal(probabilities(model, con, rows), fast)
     assert model.explain(con, rows).equals(fast_explained)
 

@@ -114,9 +114,14 @@ class Warehouse(abc.ABC):
       (models/inspection/evidence.py) would grow to gigabytes in its planner; DuckDB and Spark keep
       a computed column computed once.
     * ``TOP_K_AGGREGATE``: whether the engine has an aggregate keeping the k smallest values of
-      a group (DuckDB's ``MIN(value, k)``), by which a k-nearest-neighbour search bounds each
-      row's k-th distance before it sorts the pairs within it, instead of sorting every pair
-      (models/learners/k_nearest_search.py).
+      a group, structs ordered field by field included (DuckDB's ``MIN(value, k)``), by which
+      a k-nearest-neighbour search bounds each row's k-th distance before it ranks the pairs
+      within it, instead of sorting every pair (models/learners/k_nearest_search.py).
+    * ``LATERAL_TOP_K``: whether the engine runs a correlated ``LATERAL`` subquery ending in
+      ``ORDER BY ... LIMIT k`` one outer row at a time (PostgreSQL), by which a
+      k-nearest-neighbour search takes each scored row's k nearest with a bounded sort; an
+      engine that decorrelates it into a search for every distinct outer row whatever the
+      filter on them (Spark, DuckDB) does not declare it.
     """
 
     dialect: str = "duckdb"
@@ -125,6 +130,7 @@ class Warehouse(abc.ABC):
     KNOWS_SESSIONS: bool = True
     MATERIALIZED_STEPS: bool = False
     TOP_K_AGGREGATE: bool = False
+    LATERAL_TOP_K: bool = False
 
     def __init__(self, on_sql: SqlCallback | None = None) -> None:
         self.log: list[str] = []

@@ -129,6 +129,7 @@ class PostgresWarehouse(Warehouse):
 
     dialect = "postgres"
     MATERIALIZED_STEPS = True
+    LATERAL_TOP_K = True
     IDENTIFIER_BYTES = 63
     TEMPORARY_SCHEMA = ("pg_temp",)
 

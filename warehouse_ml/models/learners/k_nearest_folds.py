@@ -22,10 +22,11 @@ from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.learners.k_nearest_neighbors import stored_rows
 from warehouse_ml.models.learners.k_nearest_search import (
     RANK,
+    ROW_ID,
     Neighbours,
+    Votes,
     coordinate,
     search_for,
-    votes,
 )
 from warehouse_ml.models.learners.linear_design import Design
 from warehouse_ml.models.scoring.decision import score_column
@@ -38,7 +39,7 @@ from warehouse_ml.stats.features import Feature
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.ownership import Staging
 
-ROW_ID, TRUTH, K = "wml_n", "wml_y", "wml_k"
+TRUTH, K = "wml_y", "wml_k"
 
 
 def _fold_rows(split: Source, fold: str, index: int, held_out: bool) -> exp.Select:
@@ -104,7 +105,7 @@ def fold_errors(
         features,
         exp.select(exp.Star()).from_(stored_table.to_table()),
         max(ks),
-        search_for(warehouse.TOP_K_AGGREGATE),
+        search_for(warehouse),
         on=exp.EQ(this=column(PARTITION, "q"), expression=column(PARTITION, "t")),
     )
     ranked = neighbours.ranked(exp.select(exp.Star()).from_(held_table.to_table()), grouped)
@@ -117,7 +118,7 @@ def fold_errors(
         .from_(ranked_table.to_table().as_("r"))
         .join(every_k, on=exp.LTE(this=column(RANK, "r"), expression=column(K, "ks")))
     )
-    voted = votes(ranked_k, [K, *grouped], [K, TRUTH], len(classes), weights)
+    voted = Votes(len(classes), weights).of(ranked_k, [K, *grouped], [K, TRUTH])
     scores = [column(score_column(c)) for c in range(len(classes))]
     best = greatest(scores)
     predicted = first_where(

@@ -20,10 +20,11 @@ Parameter tables (each led by ``wml_part``, 0 for a fitted model):
 Scoring: each scored row's k nearest stored rows vote (uniform: 1 each; ``weights="distance"``:
 1 / distance, or, for a row with neighbours at distance 0, those alone, 1 each, as
 scikit-learn), and the votes renormalised are the probabilities (models/scoring/scores.py,
-``AggregatedScores``). A prediction view's query of one row reads the stored rows once (the
-bounded search, twice). The search is the portable ROW_NUMBER window, or one bounded by the
-engine's top-k aggregate where its adapter declares ``TOP_K_AGGREGATE`` (DuckDB); SQL exported
-for another dialect is always portable.
+``AggregatedScores``). The search (k_nearest_search.py) is the portable ROW_NUMBER window, a
+LATERAL top-k per scored row where the adapter declares ``LATERAL_TOP_K`` (PostgreSQL), or one
+bounded by the engine's top-k aggregate where it declares ``TOP_K_AGGREGATE`` (DuckDB, two
+passes over the stored rows); SQL exported for another dialect is always portable. On DuckDB a
+filter on a prediction view's key reaches the source before the search.
 
 k-NN counts no weights (``sample_weight`` and ``class_weight`` are refused) and has no update
 by counts: a new batch is a re-fit on every row (``update`` is refused). Choosing k by
@@ -52,18 +53,19 @@ from warehouse_ml.models.learners.k_nearest_search import (
     CLASS_INDEX,
     NEIGHBOUR,
     RANK,
+    ROW_ID,
     SQUARED,
     WEIGHTS,
     Neighbours,
+    Votes,
     coordinate,
     search_for,
-    votes,
 )
 from warehouse_ml.models.learners.linear_design import Design
 from warehouse_ml.models.learners.naive_bayes import create_classes_table
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.scores import AggregatedScores, Term
-from warehouse_ml.models.scoring.steps import INPUT
+from warehouse_ml.models.scoring.steps import INPUT, ROW
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
@@ -73,8 +75,6 @@ from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 
 METRICS = ("euclidean",)
-ROW_ID = "wml_n"
-"""The scored rows' own number (grouping a row's neighbours whatever its carried columns)."""
 
 
 def stored_rows(design: Design, training: Training, part: int = 0) -> exp.Query:
@@ -167,33 +167,29 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         design = Design.read(warehouse, record)
         stored = exp.select(exp.Star()).from_(record.parameter_relation("neighbours", "n"))
         own = self._export_dialect in (None, warehouse.dialect)
-        search = search_for(own and warehouse.TOP_K_AGGREGATE)
+        search = search_for(warehouse if own else None)
         return design, Neighbours(design.features, stored, self.k, search)
 
     @staticmethod
     def _scored(
-        design: Design, source: Source, number: exp.Expression, carried: Sequence[exp.Expression]
+        design: Design, source: Source, carried: Sequence[exp.Expression]
     ) -> tuple[exp.Select, list[str]]:
-        """The scored rows of the input ``s``: ``number`` (a row number) as wml_n, the
-        ``carried`` items and the coordinates; and the names identifying a row (wml_n first)."""
+        """The scored rows of the input ``s``: the ``carried`` items and the coordinates; and
+        the carried columns' names."""
         coordinates = [alias(v, coordinate(i)) for i, v in enumerate(design.values(source))]
-        grouped = [ROW_ID, *(item.alias_or_name for item in carried)]
-        return exp.select(alias(number, ROW_ID), *carried, *coordinates), grouped
+        return exp.select(*carried, *coordinates), [item.alias_or_name for item in carried]
 
     def _scores(
         self, warehouse: Warehouse, record: ModelRecord, source: Source
     ) -> AggregatedScores:
         """The votes of each row's k nearest stored rows (module docstring)."""
         design, search = self._search(warehouse, record)
+        votes = Votes(len(record.classes), self.weights)
 
         def relation(carried: Sequence[exp.Expression]) -> exp.Query:
-            numbered = exp.Window(this=exp.RowNumber())
-            scored, grouped = self._scored(design, source, numbered, carried)
-            scored = scored.from_(exp.to_table(INPUT).as_("s"))
-            return votes(
-                search.ranked(scored, grouped), grouped, grouped[1:], len(record.classes),
-                self.weights,
-            )  # fmt: skip
+            scored, kept = self._scored(design, source, carried)
+            numbered = ROW if ROW in kept else None
+            return search.voted(scored.from_(exp.to_table(INPUT).as_("s")), kept, votes, numbered)
 
         return AggregatedScores(relation, len(record.classes))
 
@@ -277,9 +273,12 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
             row = names.fresh("wml_row", src.columns)
             numbered = templates.build("select_numbered", source=src.relation, row=row)
             shown = [(c, c) for c in chosen] or [(row, ROW_NUMBER)]
-            carried = [alias(column(c, "s"), f"wml_k_{i}") for i, (c, _) in enumerate(shown)]
+            carried = [
+                alias(column(row, "s"), ROW_ID),
+                *(alias(column(c, "s"), f"wml_k_{i}") for i, (c, _) in enumerate(shown)),
+            ]
             design, search = self._search(warehouse, record)
-            scored, grouped = self._scored(design, src, column(row, "s"), carried)
+            scored, grouped = self._scored(design, src, carried)
             ranked = search.ranked(scored.from_(numbered.subquery("s")), grouped)
             first = column(grouped[1], "r")
             if not chosen:

@@ -15,13 +15,23 @@ The key is each stored row's rank in the order of its stored values (x_0, x_1, .
 class index): a function of the training rows alone, so the same on every engine and in a
 cross-validation's folds; two stored rows equal in that order are the same row for k-NN.
 
-Two searches give the same rows: :class:`WindowSearch`, portable (``ROW_NUMBER() OVER
-(PARTITION BY scored row ORDER BY squared distance, key)`` over every pair, kept while <= k),
-and :class:`BoundedSearch`, for an engine with a top-k aggregate (DuckDB's ``MIN(value, k)``),
-which bounds each row's k-th distance first and sorts only the pairs within it; the adapter's
-``TOP_K_AGGREGATE`` chooses.
+Three searches give the same rows, each answering ``ranked`` (one row per neighbour, for
+explanations and select_k's folds) and ``voted`` (one row per scored row, for scores and
+prediction views):
 
-Votes (:func:`votes`): uniform weights count each neighbour once; ``weights="distance"`` counts
+* :class:`WindowSearch`, portable: ``ROW_NUMBER() OVER (PARTITION BY scored row ORDER BY
+  squared distance, key)`` over every pair, kept while <= k (the scored rows numbered to group
+  their neighbours; SQL exported for another engine, and Spark, whose decorrelated LATERAL
+  searches for every distinct scored row whatever the filter on it);
+* :class:`LateralSearch`, where the adapter declares ``LATERAL_TOP_K`` (PostgreSQL): each
+  scored row's k nearest by a correlated ``LATERAL (... ORDER BY wml_d2, neighbour LIMIT k)``,
+  its votes aggregated inside, one scan of the stored rows per scored row and no window;
+* :class:`BoundedSearch`, where the adapter declares ``TOP_K_AGGREGATE`` (DuckDB): each row's
+  k-th distance bounded by ``MIN(wml_d2, k)`` first and only the pairs within it ranked; its
+  votes group the scored rows by their columns, so a filter on the view's key reaches the
+  source before the search.
+
+Votes (:class:`Votes`): uniform weights count each neighbour once; ``weights="distance"`` counts
 1 / distance, except that a row with neighbours at distance 0 counts those alone, 1 each (as
 scikit-learn). The scoring query renormalises the votes into probabilities.
 """
@@ -34,6 +44,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.models.scoring.decision import score_column
 from warehouse_ml.models.scoring.steps import balanced_sum
 from warehouse_ml.sqlgen import templates
@@ -45,7 +56,11 @@ NEIGHBOUR = "neighbour"
 CLASS_INDEX = "class_index"
 SQUARED = "wml_d2"
 """A pair's squared distance (DOUBLE)."""
+ROW_ID = "wml_n"
+"""A scored row's number where the search groups each row's neighbours by it."""
 RANK = "wml_rank"
+NEAREST = "wml_nearest"
+"""A scored row's k nearest as a list of structs (wml_d2, neighbour, class_index)."""
 """A neighbour's rank among a scored row's neighbours (1 the nearest)."""
 UNIFORM, DISTANCE = "uniform", "distance"
 WEIGHTS = (UNIFORM, DISTANCE)
@@ -81,6 +96,32 @@ class Search(abc.ABC):
         (:meth:`Neighbours.pairs`): the grouped columns, neighbour, class_index, wml_d2 and
         wml_rank (1..k)."""
 
+    @abc.abstractmethod
+    def voted(
+        self,
+        neighbours: Neighbours,
+        scored: exp.Query,
+        kept: Sequence[str],
+        votes: Votes,
+        numbered: str | None = None,
+    ) -> exp.Query:
+        """One row per row of ``scored`` (its ``kept`` columns and its coordinates): the kept
+        columns, then ``votes``' columns over its k nearest stored rows. ``numbered``: the
+        kept column numbering the rows (distinct), when the caller numbered them."""
+
+    def _by_number(
+        self,
+        neighbours: Neighbours,
+        scored: exp.Query,
+        kept: Sequence[str],
+        votes: Votes,
+        numbered: str,
+    ) -> exp.Query:
+        """:meth:`voted` of rows numbered by their kept column ``numbered``: :meth:`ranked`,
+        each row's neighbours grouped by its number."""
+        grouped = [numbered, *(g for g in kept if g != numbered)]
+        return votes.of(self.ranked(neighbours, scored, grouped), grouped, kept)
+
 
 def _numbered_within(paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Select:
     """The pairs of ``paired`` ranked per scored row by (squared distance, key), kept while
@@ -98,38 +139,136 @@ def _numbered_within(paired: exp.Query, grouped: Sequence[str], k: int) -> exp.S
 
 
 class WindowSearch(Search):
-    """Portable: a ROW_NUMBER window per scored row over every pair, kept while <= k."""
+    """Portable: a ROW_NUMBER window per scored row over every pair, kept while <= k; the
+    scored rows numbered by ``ROW_NUMBER() OVER ()`` to group each row's neighbours."""
 
     def ranked(
         self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
     ) -> exp.Query:
         return _numbered_within(neighbours.pairs(scored, grouped), grouped, neighbours.k)
 
+    def voted(
+        self,
+        neighbours: Neighbours,
+        scored: exp.Query,
+        kept: Sequence[str],
+        votes: Votes,
+        numbered: str | None = None,
+    ) -> exp.Query:
+        if numbered is not None:
+            return self._by_number(neighbours, scored, kept, votes, numbered)
+        number = alias(exp.Window(this=exp.RowNumber()), ROW_ID)
+        rows = exp.select(number, exp.Star()).from_(scored.subquery("n"))
+        return votes.of(self.ranked(neighbours, rows, [ROW_ID, *kept]), [ROW_ID, *kept], kept)
 
+
+class LateralSearch(Search):
+    """Each scored row ``q``'s k nearest by a correlated ``LATERAL`` subquery over the
+    stored rows, ``ORDER BY wml_d2, neighbour LIMIT k`` (PostgreSQL: a nested loop, one scan
+    and a bounded sort of the stored rows per scored row), its votes aggregated inside it:
+    one row out per scored row with no row number and no grouping, so a filter on a scored
+    column reaches the scored rows before the search (a PostgreSQL prediction view's fenced
+    scores step, models/scoring/query.py ``FENCED``, still takes no filter from its reader).
+    The adapter's ``LATERAL_TOP_K`` chooses it."""
+
+    def nearest(self, neighbours: Neighbours) -> exp.Query:
+        """The k nearest stored rows of the scored row ``q`` (correlated): neighbour,
+        class_index, wml_d2, in any order."""
+        return (
+            neighbours.distances()
+            .order_by(column(SQUARED), column(NEIGHBOUR), copy=False)
+            .limit(literal(neighbours.k), copy=False)
+        )
+
+    def _lateral(self, scored: exp.Query, kept: Sequence[str], inner: exp.Query) -> exp.Select:
+        """``scored`` AS q (its ``kept`` columns) crossed with ``inner`` (correlated to q)
+        AS v, every column of v."""
+        lateral = exp.Lateral(
+            this=inner.subquery(), alias=exp.TableAlias(this=exp.to_identifier("v"))
+        )
+        return (
+            exp.select(
+                *(alias(column(g, "q"), g) for g in kept),
+                exp.Column(this=exp.Star(), table=exp.to_identifier("v")),
+            )
+            .from_(scored.subquery("q"))
+            .join(lateral, join_type="CROSS", copy=False)
+        )
+
+    def ranked(
+        self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
+    ) -> exp.Query:
+        paired = self._lateral(scored, grouped, self.nearest(neighbours))
+        return _numbered_within(paired, grouped, neighbours.k)
+
+    def voted(
+        self,
+        neighbours: Neighbours,
+        scored: exp.Query,
+        kept: Sequence[str],
+        votes: Votes,
+        numbered: str | None = None,
+    ) -> exp.Query:
+        return self._lateral(scored, kept, votes.of(self.nearest(neighbours), [], []))
+
+
+COPIES = "wml_copies"
+"""How many scored rows a distinct scored row stands for (:class:`BoundedSearch`)."""
 SCORED = "wml_knn_scored"
 BOUND = "wml_bound"
 
 
+def _bounds(neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]) -> exp.Select:
+    """Each row of ``scored`` (identified by its ``grouped`` columns) with its k-th smallest
+    squared distance, ``wml_bound``, from the top-k aggregate ``MIN(wml_d2, k)``."""
+    smallest = exp.Min(this=column(SQUARED, "p"), count=literal(neighbours.k))
+    return (
+        exp.select(
+            *(alias(column(g, "p"), g) for g in grouped),
+            alias(exp.ArrayMax(this=smallest), BOUND),
+        )
+        .from_(neighbours.pairs(scored, grouped).subquery("p"))
+        .group_by(*(column(g, "p") for g in grouped))
+    )
+
+
+def _within(neighbours: Neighbours, bounded: exp.Query, grouped: Sequence[str]) -> exp.Select:
+    """The pairs of the rows of ``bounded`` (grouped columns, coordinates, wml_bound) within
+    their bound: the k nearest and any stored row tied with the k-th."""
+    return (
+        exp.select(exp.Star())
+        .from_(neighbours.pairs(bounded, [*grouped, BOUND]).subquery("w"))
+        .where(exp.LTE(this=column(SQUARED, "w"), expression=column(BOUND, "w")))
+    )
+
+
 class BoundedSearch(Search):
     """DuckDB's top-k aggregate in two passes over the pairs: the first keeps each scored
-    row's k smallest squared distances (``MIN(wml_d2, k)``, a heap of k doubles per row; an
-    aggregate ordering by the pair (distance, key) costs about three times as much), whose
-    largest is the row's bound; the second keeps the pairs within the bound (the k nearest
-    and any stored row tied with the k-th) and ranks those few by the window. The same rows
-    and ranks as :class:`WindowSearch`; the scored rows are materialised once (their number
-    is read by both passes)."""
+    row's k smallest squared distances (``MIN(wml_d2, k)``, a heap of k doubles per row),
+    whose largest is the row's bound; the second keeps the pairs within the bound (the k
+    nearest and any stored row tied with the k-th) and ranks those few. The same rows and
+    ranks as :class:`WindowSearch`.
+
+    :meth:`ranked` (rows numbered by the caller) joins the bounds back to the scored rows,
+    materialised once, and ranks by the window; so does :meth:`voted` of numbered rows
+    (``predict_proba``'s, numbered for their order). :meth:`voted` of rows with no number (a
+    prediction view's) groups them by their columns instead (the distinct rows, each with the
+    number of rows it stands for, its votes repeated as many times): no row number and no
+    materialised step, so a filter on a scored column passes every step down to the source (a
+    prediction view read by its key searches for that row alone; DuckDB does not carry such a
+    filter into a decorrelated LATERAL inside a query's step); the few pairs within a row's
+    bound are ranked by a second top-k aggregate, ``MIN({wml_d2, neighbour, class_index},
+    k)``, whose structs order as the tie rule does (a single aggregate of structs over every
+    pair, one read of the stored rows, cost about 1.6 times the two passes' DOUBLE heaps, and
+    scoring 10,000 rows against 100,000 stored rows in their stored order took it past 20 GB
+    of memory). The adapter's ``TOP_K_AGGREGATE`` chooses it."""
 
     def ranked(
         self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
     ) -> exp.Query:
         first = grouped[0]
         rows = exp.select(exp.Star()).from_(exp.to_table(SCORED))
-        smallest = exp.Min(this=column(SQUARED, "p"), count=literal(neighbours.k))
-        bounds = (
-            exp.select(alias(column(first, "p"), first), alias(exp.ArrayMax(this=smallest), BOUND))
-            .from_(neighbours.pairs(rows, [first]).subquery("p"))
-            .group_by(column(first, "p"))
-        )
+        bounds = _bounds(neighbours, rows, [first])
         bounded = (
             exp.select(exp.Star(), alias(column(BOUND, "b"), BOUND))
             .from_(exp.to_table(SCORED).as_("s"))
@@ -138,49 +277,100 @@ class BoundedSearch(Search):
                 on=exp.EQ(this=column(first, "s"), expression=column(first, "b")),
             )
         )
-        within = (
-            exp.select(exp.Star())
-            .from_(neighbours.pairs(bounded, [*grouped, BOUND]).subquery("w"))
-            .where(exp.LTE(this=column(SQUARED, "w"), expression=column(BOUND, "w")))
-        )
-        ranked = _numbered_within(within, grouped, neighbours.k)
+        ranked = _numbered_within(_within(neighbours, bounded, grouped), grouped, neighbours.k)
         return ranked.with_(SCORED, as_=scored, materialized=True)
 
-
-def search_for(top_k_aggregate: bool) -> Search:
-    """The search an engine runs: the bounded one when its adapter has a top-k aggregate."""
-    return BoundedSearch() if top_k_aggregate else WindowSearch()
-
-
-def votes(
-    ranked: exp.Query, grouped: Sequence[str], kept: Sequence[str], n_classes: int, weights: str
-) -> exp.Select:
-    """Each scored row's votes from its ranked neighbours (module docstring): the ``kept``
-    columns (among the ``grouped`` ones, by which the rows are grouped), then ``wml_j_<c>``
-    per class (DOUBLE >= 0)."""
-    squared = column(SQUARED, "r")
-
-    def summed(weight: exp.Expression, c: int) -> exp.Expression:
-        vote = templates.expression(
-            "knn_vote", class_index=column(CLASS_INDEX, "r"), k=literal(c), weight=weight
+    def voted(
+        self,
+        neighbours: Neighbours,
+        scored: exp.Query,
+        kept: Sequence[str],
+        votes: Votes,
+        numbered: str | None = None,
+    ) -> exp.Query:
+        if numbered is not None:
+            return self._by_number(neighbours, scored, kept, votes, numbered)
+        coordinates = [coordinate(i) for i in range(len(neighbours.features))]
+        distinct = [*kept, *coordinates]
+        rows = (
+            exp.select(
+                *(alias(column(g, "d"), g) for g in distinct),
+                alias(exp.Count(this=exp.Star()), COPIES),
+            )
+            .from_(scored.subquery("d"))
+            .group_by(*(column(g, "d") for g in distinct))
         )
-        return exp.Sum(this=vote)
+        grouped = [*distinct, COPIES]
+        within = _within(neighbours, _bounds(neighbours, rows, grouped), grouped).subquery("w")
+        pair = exp.Struct(
+            expressions=[
+                exp.PropertyEQ(this=exp.to_identifier(name), expression=column(name, "w"))
+                for name in (SQUARED, NEIGHBOUR, CLASS_INDEX)
+            ]
+        )
+        nearest = exp.Min(this=pair, count=literal(neighbours.k))
+        heaps = (
+            exp.select(*(alias(column(g, "w"), g) for g in grouped), alias(nearest, NEAREST))
+            .from_(within)
+            .group_by(*(column(g, "w") for g in grouped))
+        )
+        ranked = templates.build(
+            "select_knn_unnested", grouped=[column(g, "h") for g in grouped], heaps=heaps
+        )
+        assert isinstance(ranked, exp.Query)
+        voted = votes.of(ranked, grouped, [*kept, COPIES])
+        repeated = templates.build("select_knn_copies", voted=voted)
+        assert isinstance(repeated, exp.Query)
+        names = [*kept, *(score_column(c) for c in range(votes.n_classes))]
+        return exp.select(*(column(n, "u") for n in names)).from_(repeated.subquery("u"))
 
-    scores = []
-    for c in range(n_classes):
-        if weights == UNIFORM:
-            score = summed(literal(1.0), c)
-        else:
-            exact = summed(templates.expression("knn_exact_match", squared=squared), c)
-            inverse = summed(templates.expression("knn_inverse_distance", squared=squared), c)
-            any_exact = exp.EQ(this=exp.Min(this=squared.copy()), expression=literal(0.0))
-            score = exp.case().when(any_exact, exact).else_(inverse)
-        scores.append(alias(score, score_column(c)))
-    return (
-        exp.select(*(alias(column(g, "r"), g) for g in kept), *scores)
-        .from_(ranked.subquery("r"))
-        .group_by(*(column(g, "r") for g in grouped))
-    )
+
+def search_for(warehouse: Warehouse | None) -> Search:
+    """The search an engine runs (None: SQL exported for another engine, the portable
+    window): its top-k aggregate, else its lateral top-k, else the window."""
+    if warehouse is not None and warehouse.TOP_K_AGGREGATE:
+        return BoundedSearch()
+    if warehouse is not None and warehouse.LATERAL_TOP_K:
+        return LateralSearch()
+    return WindowSearch()
+
+
+@dataclass(frozen=True)
+class Votes:
+    """The votes of a scored row's neighbours (module docstring): ``wml_j_<c>`` per class
+    of ``n_classes`` (DOUBLE >= 0), under ``weights``."""
+
+    n_classes: int
+    weights: str
+
+    def of(self, ranked: exp.Query, grouped: Sequence[str], kept: Sequence[str]) -> exp.Select:
+        """Each scored row's votes from its neighbours in ``ranked`` (neighbour rows with
+        class_index and wml_d2): the ``kept`` columns (among the ``grouped`` ones, by which
+        the rows are grouped; none: ``ranked`` is one row's), then ``wml_j_<c>`` per class."""
+        squared = column(SQUARED, "r")
+
+        def summed(weight: exp.Expression, c: int) -> exp.Expression:
+            vote = templates.expression(
+                "knn_vote", class_index=column(CLASS_INDEX, "r"), k=literal(c), weight=weight
+            )
+            return exp.Sum(this=vote)
+
+        scores = []
+        for c in range(self.n_classes):
+            if self.weights == UNIFORM:
+                score = summed(literal(1.0), c)
+            else:
+                exact = summed(templates.expression("knn_exact_match", squared=squared), c)
+                inverse = summed(templates.expression("knn_inverse_distance", squared=squared), c)
+                any_exact = exp.EQ(this=exp.Min(this=squared.copy()), expression=literal(0.0))
+                score = exp.case().when(any_exact, exact).else_(inverse)
+            scores.append(alias(score, score_column(c)))
+        query = exp.select(*(alias(column(g, "r"), g) for g in kept), *scores).from_(
+            ranked.subquery("r")
+        )
+        if grouped:
+            query = query.group_by(*(column(g, "r") for g in grouped), copy=False)
+        return query
 
 
 @dataclass(frozen=True)
@@ -196,17 +386,28 @@ class Neighbours:
     search: Search
     on: exp.Expression | None = None
 
+    def _measured(self) -> list[exp.Expression]:
+        """A stored row ``t``'s neighbour, class_index and wml_d2 to the scored row ``q``."""
+        return [
+            alias(column(NEIGHBOUR, "t"), NEIGHBOUR),
+            alias(column(CLASS_INDEX, "t"), CLASS_INDEX),
+            alias(squared_distance(self.features, "q", "t"), SQUARED),
+        ]
+
+    def distances(self) -> exp.Select:
+        """The stored rows AS t (those meeting :attr:`on`) with their squared distance to
+        the scored row ``q`` (correlated): neighbour, class_index, wml_d2."""
+        query = exp.select(*self._measured()).from_(self.stored.subquery("t"))
+        return query if self.on is None else query.where(self.on, copy=False)
+
     def pairs(self, scored: exp.Query, grouped: Sequence[str]) -> exp.Select:
         """Every (scored row, stored row) pair: ``scored`` (its ``grouped`` columns, which
         identify a row, the first alone, and its coordinates) AS q joined to the stored rows
         AS t on :attr:`on`, or crossed. Columns: the grouped ones, neighbour, class_index,
         wml_d2."""
-        query = exp.select(
-            *(alias(column(g, "q"), g) for g in grouped),
-            alias(column(NEIGHBOUR, "t"), NEIGHBOUR),
-            alias(column(CLASS_INDEX, "t"), CLASS_INDEX),
-            alias(squared_distance(self.features, "q", "t"), SQUARED),
-        ).from_(scored.subquery("q"))
+        query = exp.select(*(alias(column(g, "q"), g) for g in grouped), *self._measured()).from_(
+            scored.subquery("q")
+        )
         stored = self.stored.subquery("t")
         if self.on is None:
             return query.join(stored, join_type="CROSS", copy=False)
@@ -217,3 +418,10 @@ class Neighbours:
         first a row number, and its coordinates): grouped columns, neighbour, class_index,
         wml_d2, wml_rank."""
         return self.search.ranked(self, scored, grouped)
+
+    def voted(
+        self, scored: exp.Query, kept: Sequence[str], votes: Votes, numbered: str | None = None
+    ) -> exp.Query:
+        """One row per row of ``scored`` (its ``kept`` columns and its coordinates): the kept
+        columns and ``votes``' ``wml_j_<c>`` (``numbered``: :meth:`Search.voted`)."""
+        return self.search.voted(self, scored, kept, votes, numbered)
