@@ -96,7 +96,6 @@ class Search(abc.ABC):
         (:meth:`Neighbours.pairs`): the grouped columns, neighbour, class_index, wml_d2 and
         wml_rank (1..k)."""
 
-    @abc.abstractmethod
     def voted(
         self,
         neighbours: Neighbours,
@@ -107,20 +106,18 @@ class Search(abc.ABC):
     ) -> exp.Query:
         """One row per row of ``scored`` (its ``kept`` columns and its coordinates): the kept
         columns, then ``votes``' columns over its k nearest stored rows. ``numbered``: the
-        kept column numbering the rows (distinct), when the caller numbered them."""
-
-    def _by_number(
-        self,
-        neighbours: Neighbours,
-        scored: exp.Query,
-        kept: Sequence[str],
-        votes: Votes,
-        numbered: str,
-    ) -> exp.Query:
-        """:meth:`voted` of rows numbered by their kept column ``numbered``: :meth:`ranked`,
-        each row's neighbours grouped by its number."""
+        kept column numbering the rows (distinct), when the caller numbered them: each row's
+        neighbours (:meth:`ranked`) are grouped by it; else :meth:`unnumbered`."""
+        if numbered is None:
+            return self.unnumbered(neighbours, scored, kept, votes)
         grouped = [numbered, *(g for g in kept if g != numbered)]
         return votes.of(self.ranked(neighbours, scored, grouped), grouped, kept)
+
+    @abc.abstractmethod
+    def unnumbered(
+        self, neighbours: Neighbours, scored: exp.Query, kept: Sequence[str], votes: Votes
+    ) -> exp.Query:
+        """:meth:`voted` of rows with no number of the caller's."""
 
 
 def _numbered_within(paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Select:
@@ -147,16 +144,9 @@ class WindowSearch(Search):
     ) -> exp.Query:
         return _numbered_within(neighbours.pairs(scored, grouped), grouped, neighbours.k)
 
-    def voted(
-        self,
-        neighbours: Neighbours,
-        scored: exp.Query,
-        kept: Sequence[str],
-        votes: Votes,
-        numbered: str | None = None,
+    def unnumbered(
+        self, neighbours: Neighbours, scored: exp.Query, kept: Sequence[str], votes: Votes
     ) -> exp.Query:
-        if numbered is not None:
-            return self._by_number(neighbours, scored, kept, votes, numbered)
         number = alias(exp.Window(this=exp.RowNumber()), ROW_ID)
         rows = exp.select(number, exp.Star()).from_(scored.subquery("n"))
         return votes.of(self.ranked(neighbours, rows, [ROW_ID, *kept]), [ROW_ID, *kept], kept)
@@ -201,13 +191,8 @@ class LateralSearch(Search):
         paired = self._lateral(scored, grouped, self.nearest(neighbours))
         return _numbered_within(paired, grouped, neighbours.k)
 
-    def voted(
-        self,
-        neighbours: Neighbours,
-        scored: exp.Query,
-        kept: Sequence[str],
-        votes: Votes,
-        numbered: str | None = None,
+    def unnumbered(
+        self, neighbours: Neighbours, scored: exp.Query, kept: Sequence[str], votes: Votes
     ) -> exp.Query:
         return self._lateral(scored, kept, votes.of(self.nearest(neighbours), [], []))
 
@@ -280,16 +265,9 @@ class BoundedSearch(Search):
         ranked = _numbered_within(_within(neighbours, bounded, grouped), grouped, neighbours.k)
         return ranked.with_(SCORED, as_=scored, materialized=True)
 
-    def voted(
-        self,
-        neighbours: Neighbours,
-        scored: exp.Query,
-        kept: Sequence[str],
-        votes: Votes,
-        numbered: str | None = None,
+    def unnumbered(
+        self, neighbours: Neighbours, scored: exp.Query, kept: Sequence[str], votes: Votes
     ) -> exp.Query:
-        if numbered is not None:
-            return self._by_number(neighbours, scored, kept, votes, numbered)
         coordinates = [coordinate(i) for i in range(len(neighbours.features))]
         distinct = [*kept, *coordinates]
         rows = (
