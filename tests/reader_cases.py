@@ -1,7 +1,7 @@
 """Models and rows whose every kind of value a reader of parameters must score alike: seen,
 unseen and NULL values, unseen and NULL parent values, a binned numeric attribute, impossible
-classes (alpha = 0); for tests/scoring's comparisons of the literal, joined and long-format
-readers."""
+classes (alpha = 0); for tests/scoring's comparisons of the literal, joined, resolved and
+long-format readers (:func:`assert_same_scores`)."""
 
 from __future__ import annotations
 
@@ -53,3 +53,15 @@ MODELS = [
     wml.TAN(alpha=0.0, prior_alpha=0.0),
     wml.TAN(numeric=["amount"]),
 ]
+
+
+def assert_same_scores(got: pa.Table, expected: pa.Table) -> None:
+    """The same predictions, and probabilities (``p_`` columns) within 1e-12."""
+    assert got["prediction"].to_pylist() == expected["prediction"].to_pylist()
+    for name in expected.column_names:
+        if name.startswith("p_"):
+            np.testing.assert_allclose(
+                np.array(got[name].to_pylist(), dtype=float),
+                np.array(expected[name].to_pylist(), dtype=float),
+                rtol=0, atol=1e-12, equal_nan=True,
+            )  # fmt: skip

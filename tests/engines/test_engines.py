@@ -881,6 +881,34 @@ def long_format_terms(engine: Engine) -> dict[str, Any]:
     return results
 
 
+@case
+def resolved_terms(engine: Engine) -> dict[str, Any]:
+    """TAN (maximum likelihood and smoothed) whose attributes over the literal limits a view
+    reads by one join each, on their chains resolved when fitted (models/scoring/resolved.py):
+    the view's rows for pairs counted and never counted, unseen values and NULLs, unseen and
+    NULL parent values."""
+    table = engine.load(TABLE, DATA)
+    scored = engine.load("engine_uncounted_pairs", uncounted_pairs_table())
+    results = {}
+    limits = literal_terms.MAX_LITERAL_VALUES, literal_terms.MAX_LITERAL_PAIRS
+    literal_terms.MAX_LITERAL_VALUES = literal_terms.MAX_LITERAL_PAIRS = 0
+    try:
+        for model in (wml.TAN(), wml.TAN(alpha=0.0, prior_alpha=0.5)):
+            name = f"engine_resolved_{len(results)}"
+            fitted = model.fit(
+                engine.warehouse, table, "label", features=["colour", "size", "flag"], name=name
+            )
+            view = TableName((f"{name}_scores",))
+            fitted.create_view(engine.warehouse, view, scored, keys=["id"])
+            order = [templates.column("id", "t")]
+            results[repr(model)] = engine.warehouse.fetch(
+                "select_table", table=view, order_columns=order
+            )
+    finally:
+        literal_terms.MAX_LITERAL_VALUES, literal_terms.MAX_LITERAL_PAIRS = limits
+    return results
+
+
 # -- the test -----------------------------------------------------------------------------------
 _REFERENCE: dict[str, dict[str, Any]] = {}
 

@@ -14,24 +14,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 import sqlglot
-from reader_cases import MODELS, SCORED, training
+from reader_cases import MODELS, SCORED, assert_same_scores, training
 
 import warehouse_ml as wml
 from warehouse_ml.engines import connect
 from warehouse_ml.models.scoring import literal_terms
 from warehouse_ml.sqlgen.dialects import KNOWN_DIALECTS
-
-
-def assert_same_scores(got: pa.Table, expected: pa.Table) -> None:
-    """The same predictions, and probabilities (``p_`` columns) within 1e-12."""
-    assert got["prediction"].to_pylist() == expected["prediction"].to_pylist()
-    for name in expected.column_names:
-        if name.startswith("p_"):
-            np.testing.assert_allclose(
-                np.array(got[name].to_pylist(), dtype=float),
-                np.array(expected[name].to_pylist(), dtype=float),
-                rtol=0, atol=1e-12, equal_nan=True,
-            )  # fmt: skip
 
 
 def long_format(monkeypatch) -> None:

@@ -33,7 +33,11 @@ Parameter tables of a model (``wml.<model_id>_<part>``), each led by the model p
 * ``lookup``: code, lp_0 .. lp_{K-1}: the terms of the integer-coded attributes with contiguous
   values (whose parents are such attributes too, and whose (value, parent value) codes stay
   within lookup.MAX_TAN_CODES), one row per (value | unseen | NULL, parent value | other) code
-  (lookup.py); the layout is stored in the catalog details (``lookup``).
+  (lookup.py); the layout is stored in the catalog details (``lookup``);
+* ``resolved``: attribute, parent_seen, parent_value, value, lp_0 .. lp_{K-1}: a fitted model's
+  text attributes' terms per (parent key, seen value), their fallbacks resolved, which a view
+  reads by one join per attribute (models/scoring/resolved.py); the attributes it holds are in
+  the catalog details (``resolved``).
 
 Smoothing (Weka ``SimpleEstimator -A alpha``): P(x | c, pa) = (N(x,pa,c) + alpha) /
 (N(pa,c) + alpha*|X|), P(x | c) = (N(x,c) + alpha) / (N(c) + alpha*|X|) for the root,
@@ -96,7 +100,7 @@ from warehouse_ml.models.learners.naive_bayes import (
     create_classes_table,
 )
 from warehouse_ml.models.learners.tan_state import TANState
-from warehouse_ml.models.scoring import lookup
+from warehouse_ml.models.scoring import lookup, resolved
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.state import held_edges
 from warehouse_ml.models.training import Training
@@ -230,6 +234,11 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
                 warehouse, tables, training.features, len(training.classes[0]), trees
             )["lookup"]
             learned = dataclasses.replace(learned, lookup={a: tuple(p) for a, p in placed.items()})
+            if training.held_out is None:
+                chains = resolved.learn(
+                    warehouse, tables, n_values, trees[0], placed, len(training.classes[0])
+                )
+                learned = dataclasses.replace(learned, resolved=chains)
         return learned
 
     def _checked_names(self, features: Sequence[Feature]) -> list[str]:

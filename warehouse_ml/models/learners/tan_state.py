@@ -38,7 +38,10 @@ class TANState(LearnedState):
     * ``partition_parents``: a cross-validation's models, each one's tree (None otherwise);
     * ``lookup``: the integer-coded attributes scored through the lookup table,
       ``{attribute: (first_code, low, high, stride)}`` (models/scoring/lookup.py; None: no
-      pair tables, or stored before it)."""
+      pair tables, or stored before it);
+    * ``resolved``: a fitted model's attributes whose fallback chains the resolved table holds,
+      in feature order (models/scoring/resolved.py; None: a cross-validation's models, no pair
+      tables, or stored before it)."""
 
     bins: Mapping[str, tuple[float, ...]] | None = None
     pair_blocks: tuple[tuple[int, ...], ...] | None = None
@@ -47,6 +50,7 @@ class TANState(LearnedState):
     information: tuple[tuple[str, str, float | None, float | None], ...] | None = None
     partition_parents: tuple[Tree, ...] | None = None
     lookup: Mapping[str, tuple[int, int, int, int]] | None = None
+    resolved: tuple[str, ...] | None = None
 
     def binned_edges(self) -> Mapping[str, tuple[float, ...]]:
         return self.bins or {}
@@ -69,6 +73,7 @@ class TANState(LearnedState):
             if self.partition_parents is None
             else [dict(t) for t in self.partition_parents],
             lookup=None if self.lookup is None else {a: list(p) for a, p in self.lookup.items()},
+            resolved=None if self.resolved is None else list(self.resolved),
         )
 
     @classmethod
@@ -85,4 +90,5 @@ class TANState(LearnedState):
             ),
             partition_parents=fields.take("partition_parents", sequence(PARENTS), None),
             lookup=fields.take("lookup", mapping(row(INTEGER, INTEGER, INTEGER, INTEGER)), None),
+            resolved=fields.take("resolved", sequence(TEXT), None),
         )

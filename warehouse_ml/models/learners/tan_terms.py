@@ -9,8 +9,9 @@ otherwise (NULL or unseen parent value, unseen value) the class-only term, Naive
 (naive_bayes_terms.categorical_logical), which is the root's whole term. The planner of
 models/scoring/parameters.py reads it from a lookup block where its integer codes were placed
 (models/scoring/lookup.py, one INNER join per attribute), as literals within the limits of
-models/scoring/literal_terms.py, else by joins (cross-validation's models, each row scored with
-its fold's tree, always).
+models/scoring/literal_terms.py, over them in a query that does not number its rows (a view's)
+from the fitted model's resolved chains (models/scoring/resolved.py, one join per attribute),
+else by joins (cross-validation's models, each row scored with its fold's tree, always).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.inspection.evidence import Part, shown_value
 from warehouse_ml.models.learners.naive_bayes_terms import categorical_logical, prior_term
-from warehouse_ml.models.scoring import literal_terms, lookup, parameters
+from warehouse_ml.models.scoring import literal_terms, lookup, parameters, resolved
 from warehouse_ml.models.scoring.parameters import Key, Level, LogicalTerm
 from warehouse_ml.models.scoring.relations import per_partition
 from warehouse_ml.models.scoring.scores import Term
@@ -86,11 +87,14 @@ def attribute_terms(
         parents = [tree.get(name) for tree in trees]
         return per_partition(partition, [None if p is None else text_of(p) for p in parents])
 
-    declared: list[LogicalTerm | Term] = [
+    declared: list[LogicalTerm] = [
         tan_logical(record, name, source.field(name).type, value_of(name), parent_text(name))
         for name in record.features
     ]
-    looked_up = lookup.tan_terms(record, placed, k, trees, partition)
+    looked_up: dict[str, Term | None] = dict(lookup.tan_terms(record, placed, k, trees, partition))
+    if literals is not None and row is None:
+        by_name = dict(zip(record.features, declared, strict=True))
+        looked_up.update(resolved.tan_terms(record, by_name, literals, k, placed))
     return parameters.attribute_terms(record, declared, literals, partition, looked_up, row)
 
 

@@ -34,7 +34,9 @@ This module turns those declarations into the query's terms, choosing the reader
   attributes over the literal limits when that takes fewer joins than joining each (a TAN
   child: three joins each; the long format: one per level of its chain for every child).
   A view's query never numbers its rows, so that a filter on the view's output reaches its
-  source; it reads such a model by literals and joins, as above.
+  source; it reads such a model by literals and joins, as above, a fitted TAN's attributes
+  over the limits (and every one past the budget) by one join each on its chains resolved
+  when it was written (models/scoring/resolved.py, given here as ``looked_up`` terms).
 
 Every reader gives the same term: the first level whose keys all match a row (and whose
 ``requires`` level matches too), else the default (:meth:`LogicalTerm.first_found` for the
@@ -181,14 +183,27 @@ def _unpivoted(
     :func:`joined_term` (one per keyed level and attribute), none otherwise."""
     if literals is None:
         return []
-    loaded = [
-        t for t in logical if all(literals.loaded(level.part, t.attribute) for level in t.keyed())
-    ]
-    cells = k * sum(literals.count(level.part, t.attribute) for t in loaded for level in t.keyed())
-    if cells > literal_terms.MAX_LITERAL_CELLS:
+    if over_literal_budget(logical, literals, k):
         return list(logical)
-    over = [t for t in logical if all(t is not u for u in loaded)]
+    over = [t for t in logical if not within_limits(t, literals)]
     return over if _long_joins(over) < sum(len(t.keyed()) for t in over) else []
+
+
+def within_limits(term: LogicalTerm, literals: LiteralParameters) -> bool:
+    """Whether ``literals`` (a fitted model's) hold every keyed level of ``term``'s attribute,
+    which is then read by literals (:func:`term_of`)."""
+    return all(literals.loaded(level.part, term.attribute) for level in term.keyed())
+
+
+def over_literal_budget(
+    logical: Sequence[LogicalTerm], literals: LiteralParameters, k: int
+) -> bool:
+    """Whether the literal cells of the terms of ``logical`` within the limits (their stored
+    rows of the keyed levels times ``k`` classes) exceed
+    :data:`~warehouse_ml.models.scoring.literal_terms.MAX_LITERAL_CELLS`."""
+    loaded = [t for t in logical if within_limits(t, literals)]
+    cells = k * sum(literals.count(level.part, t.attribute) for t in loaded for level in t.keyed())
+    return cells > literal_terms.MAX_LITERAL_CELLS
 
 
 def _long_joins(declared: Sequence[LogicalTerm]) -> int:
@@ -209,9 +224,7 @@ def term_of(
 ) -> Term:
     """``term`` from literals when ``literals`` (a fitted model's) hold every keyed level of
     the attribute, else from joins whose relations are named after ``name``."""
-    if literals is not None and all(
-        literals.loaded(level.part, term.attribute) for level in term.keyed()
-    ):
+    if literals is not None and within_limits(term, literals):
         return literal_term(term, literals, k)
     return joined_term(term, record, literals, name, k, partition)
 

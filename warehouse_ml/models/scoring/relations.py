@@ -23,12 +23,15 @@ class Join:
     """A parameter relation joined to the source: ``LEFT JOIN (query) AS name ON condition``,
     a CROSS JOIN of a one-row relation when ``on`` is None, or an INNER JOIN when ``inner``
     (for a relation that holds a matching row for every scored row, e.g. a lookup table).
-    ``query`` is a query (joined as a subquery) or a table."""
+    ``query`` is a query (joined as a subquery) or a table. Joins are made in increasing
+    ``order`` (stable): a condition reading another joined relation (a TAN child's resolved
+    row keyed on its parent's found, models/scoring/resolved.py) orders its join after it."""
 
     query: exp.Query | exp.Table
     name: str
     on: exp.Expression | None = None
     inner: bool = False
+    order: int = 0
 
     def relation(self) -> exp.Expression:
         """The joined relation under its alias ``name``."""

@@ -66,8 +66,9 @@ def term_column(term: int, class_index: int) -> str:
 
 def _joined(step: exp.Select, joins: Sequence[Join]) -> exp.Select:
     """``step`` with each of ``joins``: LEFT JOIN on its condition, INNER when the relation
-    holds a row for every scored row, CROSS for a one-row relation (no condition)."""
-    for join in joins:
+    holds a row for every scored row, CROSS for a one-row relation (no condition); in
+    increasing ``Join.order``, stable."""
+    for join in sorted(joins, key=lambda j: j.order):
         if join.on is None:
             step = step.join(join.relation(), join_type="CROSS", copy=False)
         else:
