@@ -9,8 +9,9 @@ standardised by the mean and population standard deviation (NULL: 0).
   1e-5; the model's finite Newton method ends on the exact minimum, its gradient checked here
   in numpy to 1e-9).
 * Probabilities: ``CalibratedClassifierCV(LinearSVC(...), method="sigmoid", ensemble=False,
-  cv=folds)`` with the folds ``wml.assign_folds`` deals (the same MD5 ranking), as a list of
-  (train, test) index arrays; to 1e-5, what is left of liblinear's and L-BFGS's tolerances.
+  cv=folds)`` with the folds ``wml.assign_folds`` deals (the same MD5 ranking; without a key,
+  the scan order dealt round), as a list of (train, test) index arrays; to 1e-5, what is left
+  of liblinear's and L-BFGS's tolerances. Weighted fits: test_linear_svm_weights.py.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.svm import LinearSVC
 
 import warehouse_ml as wml
-from warehouse_ml.errors import ColumnError, NotSupportedError, ParameterError
+from warehouse_ml.errors import ColumnError, ParameterError
 
 WEIGHTS = 1e-5
 PROBABILITIES = 1e-5
@@ -35,15 +36,16 @@ def svc(C: float) -> LinearSVC:
 
 
 def folds(con, table: pa.Table, key: str | None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The (train, test) row indices of ``wml.assign_folds``' folds of ``table``."""
+    """The (train, test) row indices of the model's folds of ``table``: ``wml.assign_folds``'
+    with a key; without one, the rows' scan order dealt round (fold = row number modulo k)."""
+    if key is None:
+        fold = np.arange(table.num_rows) % FOLDS
+        return [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(FOLDS)]
     split = wml.assign_folds(con, table, folds=FOLDS, key=key)
     rows = split.to_arrow(con)
     split.drop(con)
-    if key is None:
-        index = np.array(rows["wml_row"].to_pylist()) - 1
-    else:
-        position = {k: i for i, k in enumerate(table[key].to_pylist())}
-        index = np.array([position[k] for k in rows[key].to_pylist()])
+    position = {k: i for i, k in enumerate(table[key].to_pylist())}
+    index = np.array([position[k] for k in rows[key].to_pylist()])
     fold = np.empty(table.num_rows, int)
     fold[index] = rows["fold"].to_numpy()
     return [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(FOLDS)]
@@ -112,15 +114,6 @@ def test_an_attributes_part_is_its_share_of_the_decision_value(con):
         totals[row["id"]] += sign * row["evidence"]
     assert len(rows) == 80 * (1 + len(FEATURES))
     np.testing.assert_allclose(totals, decision, rtol=0, atol=1e-12)
-
-
-@pytest.mark.parametrize(
-    "weights", [{"sample_weight": "w"}, {"class_weight": "balanced"}], ids=["sample", "class"]
-)
-def test_weights_are_refused(con, weights):
-    model = wml.LinearSVM(class_weight=weights.get("class_weight"))
-    with pytest.raises(NotSupportedError, match="WeightedFit; model kind 'linear_svm'"):
-        model.fit(con, mixed(), "y", features=FEATURES, sample_weight=weights.get("sample_weight"))
 
 
 @pytest.mark.parametrize(

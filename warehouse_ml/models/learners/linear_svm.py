@@ -7,7 +7,9 @@ standardised by the training mean and population standard deviation, a NULL nume
 the training mean (0 after scaling), a NULL or unseen categorical value every indicator 0.
 
 Each scored class k (two classes: class 1 against class 0; more: each class against the rest)
-has the coefficients ``w_k`` minimising ``w . w / 2 + C sum_i max(0, 1 - y_i w . x_i)^2``,
+has the coefficients ``w_k`` minimising ``w . w / 2 + C sum_i c_i max(0, 1 - y_i w . x_i)^2``,
+``c_i`` the row's weight (``sample_weight`` times ``class_weight``, stats/weights.py; 1
+unweighted; the standardisation's moments are weighted alike, linear_design.py),
 the intercept a column of 1 that the penalty includes, as scikit-learn's
 ``LinearSVC(loss="squared_hinge", dual=False, intercept_scaling=1)``; the solver is
 models/learners/linear_svm_newton.py, its passes models/learners/linear_svm_sums.py. A row's
@@ -17,11 +19,12 @@ Probabilities are Platt's (models/learners/linear_svm_platt.py): one sigmoid per
 ``1 / (1 + exp(A_k f_k + B_k))``, fitted on decision values cross-validated over ``folds``
 folds; more than two classes' are normalised to sum to 1, two classes' are the sigmoid of
 class 1 and its complement, as scikit-learn's ``CalibratedClassifierCV(method="sigmoid",
-ensemble=False)``.
-
-The fit refuses ``sample_weight`` and ``class_weight``: a weight w would have to equal w
-copies of the row (the capability WeightedFit), and copies of a row are dealt to different
-calibration folds, where one weighted row is in one.
+ensemble=False)`` with the weights as ``sample_weight``. The folds deal each row by its
+weight: the rows in order (by their key's MD5, else scan order) cover consecutive unit slots,
+as many as their weight, slot i in fold i modulo ``folds``, and a row's part in a fold (the
+measure of its slots there) is held out of that fold's SVM and weighs the decision value that
+SVM gives it in the sigmoid's fit. So a row of integer weight w is dealt as w consecutive
+copies of it, and integer weights equal repeated rows (the capability WeightedFit).
 
 Parameter tables (each led by ``wml_part``, 0 for a fitted model), as the logistic
 regression's: ``classes`` (the intercept of each class's decision value as log_prior; 0 for
@@ -47,6 +50,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.capabilities import WeightedFit
 from warehouse_ml.models.learners import linear_svm_platt
 from warehouse_ml.models.learners.linear_design import (
     Design,
@@ -73,7 +77,7 @@ def _positive(name: str, value: Any) -> float:
     return float(value)
 
 
-class LinearSVM(LinearScores, Classifier):
+class LinearSVM(LinearScores, Classifier, WeightedFit):
     """L2-loss linear SVM, one-vs-rest, with Platt's probabilities (module docstring).
 
     Args:
@@ -82,11 +86,14 @@ class LinearSVM(LinearScores, Classifier):
         tol: the fit has converged when the largest Newton step is at most
             ``tol (1 + max |w|)``, >= 0.
         folds: the folds of the decision values Platt's sigmoids are fitted on, >= 2.
-        key: a unique, non-NULL integer or string column dealing the rows to those folds by
-            its MD5 (as ``wml.assign_folds(..., key=key)``); None: the rows' scan order.
+        key: a unique, non-NULL integer or string column ordering the rows that deal the
+            folds by its MD5 (as ``wml.assign_folds(..., key=key)``); None: the rows' scan
+            order (module docstring).
         categorical, numeric: columns to model as categorical / numeric whatever their type
             (stats/features.py).
-        class_weight: refused by ``fit`` (module docstring).
+        class_weight: None, ``"balanced"`` or a mapping class -> weight: every row of a class
+            counts as that weight, times its ``sample_weight`` (stats/weights.py), in the
+            SVMs and in the sigmoids' fit alike.
     """
 
     kind = "linear_svm"
@@ -131,7 +138,7 @@ class LinearSVM(LinearScores, Classifier):
         passes = MarginPass(design, training, len(classes))
         solution = solve(warehouse, passes, self.C, self.max_iter, self.tol)
         sigmoids = linear_svm_platt.sigmoids(
-            warehouse, passes, folded, self.folds, self.C, self.max_iter, self.tol
+            warehouse, passes, folded, self.C, self.max_iter, self.tol
         )
         design.write(warehouse, tables.table("design"))
         full = np.zeros((len(classes), design.width))

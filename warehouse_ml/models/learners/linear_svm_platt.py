@@ -1,22 +1,32 @@
 """Platt's sigmoids of a linear SVM (models/learners/linear_svm.py), as scikit-learn's
-``CalibratedClassifierCV(LinearSVC(...), method="sigmoid", ensemble=False, cv=folds)``.
+``CalibratedClassifierCV(LinearSVC(...), method="sigmoid", ensemble=False, cv=folds)`` fitted
+with the rows' weights as ``sample_weight``.
 
-1. The training rows are dealt to ``folds`` folds as an unstratified k-fold split with seed 0
-   deals them (``wml.assign_folds(..., folds=k, key=key)``: the rows ranked by the MD5 of
-   their key, fold = rank modulo k; without a key, the rows' scan order numbers them), in SQL
-   (sql/models/learners/linear_svm/select_platt_folds.sql).
-2. Each fold's SVM is fitted on the other folds' rows (the design is the whole training
-   set's, as scikit-learn's calibration sees one standardised matrix), by the same finite
-   Newton passes.
+1. The training rows are dealt to ``folds`` folds by their weights, in SQL
+   (sql/models/learners/linear_svm/select_platt_folds.sql, platt_fold_weight.sql). The rows
+   are ordered as an unstratified k-fold split with seed 0 ranks them (``wml.assign_folds(...,
+   key=key)``: by the MD5 of their key), or in scan order without a key. A row of weight w
+   (1 unweighted) covers the unit slots [S, S + w), S the exact sum of the weights before it
+   in that order; slot i belongs to fold i modulo k, and the row's part in fold f is the
+   measure of [S, S + w) inside fold f's slots. Unweighted, fold = rank modulo k; an integer
+   weight w deals the row as w consecutive copies of it, so integer weights equal repeated
+   rows (the capability WeightedFit).
+2. Each fold f's SVM is fitted on every row with weight w less its part in fold f (the design
+   is the whole training set's, as scikit-learn's calibration sees one standardised matrix),
+   by the same finite Newton passes.
 3. Each scored class's sigmoid ``p = 1 / (1 + exp(A f + B))`` of the held-out decision values
-   f (every row scored by its own fold's SVM) minimises the weighted binomial loss against
-   Platt's smoothed targets ``(n+ + 1) / (n+ + 2)`` on the class's rows and ``1 / (n- + 2)``
-   on the others (``n+``, ``n-`` their rows or summed weights), from scikit-learn's start
-   ``(0, ln((n- + 1) / (n+ + 1)))``, by Newton's method: one SQL pass per step over every
-   fold's held-out rows (a UNION ALL, each fold's coefficients written in as literals) for
-   every class at once, a step that raises the loss halved, until the step is at most
-   ``tol (1 + max |A, B|)``. scikit-learn stops its L-BFGS at a gradient of 1e-6; this is the
-   loss's exact minimum.
+   f (each row scored by the SVM of every fold it has a part in, that decision value weighing
+   the part) minimises the weighted binomial loss against Platt's smoothed targets
+   ``(n+ + 1) / (n+ + 2)`` on the class's rows and ``1 / (n- + 2)`` on the others (``n+``,
+   ``n-`` their summed weights), from scikit-learn's start ``(0, ln((n- + 1) / (n+ + 1)))``,
+   by Newton's method: one SQL pass per step over every fold's held-out rows (a UNION ALL,
+   each fold's coefficients written in as literals) for every class at once, a step that
+   raises the loss halved, until the step is at most ``tol (1 + max |A, B|)``. scikit-learn
+   stops its L-BFGS at a gradient of 1e-6; this is the loss's exact minimum.
+
+A ``class_weight`` is part of the row weights here as everywhere (stats/weights.py): it weighs
+the sigmoids' rows too, where ``CalibratedClassifierCV(LinearSVC(class_weight=...))`` weighs
+only the SVMs (and recomputes ``"balanced"`` on each fold's rows).
 """
 
 from __future__ import annotations
@@ -34,9 +44,11 @@ from warehouse_ml.models.learners.linear_svm_newton import solve
 from warehouse_ml.models.learners.linear_svm_sums import MarginPass
 from warehouse_ml.models.learners.newton_sums import design_step, linear_score
 from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.steps import balanced_sum
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
+from warehouse_ml.stats.counting import WEIGHT_SUM_TYPE
 
 MAX_HALVINGS = 40
 """Most halvings of one sigmoid step before the fit stops lowering the loss."""
@@ -56,39 +68,96 @@ def _z(value: exp.Expression, a: float, b: float) -> exp.Expression:
     )
 
 
-def folded(warehouse: Warehouse, training: Training, folds: int, key: str | None) -> Training:
-    """``training`` over its labelled rows with each row's fold in a new column (step 1 of the
-    module docstring; the column's name is ``Training.held_out``)."""
+@dataclasses.dataclass(frozen=True)
+class Dealt:
+    """The labelled rows of a fit dealt to the folds (step 1 of the module docstring):
+    ``training`` over them, each row's span of slots in its new columns ``start`` and
+    ``end``, and the number of ``folds``."""
+
+    training: Training
+    start: str
+    end: str
+    folds: int
+
+    def part(self, fold: int) -> exp.Expression:
+        """A row's part of its weight in fold ``fold`` (platt_fold_weight.sql)."""
+        return templates.expression(
+            "platt_fold_weight",
+            start=column(self.start),
+            end=column(self.end),
+            folds=literal(self.folds),
+            fold=literal(fold),
+        )
+
+    def rows(self, fold: int) -> tuple[Training, Training]:
+        """Fold ``fold``'s training rows, each weighing its parts in the other folds (its
+        weight less its part in this one, exactly 0 for a row wholly in it), and its held-out
+        rows, each weighing its part; the weight in a new column, rows of weight 0 left out."""
+        others = [self.part(g) for g in range(self.folds) if g != fold]
+        return self._weighed(balanced_sum(others)), self._weighed(self.part(fold))
+
+    def _weighed(self, weight: exp.Expression) -> Training:
+        source = self.training.source
+        name = names.fresh("wml_fold_weight", source.columns)
+        inner = exp.select(exp.Star(), alias(weight, name)).from_(source.relation.copy())
+        relation = (
+            exp.select(exp.Star())
+            .from_(inner.subquery("wml_weighed"))
+            .where(exp.GT(this=column(name), expression=literal(0)))
+        )
+        return dataclasses.replace(
+            self.training,
+            source=dataclasses.replace(source, relation=relation.subquery("wml_fold_rows")),
+            weight=name,
+        )
+
+
+def folded(warehouse: Warehouse, training: Training, folds: int, key: str | None) -> Dealt:
+    """``training``'s labelled rows dealt to ``folds`` folds (step 1 of the module
+    docstring)."""
     source = training.source
-    fold = names.fresh("wml_fold", source.columns)
+    start = names.fresh("wml_fold_start", source.columns)
+    end = names.fresh("wml_fold_end", [*source.columns, start])
     labelled = exp.select(exp.Star()).from_(source.relation.copy().as_("src"))
     labelled = labelled.where(
         exp.Not(this=exp.Is(this=column(training.target, "src"), expression=exp.null()))
     )
     if key is not None:
         _check_key(warehouse, source, labelled, key)
-    row_key = column(key, "src") if key is not None else exp.Window(this=exp.RowNumber())
-    text = templates.expression(
-        "split_digest_text", seed=literal(0), repeat=literal(0), key=column("wml_key", "d")
+        text = templates.expression(
+            "split_digest_text", seed=literal(0), repeat=literal(0), key=column("wml_key", "d")
+        )
+        row_key: exp.Expression = column(key, "src")
+        digest = warehouse.digest(text)
+        sort_keys = warehouse.digest_sort_keys(column("wml_digest", "k"))
+    else:
+        row_key, digest = exp.Window(this=exp.RowNumber()), column("wml_key", "d")
+        sort_keys = [column("wml_digest", "k")]
+    weight = (
+        literal(1)
+        if training.weight is None
+        else exp.cast(column(training.weight, "h"), WEIGHT_SUM_TYPE.copy())
     )
-    sort_keys = warehouse.digest_sort_keys(column("wml_digest", "k"))
     query = templates.build(
         "select_platt_folds",
         source=labelled.subquery("wml_labelled"),
         columns=[column(c, "h") for c in source.columns],
         row_key=row_key,
-        digest=warehouse.digest(text),
+        digest=digest,
         sort_keys=[alias(k, f"wml_sort_{i}") for i, k in enumerate(sort_keys)],
         sort_order=[column(f"wml_sort_{i}", "h") for i in range(len(sort_keys))],
-        folds=literal(folds),
-        fold=fold,
+        weight=weight,
+        start=start,
+        end=end,
     )
     relation = dataclasses.replace(
         source,
         relation=query.subquery("wml_folded"),
-        schema=source.schema.append(pa.field(fold, pa.int32())),
+        schema=source.schema.append(pa.field(start, pa.float64())).append(
+            pa.field(end, pa.float64())
+        ),
     )
-    return dataclasses.replace(training, source=relation, held_out=fold)
+    return Dealt(dataclasses.replace(training, source=relation), start, end, folds)
 
 
 def _check_key(warehouse: Warehouse, source: Source, labelled: exp.Query, key: str) -> None:
@@ -113,42 +182,31 @@ def _check_key(warehouse: Warehouse, source: Source, labelled: exp.Query, key: s
         )
 
 
-def _subset(training: Training, fold: int, held_out: bool) -> Training:
-    """``training``'s rows of fold ``fold`` (``held_out``) or of the other folds."""
-    source = training.source
-    test = exp.EQ if held_out else exp.NEQ
-    relation = (
-        exp.select(exp.Star())
-        .from_(source.relation.copy())
-        .where(test(this=column(training.held_out), expression=literal(fold)))
-    )
-    return dataclasses.replace(
-        training, source=dataclasses.replace(source, relation=relation.subquery("wml_fold_rows"))
-    )
-
-
 def sigmoids(
     warehouse: Warehouse,
     passes: MarginPass,
-    training: Training,
-    folds: int,
+    dealt: Dealt,
     C: float,
     max_iter: int,
     tol: float,
 ) -> np.ndarray:
-    """Each scored class's ``(A, B)`` (module docstring) from the rows of :func:`folded`
-    ``training`` (``folds`` folds) and the whole set's ``passes``."""
+    """Each scored class's ``(A, B)`` (module docstring) from the ``dealt`` rows and the
+    whole set's ``passes``."""
+    training = dealt.training
     n_classes = len(training.classes[0])
     held_out = []
-    for f in range(folds):
-        fit = MarginPass(passes.design, _subset(training, f, held_out=False), n_classes)
-        w = solve(warehouse, fit, C, max_iter, tol).coefficients
-        step = design_step(passes.design, _subset(training, f, held_out=True))
+    for f in range(dealt.folds):
+        rest, own = dealt.rows(f)
+        w = solve(warehouse, MarginPass(passes.design, rest, n_classes), C, max_iter, tol)
+        step = design_step(passes.design, own)
         held_out.append(
             exp.select(
                 column("wml_y"),
                 column("wml_w"),
-                *(alias(linear_score(passes.design, b), f"wml_f_{r}") for r, b in enumerate(w)),
+                *(
+                    alias(linear_score(passes.design, b), f"wml_f_{r}")
+                    for r, b in enumerate(w.coefficients)
+                ),
             ).from_(step.subquery("wml_design"))
         )
     rows = held_out[0]
@@ -232,7 +290,7 @@ def _sums(
     for r, (z, t, f, residual, curve) in enumerate(items):
         loss = exp.Mul(
             this=column("wml_w"),
-            expression=templates.expression("platt_loss", z=z.copy(), t=t.copy()),
+            expression=exp.Paren(this=templates.expression("platt_loss", z=z.copy(), t=t.copy())),
         )
         sums += [
             alias(exp.Sum(this=loss), f"wml_loss_{r}"),
