@@ -252,27 +252,15 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
                         (m, node.id, parent, node.depth, attribute, branch, node.split is None,
                          c, n, p)
                     )  # fmt: skip
-        warehouse.run(
-            "create_tree_nodes",
-            table=tables.table("nodes"),
-            node_rows=templates.values(
-                rows,
-                "r",
-                (
-                    "wml_part",
-                    "node",
-                    "parent",
-                    "depth",
-                    "attribute",
-                    "branch",
-                    "leaf",
-                    "class_index",
-                    "n",
-                    "leaf_probability",
-                ),
-            ),
-            count_type=training.count_type,
-        )
+        columns = (
+            "wml_part", "node", "parent", "depth", "attribute", "branch", "leaf", "class_index",
+            "n", "leaf_probability",
+        )  # fmt: skip
+        with tree_scoring.registered(warehouse, rows, columns) as node_rows:
+            warehouse.run(
+                "create_tree_nodes", table=tables.table("nodes"), node_rows=node_rows,
+                count_type=training.count_type,
+            )  # fmt: skip
 
     # -- scoring --------------------------------------------------------------------------
     def _scores(

@@ -3,10 +3,10 @@ cross-validation fold's tree in the same statements.
 
 Per level, ONE statement counts the rows (a weighted fit: their summed weights) of every open
 node of every model per (attribute, value or bin, class): the row's node is a nested CASE over
-each model's tree grown so far (tree_model.route; no UPDATE of the source), each row counted
-for every model that learns from it (tree_rows.model_rows: a fold's row for every other
-fold's tree), rows of closed leaves are left out, and the attributes are counted in blocks
-(stats/counting.py, the node's key, tree_rows.node_key, as the count's partition column).
+each model's tree grown so far (tree_model.route; no UPDATE of the source), computed once per
+row for every model (tree_rows.node_rows), rows of closed leaves are left out, and each
+attribute's counts are grouped by the row's nodes in every tree first, then summed per model's
+node (tree_rows.node_counts, keyed by tree_rows.node_key).
 A numeric attribute is counted on its bin index (each model's equal-frequency edges,
 tree_edges.py, counted on their union and summed to each model's own: tree_rows.Grid), or,
 without bins, on its distinct values. The same statement counts each
@@ -32,11 +32,11 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.models.learners import tree_splits
 from warehouse_ml.models.learners.tree_model import Node, Split
-from warehouse_ml.models.learners.tree_rows import Edges, Grid, model_rows, node_key
+from warehouse_ml.models.learners.tree_rows import Edges, Grid, node_counts, node_key, node_rows
 from warehouse_ml.models.learners.tree_splits import Candidate, LevelCounts
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.training import Training
-from warehouse_ml.sqlgen import expressions
+from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import column, literal
 from warehouse_ml.stats import counting
 from warehouse_ml.stats.counting import PARTITION
@@ -44,14 +44,9 @@ from warehouse_ml.stats.features import NUMERIC
 from warehouse_ml.stats.validation import CardinalityCheck
 
 ROUTED = "wml_routed"
-"""The step of a level's count statement holding the rows of open nodes with their node, read
-by every block of attributes (one evaluation of the routing CASE per row)."""
-BLOCK_SIZE = 1
-"""Attributes per block of a level's count (stats/counting.py): the node is one more key of
-each block's joint table, which grows with the open nodes times the product of the block's
-values, so a block holds one attribute (bench/tree.py, 1M rows x 20 attributes, depth 10:
-the ten levels' counts took 19 s of CPU with blocks of one attribute, 26 s with blocks of
-four; the routed rows are computed once, in the statement's first step)."""
+"""The step of a level's count statement holding the rows of open nodes with their node in
+every model's tree, read by every attribute's count (one evaluation of the routing CASEs per
+row)."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +69,7 @@ def counted_values(
     for feature in training.features:
         if feature.kind == NUMERIC and feature.name in attributes:
             x = expressions.as_double(column(feature.name, "src"))
-            values[feature.name] = x if grid is None else grid.value(feature.name, x)
+            values[feature.name] = x if grid is None else grid.value(feature.name)
     return values
 
 
@@ -87,7 +82,7 @@ def level_query(
 ) -> tuple[exp.Query, str]:
     """The count statement of one level of every model's tree for ``attributes`` (and the
     class-count pseudo-attribute, whose name is returned with it), numeric ones counted as
-    :func:`counted_values`. Output columns as counting.categorical_counts: wml_part (the
+    :func:`counted_values`. Output columns (select_tree_node_counts.sql): wml_part (the
     node's key, tree_rows.node_key), attribute, value (text: a categorical value, a bin
     index, or a number's distinct value), class_label, n."""
     columns = [*training.source.columns]
@@ -105,16 +100,16 @@ def level_query(
     value_names = dict(zip(values, taken[len(columns) :], strict=True))
     kept = [training.target, *([training.weight] if training.weight else [])]
     kept += [a for a in attributes if a not in values]
-    rows, node_column = model_rows(
+    rows, per_model = node_rows(
         training, roots, leaf, {value_names[a]: e for a, e in values.items()}, kept
     )
-    counted = {a: column(value_names[a], "src") for a in values}  # computed once per row
+    counted = {a: column(value_names.get(a, a), "src") for a in attributes}
     counted[totals] = column(training.target, "src")
-    query = counting.categorical_counts(
-        exp.to_table(ROUTED), training.target, [*attributes, totals], BLOCK_SIZE,
-        partition=node_column, weight=training.weight, values=counted,
-    )  # fmt: skip
-    return query.with_(ROUTED, as_=rows, copy=False), totals  # every block reads them
+    query = templates.union_all(
+        node_counts(training, exp.to_table(ROUTED), per_model, a, value)
+        for a, value in counted.items()
+    )
+    return query.with_(ROUTED, as_=rows, copy=False), totals  # every attribute reads them
 
 
 @dataclass(frozen=True)

@@ -29,12 +29,13 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.learners.tree_model import Node
-from warehouse_ml.models.learners.tree_rows import as_src, model_rows, node_key
+from warehouse_ml.models.learners.tree_rows import as_src, node_counts, node_key, node_rows
 from warehouse_ml.models.learners.tree_splits import EXACT
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import column, literal
 from warehouse_ml.stats import counting
+from warehouse_ml.stats.counting import PARTITION
 
 DIGITS = 2**32
 """The held-out test reads 8 hex digits of the key's digest: integers below this."""
@@ -102,23 +103,18 @@ def leaf_counts(
     for the leaves held-out rows reach: one statement for every model's tree."""
     n_models = len(roots)
     kept = [held.target, *([held.weight] if held.weight else [])]
-    rows, node = model_rows(held, roots, lambda n, m: literal(node_key(n, m, n_models)), {}, kept)
-    target = column(held.target, "src")
-    query = (
-        exp.select(
-            templates.alias(column(node, "src"), "node"),
-            templates.alias(expressions.as_text(target), "label"),
-            templates.alias(counting.row_count(held.weight), "n"),
-        )
-        .from_(rows.subquery("src"))
-        .where(exp.Not(this=exp.Is(this=target.copy(), expression=exp.null())))
-        .group_by(column(node, "src"), target.copy())
+    rows, per_model = node_rows(
+        held, roots, lambda n, m: literal(node_key(n, m, n_models)), {}, kept
+    )
+    query = node_counts(
+        held, rows.subquery("wml_held"), per_model, held.target, column(held.target, "src")
     )
     index = {c.label: c.index for c in held.classes[0]}
     out: list[dict[int, list[Any]]] = [{} for _ in roots]
     for r in warehouse.fetch_tree(query).to_pylist():
-        counts = out[r["node"] % n_models].setdefault(r["node"] // n_models, [0] * len(index))
-        counts[index[r["label"]]] = r["n"]
+        key = r[PARTITION]
+        counts = out[key % n_models].setdefault(key // n_models, [0] * len(index))
+        counts[index[r["class_label"]]] = r["n"]
     return out
 
 

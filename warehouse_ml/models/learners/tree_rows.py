@@ -3,11 +3,14 @@
 
 A training's models (models/training.py: one for a fit; for cross-validation, model f learns
 from the rows outside fold f) each grow their own tree. A row's node in model m's tree is that
-tree's nested CASE (tree_model.route); a statement that counts nodes reads each row once,
-computes its node in every model's tree (one column per model), then gives it once to every
-model that learns from it (:func:`model_rows`: a CROSS JOIN with the models' numbers, the
-row's own fold left out), keyed by :func:`node_key`: the node and its model in one integer.
-So a level of every fold's tree is one count statement, grouped by that key.
+tree's nested CASE (tree_model.route); a statement that counts nodes reads each row once and
+computes its node in every model's tree (:func:`node_rows`: one column per model, NULL for
+the model that holds the row's fold out). An attribute's counts (:func:`node_counts`) group
+the rows by (nodes in every tree, value, class) first, then give each group to every model
+(a CROSS JOIN with the models' numbers) under its node there, keyed by :func:`node_key` (the
+node and its model in one integer), and sum: where the folds' trees agree (their first
+levels), the groups are few, so the rows are not multiplied by the folds. A level of every
+fold's tree is one count statement.
 
 Numeric bins: each model cuts its own equal-frequency edges on its training rows
 (tree_edges.py). The row is binned once on the union of every model's edges (:class:`Grid`,
@@ -35,6 +38,7 @@ from warehouse_ml.models.scoring import names
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
+from warehouse_ml.stats import counting
 from warehouse_ml.stats.counting import PARTITION
 from warehouse_ml.stats.features import valued_source
 
@@ -53,58 +57,76 @@ def as_src(relation: exp.Expression) -> exp.Subquery:
     return (exp.select(exp.Star()).from_(relation) if named else relation).subquery("src")
 
 
-def model_rows(
+def node_rows(
     training: Training,
     roots: Sequence[Node],
     leaf: Callable[[Node, int], exp.Expression | None],
     computed: Mapping[str, exp.Expression],
     kept: Sequence[str],
-) -> tuple[exp.Query, str]:
-    """The rows of ``training`` (features as counted: features.valued_source), each once per
-    model that learns from it, with its node in that model's tree: ``leaf(node, m)`` of the
-    node ``roots[m]``'s CASE takes it to (None: the row is not counted for that model). Columns:
-    the ``kept`` columns of the source, each ``computed`` expression over the row ``src``
-    under its name, and the node (its name is returned with the query; INTEGER, never
-    NULL). One read of each row: its nodes and ``computed`` values are computed once."""
+) -> tuple[exp.Query, list[str]]:
+    """The rows of ``training`` (features as counted: features.valued_source), each once, with
+    the ``kept`` columns of the source, each ``computed`` expression over the row ``src`` under
+    its name (taken as it is, not copied), and its node in every model's tree, one column per
+    model (their names are returned with the query): ``leaf(node, m)`` of the node
+    ``roots[m]``'s CASE takes it to, NULL where that is None or where model m holds the row's
+    fold out. Rows no model counts are left out."""
     relation = valued_source(training.source.relation, training.carried, training.features)
     taken = [*training.source.columns, *computed]
     per_model = [names.fresh(f"wml_node_{m}", taken) for m in range(len(roots))]
-    node = names.fresh("wml_node", [*taken, *per_model])
-    routed = [
-        route(root, lambda s: split_value(s, column(s.attribute, "src")),
-              lambda n, m=m: leaf(n, m)) or exp.null()
-        for m, root in enumerate(roots)
-    ]  # fmt: skip
-    outputs = [*kept, *computed]
-    read = [*kept, *([] if training.held_out is None else [training.held_out])]
+    routed = []
+    for m, root in enumerate(roots):
+        node = route(root, lambda s: split_value(s, column(s.attribute, "src")),
+                     lambda n, m=m: leaf(n, m)) or exp.null()  # fmt: skip
+        if training.held_out is not None:  # not counted for the fold that holds the row out
+            outside = exp.NEQ(this=column(training.held_out, "src"), expression=literal(m))
+            node = exp.Case(ifs=[exp.If(this=outside, true=node)])
+        routed.append(node)
     inner = exp.select(
-        *(column(c, "src") for c in read),
-        *(alias(e.copy(), n, copy=False) for n, e in computed.items()),
+        *(column(c, "src") for c in kept),
+        *(alias(e, n, copy=False) for n, e in computed.items()),
         *(alias(r, n, copy=False) for r, n in zip(routed, per_model, strict=True)), copy=False,
     ).from_(as_src(relation), copy=False)  # fmt: skip
-    if training.held_out is None:
-        chosen: exp.Expression = column(per_model[0], "i")
-        pairs = exp.select(*(column(c, "i") for c in outputs), alias(chosen, node)).from_(
-            inner.subquery("i", copy=False), copy=False
-        )
-    else:
-        model = names.fresh("wml_model", [*outputs, *per_model, node])
-        chosen = exp.case(column(model, "m"))
-        for m, name in enumerate(per_model):
-            chosen = chosen.when(literal(m), column(name, "i"), copy=False)
-        numbers = templates.values([(m,) for m in range(len(roots))], "m", (model,))
-        pairs = (
-            exp.select(*(column(c, "i") for c in outputs), alias(chosen, node))
-            .from_(inner.subquery("i", copy=False), copy=False)
-            .join(numbers, join_type="cross", copy=False)
-            .where(exp.NEQ(this=column(model, "m"), expression=column(training.held_out, "i")))
-        )
+    counted = exp.Coalesce(
+        this=column(per_model[0]), expressions=[column(n) for n in per_model[1:]]
+    )
     rows = (
         exp.select(exp.Star())
-        .from_(pairs.subquery("wml_pairs", copy=False), copy=False)
-        .where(exp.Not(this=exp.Is(this=column(node), expression=exp.null())), copy=False)
+        .from_(inner.subquery("wml_nodes", copy=False), copy=False)
+        .where(exp.Not(this=exp.Is(this=counted, expression=exp.null())), copy=False)
     )
-    return rows, node
+    return rows, per_model
+
+
+def model_nodes(per_model: Sequence[str], table: str) -> tuple[exp.Values, exp.Expression]:
+    """The models' numbers (``VALUES m(wml_model)``) and a row of ``table``'s node in model
+    ``m.wml_model``'s tree: ``CASE m.wml_model WHEN 0 THEN <table>.<per_model[0]> ... END``."""
+    numbers = templates.values([(m,) for m in range(len(per_model))], "m", ("wml_model",))
+    node = exp.case(column("wml_model", "m"))
+    for m, name in enumerate(per_model):
+        node = node.when(literal(m), column(name, table), copy=False)
+    return numbers, node
+
+
+def node_counts(
+    training: Training,
+    rows: exp.Expression,
+    per_model: Sequence[str],
+    attribute: str,
+    value: exp.Expression,
+) -> exp.Query:
+    """One attribute's counts per (node key, value, class) of every model's tree
+    (select_tree_node_counts.sql) from ``rows`` (:func:`node_rows`, with its node columns
+    ``per_model``), ``value`` an expression over the row ``src``. Output columns: wml_part
+    (the node key), attribute, value (text), class_label (text), n (exact: BIGINT rows, read
+    as int64, which numpy sums natively; or DECIMAL summed weights)."""
+    numbers, node = model_nodes(per_model, "h")
+    return templates.build(
+        "select_tree_node_counts", rows=rows, paths=[alias(column(n, "src"), n) for n in per_model],
+        path_group=[column(n, "src") for n in per_model], value=value, target=training.target,
+        count=counting.row_count(training.weight), attribute=attribute, models=numbers, node=node,
+        sum_type=exp.DataType.build("BIGINT") if training.weight is None
+        else counting.WEIGHT_SUM_TYPE,
+    )  # fmt: skip
 
 
 def split_value(split: Split, value: exp.Expression) -> exp.Expression:
@@ -140,10 +162,12 @@ def searched_bin(x: exp.Expression, boundaries: Sequence[float]) -> exp.Expressi
 class Grid:
     """The numeric attributes' bins of every model at once (module docstring): ``boundaries``
     each attribute's union of the models' edges but their last (sorted), ``own`` each model's
-    bin of each union bin, per attribute."""
+    bin of each union bin, per attribute, and ``searched`` each attribute's union bin of the
+    row ``src`` (:func:`searched_bin`)."""
 
     boundaries: dict[str, list[float]]
     own: list[dict[str, np.ndarray]]
+    searched: dict[str, exp.Expression]
 
     @classmethod
     def of(cls, edges: Sequence[Edges]) -> Grid:
@@ -164,11 +188,17 @@ class Grid:
             }
             for model in edges
         ]
-        return cls(boundaries, own)
+        searched = {
+            a: searched_bin(expressions.as_double(column(a, "src")), bounds)
+            for a, bounds in boundaries.items()
+        }
+        return cls(boundaries, own, searched)
 
-    def value(self, attribute: str, x: exp.Expression) -> exp.Expression:
-        """The union bin of the number ``x`` of ``attribute`` (:func:`searched_bin`)."""
-        return searched_bin(x, self.boundaries[attribute])
+    def value(self, attribute: str) -> exp.Expression:
+        """The union bin of ``attribute``'s number in the row ``src`` (:func:`searched_bin`),
+        built once for every level: each level's statement takes it as it is (its previous
+        statement is done with)."""
+        return self.searched[attribute]
 
     def own_bins(self, table: pa.Table, attributes: Sequence[str], n_models: int) -> pa.Table:
         """A level's counts (wml_part the node key, attribute, value, class_label, n) with each
@@ -180,12 +210,11 @@ class Grid:
         model = binned[PARTITION].to_numpy() % n_models
         position = pc.index_in(binned["attribute"], pa.array(list(attributes))).to_numpy()
         union = pc.cast(binned["value"], pa.int64()).to_numpy()
-        own = np.empty(len(union), dtype=np.int64)
-        for m in range(n_models):
-            for a, name in enumerate(attributes):
-                at = (model == m) & (position == a)
-                if name in self.boundaries and at.any():
-                    own[at] = self.own[m][name][union[at]]
+        blocks = [
+            self.own[m].get(a, np.zeros(1, np.int64)) for m in range(n_models) for a in attributes
+        ]
+        starts = np.cumsum([0, *(len(b) for b in blocks[:-1])])
+        own = np.concatenate(blocks)[starts[model * len(attributes) + position] + union]
         binned = binned.set_column(
             binned.schema.get_field_index("value"), "value", pa.array(own.astype(str))
         )
