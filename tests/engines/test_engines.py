@@ -397,18 +397,28 @@ def k_nearest_neighbors(engine: Engine) -> dict[str, Any]:
     }
 
 
+def _tree_cv(engine: Engine, model: wml.DecisionTree) -> pa.Table:
+    """A 3-fold cross-validation's pooled predictions: every fold's tree grown in the same
+    statements (each fold's own bin edges) and scored in one query."""
+    return wml.cross_validate(
+        engine.warehouse, engine.load(TABLE, DATA), "label", model, folds=3, seed=2, key="id",
+        categorical=["size"],
+    ).to_arrow()  # fmt: skip
+
+
 @case
 def decision_tree(engine: Engine) -> dict[str, Any]:
     """Decision trees over categorical (string, integer, boolean) and numeric attributes with
     NULLs: C4.5's (gain ratio, multiway, equal-frequency thresholds, pruned) scored by its
     nested CASE, and CART's (Gini, binary, thresholds between distinct values) through its node
     table (tree_scoring.LITERAL_LEAVES set to 0): the parameter tables (nodes, routes), scores,
-    predictions and a prediction view, and CART's scores of values never seen in training and
-    NULLs. (tests/learners/test_decision_tree_engines.py scores binary trees by their CASE on
+    predictions and a prediction view, CART's scores of values never seen in training and
+    NULLs, and both's 3-fold cross-validation (every fold's tree at once).
+    (tests/learners/test_decision_tree_engines.py scores binary trees by their CASE on
     PostgreSQL and Spark.)"""
     cart = {"splits": "binary", "criterion": "gini", "bins": None, "pruning": "none"}
     c45 = _fit(engine, wml.DecisionTree(bins=4), "engine_tree")
-    results = {"c45": _model_results(engine, c45, "engine_tree")}
+    results = {"c45": _model_results(engine, c45, "engine_tree"), "c45 cv": _tree_cv(engine, c45)}
     scored = uncounted_pairs_table()
     weights = [-1.5, 0.25, None, 2.0, 0.8]
     scored = scored.append_column(
@@ -420,6 +430,7 @@ def decision_tree(engine: Engine) -> dict[str, Any]:
         walked = _fit(engine, wml.DecisionTree(max_depth=4, **cart), "engine_tree_walk")
         results["walk"] = _model_results(engine, walked, "engine_tree_walk")
         results["walk unseen"] = walked.predict_proba(engine.warehouse, scored)
+        results["walk cv"] = _tree_cv(engine, walked)
     finally:
         tree_scoring.LITERAL_LEAVES = literal
     return results

@@ -76,7 +76,9 @@ def node_rows(
     routed = []
     for m, root in enumerate(roots):
         node = route(root, lambda s: split_value(s, column(s.attribute, "src")),
-                     lambda n, m=m: leaf(n, m)) or exp.null()  # fmt: skip
+                     lambda n, m=m: leaf(n, m))  # fmt: skip
+        if node is None:  # typed: a NULL alone is text to PostgreSQL, COALESCEd with integers
+            node = exp.cast(exp.null(), exp.DataType.Type.INT)
         if training.held_out is not None:  # not counted for the fold that holds the row out
             outside = exp.NEQ(this=column(training.held_out, "src"), expression=literal(m))
             node = exp.Case(ifs=[exp.If(this=outside, true=node)])
