@@ -346,7 +346,7 @@ def test_an_update_overtaken_by_another_at_any_statement_is_a_concurrent_fit_err
     wml.load(con, "m").update(
         con, batch(50, 2), batch_id="probe", progress=lambda p: phases.append(p.phase)
     )
-    first_catalog_read = phases.index("select_rows_where") + 1
+    first_catalog_read = phases.index("select_model_rows") + 1
     for k in range(1, len(phases) + 1, stride):
         kind().fit(con, batch(200, 1), "label", name="m")
         racing = wml.load(con, "m")
