@@ -4,7 +4,7 @@
 -- (the tile their last unit of weight falls in), and a tile's edge is its largest value. So an
 -- integer weight w counts as w copies of the row (unweighted: each row weighs 1). The rows are
 -- read once, counted per (held-out fold, value); model m's count of a value is the exact sum
--- over the folds other than m (every fold, for a fit's one model, whose $held_out is NULL),
+-- over the folds other than m (every row, for a fit's one model: its $held_out is NULL, -1),
 -- made DOUBLE after the sum, so each model's edges are those of its own rows. Rows with a NULL
 -- value or a NULL target are left out.
 -- Placeholders: $source (relation), $target (class column), $column (the numeric column),
@@ -29,13 +29,13 @@ FROM (
     FROM (
         SELECT m.model AS model, h.x AS x, CAST(SUM(h.n) AS DOUBLE) AS n
         FROM (
-            SELECT $held_out AS fold, CAST(src.$column AS DOUBLE) AS x, $count AS n
+            SELECT COALESCE($held_out, -1) AS fold, CAST(src.$column AS DOUBLE) AS x, $count AS n
             FROM $source AS src
             WHERE src.$column IS NOT NULL AND src.$target IS NOT NULL
-            GROUP BY $held_out, CAST(src.$column AS DOUBLE)
+            GROUP BY COALESCE($held_out, -1), CAST(src.$column AS DOUBLE)
         ) AS h
         CROSS JOIN $models
-        WHERE h.fold IS NULL OR h.fold <> m.model
+        WHERE h.fold <> m.model
         GROUP BY m.model, h.x
     ) AS c
 ) AS q

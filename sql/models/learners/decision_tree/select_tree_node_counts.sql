@@ -15,7 +15,7 @@
 --   rows, or DECIMAL(38, 18) summed weights: the sum as read, exact).
 -- Output columns: wml_part (the node's key, tree_rows.node_key), attribute (VARCHAR), value
 --   (VARCHAR), class_label (VARCHAR), n (BIGINT rows, or DECIMAL summed weights).
--- Rendered by: warehouse_ml/models/learners/tree_growth.py.
+-- Rendered by: warehouse_ml/models/learners/tree_rows.py.
 SELECT
     p.node AS wml_part,
     $attribute AS attribute,
