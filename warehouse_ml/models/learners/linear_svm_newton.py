@@ -7,15 +7,21 @@ Each scored class's problem minimises
 
 over the design with the intercept a column of 1 that the penalty includes (liblinear's, so
 scikit-learn's ``LinearSVC(loss="squared_hinge", dual=False)``), ``c_i`` the design step's
-row weight (1: the learner fits no weights). At
+row weight (sample_weight times class_weight; 1 unweighted). At
 ``w`` the margin rows I (``y w . x < 1``) give the gradient ``g = w + 2 C sum_I c (o - y) x``
 and the generalised Hessian ``H = 1 + 2 C sum_I c x x'``; the step is ``d = -H^-1 g``. Along
-it ``f`` is a convex piecewise quadratic; its minimum is found exactly: from ``t = 1``, each
-line pass gives ``f'(t)`` and ``f''(t)`` on the piece holding t, a Newton step on that piece
-lands on its minimum, safeguarded by the bracket of signs of ``f'`` seen (bisection when it
-leaves it), until ``|f'(t)|`` is at most :data:`LINE_TOL` of ``|f'(0)|``. Once the margin rows
-stop changing the Newton step is the exact minimum: the fit stops when the largest step is at
-most ``tol (1 + max |w|)``. Every scored class's pass is the same statement.
+it ``f`` is a convex piecewise quadratic whose pieces end at the rows' breakpoints (the t where
+a row enters or leaves the margin); its minimum is found exactly, most often in one line pass
+(linear_svm_sums.py, :meth:`MarginPass.line`): the pass gives ``f'`` and ``f''`` at the
+candidate steps :data:`FIRST` (0 and around the Newton step 1) and the least and largest
+breakpoint between each two, so the two candidates whose ``f'`` change sign bracket the
+minimum, and the piece at either end of the bracket holds it when its root lies before the
+bracket's first breakpoint or after its last (or the bracket holds none): that root is then
+exact. Otherwise the next pass puts :data:`FAN` candidates between those breakpoints; where
+``f'`` is still negative at the last candidate, the next pass looks up to 2^20 times further.
+A candidate where ``|f'(t)|`` is at most :data:`LINE_TOL` of ``|f'(0)|`` ends the search too.
+Once the margin rows stop changing the Newton step is the exact minimum: the fit stops when the
+largest step is at most ``tol (1 + max |w|)``. Every scored class's pass is the same statement.
 """
 
 from __future__ import annotations
@@ -30,8 +36,17 @@ from warehouse_ml.models.learners.linear_svm_sums import MarginPass
 LINE_TOL = 1e-12
 """The line search stops at ``|f'(t)| <= LINE_TOL |f'(0)|``."""
 
-MAX_LINE = 60
+MAX_LINE = 20
 """Most line passes of one Newton step."""
+
+FIRST = np.array(
+    [0.0, 0.0625, 0.125, 0.25, 0.5, 0.75, 0.875, 1.0, 1.125, 1.25, 1.5, 2.0, 4.0, 16.0]
+)
+"""The first line pass's candidate steps t: 1 is the Newton step, the minimiser when the
+margin rows stay the same along it."""
+
+FAN = len(FIRST)
+"""Candidates of every later line pass."""
 
 
 @dataclass(frozen=True)
@@ -87,27 +102,57 @@ def line_search(
     """Each class's exact minimiser t of ``f(w + t d)`` (module docstring), and the passes
     made. A class whose step is already within ``tol`` takes it whole (its line is flat to
     the sums' rounding)."""
+    m = len(w)
     wd = np.einsum("kj,kj->k", w, step)
     dd = np.einsum("kj,kj->k", step, step)
     start = np.einsum("kj,kj->k", gradient, step)  # f'(0) < 0 for a descent step
-    t = np.ones(len(w))
-    low, high = np.zeros(len(w)), np.full(len(w), np.inf)
+    t = np.ones(m)
     small = np.max(np.abs(step), axis=1) <= tol * (1.0 + np.max(np.abs(w), axis=1))
     t[(start >= 0) & ~small] = 0.0
     done = small | (start >= 0)
+    candidates = np.tile(FIRST, (m, 1))
     made = 0
     while not done.all() and made < MAX_LINE:
-        slope, curve = passes.line(warehouse, w + t[:, None] * step, step)
+        sums = passes.line(warehouse, w, step, candidates)
         made += 1
-        first = wd + t * dd + 2.0 * C * slope
-        second = dd + 2.0 * C * curve
-        done |= np.abs(first) <= LINE_TOL * np.abs(start)
-        low = np.where(~done & (first < 0), t, low)
-        high = np.where(~done & (first > 0), t, high)
-        newton = t - first / second
-        inside = (newton > low) & (newton < high)
-        fallback = np.where(np.isfinite(high), (low + high) / 2.0, 2.0 * t)
-        moved = np.where(inside, newton, fallback)
-        done |= np.abs(moved - t) <= 1e-15 * np.maximum(1.0, np.abs(t))
-        t = np.where(done, t, moved)
+        first = wd[:, None] + candidates * dd[:, None] + 2.0 * C * sums.slope
+        second = dd[:, None] + 2.0 * C * sums.curve
+        for r in np.flatnonzero(~done):
+            found, t[r], candidates[r] = _bracket(
+                candidates[r], first[r], second[r], sums.low[r], sums.high[r], abs(start[r])
+            )
+            done[r] = found
     return t, made
+
+
+def _bracket(
+    candidates: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    start: float,
+) -> tuple[bool, float, np.ndarray]:
+    """One class's line after a pass at ``candidates`` (``first`` and ``second``: f' and
+    f'' there, up to the factor 2; ``low``, ``high``: the breakpoints between them): whether
+    its minimiser is found, the best t so far, and the next pass's candidates (module
+    docstring)."""
+    near = np.flatnonzero(np.abs(first) <= LINE_TOL * start)
+    if near.size:
+        return True, float(candidates[near[0]]), candidates
+    above = np.flatnonzero(first > 0)
+    if not above.size:  # f' < 0 at every candidate: look further along the line
+        return False, float(candidates[-1]), candidates[-1] * np.geomspace(1.0, 2.0**20, FAN)
+    j = int(above[0])  # first[j - 1] < 0 < first[j]; j >= 1 as the first candidate is 0
+    a, b = candidates[j - 1], candidates[j]
+    left = a - first[j - 1] / second[j - 1]  # the root of the piece right of a
+    right = b - first[j] / second[j]  # the root of the piece left of b
+    lo, hi = low[j - 1], high[j - 1]
+    if np.isnan(lo):  # one piece from a to b: its root is exact
+        return True, float(left), candidates
+    if first[j - 1] + second[j - 1] * (lo - a) >= 0:  # the root is before the first breakpoint
+        return True, float(left), candidates
+    if first[j] - second[j] * (b - hi) <= 0:  # or after the last one
+        return True, float(right), candidates
+    inner = np.linspace(lo, hi, FAN)[1:-1]  # strictly between the breakpoints
+    return False, float(np.clip(left, a, b)), np.concatenate([[a], inner, [b]])

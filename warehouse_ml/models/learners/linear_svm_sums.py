@@ -8,15 +8,18 @@ squared hinge loss ``max(0, 1 - y o)^2`` and its derivatives.
 
 * :meth:`MarginPass.run`, at the coefficients ``W`` (one row per scored class, written into
   the query as literals): per class, over its margin rows with their weights ``c`` (the
-  design step's ``wml_w``: 1, as the learner fits no weights), the cross-products
+  design step's ``wml_w``, the row's weight), the cross-products
   ``sum c x x'``, the vector ``sum c (o - y) x`` and the loss ``sum c (1 - y o)^2``. The
   statement groups by the ``GROUPING SETS`` of the Newton pass of the logistic regression
   (models/learners/newton_sums.py: ``()``, each categorical attribute's level number and
   each pair of them), every class in the same statement.
-* :meth:`MarginPass.line`, at a point ``w_k + t_k d_k`` of each class's line: over the margin
-  rows there, ``sum c (u - y) delta`` and ``sum c delta^2`` with ``u`` the decision value at
-  the point and ``delta = d_k . x`` (the derivatives of the loss along the line, up to the
-  factor 2), one plain aggregate over every class.
+* :meth:`MarginPass.line`, along each class's line ``w_k + t d_k`` at several candidate t at
+  once: over the margin rows at each t, ``sum c (u - y) delta`` and ``sum c delta^2`` with
+  ``u = o + t delta`` the decision value at t and ``delta = d_k . x`` (the derivatives of the
+  loss along the line, up to the factor 2); and, between consecutive candidates, the least and
+  the largest breakpoint ``(1 - y o) / (y delta)`` (the t where a row enters or leaves the
+  margin: sql/models/learners/linear_svm/svm_breakpoint.sql), one plain aggregate over every
+  class and candidate.
 
 The sums are DOUBLE, in the engine's order (docs/ARCHITECTURE.md).
 """
@@ -50,7 +53,7 @@ from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats.features import NUMERIC
 
-DESIGN, SCORES, WEIGHTS = "wml_design", "wml_scores", "wml_weights"
+DESIGN, SCORES, BREAKS, WEIGHTS = "wml_design", "wml_scores", "wml_breaks", "wml_weights"
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,19 @@ class MarginSums:
     products: np.ndarray
     residuals: np.ndarray
     loss: np.ndarray
+
+
+@dataclass(frozen=True)
+class LineSums:
+    """One :meth:`MarginPass.line`'s sums, per scored class (rows) and candidate t
+    (columns): ``slope`` ``sum c (u - y) delta`` and ``curve`` ``sum c delta^2`` over the
+    margin rows at t; per gap between consecutive candidates, ``low`` and ``high``, the least
+    and the largest breakpoint strictly inside it (NaN: none)."""
+
+    slope: np.ndarray
+    curve: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
 
 
 class MarginPass:
@@ -146,43 +162,86 @@ class MarginPass:
         return final
 
     def line(
-        self, warehouse: Warehouse, points: np.ndarray, directions: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Per scored class, ``sum c (u - y) delta`` and ``sum c delta^2`` over the margin
-        rows at ``points`` (one row per class), ``delta`` the decision value of
-        ``directions`` (module docstring)."""
-        items, sums = [], []
+        self,
+        warehouse: Warehouse,
+        coefficients: np.ndarray,
+        directions: np.ndarray,
+        candidates: np.ndarray,
+    ) -> LineSums:
+        """Each scored class's :class:`LineSums` along its line ``w_k + t d_k`` (one row of
+        ``coefficients`` and ``directions`` per class) at its increasing ``candidates`` t
+        (classes x T), in one pass (module docstring)."""
+        scores, sums = [], []
         for r, k in enumerate(self.scored):
-            u, delta = column(step_name("o", r)), column(step_name("e", r))
-            items += [
-                alias(linear_score(self.design, points[r]), step_name("o", r)),
+            o, delta = column(step_name("o", r)), column(step_name("e", r))
+            scores += [
+                alias(linear_score(self.design, coefficients[r]), step_name("o", r)),
                 alias(linear_score(self.design, directions[r]), step_name("e", r)),
             ]
-            margin = _margin(_target(k), u)
-            slope = exp.Mul(this=_minus(u, _target(k)), expression=delta)
-            sums += [
-                alias(exp.Sum(this=exp.Mul(this=margin, expression=slope)), f"wml_slope_{r}"),
-                alias(
-                    exp.Sum(
-                        this=exp.Mul(
-                            this=margin.copy(),
-                            expression=exp.Mul(this=delta.copy(), expression=delta.copy()),
-                        )
+            for j, t in enumerate(candidates[r]):
+                u = exp.Paren(
+                    this=exp.Add(
+                        this=o.copy(), expression=exp.Mul(this=literal(float(t)), expression=delta)
+                    )
+                )
+                margin = _margin(_target(k), u)
+                slope = exp.Mul(this=_minus(u, _target(k)), expression=delta.copy())
+                curve = exp.Mul(this=delta.copy(), expression=delta.copy())
+                sums += [
+                    alias(exp.Sum(this=exp.Mul(this=margin, expression=slope)), f"wml_s_{r}_{j}"),
+                    alias(
+                        exp.Sum(this=exp.Mul(this=margin.copy(), expression=curve)),
+                        f"wml_q_{r}_{j}",
                     ),
-                    f"wml_curve_{r}",
+                ]
+            b = column(step_name("b", r))
+            for j, (low, high) in enumerate(itertools.pairwise(candidates[r])):
+                inside = exp.and_(
+                    exp.GT(this=b.copy(), expression=literal(float(low))),
+                    exp.LT(this=b.copy(), expression=literal(float(high))),
+                )
+                within = exp.Case().when(inside, b.copy())
+                sums += [
+                    alias(exp.Min(this=within), f"wml_lo_{r}_{j}"),
+                    alias(exp.Max(this=within.copy()), f"wml_hi_{r}_{j}"),
+                ]
+        breakpoints = [
+            alias(
+                templates.expression(
+                    "svm_breakpoint",
+                    target=_target(k),
+                    score=column(step_name("o", r)),
+                    delta=column(step_name("e", r)),
                 ),
-            ]
+                step_name("b", r),
+            )
+            for r, k in enumerate(self.scored)
+        ]
         query = (
             exp.select(*sums)
-            .from_(exp.to_table(SCORES))
+            .from_(exp.to_table(BREAKS))
             .with_(DESIGN, as_=design_step(self.design, self.training), copy=False)
-            .with_(SCORES, as_=layer(DESIGN, items), copy=False)
+            .with_(SCORES, as_=layer(DESIGN, scores), copy=False)
+            .with_(BREAKS, as_=layer(SCORES, breakpoints), copy=False)
         )
         (row,) = warehouse.fetch_tree(query).to_pylist()
-        m = len(self.scored)
-        slope = np.array([row[f"wml_slope_{r}"] or 0.0 for r in range(m)])
-        curve = np.array([row[f"wml_curve_{r}"] or 0.0 for r in range(m)])
-        return slope, curve
+        m, t = candidates.shape
+
+        def read(name: str, n: int, empty: float) -> np.ndarray:
+            return np.array(
+                [
+                    [empty if row[f"{name}_{r}_{j}"] is None else row[f"{name}_{r}_{j}"]
+                     for j in range(n)]
+                    for r in range(m)
+                ]
+            )  # fmt: skip
+
+        return LineSums(
+            read("wml_s", t, 0.0),
+            read("wml_q", t, 0.0),
+            read("wml_lo", t - 1, np.nan),
+            read("wml_hi", t - 1, np.nan),
+        )
 
 
 def _target(k: int) -> exp.Expression:
