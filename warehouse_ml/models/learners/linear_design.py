@@ -321,6 +321,21 @@ class LinearScores:
         return list(self._report.columns[1:])
 
 
+class NewtonScores(LinearScores):
+    """A linear model fitted by Newton passes (the logistic regression, the linear SVM): its
+    state's report also holds ``n_iter`` and ``converged``."""
+
+    @property
+    def n_iter_(self) -> int:
+        """Newton passes over the data (a line search's passes apart)."""
+        return self._report.n_iter
+
+    @property
+    def converged_(self) -> bool:
+        """Whether the last Newton step was within the tolerance (``tol``)."""
+        return self._report.converged
+
+
 def _by_level(
     feature: Feature,
     source_type: pa.DataType,

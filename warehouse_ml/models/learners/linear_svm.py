@@ -54,7 +54,7 @@ from warehouse_ml.models.capabilities import WeightedFit
 from warehouse_ml.models.learners import linear_svm_platt
 from warehouse_ml.models.learners.linear_design import (
     Design,
-    LinearScores,
+    NewtonScores,
     write_classes,
     write_coefficients,
 )
@@ -77,7 +77,7 @@ def _positive(name: str, value: Any) -> float:
     return float(value)
 
 
-class LinearSVM(LinearScores, Classifier, WeightedFit):
+class LinearSVM(NewtonScores, Classifier, WeightedFit):
     """L2-loss linear SVM, one-vs-rest, with Platt's probabilities (module docstring).
 
     Args:
@@ -206,13 +206,3 @@ class LinearSVM(LinearScores, Classifier, WeightedFit):
     def sigmoids_(self) -> np.ndarray:
         """Each scored class's Platt sigmoid ``(A, B)`` (rows as :attr:`coef_`)."""
         return np.array(self._report.sigmoids)
-
-    @property
-    def n_iter_(self) -> int:
-        """Newton passes over the data (the line searches' apart)."""
-        return self._report.n_iter
-
-    @property
-    def converged_(self) -> bool:
-        """Whether the last Newton step was within the tolerance (``tol``)."""
-        return self._report.converged

@@ -66,7 +66,7 @@ from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores, WeightedFit
 from warehouse_ml.models.learners.linear_design import (
     Design,
-    LinearScores,
+    NewtonScores,
     write_classes,
     write_coefficients,
 )
@@ -148,7 +148,7 @@ def solve(
     return Solution(beta, covariance, n_iter, converged, sums)
 
 
-class LogisticRegression(LinearScores, Classifier, AdditiveScores, WeightedFit):
+class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
     """L2-penalised logistic regression, binary or multinomial (module docstring).
 
     Args:
@@ -245,16 +245,6 @@ class LogisticRegression(LinearScores, Classifier, AdditiveScores, WeightedFit):
             )
 
     # -- the fitted model's numbers ---------------------------------------------------------
-    @property
-    def n_iter_(self) -> int:
-        """Newton passes over the data."""
-        return self._report.n_iter
-
-    @property
-    def converged_(self) -> bool:
-        """Whether the last Newton step was within the tolerance (``tol``)."""
-        return self._report.converged
-
     def summary(self) -> pa.Table:
         """One row per scored class and coefficient: ``class`` (the label), ``term``
         (``(intercept)``, a numeric attribute, or ``attribute=level``), ``coefficient``,
