@@ -39,9 +39,7 @@ LINE_TOL = 1e-12
 MAX_LINE = 20
 """Most line passes of one Newton step."""
 
-FIRST = np.array(
-    [0.0, 0.0625, 0.125, 0.25, 0.5, 0.75, 0.875, 1.0, 1.125, 1.25, 1.5, 2.0, 4.0, 16.0]
-)
+FIRST = np.array([0.0, 0.25, 0.5, 0.875, 1.0, 1.25, 2.0, 8.0])
 """The first line pass's candidate steps t: 1 is the Newton step, the minimiser when the
 margin rows stay the same along it."""
 

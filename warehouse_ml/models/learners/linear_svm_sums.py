@@ -174,9 +174,11 @@ class MarginPass:
         scores, sums = [], []
         for r, k in enumerate(self.scored):
             o, delta = column(step_name("o", r)), column(step_name("e", r))
+            target = column(step_name("y", r))
             scores += [
                 alias(linear_score(self.design, coefficients[r]), step_name("o", r)),
                 alias(linear_score(self.design, directions[r]), step_name("e", r)),
+                alias(_target(k), step_name("y", r)),
             ]
             for j, t in enumerate(candidates[r]):
                 u = exp.Paren(
@@ -184,8 +186,8 @@ class MarginPass:
                         this=o.copy(), expression=exp.Mul(this=literal(float(t)), expression=delta)
                     )
                 )
-                margin = _margin(_target(k), u)
-                slope = exp.Mul(this=_minus(u, _target(k)), expression=delta.copy())
+                margin = _margin(target, u)
+                slope = exp.Mul(this=_minus(u, target), expression=delta.copy())
                 curve = exp.Mul(this=delta.copy(), expression=delta.copy())
                 sums += [
                     alias(exp.Sum(this=exp.Mul(this=margin, expression=slope)), f"wml_s_{r}_{j}"),
@@ -209,13 +211,13 @@ class MarginPass:
             alias(
                 templates.expression(
                     "svm_breakpoint",
-                    target=_target(k),
+                    target=column(step_name("y", r)),
                     score=column(step_name("o", r)),
                     delta=column(step_name("e", r)),
                 ),
                 step_name("b", r),
             )
-            for r, k in enumerate(self.scored)
+            for r in range(len(self.scored))
         ]
         query = (
             exp.select(*sums)
