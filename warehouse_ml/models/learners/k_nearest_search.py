@@ -293,7 +293,7 @@ class BoundedSearch(Search):
             .group_by(*(column(g, "w") for g in grouped))
         )
         ranked = templates.build(
-            "select_knn_unnested", grouped=[column(g, "h") for g in grouped], heaps=heaps
+            "select_knn_unnested", grouped=[column(g, "u") for g in grouped], heaps=heaps
         )
         assert isinstance(ranked, exp.Query)
         voted = votes.of(ranked, grouped, [*kept, COPIES])
