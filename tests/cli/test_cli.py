@@ -68,7 +68,12 @@ def test_train_predict_models_show_sql_drop(tmp_path, capsys):
     export = ["export", "t", "--source", "public.tennis", "--keys", "day", "--dialect", "postgres"]
     assert main([*export, "--db", db]) == 0
     exported = capsys.readouterr().out
-    assert "LN(" in exported and '"public"."tennis"' in exported and '"wml".' not in exported
+    assert (
+        "EXP(" in exported
+        and 'AS "prediction"' in exported
+        and '"public"."tennis"' in exported
+        and '"wml".' not in exported
+    )
     assert (
         main(["sql", "t", "public.tennis", "--keys", "day", "--dialect", "postgres", "--db", db])
         == 0
