@@ -147,7 +147,7 @@ class MarginPass:
             sums += product_sums(h, step_name("h", r), self.numerics)
             sums += vector_sums(res, step_name("r", r), self.numerics)
             sums.append(alias(exp.Sum(this=lo), sum_name(step_name("l", r))))
-        final = exp.select(*sums).from_(exp.to_table(WEIGHTS))
+        final = exp.select(*sums).from_(exp.to_table(WEIGHTS), copy=False)
         codes = level_columns(self.categoricals)
         if codes:
             sets = [[], *([c] for c in codes), *itertools.combinations(codes, 2)]
@@ -155,7 +155,7 @@ class MarginPass:
         steps = [
             (DESIGN, design_step(self.design, self.training)),
             (SCORES, layer(DESIGN, scores)),
-            (WEIGHTS, exp.select(*weights).from_(exp.to_table(SCORES))),
+            (WEIGHTS, exp.select(*weights).from_(exp.to_table(SCORES), copy=False)),
         ]
         for name, step in steps:
             final = final.with_(name, as_=step, copy=False)
@@ -176,9 +176,9 @@ class MarginPass:
             o, delta = column(step_name("o", r)), column(step_name("e", r))
             target = column(step_name("y", r))
             scores += [
-                alias(linear_score(self.design, coefficients[r]), step_name("o", r)),
-                alias(linear_score(self.design, directions[r]), step_name("e", r)),
-                alias(_target(k), step_name("y", r)),
+                alias(linear_score(self.design, coefficients[r]), step_name("o", r), copy=False),
+                alias(linear_score(self.design, directions[r]), step_name("e", r), copy=False),
+                alias(_target(k), step_name("y", r), copy=False),
             ]
             for j, t in enumerate(candidates[r]):
                 u = exp.Paren(
@@ -190,10 +190,15 @@ class MarginPass:
                 slope = exp.Mul(this=_minus(u, target), expression=delta.copy())
                 curve = exp.Mul(this=delta.copy(), expression=delta.copy())
                 sums += [
-                    alias(exp.Sum(this=exp.Mul(this=margin, expression=slope)), f"wml_s_{r}_{j}"),
+                    alias(
+                        exp.Sum(this=exp.Mul(this=margin, expression=slope)),
+                        f"wml_s_{r}_{j}",
+                        copy=False,
+                    ),
                     alias(
                         exp.Sum(this=exp.Mul(this=margin.copy(), expression=curve)),
                         f"wml_q_{r}_{j}",
+                        copy=False,
                     ),
                 ]
             b = column(step_name("b", r))
@@ -201,11 +206,12 @@ class MarginPass:
                 inside = exp.and_(
                     exp.GT(this=b.copy(), expression=literal(float(low))),
                     exp.LT(this=b.copy(), expression=literal(float(high))),
+                    copy=False,
                 )
                 within = exp.Case().when(inside, b.copy())
                 sums += [
-                    alias(exp.Min(this=within), f"wml_lo_{r}_{j}"),
-                    alias(exp.Max(this=within.copy()), f"wml_hi_{r}_{j}"),
+                    alias(exp.Min(this=within), f"wml_lo_{r}_{j}", copy=False),
+                    alias(exp.Max(this=within.copy()), f"wml_hi_{r}_{j}", copy=False),
                 ]
         breakpoints = [
             alias(
@@ -216,12 +222,13 @@ class MarginPass:
                     delta=column(step_name("e", r)),
                 ),
                 step_name("b", r),
+                copy=False,
             )
             for r in range(len(self.scored))
         ]
         query = (
-            exp.select(*sums)
-            .from_(exp.to_table(BREAKS))
+            exp.select(*sums, copy=False)
+            .from_(exp.to_table(BREAKS), copy=False)
             .with_(DESIGN, as_=design_step(self.design, self.training), copy=False)
             .with_(SCORES, as_=layer(DESIGN, scores), copy=False)
             .with_(BREAKS, as_=layer(SCORES, breakpoints), copy=False)
