@@ -129,16 +129,16 @@ class LinearSVM(NewtonScores, Classifier, WeightedFit):
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> LinearSvmState:
-        """The design (one count scan, one moments scan), the Newton and line passes, then
-        each fold's fit and the sigmoids' passes; writes the ``classes``, ``design`` and
-        ``coefficients`` tables (module docstring)."""
-        folded = linear_svm_platt.folded(warehouse, training, self.folds, self.key)
+        """The design (one count scan, one moments scan), the Newton and line passes of the
+        model's SVM and each Platt fold's at once, then the sigmoids' passes; writes the
+        ``classes``, ``design`` and ``coefficients`` tables (module docstring)."""
+        dealt = linear_svm_platt.folded(warehouse, training, self.folds, self.key)
         design = Design.learn(warehouse, training, check)
         classes = training.classes[0]
-        passes = MarginPass(design, training, len(classes))
-        solution = solve(warehouse, passes, self.C, self.max_iter, self.tol)
+        passes = MarginPass(design, dealt.training, len(classes), dealt.rest())
+        solution, *folds = solve(warehouse, passes, self.C, self.max_iter, self.tol)
         sigmoids = linear_svm_platt.sigmoids(
-            warehouse, passes, folded, self.C, self.max_iter, self.tol
+            warehouse, passes, dealt, [f.coefficients for f in folds], self.max_iter, self.tol
         )
         design.write(warehouse, tables.table("design"))
         full = np.zeros((len(classes), design.width))

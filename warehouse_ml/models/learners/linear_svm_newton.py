@@ -21,7 +21,8 @@ exact. Otherwise the next pass puts :data:`FAN` candidates between those breakpo
 ``f'`` is still negative at the last candidate, the next pass looks up to 2^20 times further.
 A candidate where ``|f'(t)|`` is at most :data:`LINE_TOL` of ``|f'(0)|`` ends the search too.
 Once the margin rows stop changing the Newton step is the exact minimum: the fit stops when the
-largest step is at most ``tol (1 + max |w|)``. Every scored class's pass is the same statement.
+largest step is at most ``tol (1 + max |w|)``. Every scored class's pass is the same statement,
+and so is every model's of a :class:`MarginPass` of several (the Platt folds' SVMs).
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ FAN = len(FIRST)
 
 @dataclass(frozen=True)
 class SvmSolution:
-    """``coefficients`` (scored classes x design width, the intercept first), the Newton
-    and line passes made, whether the last step was within the tolerance, and each scored
-    class's objective ``f(w)`` at its last Newton pass."""
+    """One model's solution: ``coefficients`` (scored classes x design width, the intercept
+    first), the Newton and line passes made, whether the last step was within the tolerance,
+    and each scored class's objective ``f(w)`` at its last Newton pass."""
 
     coefficients: np.ndarray
     n_iter: int
@@ -62,30 +63,55 @@ class SvmSolution:
 
 def solve(
     warehouse: Warehouse, passes: MarginPass, C: float, max_iter: int, tol: float
-) -> SvmSolution:
-    """The finite Newton method (module docstring), every scored class at once."""
-    m, d = len(passes.scored), passes.design.width
-    w = np.zeros((m, d))
-    n_iter, line_passes, converged = 0, 0, False
-    objective = np.zeros(m)
-    while n_iter < max_iter:
-        sums = passes.run(warehouse, w)
-        n_iter += 1
-        objective = 0.5 * np.einsum("kj,kj->k", w, w) + C * sums.loss
-        gradient = w + 2.0 * C * sums.residuals
+) -> list[SvmSolution]:
+    """The finite Newton method (module docstring) of each of ``passes``' models, every
+    model's scored classes in the same passes. A model leaves the passes once its step is
+    within the tolerance or it has made ``max_iter`` Newton steps, so each model takes the
+    steps it would take alone."""
+    problems = len(passes.problems)
+    model_of = np.array([m for m, _ in passes.problems])
+    w = np.zeros((problems, passes.design.width))
+    objective = np.zeros(problems)
+    n_iter, line_passes = np.zeros(passes.models, int), np.zeros(passes.models, int)
+    converged, running = np.zeros(passes.models, bool), np.ones(passes.models, bool)
+    while running.any():
+        active = np.flatnonzero(running[model_of])
+        sums = passes.run(warehouse, w[active], active)
+        n_iter[running] += 1
+        objective[active] = 0.5 * np.einsum("kj,kj->k", w[active], w[active]) + C * sums.loss
+        gradient = w[active] + 2.0 * C * sums.residuals
+        eye = np.eye(w.shape[1])
         step = np.stack(
             [
-                -np.linalg.solve(np.eye(d) + 2.0 * C * sums.products[r], gradient[r])
-                for r in range(m)
+                -np.linalg.solve(eye + 2.0 * C * h, g)
+                for h, g in zip(sums.products, gradient, strict=True)
             ]
         )
-        if float(np.max(np.abs(step))) <= tol * (1.0 + float(np.max(np.abs(w)))):
-            w, converged = w + step, True
-            break
-        t, passes_made = line_search(warehouse, passes, C, w, step, gradient, tol)
-        line_passes += passes_made
-        w = w + t[:, None] * step
-    return SvmSolution(w, n_iter, line_passes, converged, objective)
+        moving = np.ones(len(active), bool)
+        for m in np.flatnonzero(running):
+            own = model_of[active] == m
+            if np.max(np.abs(step[own])) <= tol * (1.0 + np.max(np.abs(w[active[own]]))):
+                w[active[own]] += step[own]
+                converged[m], running[m], moving[own] = True, False, False
+        lines = active[moving]
+        if lines.size:
+            t, made = line_search(
+                warehouse, passes, C, w[lines], step[moving], gradient[moving], tol, lines
+            )
+            for m in np.unique(model_of[lines]):
+                line_passes[m] += int(made[model_of[lines] == m].max())
+            w[lines] += t[:, None] * step[moving]
+        running &= n_iter < max_iter
+    return [
+        SvmSolution(
+            w[model_of == m],
+            int(n_iter[m]),
+            int(line_passes[m]),
+            bool(converged[m]),
+            objective[model_of == m],
+        )
+        for m in range(passes.models)
+    ]
 
 
 def line_search(
@@ -96,10 +122,11 @@ def line_search(
     step: np.ndarray,
     gradient: np.ndarray,
     tol: float,
-) -> tuple[np.ndarray, int]:
-    """Each class's exact minimiser t of ``f(w + t d)`` (module docstring), and the passes
-    made. A class whose step is already within ``tol`` takes it whole (its line is flat to
-    the sums' rounding)."""
+    problems: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``problems``' exact minimiser t of ``f(w + t d)`` (module docstring), and the
+    line passes each took part in; a pass sums the problems not yet done. A problem whose
+    step is already within ``tol`` takes it whole (its line is flat to the sums' rounding)."""
     m = len(w)
     wd = np.einsum("kj,kj->k", w, step)
     dd = np.einsum("kj,kj->k", step, step)
@@ -109,15 +136,16 @@ def line_search(
     t[(start >= 0) & ~small] = 0.0
     done = small | (start >= 0)
     candidates = np.tile(FIRST, (m, 1))
-    made = 0
-    while not done.all() and made < MAX_LINE:
-        sums = passes.line(warehouse, w, step, candidates)
-        made += 1
-        first = wd[:, None] + candidates * dd[:, None] + 2.0 * C * sums.slope
-        second = dd[:, None] + 2.0 * C * sums.curve
-        for r in np.flatnonzero(~done):
+    made = np.zeros(m, int)
+    while not done.all() and made.max() < MAX_LINE:
+        open_ = np.flatnonzero(~done)
+        sums = passes.line(warehouse, w[open_], step[open_], candidates[open_], problems[open_])
+        made[open_] += 1
+        first = wd[open_, None] + candidates[open_] * dd[open_, None] + 2.0 * C * sums.slope
+        second = dd[open_, None] + 2.0 * C * sums.curve
+        for i, r in enumerate(open_):
             found, t[r], candidates[r] = _bracket(
-                candidates[r], first[r], second[r], sums.low[r], sums.high[r], abs(start[r])
+                candidates[r], first[i], second[i], sums.low[i], sums.high[i], abs(start[r])
             )
             done[r] = found
     return t, made

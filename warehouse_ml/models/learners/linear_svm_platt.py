@@ -13,7 +13,8 @@ with the rows' weights as ``sample_weight``.
    rows (the capability WeightedFit).
 2. Each fold f's SVM is fitted on every row with weight w less its part in fold f (the design
    is the whole training set's, as scikit-learn's calibration sees one standardised matrix),
-   by the same finite Newton passes.
+   by the same finite Newton passes as the model's own SVM and in the same statements
+   (models/learners/linear_svm_sums.py: one model per fold beside the model's own).
 3. Each scored class's sigmoid ``p = 1 / (1 + exp(A f + B))`` of the held-out decision values
    f (each row scored by the SVM of every fold it has a part in, that decision value weighing
    the part) minimises the weighted binomial loss against Platt's smoothed targets
@@ -40,7 +41,6 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError
-from warehouse_ml.models.learners.linear_svm_newton import solve
 from warehouse_ml.models.learners.linear_svm_sums import MarginPass
 from warehouse_ml.models.learners.newton_sums import design_step, linear_score
 from warehouse_ml.models.scoring import names
@@ -89,17 +89,20 @@ class Dealt:
             fold=literal(fold),
         )
 
-    def rows(self, fold: int) -> tuple[Training, Training]:
-        """Fold ``fold``'s training rows, each weighing its parts in the other folds (its
-        weight less its part in this one, exactly 0 for a row wholly in it), and its held-out
-        rows, each weighing its part; the weight in a new column, rows of weight 0 left out."""
-        others = [self.part(g) for g in range(self.folds) if g != fold]
-        return self._weighed(balanced_sum(others)), self._weighed(self.part(fold))
+    def rest(self) -> list[exp.Expression]:
+        """Each fold's SVM's row weights: a row's weight less its part in the fold (exactly 0
+        for a row wholly in it)."""
+        return [
+            balanced_sum([self.part(g) for g in range(self.folds) if g != fold])
+            for fold in range(self.folds)
+        ]
 
-    def _weighed(self, weight: exp.Expression) -> Training:
+    def held_out(self, fold: int) -> Training:
+        """Fold ``fold``'s held-out rows, each weighing its part in the fold (a new column),
+        rows of no part left out."""
         source = self.training.source
         name = names.fresh("wml_fold_weight", source.columns)
-        inner = exp.select(exp.Star(), alias(weight, name)).from_(source.relation.copy())
+        inner = exp.select(exp.Star(), alias(self.part(fold), name)).from_(source.relation.copy())
         relation = (
             exp.select(exp.Star())
             .from_(inner.subquery("wml_weighed"))
@@ -186,26 +189,24 @@ def sigmoids(
     warehouse: Warehouse,
     passes: MarginPass,
     dealt: Dealt,
-    C: float,
+    fold_coefficients: list[np.ndarray],
     max_iter: int,
     tol: float,
 ) -> np.ndarray:
-    """Each scored class's ``(A, B)`` (module docstring) from the ``dealt`` rows and the
-    whole set's ``passes``."""
+    """Each scored class's ``(A, B)`` (module docstring) from the ``dealt`` rows, the
+    design and scored classes of ``passes`` and each fold's SVM's coefficients (scored
+    classes x design width)."""
     training = dealt.training
-    n_classes = len(training.classes[0])
     held_out = []
-    for f in range(dealt.folds):
-        rest, own = dealt.rows(f)
-        w = solve(warehouse, MarginPass(passes.design, rest, n_classes), C, max_iter, tol)
-        step = design_step(passes.design, own)
+    for f, coefficients in enumerate(fold_coefficients):
+        step = design_step(passes.design, dealt.held_out(f))
         held_out.append(
             exp.select(
                 column("wml_y"),
                 column("wml_w"),
                 *(
                     alias(linear_score(passes.design, b), f"wml_f_{r}")
-                    for r, b in enumerate(w.coefficients)
+                    for r, b in enumerate(coefficients)
                 ),
             ).from_(step.subquery("wml_design"))
         )

@@ -216,11 +216,14 @@ class NewtonPass:
         return NewtonSums(gradient, full, float(log_likelihood), float(margin))
 
 
-def design_step(design: Design, training: Training) -> exp.Query:
+def design_step(
+    design: Design, training: Training, weights: Sequence[exp.Expression] = ()
+) -> exp.Query:
     """The first step of a pass over ``training``'s labelled rows: the standardised numerics
     ``wml_z_<i>`` and the categorical level numbers ``wml_c_<i>`` of ``design`` (numerics,
-    then categoricals, each in feature order), the class index ``wml_y`` (classes_ order) and
-    the weight ``wml_w`` (DOUBLE, 1 unweighted)."""
+    then categoricals, each in feature order), the class index ``wml_y`` (classes_ order),
+    the weight ``wml_w`` (DOUBLE, 1 unweighted) and each further row weight of ``weights``
+    (expressions over the source row) as ``wml_w_<m>``, m from 1 (DOUBLE)."""
     source = training.source
     label = expressions.as_text(column(training.target, "s"))
     klass = exp.Case(this=label)
@@ -243,6 +246,7 @@ def design_step(design: Design, training: Training) -> exp.Query:
             *(alias(values[a], step_name("c", i)) for i, a in enumerate(categorical)),
             alias(klass, "wml_y"),
             alias(weight, "wml_w"),
+            *(alias(expressions.as_double(w), step_name("w", m)) for m, w in enumerate(weights, 1)),
         ],
     )
 
