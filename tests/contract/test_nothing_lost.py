@@ -10,6 +10,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import duckdb
 import pytest
 from guest_checks import make_data, objects, user_checksums
@@ -164,45 +170,84 @@ class Injected(RuntimeError):
     """The failure injected at one statement."""
 
 
+@dataclasses.dataclass(frozen=True)
+class OldModel:
+    """A database file holding the data, model ``m`` of one kind and its view ``scores``, with
+    what a failed re-fit must leave as it is."""
+
+    path: Path
+    record: Any
+    proba: Any
+    view: list
+    objects: set
+    checksums: dict
+
+
+@pytest.fixture(scope="module")
+def old_models(tmp_path_factory) -> Callable[[type], OldModel]:
+    """Each kind's :class:`OldModel`, made once (every injected failure starts from a copy)."""
+    made: dict[type, OldModel] = {}
+
+    def old_model(kind: type) -> OldModel:
+        if kind not in made:
+            path = tmp_path_factory.mktemp(kind.__name__) / "old.duckdb"
+            con = duckdb.connect(str(path))
+            make_data(con)
+            old = kind().fit(con, "sales.customers", "cls", keys=["id"], name="m")
+            old.create_view(con, "scores", "sales.customers", keys=["id"])
+            made[kind] = OldModel(
+                path, old.record, old.predict_proba(con, "sales.customers"),
+                con.sql("SELECT * FROM scores ORDER BY id").fetchall(), objects(con),
+                user_checksums(con),
+            )  # fmt: skip
+            con.close()
+        return made[kind]
+
+    return old_model
+
+
 @pytest.mark.parametrize(
     ("kind", "step"), CASES, ids=[f"{k.__name__}-{s}" for k, s in CASES]
 )  # fmt: skip
-def test_failure_at_each_statement_keeps_the_old_model(con, monkeypatch, kind, step):
-    make_data(con)
-    old = kind().fit(con, "sales.customers", "cls", keys=["id"], name="m")
-    old.create_view(con, "scores", "sales.customers", keys=["id"])
-    proba = old.predict_proba(con, "sales.customers")
-    view = con.sql("SELECT * FROM scores ORDER BY id").fetchall()
-    state = objects(con)
-    data = user_checksums(con)
+def test_failure_at_each_statement_keeps_the_old_model(
+    old_models, tmp_path, monkeypatch, kind, step
+):
+    old = old_models(kind)
+    path = tmp_path / old.path.name  # the same name: the same catalog name in the views
+    shutil.copyfile(old.path, path)
+    con = duckdb.connect(str(path))
+    try:
+        calls = {"n": 0}
 
-    calls = {"n": 0}
+        def failing(method):
+            def wrapper(self, sql):
+                calls["n"] += 1
+                if calls["n"] == step + 1:
+                    raise Injected(f"injected failure at statement {step}: {sql[:60]}")
+                return method(self, sql)
 
-    def failing(method):
-        def wrapper(self, sql):
-            calls["n"] += 1
-            if calls["n"] == step + 1:
-                raise Injected(f"injected failure at statement {step}: {sql[:60]}")
-            return method(self, sql)
+            return wrapper
 
-        return wrapper
+        monkeypatch.setattr(DuckDBWarehouse, "_execute", failing(DuckDBWarehouse._execute))
+        monkeypatch.setattr(DuckDBWarehouse, "_query", failing(DuckDBWarehouse._query))
+        monkeypatch.setattr(
+            DuckDBWarehouse, "_query_if_idle", failing(DuckDBWarehouse._query_if_idle)
+        )
+        with pytest.raises(Injected):
+            kind(alpha=3.0).fit(con, "sales.customers", "cls", keys=["id"], name="m")
+        monkeypatch.undo()
 
-    monkeypatch.setattr(DuckDBWarehouse, "_execute", failing(DuckDBWarehouse._execute))
-    monkeypatch.setattr(DuckDBWarehouse, "_query", failing(DuckDBWarehouse._query))
-    monkeypatch.setattr(DuckDBWarehouse, "_query_if_idle", failing(DuckDBWarehouse._query_if_idle))
-    with pytest.raises(Injected):
+        assert objects(con) == old.objects  # no partial table, no half-rebuilt view
+        assert user_checksums(con) == old.checksums
+        reloaded = wml.load(con, "m")
+        assert reloaded.record == old.record
+        assert reloaded.predict_proba(con, "sales.customers") == old.proba
+        assert con.sql("SELECT * FROM scores ORDER BY id").fetchall() == old.view
+        # and the re-fit then succeeds
         kind(alpha=3.0).fit(con, "sales.customers", "cls", keys=["id"], name="m")
-    monkeypatch.undo()
-
-    assert objects(con) == state  # no partial table, no half-rebuilt view
-    assert user_checksums(con) == data
-    reloaded = wml.load(con, "m")
-    assert reloaded.record == old.record
-    assert reloaded.predict_proba(con, "sales.customers") == proba
-    assert con.sql("SELECT * FROM scores ORDER BY id").fetchall() == view
-    # and the re-fit then succeeds
-    kind(alpha=3.0).fit(con, "sales.customers", "cls", keys=["id"], name="m")
-    assert wml.load(con, "m").alpha == 3.0
+        assert wml.load(con, "m").alpha == 3.0
+    finally:
+        con.close()
 
 
 def test_fault_injection_covers_every_step():
