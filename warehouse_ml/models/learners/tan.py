@@ -175,9 +175,10 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
         folds' rows; a class absent from the training folds keeps its zero-count row. The
         high-cardinality ``check`` is made on the ``categorical`` table (the values of every
         model), before any pair is counted."""
-        table = tables.table
         names = self._checked_names(training.features)
-        classes_table = table("classes")
+        classes_table, categorical_table, unseen_table = tables.tables(
+            ["classes", "categorical", "unseen"]
+        )  # registered in one statement
         create_classes_table(
             warehouse, classes_table, training.classes, self.prior_alpha, training.count_type
         )
@@ -193,7 +194,6 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
             ),
             "select_counts_outside_partitions",
         )  # fmt: skip
-        categorical_table, unseen_table = table("categorical"), table("unseen")
         create_categorical_tables(
             warehouse, (categorical_table, unseen_table), counts, classes_table, self.alpha, 0.0,
             training.count_type,
@@ -280,13 +280,11 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
         """Steps 4-6: the ``pair_counts`` and ``information`` tables, and each model's tree
         (set in ``trees``). Returns each model's information rows (attribute_i, attribute_j,
         cmi, mi; bits) in feature order."""
-        table = tables.table
-        pair_table = table("pair_counts")
+        pair_table, information_table = tables.tables(["pair_counts", "information"])
         warehouse.run(
             "create_pair_counts", table=pair_table, counts=pair_counts,
             classes=tables.named("classes"), count_type=count_type,
         )  # fmt: skip
-        information_table = table("information")
         warehouse.run_tree(
             templates.create_table_as(
                 information_table, pairs.information_query(pair_table, count_type)
@@ -331,7 +329,7 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
             pair_counts=tables.named("pair_counts"),
             edges=templates.values(edges, "e", (PARTITION, "attribute", "parent")),
         )
-        cpt_parent = tables.table("cpt_parent")
+        cpt_parent, cpt = tables.tables(["cpt_parent", "cpt"])
         warehouse.run(
             "create_tan_cpt_parent",
             table=cpt_parent,
@@ -343,7 +341,7 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
         )
         warehouse.run(
             "create_tan_cpt",
-            table=tables.table("cpt"),
+            table=cpt,
             edge_counts=edge_counts,
             cpt_parent=cpt_parent,
             log_prob=self._log_prob(column("n", "f")),
