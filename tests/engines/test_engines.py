@@ -1076,7 +1076,7 @@ def test_labels_sharing_their_first_61_bytes_name_distinct_columns(engine: Engin
 def test_evaluations_leave_nothing_and_vacuum_finds_leftovers(engine: Engine) -> None:
     table = engine.load(TABLE, DATA)
     w = engine.warehouse
-    wml.NaiveBayes().fit(w, table, "label", keys=["id"], name="engine_guest")
+    model = _naive_bayes(engine)  # the model that vacuum must leave alone
     before = {o["object_name"] for o in wml.list_objects(w).to_pylist()}
     with wml.cross_validate(w, table, "label", wml.NaiveBayes(), folds=2, key="id") as ev:
         assert ev.accuracy().n == DATA.num_rows - DATA["label"].null_count
@@ -1105,7 +1105,7 @@ def test_evaluations_leave_nothing_and_vacuum_finds_leftovers(engine: Engine) ->
     w.run("insert_rows_from", table=ownership.registry(w), rows=row)
     removed = wml.vacuum(w).to_pylist()
     assert "wml.m0123456789abcdef_classes" in {r["object_name"] for r in removed}
-    assert wml.load(w, "engine_guest").predict(w, table).num_rows == DATA.num_rows
+    assert wml.load(w, model.name_).predict(w, table).num_rows == DATA.num_rows
 
 
 def test_an_open_postgres_transaction_is_refused(postgres_engine: Engine) -> None:
