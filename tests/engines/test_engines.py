@@ -589,16 +589,18 @@ def drift(engine: Engine) -> dict[str, Any]:
 
 @case
 def updates(engine: Engine) -> dict[str, Any]:
-    """fit(A), update(B), update(C) for NB and TAN: the same counts, parameters, tree and
-    batch records on every engine (each engine's own publish path, Spark's included)."""
+    """fit(A), update(B), update(C) for NB, fit(A), update(B and C) for TAN: the same counts,
+    parameters, tree and batch records on every engine (each engine's own publish path,
+    Spark's included)."""
     w = engine.warehouse
     thirds = [DATA.slice(0, 50), DATA.slice(50, 60), DATA.slice(110)]
+    batches = {"naive_bayes": thirds[1:], "tan": [DATA.slice(50)]}
     results: dict[str, Any] = {}
     for model in (wml.NaiveBayes(), wml.TAN()):
         name = f"engine_update_{model.kind}"
         table = engine.load(f"{name}_a", thirds[0])
         model.fit(w, table, "label", keys=["id"], categorical=["size"], name=name)
-        for i, part in enumerate(thirds[1:], 1):
+        for i, part in enumerate(batches[model.kind], 1):
             model.update(w, engine.load(f"{name}_{i}", part), batch_id=f"batch-{i}")
         results[model.kind] = {
             "parameters": model.parameters(w),
