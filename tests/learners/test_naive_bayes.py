@@ -11,7 +11,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 from conftest import FIXTURES, load_text_csv
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 from reference import naive_bayes_log_joint, softmax
@@ -233,6 +233,15 @@ def coded_datasets(draw):
 @pytest.mark.slow
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(coded_datasets(), st.sampled_from([pa.int8(), pa.int32(), pa.int64()]))
+@example(  # an attribute never seen with a label (tests/learners/test_unobserved_attribute.py)
+    data=(
+        {"x0": [0, 0, 0, 0, 0, 0, 0, 0], "x1": [0, 0, 0, 0, 0, None, 0, None]},
+        [None, None, None, None, None, "p", None, "q"],
+        {"x0": [0, 0, 0, 0, 0, 0], "x1": [0, 0, 0, 0, 0, 0]},
+        0.0,
+    ),
+    test_type=pa.int8(),
+)
 def test_integer_codes_match_reference(data, test_type):
     """Contiguous integer codes are scored through the lookup table (one INNER join per
     block of consecutive ones), codes with gaps through the text join; both equal the numpy reference, for

@@ -446,7 +446,7 @@ def _scoring_query(
         moments = materialise("moments", numeric_moments(relation, target, numeric))
         rest = without_extremes(relation, target, numeric, tables.named("moments"))
         materialise("rest_moments", numeric_moments(rest, target, numeric))
-    write_parameters(warehouse, nb, counts, moments, [classes], tables)
+    write_parameters(warehouse, nb, counts, moments, [classes], tables, categorical=categorical)
     table = tables.named
     if categorical:
         create_categorical_table(

@@ -110,15 +110,18 @@ def create_categorical_tables(
     warehouse: Warehouse,
     tables: tuple[TableName, TableName],
     counts: exp.Query,
+    attributes: Sequence[str],
     classes_table: TableName,
     alpha: float,
     m: float,
     count_type: exp.DataType | None = None,
 ) -> None:
     """Write the ``categorical`` and ``unseen`` tables (``tables``, in that order) of the
-    models in ``counts`` (wml_part, attribute, value, class_label, n: each model's training
-    counts) and the class table (shared by Naive Bayes and TAN); counts of type
-    ``count_type`` (counting.count_type; default rows)."""
+    categorical ``attributes`` of the models in ``counts`` (wml_part, attribute, value,
+    class_label, n: each model's training counts) and the class table (shared by Naive Bayes
+    and TAN); counts of type ``count_type`` (counting.count_type; default rows). ``unseen``
+    has a row for every attribute, class and model, an attribute without a counted value
+    included (it contributes nothing: create_nb_unseen.sql)."""
     categorical_table, unseen_table = tables
     count_type = count_type or counting.count_type(None)
     warehouse.run(
@@ -133,6 +136,8 @@ def create_categorical_tables(
         "create_nb_unseen",
         table=unseen_table,
         categorical=categorical_table,
+        classes=classes_table,
+        attributes=templates.values([(a,) for a in attributes], "a", ["attribute"]),
         log_prob=unseen_log_prob(alpha, m),
         count_type=count_type,
     )
@@ -147,15 +152,18 @@ def write_parameters(
     tables: Staging,
     count_type: exp.DataType | None = None,
     floor_moments: exp.Query | None = None,
+    *,
+    categorical: Sequence[str] = (),
 ) -> None:
     """Naive Bayes parameter tables (``classes``, ``categorical``, ``unseen``, ``gaussian``)
     of the models ``models`` (each partition's class counts) from their training counts:
     ``counts`` as counting.categorical_counts outputs (wml_part, attribute, value,
-    class_label, n), ``moments`` as moments.numeric_moments (wml_part, attribute, class_label,
-    n, mean, variance); None where the model has no such attribute. Counts are of type
-    ``count_type`` (default rows). The variance floor is pooled from ``moments`` or, for a
-    weighted fit, from ``floor_moments`` (the unweighted moments, as scikit-learn floors by
-    the data's own variance). Leave-one-out (evaluation/loo.py) starts from these tables too."""
+    class_label, n) of the ``categorical`` attributes, ``moments`` as moments.numeric_moments
+    (wml_part, attribute, class_label, n, mean, variance); None where the model has no such
+    attribute. Counts are of type ``count_type`` (default rows). The variance floor is pooled
+    from ``moments`` or, for a weighted fit, from ``floor_moments`` (the unweighted moments,
+    as scikit-learn floors by the data's own variance). Leave-one-out (evaluation/loo.py)
+    starts from these tables too."""
     roles = [
         "classes",
         *(("categorical", "unseen") if counts is not None else ()),
@@ -166,9 +174,10 @@ def write_parameters(
     count_type = count_type or counting.count_type(None)
     create_classes_table(warehouse, classes_table, models, model.prior_alpha, count_type)
     if counts is not None:
+        assert categorical, "categorical counts come with their attributes' names"
         create_categorical_tables(
-            warehouse, (table["categorical"], table["unseen"]), counts, classes_table,
-            model.alpha, model.m, count_type,
+            warehouse, (table["categorical"], table["unseen"]), counts, categorical,
+            classes_table, model.alpha, model.m, count_type,
         )  # fmt: skip
     if moments is not None:
         warehouse.run(
@@ -294,8 +303,9 @@ class NaiveBayes(
                     "select_moments_outside_partitions",
                 )  # fmt: skip
         write_parameters(
-            warehouse, self, counts, moments, training.classes, tables, training.count_type, floor
-        )
+            warehouse, self, counts, moments, training.classes, tables, training.count_type, floor,
+            categorical=categorical,
+        )  # fmt: skip
         if codes:
             integer_rule.check_code_ranges(warehouse, training.source, codes)
         histogram = None

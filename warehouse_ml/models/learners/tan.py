@@ -195,8 +195,8 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
             "select_counts_outside_partitions",
         )  # fmt: skip
         create_categorical_tables(
-            warehouse, (categorical_table, unseen_table), counts, classes_table, self.alpha, 0.0,
-            training.count_type,
+            warehouse, (categorical_table, unseen_table), counts, names, classes_table,
+            self.alpha, 0.0, training.count_type,
         )  # fmt: skip
         n_values = check.of_counts(warehouse, categorical_table)  # before any pair is counted
         trees: list[dict[str, str | None]] = [dict.fromkeys(names) for _ in training.classes]
