@@ -258,7 +258,7 @@ def spark_session(master: str = "local[2]") -> Iterator[Any]:
 
     Table files are written as for many small statements: without checksum files (the raw
     local file system), committed in place (committer algorithm 2) and without a
-    ``_SUCCESS`` marker (a CTAS, an INSERT and a DROP of a small table 250 ms to 190 ms)."""
+    ``_SUCCESS`` marker (the engines suite's update case, 400 statements, 69 s to 63 s)."""
     from pyspark.sql import SparkSession
 
     root = Path(tempfile.mkdtemp(prefix="wml-spark-"))
