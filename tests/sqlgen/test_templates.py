@@ -95,19 +95,17 @@ def test_golden_count_block_sql():
 
 
 def test_a_type_placeholder_is_bound_to_a_type():
-    tree = templates.build(
-        "create_nb_unseen",
-        table=TableName(("t",)),
-        categorical=TableName(("c",)),
-        log_prob=templates.literal(0.0),
-        count_type=exp.DataType.build("DOUBLE"),
-    )
-    assert "CAST(t.n_class AS DOUBLE) AS n_class" in templates.generate(tree, "duckdb")
+    tables = {
+        "table": TableName(("t",)),
+        "categorical": TableName(("c",)),
+        "classes": TableName(("k",)),
+        "attributes": templates.values([("x",)], "a", ["attribute"]),
+        "log_prob": templates.literal(0.0),
+    }
+    tree = templates.build("create_nb_unseen", **tables, count_type=exp.DataType.build("DOUBLE"))
+    assert "CAST(COALESCE(k.n_class, 0) AS DOUBLE) AS n_class" in templates.generate(tree, "duckdb")
     with pytest.raises(wml.TemplateError, match=r"\$count_type stands for a type"):
-        templates.build(
-            "create_nb_unseen", table=TableName(("t",)), categorical=TableName(("c",)),
-            log_prob=templates.literal(0.0), count_type="DOUBLE",
-        )  # fmt: skip
+        templates.build("create_nb_unseen", **tables, count_type="DOUBLE")
 
 
 def test_missing_and_unused_placeholders_name_the_file():
