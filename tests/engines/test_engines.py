@@ -1130,6 +1130,24 @@ def test_an_open_postgres_transaction_is_refused(postgres_engine: Engine) -> Non
         connection.close()
 
 
+def test_postgres_statements_run_without_jit_and_leave_the_setting(
+    postgres_engine: Engine,
+) -> None:
+    """Every statement of the library runs with JIT off (sql/engines/engine_postgres_no_jit.sql:
+    LLVM compiles the wide statements far slower than PostgreSQL runs them), set for its own
+    transaction only: the connection's setting is as it was."""
+    connection = postgres_engine.connection
+    (own,) = connection.execute("SHOW jit").fetchone()
+    assert postgres_engine.warehouse._query("SHOW jit").column(0).to_pylist() == ["off"]
+    assert connection.execute("SHOW jit").fetchone() == (own,)
+    connection.execute("SET jit = on")
+    try:
+        assert postgres_engine.warehouse._query("SHOW jit").column(0).to_pylist() == ["off"]
+        assert connection.execute("SHOW jit").fetchone() == ("on",)
+    finally:
+        connection.execute(f"SET jit = {'on' if own == 'on' else 'off'}")
+
+
 def test_names_over_the_engines_identifier_length_are_one_object(postgres_engine: Engine) -> None:
     """PostgreSQL keeps the first 63 bytes of a name: two names sharing them are one object,
     for the registry too."""

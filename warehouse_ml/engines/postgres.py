@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import decimal
+import functools
 import io
 from collections.abc import Iterator
 from typing import Any
@@ -69,6 +70,13 @@ _NUMERIC_OID = 1700
 
 # Errors that mean "this relation or schema is not there": the library's SourceError.
 _MISSING = (pg_errors.UndefinedTable, pg_errors.InvalidSchemaName, pg_errors.UndefinedObject)
+
+
+@functools.cache
+def _no_jit() -> bytes:
+    """sql/engines/engine_postgres_no_jit.sql's text, run before each of the library's
+    statements in its transaction."""
+    return templates.render("engine_postgres_no_jit", "postgres").encode("utf-8")
 
 
 def _pg_type(field: pa.Field) -> pg_sql.SQL:
@@ -247,6 +255,7 @@ class PostgresWarehouse(Warehouse):
     def _execute(self, sql: str) -> None:
         try:
             with self.connection.transaction():
+                self.connection.execute(_no_jit())
                 self.connection.execute(sql.encode("utf-8"))  # bytes: never %-interpolated
         except _MISSING as error:
             raise SourceError(str(error).splitlines()[0]) from error
@@ -254,6 +263,7 @@ class PostgresWarehouse(Warehouse):
     def _query(self, sql: str) -> pa.Table:
         try:
             with self.connection.transaction(), self.connection.cursor() as cursor:
+                cursor.execute(_no_jit())
                 cursor.execute(sql.encode("utf-8"))
                 description = cursor.description or []
                 rows = cursor.fetchall()
