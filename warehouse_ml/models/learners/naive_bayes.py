@@ -153,7 +153,7 @@ def write_parameters(
     count_type: exp.DataType | None = None,
     floor_moments: exp.Query | None = None,
     *,
-    categorical: Sequence[str] = (),
+    categorical: Sequence[str],
 ) -> None:
     """Naive Bayes parameter tables (``classes``, ``categorical``, ``unseen``, ``gaussian``)
     of the models ``models`` (each partition's class counts) from their training counts:
