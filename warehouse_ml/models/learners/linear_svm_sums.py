@@ -9,20 +9,24 @@ rows and design, each weighing the rows its own way (the model's own SVM and its
 SVMs, models/learners/linear_svm_platt.py), have one problem per model and scored class, and
 a pass sums any set of problems in one statement.
 
-* :meth:`MarginPass.run`, at the coefficients ``W`` (one row per problem, written into the
-  query as literals): per problem, over its margin rows with their weights ``c`` (the row's
-  weight in the problem's model), the cross-products ``sum c x x'``, the vector
-  ``sum c (o - y) x`` and the loss ``sum c (1 - y o)^2``. The statement groups by the
-  ``GROUPING SETS`` of the Newton pass of the logistic regression
-  (models/learners/newton_sums.py: ``()``, each categorical attribute's level number and
-  each pair of them), every problem in the same statement.
+A pass's rows are the design's rows times its problems: each problem is one row of ``VALUES``
+(its index ``wml_p``, model, scored class and the numbers of the pass: coefficients, direction,
+candidates), and the statement groups by ``wml_p``, so its size does not grow with the problems
+(the model's own and five Platt folds' SVMs of three classes are 18) and the per-problem
+expressions are written once, with the problem's numbers read from its columns.
+
+* :meth:`MarginPass.run`, at the coefficients ``W`` (one row per problem): per problem, over
+  its margin rows with their weights ``c`` (the row's weight in the problem's model), the
+  cross-products ``sum c x x'``, the vector ``sum c (o - y) x`` and the loss
+  ``sum c (1 - y o)^2``. The statement groups by problem within the ``GROUPING SETS`` of the
+  Newton pass of the logistic regression (models/learners/newton_sums.py: ``()``, each
+  categorical attribute's level number and each pair of them).
 * :meth:`MarginPass.line`, along each problem's line ``w_k + t d_k`` at several candidate t
   at once: over the margin rows at each t, ``sum c (u - y) delta`` and ``sum c delta^2`` with
   ``u = o + t delta`` the decision value at t and ``delta = d_k . x`` (the derivatives of the
   loss along the line, up to the factor 2); and, between consecutive candidates, the least and
   the largest breakpoint ``(1 - y o) / (y delta)`` of the rows of positive weight (the t where
-  a row enters or leaves the margin: sql/models/learners/linear_svm/svm_breakpoint.sql), one
-  plain aggregate over every problem and candidate.
+  a row enters or leaves the margin: sql/models/learners/linear_svm/svm_breakpoint.sql).
 
 The sums are DOUBLE, in the engine's order (docs/ARCHITECTURE.md).
 """
@@ -45,7 +49,7 @@ from warehouse_ml.models.learners.newton_sums import (
     grouped_columns,
     grouping_sets,
     level_columns,
-    linear_score,
+    linear_form,
     product_sums,
     step_name,
     sum_name,
@@ -58,6 +62,7 @@ from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats.features import NUMERIC
 
 DESIGN, SCORES, BREAKS, WEIGHTS = "wml_design", "wml_scores", "wml_breaks", "wml_weights"
+CANDIDATES, PROBLEMS = "wml_candidates", "wml_problems"
 
 
 @dataclass(frozen=True)
@@ -110,7 +115,11 @@ class MarginPass:
 
     def _weight(self, r: int) -> exp.Column:
         """Problem ``r``'s row weight: its model's column of the design step."""
-        model = self.problems[r][0]
+        return self._weight_of(self.problems[r][0])
+
+    @staticmethod
+    def _weight_of(model: int) -> exp.Column:
+        """Model ``model``'s row weight: its column of the design step."""
         return column("wml_w" if model == 0 else step_name("w", model))
 
     def _design(self) -> exp.Query:
@@ -128,66 +137,103 @@ class MarginPass:
             self.design.indices(f.name)[0] for f in self.design.features if f.kind == NUMERIC
         ]
         level_at = [self.design.indices(f.name) for f in self.design.features if f.kind != NUMERIC]
+        position = {int(r): i for i, r in enumerate(problems)}
         for row in rows:
             cols = grouped_columns(row, level_at)
             if cols is None:
                 continue
-            for i, r in enumerate(problems):
-                fill_products(products[i], row, step_name("h", r), cols, numeric_at)
-                if len(cols) < 2:
-                    fill_vector(residuals[i], row, step_name("r", r), cols, numeric_at)
-                if not cols:
-                    loss[i] = row[sum_name(step_name("l", r))] or 0.0
+            i = position[row["wml_p"]]
+            fill_products(products[i], row, "wml_h", cols, numeric_at)
+            if len(cols) < 2:
+                fill_vector(residuals[i], row, "wml_r", cols, numeric_at)
+            if not cols:
+                loss[i] = row[sum_name("wml_l")] or 0.0
         return MarginSums(products, residuals, loss)
 
     def query(self, coefficients: np.ndarray, problems: Sequence[int]) -> exp.Query:
-        """:meth:`run`'s statement (module docstring)."""
-        scores = [
-            alias(linear_score(self.design, b), step_name("o", r))
-            for r, b in zip(problems, coefficients, strict=True)
-        ]
+        """:meth:`run`'s statement (module docstring): the design's rows times the problems,
+        each a row of ``VALUES`` (its index ``wml_p``, model, scored class and coefficients
+        ``wml_b_<j>``), grouped by problem within each grouping set."""
+        d = self.design.width
+        lines = self._problem_rows(
+            problems, [f"wml_b_{j}" for j in range(d)], [[*map(float, b)] for b in coefficients]
+        )
+        score, target = column("wml_o"), column("wml_target")
+        per_problem = self._per_problem(
+            lines,
+            alias(linear_form(self.design, [column(f"wml_b_{j}", "p") for j in range(d)]), "wml_o"),
+        )
+        margin = _margin(column("wml_pw"), target, score)
         weights = [
+            column("wml_p"),
             *(column(step_name("z", i)) for i in range(self.numerics)),
             *level_columns(self.categoricals),
-        ]
-        sums: list[exp.Expression] = [alias(c, c.name) for c in level_columns(self.categoricals)]
-        for r in problems:
-            target, score = _target(self.problems[r][1]), column(step_name("o", r))
-            margin = _margin(self._weight(r), target, score)
-            weights += [
-                alias(margin, step_name("h", r)),
-                alias(
-                    exp.Mul(this=margin.copy(), expression=_minus(score, target)),
-                    step_name("r", r),
-                ),
-                alias(
-                    exp.Mul(
-                        this=margin.copy(),
-                        expression=exp.Pow(
-                            this=_minus(literal(1.0), exp.Mul(this=target, expression=score)),
-                            expression=literal(2),
-                        ),
+            alias(margin, "wml_h", copy=False),
+            alias(exp.Mul(this=margin.copy(), expression=_minus(score, target)), "wml_r"),
+            alias(
+                exp.Mul(
+                    this=margin.copy(),
+                    expression=exp.Pow(
+                        this=_minus(literal(1.0), exp.Mul(this=target, expression=score)),
+                        expression=literal(2),
                     ),
-                    step_name("l", r),
                 ),
-            ]
-            h, res, lo = (column(step_name(p, r)) for p in "hrl")
-            sums += product_sums(h, step_name("h", r), self.numerics)
-            sums += vector_sums(res, step_name("r", r), self.numerics)
-            sums.append(alias(exp.Sum(this=lo), sum_name(step_name("l", r))))
-        final = exp.select(*sums).from_(exp.to_table(WEIGHTS), copy=False)
+                "wml_l",
+                copy=False,
+            ),
+        ]
+        h, res, lo = (column(f"wml_{p}") for p in "hrl")
+        sums: list[exp.Expression] = [
+            column("wml_p"),
+            *(alias(c, c.name) for c in level_columns(self.categoricals)),
+            *product_sums(h, "wml_h", self.numerics),
+            *vector_sums(res, "wml_r", self.numerics),
+            alias(exp.Sum(this=lo), sum_name("wml_l"), copy=False),
+        ]
         codes = level_columns(self.categoricals)
-        if codes:
-            sets = [[], *([c] for c in codes), *itertools.combinations(codes, 2)]
-            final = final.group_by(grouping_sets(sets), copy=False)
+        sets = [[], *([c] for c in codes), *itertools.combinations(codes, 2)]
+        final = (
+            exp.select(*sums, copy=False)
+            .from_(exp.to_table(WEIGHTS), copy=False)
+            .group_by(grouping_sets([[column("wml_p"), *s] for s in sets]), copy=False)
+        )
         steps = [
             (DESIGN, self._design()),
-            (SCORES, layer(DESIGN, scores)),
-            (WEIGHTS, exp.select(*weights).from_(exp.to_table(SCORES), copy=False)),
+            (PROBLEMS, per_problem),
+            (WEIGHTS, exp.select(*weights).from_(exp.to_table(PROBLEMS), copy=False)),
         ]
         for name, step in steps:
             final = final.with_(name, as_=step, copy=False)
         return final
+
+    def _problem_rows(
+        self, problems: Sequence[int], names: Sequence[str], values: Sequence[Sequence[float]]
+    ) -> exp.Values:
+        """``VALUES`` of ``problems`` as ``p``: each one's index ``wml_p``, model
+        ``wml_model`` and scored class ``wml_k``, then its ``values`` as ``names``."""
+        return templates.values(
+            [(int(r), *self.problems[r], *v) for r, v in zip(problems, values, strict=True)],
+            "p",
+            ["wml_p", "wml_model", "wml_k", *names],
+        )
+
+    def _per_problem(self, lines: exp.Values, *scores: exp.Expression) -> exp.Select:
+        """The design's rows times the problems ``lines``: every column of both, ``scores``
+        (over both), each problem's target ``wml_target`` and row weight ``wml_pw``."""
+        weight = exp.Case(this=column("wml_model", "p"))
+        for model in range(self.models):
+            weight.when(literal(model), self._weight_of(model), copy=False)
+        return (
+            exp.select(
+                exp.Star(),
+                *scores,
+                alias(_target(column("wml_k", "p")), "wml_target", copy=False),
+                alias(weight, "wml_pw", copy=False),
+                copy=False,
+            )
+            .from_(exp.to_table(DESIGN), copy=False)
+            .join(lines, join_type="CROSS", copy=False)
+        )
 
     def line(
         self,
@@ -201,80 +247,14 @@ class MarginPass:
         ``coefficients``, ``directions`` and ``candidates`` each) along each one's line
         ``w + t d`` at its increasing candidates t, in one pass (module docstring). A row of
         weight 0 in a problem has no breakpoint in it."""
-        scores, sums = [], []
-        for i, r in enumerate(problems):
-            o, delta = column(step_name("o", r)), column(step_name("e", r))
-            target = column(step_name("y", r))
-            scores += [
-                alias(linear_score(self.design, coefficients[i]), step_name("o", r), copy=False),
-                alias(linear_score(self.design, directions[i]), step_name("e", r), copy=False),
-                alias(_target(self.problems[r][1]), step_name("y", r), copy=False),
-            ]
-            for j, t in enumerate(candidates[i]):
-                u = exp.Paren(
-                    this=exp.Add(
-                        this=o.copy(), expression=exp.Mul(this=literal(float(t)), expression=delta)
-                    )
-                )
-                margin = _margin(self._weight(r), target, u)
-                slope = exp.Mul(this=_minus(u, target), expression=delta.copy())
-                curve = exp.Mul(this=delta.copy(), expression=delta.copy())
-                sums += [
-                    alias(
-                        exp.Sum(this=exp.Mul(this=margin, expression=slope)),
-                        f"wml_s_{r}_{j}",
-                        copy=False,
-                    ),
-                    alias(
-                        exp.Sum(this=exp.Mul(this=margin.copy(), expression=curve)),
-                        f"wml_q_{r}_{j}",
-                        copy=False,
-                    ),
-                ]
-            b = column(step_name("b", r))
-            for j, (low, high) in enumerate(itertools.pairwise(candidates[i])):
-                inside = exp.and_(
-                    exp.GT(this=b.copy(), expression=literal(float(low))),
-                    exp.LT(this=b.copy(), expression=literal(float(high))),
-                    copy=False,
-                )
-                within = exp.Case().when(inside, b.copy())
-                sums += [
-                    alias(exp.Min(this=within), f"wml_lo_{r}_{j}", copy=False),
-                    alias(exp.Max(this=within.copy()), f"wml_hi_{r}_{j}", copy=False),
-                ]
-        breakpoints = [
-            alias(
-                templates.expression(
-                    "svm_breakpoint",
-                    weight=self._weight(r),
-                    target=column(step_name("y", r)),
-                    score=column(step_name("o", r)),
-                    delta=column(step_name("e", r)),
-                ),
-                step_name("b", r),
-                copy=False,
-            )
-            for r in problems
-        ]
-        query = (
-            exp.select(*sums, copy=False)
-            .from_(exp.to_table(BREAKS), copy=False)
-            .with_(DESIGN, as_=self._design(), copy=False)
-            .with_(SCORES, as_=layer(DESIGN, scores), copy=False)
-            .with_(BREAKS, as_=layer(SCORES, breakpoints), copy=False)
-        )
-        (row,) = warehouse.fetch_tree(query).to_pylist()
         t = candidates.shape[1]
+        rows = {row["wml_p"]: row for row in warehouse.fetch_tree(
+            self.line_query(coefficients, directions, candidates, problems)
+        ).to_pylist()}  # fmt: skip
 
         def read(name: str, n: int, empty: float) -> np.ndarray:
-            return np.array(
-                [
-                    [empty if row[f"{name}_{r}_{j}"] is None else row[f"{name}_{r}_{j}"]
-                     for j in range(n)]
-                    for r in problems
-                ]
-            )  # fmt: skip
+            values = [[rows.get(r, {}).get(f"{name}_{j}") for j in range(n)] for r in problems]
+            return np.array([[empty if v is None else v for v in row] for row in values])
 
         return LineSums(
             read("wml_s", t, 0.0),
@@ -283,10 +263,88 @@ class MarginPass:
             read("wml_hi", t - 1, np.nan),
         )
 
+    def line_query(
+        self,
+        coefficients: np.ndarray,
+        directions: np.ndarray,
+        candidates: np.ndarray,
+        problems: Sequence[int],
+    ) -> exp.Query:
+        """:meth:`line`'s statement: the design's rows times the problems, each problem a row
+        of ``VALUES`` (its index ``wml_p``, model, scored class, coefficients ``wml_b_<j>``,
+        direction ``wml_d_<j>`` and candidates ``wml_t_<j>``), so the statement's size does
+        not grow with the problems; grouped by problem. Per row and problem: its decision
+        value ``o`` and ``delta`` (:func:`linear_form` of the columns), target and weight;
+        its breakpoint; at each candidate the decision value ``u`` and the margin weight."""
+        d, n = self.design.width, candidates.shape[1]
+        names = [
+            *(f"wml_b_{j}" for j in range(d)),
+            *(f"wml_d_{j}" for j in range(d)),
+            *(f"wml_t_{j}" for j in range(n)),
+        ]
+        values = [
+            [*map(float, coefficients[i]), *map(float, directions[i]), *map(float, candidates[i])]
+            for i in range(len(problems))
+        ]
+        o, delta, target = column("wml_o"), column("wml_e"), column("wml_target")
+        per_problem = self._per_problem(
+            self._problem_rows(problems, names, values),
+            alias(linear_form(self.design, [column(f"wml_b_{j}", "p") for j in range(d)]), "wml_o"),
+            alias(linear_form(self.design, [column(f"wml_d_{j}", "p") for j in range(d)]), "wml_e"),
+        )
+        breakpoint_ = templates.expression(
+            "svm_breakpoint", weight=column("wml_pw"), target=target, score=o, delta=delta
+        )
+        shifted_values, margins, sums = [], [], []
+        for j in range(n):
+            u, margin = column(f"wml_u_{j}"), column(f"wml_m_{j}")
+            shifted = exp.Add(
+                this=o.copy(), expression=exp.Mul(this=column(f"wml_t_{j}"), expression=delta)
+            )
+            shifted_values.append(alias(shifted, u.name, copy=False))
+            margins.append(alias(_margin(column("wml_pw"), target, u), margin.name, copy=False))
+            slope = exp.Mul(
+                this=exp.Mul(this=margin, expression=_minus(u, target)), expression=delta.copy()
+            )
+            curve = exp.Mul(
+                this=exp.Mul(this=margin.copy(), expression=delta.copy()), expression=delta.copy()
+            )
+            sums += [
+                alias(exp.Sum(this=slope), f"wml_s_{j}", copy=False),
+                alias(exp.Sum(this=curve), f"wml_q_{j}", copy=False),
+            ]
+        b = column("wml_b")
+        for j in range(n - 1):
+            inside = exp.and_(
+                exp.GT(this=b.copy(), expression=column(f"wml_t_{j}")),
+                exp.LT(this=b.copy(), expression=column(f"wml_t_{j + 1}")),
+                copy=False,
+            )
+            within = exp.Case().when(inside, b.copy(), copy=False)
+            sums += [
+                alias(exp.Min(this=within), f"wml_lo_{j}", copy=False),
+                alias(exp.Max(this=within.copy()), f"wml_hi_{j}", copy=False),
+            ]
+        return (
+            exp.select(column("wml_p"), *sums, copy=False)
+            .from_(exp.to_table(CANDIDATES), copy=False)
+            .group_by(column("wml_p"), copy=False)
+            .with_(DESIGN, as_=self._design(), copy=False)
+            .with_(PROBLEMS, as_=per_problem, copy=False)
+            .with_(
+                BREAKS,
+                as_=layer(PROBLEMS, [alias(breakpoint_, b.name, copy=False), *shifted_values]),
+                copy=False,
+            )
+            .with_(CANDIDATES, as_=layer(BREAKS, margins), copy=False)
+        )
 
-def _target(k: int) -> exp.Expression:
-    """The row's target of class ``k``'s problem: 1 on its rows, -1 elsewhere."""
-    return templates.expression("svm_target", class_index=column("wml_y"), k=literal(k))
+
+def _target(k: int | exp.Expression) -> exp.Expression:
+    """The row's target of class ``k``'s problem (a class index, or a column holding it): 1 on
+    its rows, -1 elsewhere."""
+    scored = literal(k) if isinstance(k, int) else k
+    return templates.expression("svm_target", class_index=column("wml_y"), k=scored)
 
 
 def _margin(

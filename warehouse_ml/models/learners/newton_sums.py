@@ -253,19 +253,25 @@ def design_step(
 
 def linear_score(design: Design, b: np.ndarray) -> exp.Expression:
     """The linear score ``b . x`` of coefficients ``b`` (design width, the intercept first)
-    over the columns of :func:`design_step`."""
+    over the columns of :func:`design_step`, each coefficient a literal."""
+    return linear_form(design, [literal(float(x)) for x in b])
+
+
+def linear_form(design: Design, b: Sequence[exp.Expression]) -> exp.Expression:
+    """:func:`linear_score` with each coefficient an expression (a literal, or a column
+    holding it): the same terms in the same order."""
     numeric = [f.name for f in design.features if f.kind == NUMERIC]
     categorical = [f.name for f in design.features if f.kind != NUMERIC]
-    items: list[exp.Expression] = [literal(float(b[0]))]
+    items: list[exp.Expression] = [b[0].copy()]
     for i, attribute in enumerate(numeric):
         (j,) = design.indices(attribute)
-        items.append(exp.Mul(this=literal(float(b[j])), expression=column(step_name("z", i))))
+        items.append(exp.Mul(this=b[j].copy(), expression=column(step_name("z", i))))
     for i, attribute in enumerate(categorical):
         indices = design.indices(attribute)
         if indices:
             case = exp.Case(this=column(step_name("c", i)))
             for level, j in enumerate(indices):
-                case.when(literal(level), literal(float(b[j])), copy=False)
+                case.when(literal(level), b[j].copy(), copy=False)
             items.append(case.else_(literal(0.0), copy=False))
     return balanced_sum(items)
 
