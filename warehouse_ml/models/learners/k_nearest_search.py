@@ -59,9 +59,9 @@ SQUARED = "wml_d2"
 ROW_ID = "wml_n"
 """A scored row's number where the search groups each row's neighbours by it."""
 RANK = "wml_rank"
+"""A neighbour's rank among a scored row's neighbours (1 the nearest)."""
 NEAREST = "wml_nearest"
 """A scored row's k nearest as a list of structs (wml_d2, neighbour, class_index)."""
-"""A neighbour's rank among a scored row's neighbours (1 the nearest)."""
 UNIFORM, DISTANCE = "uniform", "distance"
 WEIGHTS = (UNIFORM, DISTANCE)
 
