@@ -16,6 +16,7 @@ standardised by the mean and population standard deviation (NULL: 0).
 
 from __future__ import annotations
 
+import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -90,6 +91,23 @@ def test_weights_decision_values_and_probabilities_equal_scikit_learns(con, clas
     X, names = design(table, table, FEATURES, NUMERIC)
     assert model.design_names_ == names and model.converged_
     check(con, model, table, X, table["y"].to_pylist(), folds(con, table, "id"), C)
+
+
+def test_weights_and_probabilities_agree_to_1e12_across_runs_and_thread_counts():
+    """The passes sum every problem's rows grouped by problem, in DOUBLE in the engine's order
+    (docs/ARCHITECTURE.md): not bit-identical across threads, but the same to 1e-12."""
+    table = mixed(n=3000, classes=3, seed=9)
+    fitted = []
+    for threads in (1, 2, 2):
+        with duckdb.connect() as con:
+            con.execute(f"SET threads = {threads}")
+            model = wml.LinearSVM(key="id").fit(
+                con, table, "y", features=FEATURES, categorical=["code"]
+            )
+            fitted.append((model.coef_, model.intercept_, probabilities(model, con, table)))
+    for other in fitted[1:]:
+        for mine, theirs in zip(fitted[0], other, strict=True):
+            np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-12)
 
 
 def test_an_attributes_part_is_its_share_of_the_decision_value(con):

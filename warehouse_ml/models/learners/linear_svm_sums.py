@@ -258,7 +258,7 @@ class MarginPass:
         ).to_pylist()}  # fmt: skip
 
         def read(name: str, n: int, empty: float) -> np.ndarray:
-            values = [[rows.get(r, {}).get(f"{name}_{j}") for j in range(n)] for r in problems]
+            values = [[rows[int(r)][f"{name}_{j}"] for j in range(n)] for r in problems]
             return np.array([[empty if v is None else v for v in row] for row in values])
 
         return LineSums(
