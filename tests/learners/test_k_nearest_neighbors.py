@@ -197,11 +197,11 @@ def test_the_portable_search_gives_the_bounded_searchs_neighbours(con, monkeypat
     con.execute("CREATE TABLE scored AS SELECT * FROM arrow_rows")
     model = KNearestNeighbors(k=5, weights="distance").fit(con, train, "y")
     fast, fast_explained = probabilities(model, con, rows), model.explain(con, rows)
-    assert "LIST_MAX(MIN(" in model.sql(con, "scored").upper()
+    assert "ARG_MIN(" in model.sql(con, "scored").upper()
     monkeypatch.setattr(DuckDBWarehouse, "TOP_K_AGGREGATE", False)
     monkeypatch.setattr(DuckDBWarehouse, "LATERAL_TOP_K", True)
     text = model.sql(con, "scored").upper()
-    assert "LIST_MAX" not in text and "LATERAL" in text and "LIMIT 5" in text
+    assert "ARG_MIN" not in text and "LATERAL" in text and "LIMIT 5" in text
     np.testing.assert_array_equal(probabilities(model, con, rows), fast)
     assert model.explain(con, rows).equals(fast_explained)
     monkeypatch.setattr(DuckDBWarehouse, "LATERAL_TOP_K", False)

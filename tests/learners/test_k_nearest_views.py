@@ -123,3 +123,66 @@ def test_a_postgres_view_takes_each_rows_k_nearest_by_a_lateral_limit(postgres):
     assert [r[1:4] for r in whole] == [
         tuple(probabilities.column(c)[i].as_py() for c in range(3)) for i in range(30)
     ]
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+def test_a_duckdb_view_breaks_ties_across_the_kth_neighbour_by_key(con, weights):
+    """On a grid of few points every scored row has dozens of stored rows at its k-th
+    distance: the view's one pass cannot tell which of them are the k nearest, and its second
+    pass over those rows breaks the tie by key, as ``predict_proba``'s ranking does."""
+    rng = np.random.default_rng(7)
+    n = 300
+    grid = pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "size": pa.array(rng.integers(0, 2, n).astype(float)),
+            "colour": pa.array([["red", "green"][v] for v in rng.integers(0, 2, n)]),
+            "y": pa.array([f"c{v}" for v in rng.integers(0, 3, n)]),
+        }
+    )
+    con.register("arrow_grid", grid)
+    con.execute("CREATE TABLE grid AS SELECT * FROM arrow_grid")
+    model = KNearestNeighbors(k=4, weights=weights).fit(
+        con, "grid", "y", keys=["id"], name=f"knn_grid_{weights}"
+    )
+    model.create_view(con, f"grid_scores_{weights}", "grid", keys=["id"])
+    viewed = con.sql(f"SELECT * FROM grid_scores_{weights} ORDER BY id").fetchall()
+    expected = model.predict_proba(con, "grid")
+    assert [r[1:4] for r in viewed] == [
+        tuple(expected.column(c)[i].as_py() for c in range(3)) for i in range(n)
+    ]
+
+
+def test_a_duckdb_view_read_by_its_key_reads_the_stored_rows_once(con, tmp_path):
+    """Without a tie across the k-th neighbour (continuous coordinates), a key lookup on the
+    view reads the stored rows in one pass: the second pass, for rows with such a tie, stops
+    after its first vector when no row has one (the plan's row counts, not its timing)."""
+    n = 20_000
+    rng = np.random.default_rng(3)
+    train = pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "a": pa.array(rng.normal(size=n)),
+            "b": pa.array(rng.normal(size=n)),
+            "y": pa.array([f"c{v}" for v in rng.integers(0, 2, n)]),
+        }
+    )
+    con.register("arrow_wide", train)
+    con.execute("CREATE TABLE wide AS SELECT * FROM arrow_wide")
+    model = KNearestNeighbors(k=5).fit(con, "wide", "y", keys=["id"], name="knn_wide")
+    model.create_view(con, "wide_scores", "wide", keys=["id"])
+    profile = tmp_path / "profile.json"
+    con.execute("PRAGMA enable_profiling = 'json'")
+    con.execute(f"PRAGMA profiling_output = '{profile}'")
+    try:
+        row = con.sql("SELECT * FROM wide_scores WHERE id = 1234").fetchall()
+    finally:
+        con.execute("PRAGMA disable_profiling")
+    assert len(row) == 1
+    nodes = [op for root in json.loads(profile.read_text())["operator"] for op in operators(root)]
+    stored = [
+        op["rows_scanned"]
+        for op in nodes
+        if op["name"] == "SEQ_SCAN" and "_neighbours" in op["extra_info"]["Table"]
+    ]
+    assert stored and n <= sum(stored) <= n + 2048, stored

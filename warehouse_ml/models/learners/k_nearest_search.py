@@ -29,7 +29,8 @@ prediction views):
 * :class:`BoundedSearch`, where the adapter declares ``TOP_K_AGGREGATE`` (DuckDB): each row's
   k-th distance bounded by ``MIN(wml_d2, k)`` first and only the pairs within it ranked; its
   votes group the scored rows by their columns, so a filter on the view's key reaches the
-  source before the search.
+  source before the search, and read the stored rows once (a second pass only for rows with a
+  tie across their k-th neighbour).
 
 Votes (:class:`Votes`): uniform weights count each neighbour once; ``weights="distance"`` counts
 1 / distance, except that a row with neighbours at distance 0 counts those alone, 1 each (as
@@ -62,6 +63,9 @@ RANK = "wml_rank"
 """A neighbour's rank among a scored row's neighbours (1 the nearest)."""
 NEAREST = "wml_nearest"
 """A scored row's k nearest as a list of structs (wml_d2, neighbour, class_index)."""
+HEAPS, SMALLEST, CLASSES = "wml_heaps", "wml_smallest", "wml_classes"
+"""A prediction view's one pass of top-k aggregates (:class:`BoundedSearch`): per scored row,
+its k + 1 smallest squared distances and the classes of its k nearest."""
 UNIFORM, DISTANCE = "uniform", "distance"
 WEIGHTS = (UNIFORM, DISTANCE)
 
@@ -228,25 +232,30 @@ def _within(neighbours: Neighbours, bounded: exp.Query, grouped: Sequence[str]) 
 
 
 class BoundedSearch(Search):
-    """DuckDB's top-k aggregate in two passes over the pairs: the first keeps each scored
-    row's k smallest squared distances (``MIN(wml_d2, k)``, a heap of k doubles per row),
-    whose largest is the row's bound; the second keeps the pairs within the bound (the k
-    nearest and any stored row tied with the k-th) and ranks those few. The same rows and
-    ranks as :class:`WindowSearch`.
+    """DuckDB's top-k aggregates. The same rows and ranks as :class:`WindowSearch`.
 
-    :meth:`ranked` (rows numbered by the caller) joins the bounds back to the scored rows,
-    materialised once, and ranks by the window; so does :meth:`voted` of numbered rows
-    (``predict_proba``'s, numbered for their order). :meth:`voted` of rows with no number (a
-    prediction view's) groups them by their columns instead (the distinct rows, each with the
-    number of rows it stands for, its votes repeated as many times): no row number and no
-    materialised step, so a filter on a scored column passes every step down to the source (a
-    prediction view read by its key searches for that row alone; DuckDB does not carry such a
-    filter into a decorrelated LATERAL inside a query's step); the few pairs within a row's
-    bound are ranked by a second top-k aggregate, ``MIN({wml_d2, neighbour, class_index},
-    k)``, whose structs order as the tie rule does (a single aggregate of structs over every
-    pair, one read of the stored rows, cost about 1.6 times the two passes' DOUBLE heaps, and
-    scoring 10,000 rows against 100,000 stored rows in their stored order took it past 20 GB
-    of memory). The adapter's ``TOP_K_AGGREGATE`` chooses it."""
+    :meth:`ranked` (rows numbered by the caller) takes two passes over the pairs: the first
+    keeps each scored row's k smallest squared distances (``MIN(wml_d2, k)``, a heap of k
+    doubles per row), whose largest is the row's bound; the second keeps the pairs within the
+    bound (the k nearest and any stored row tied with the k-th), joined back to the scored
+    rows, materialised once, and ranks those few by the window. So does :meth:`voted` of
+    numbered rows (``predict_proba``'s, numbered for their order).
+
+    :meth:`voted` of rows with no number (a prediction view's) groups them by their columns
+    instead (the distinct rows, each with the number of rows it stands for, its votes repeated
+    as many times): no row number, so a filter on a scored column passes every step down to
+    the source (a prediction view read by its key searches for that row alone). It reads the
+    stored rows once: one pass keeps each row's k + 1 smallest squared distances
+    (``MIN(wml_d2, k + 1)``) and the classes at its k smallest (``ARG_MIN(class_index, wml_d2,
+    k)``), both heaps of primitive values, in ascending order of distance. Where the k-th
+    distance is below the (k + 1)-th, those are the k nearest whatever a tie inside them
+    picked, and the votes need only their classes and distances. Where they are equal (a tie
+    across the k-th neighbour, which the tie rule breaks by key), a second pass takes the pairs
+    within the k-th distance of those rows alone and ranks them by ``MIN({wml_d2, neighbour,
+    class_index}, k)``, whose structs order as the tie rule does; with no such row, DuckDB stops
+    that pass after its first vector (a single aggregate of structs over every pair, without
+    the first pass, cost about 1.6 times as much, and scoring 10,000 rows against 100,000
+    stored rows took it past 20 GB of memory). The adapter's ``TOP_K_AGGREGATE`` chooses it."""
 
     def ranked(
         self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
@@ -279,28 +288,61 @@ class BoundedSearch(Search):
             .group_by(*(column(g, "d") for g in distinct))
         )
         grouped = [*distinct, COPIES]
-        within = _within(neighbours, _bounds(neighbours, rows, grouped), grouped).subquery("w")
+        k, heaps = neighbours.k, exp.to_table(HEAPS)
+        squared = column(SQUARED, "p")
+        top = (
+            exp.select(
+                *(alias(column(g, "p"), g) for g in grouped),
+                alias(exp.Min(this=squared, count=literal(k + 1)), SMALLEST),
+                alias(
+                    exp.ArgMin(
+                        this=column(CLASS_INDEX, "p"), expression=squared.copy(), count=literal(k)
+                    ),
+                    CLASSES,
+                ),
+            )
+            .from_(neighbours.pairs(rows, grouped).subquery("p"))
+            .group_by(*(column(g, "p") for g in grouped))
+        )
+        positions = {"k": literal(k), "k_and_one": literal(k + 1)}
+        untied = templates.build(
+            "select_knn_nearest_classes",
+            grouped=[column(g, "u") for g in grouped],
+            heaps=heaps,
+            **positions,
+        )
+        tied = templates.build("select_knn_tied_rows", heaps=heaps, **positions)
+        assert isinstance(untied, exp.Query) and isinstance(tied, exp.Query)
+        within = _within(neighbours, tied, grouped).subquery("w")
         pair = exp.Struct(
             expressions=[
                 exp.PropertyEQ(this=exp.to_identifier(name), expression=column(name, "w"))
                 for name in (SQUARED, NEIGHBOUR, CLASS_INDEX)
             ]
         )
-        nearest = exp.Min(this=pair, count=literal(neighbours.k))
-        heaps = (
+        nearest = exp.Min(this=pair, count=literal(k))
+        tie_heaps = (
             exp.select(*(alias(column(g, "w"), g) for g in grouped), alias(nearest, NEAREST))
             .from_(within)
             .group_by(*(column(g, "w") for g in grouped))
         )
-        ranked = templates.build(
-            "select_knn_unnested", grouped=[column(g, "u") for g in grouped], heaps=heaps
+        broken = templates.build(
+            "select_knn_unnested", grouped=[column(g, "u") for g in grouped], heaps=tie_heaps
         )
-        assert isinstance(ranked, exp.Query)
+        assert isinstance(broken, exp.Query)
+        kept_by_tie = exp.select(*(column(n, "b") for n in [*grouped, SQUARED, CLASS_INDEX])).from_(
+            broken.subquery("b")
+        )
+        ranked = exp.union(untied, kept_by_tie, distinct=False)
         voted = votes.of(ranked, grouped, [*kept, COPIES])
         repeated = templates.build("select_knn_copies", voted=voted)
         assert isinstance(repeated, exp.Query)
         names = [*kept, *(score_column(c) for c in range(votes.n_classes))]
-        return exp.select(*(column(n, "u") for n in names)).from_(repeated.subquery("u"))
+        return (
+            exp.select(*(column(n, "u") for n in names))
+            .from_(repeated.subquery("u"))
+            .with_(HEAPS, as_=top)
+        )
 
 
 def search_for(warehouse: Warehouse | None) -> Search:
