@@ -61,8 +61,8 @@ from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats.features import NUMERIC
 
-DESIGN, SCORES, BREAKS, WEIGHTS = "wml_design", "wml_scores", "wml_breaks", "wml_weights"
-CANDIDATES, PROBLEMS = "wml_candidates", "wml_problems"
+DESIGN, PROBLEMS, WEIGHTS = "wml_design", "wml_problems", "wml_weights"
+BREAKS, CANDIDATES = "wml_breaks", "wml_candidates"
 
 
 @dataclass(frozen=True)
@@ -114,10 +114,6 @@ class MarginPass:
         self.categoricals = len(design.features) - self.numerics
         self._design_step: exp.Query | None = None
 
-    def _weight(self, r: int) -> exp.Column:
-        """Problem ``r``'s row weight: its model's column of the design step."""
-        return self._weight_of(self.problems[r][0])
-
     @staticmethod
     def _weight_of(model: int) -> exp.Column:
         """Model ``model``'s row weight: its column of the design step."""
@@ -164,10 +160,7 @@ class MarginPass:
             problems, [f"wml_b_{j}" for j in range(d)], [[*map(float, b)] for b in coefficients]
         )
         score, target = column("wml_o"), column("wml_target")
-        per_problem = self._per_problem(
-            lines,
-            alias(linear_form(self.design, [column(f"wml_b_{j}", "p") for j in range(d)]), "wml_o"),
-        )
+        per_problem = self._per_problem(lines)
         margin = _margin(column("wml_pw"), target, score)
         weights = [
             column("wml_p"),
@@ -223,16 +216,25 @@ class MarginPass:
         )
 
     def _per_problem(self, lines: exp.Values, *scores: exp.Expression) -> exp.Select:
-        """The design's rows times the problems ``lines``: every column of both, ``scores``
-        (over both), each problem's target ``wml_target`` and row weight ``wml_pw``."""
+        """The design's rows times the problems ``lines``: every column of both, the decision
+        value ``wml_o`` at the coefficients ``wml_b_<j>``, ``scores`` (over both), each
+        problem's target ``wml_target`` (1 on its class's rows, -1 elsewhere) and row weight
+        ``wml_pw``."""
         weight = exp.Case(this=column("wml_model", "p"))
         for model in range(self.models):
             weight.when(literal(model), self._weight_of(model), copy=False)
+        target = templates.expression(
+            "svm_target", class_index=column("wml_y"), k=column("wml_k", "p")
+        )
+        decision = linear_form(
+            self.design, [column(f"wml_b_{j}", "p") for j in range(self.design.width)]
+        )
         return (
             exp.select(
                 exp.Star(),
+                alias(decision, "wml_o", copy=False),
                 *scores,
-                alias(_target(column("wml_k", "p")), "wml_target", copy=False),
+                alias(target, "wml_target", copy=False),
                 alias(weight, "wml_pw", copy=False),
                 copy=False,
             )
@@ -253,9 +255,8 @@ class MarginPass:
         ``w + t d`` at its increasing candidates t, in one pass (module docstring). A row of
         weight 0 in a problem has no breakpoint in it."""
         t = candidates.shape[1]
-        rows = {row["wml_p"]: row for row in warehouse.fetch_tree(
-            self.line_query(coefficients, directions, candidates, problems)
-        ).to_pylist()}  # fmt: skip
+        query = self.line_query(coefficients, directions, candidates, problems)
+        rows = {row["wml_p"]: row for row in warehouse.fetch_tree(query).to_pylist()}
 
         def read(name: str, n: int, empty: float) -> np.ndarray:
             values = [[rows[int(r)][f"{name}_{j}"] for j in range(n)] for r in problems]
@@ -294,7 +295,6 @@ class MarginPass:
         o, delta, target = column("wml_o"), column("wml_e"), column("wml_target")
         per_problem = self._per_problem(
             self._problem_rows(problems, names, values),
-            alias(linear_form(self.design, [column(f"wml_b_{j}", "p") for j in range(d)]), "wml_o"),
             alias(linear_form(self.design, [column(f"wml_d_{j}", "p") for j in range(d)]), "wml_e"),
         )
         breakpoint_ = templates.expression(
@@ -343,13 +343,6 @@ class MarginPass:
             )
             .with_(CANDIDATES, as_=layer(BREAKS, margins), copy=False)
         )
-
-
-def _target(k: int | exp.Expression) -> exp.Expression:
-    """The row's target of class ``k``'s problem (a class index, or a column holding it): 1 on
-    its rows, -1 elsewhere."""
-    scored = literal(k) if isinstance(k, int) else k
-    return templates.expression("svm_target", class_index=column("wml_y"), k=scored)
 
 
 def _margin(
