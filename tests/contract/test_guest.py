@@ -23,6 +23,7 @@ from kinds_under_test import KIND_CLASSES
 
 import warehouse_ml as wml
 from warehouse_ml.cli import main
+from warehouse_ml.engines.base import PROCESS
 from warehouse_ml.errors import (
     ColumnConflictError,
     ConnectionStateError,
@@ -473,6 +474,27 @@ def test_a_fit_removes_its_models_own_leftovers(con):
     wml.NaiveBayes().fit(con, "customers", "y", keys=["id"], name="m")
     names = {n for (n,) in con.sql("SELECT table_name FROM duckdb_tables()").fetchall()}
     assert "m0123456789abcdef_classes" not in names
+
+
+def test_a_fit_leaves_what_another_call_of_this_process_staged_to_it_and_vacuum(con):
+    """A call of this process drops what it staged when it fails; a publication that still
+    sees those tables in its snapshot must not drop them again (on DuckDB that conflicts with
+    the call's own drop and failed the publication: two threads re-fitting one model could
+    both fail). What a failed drop leaves is vacuum's."""
+    _customers(con)
+    wml.NaiveBayes().fit(con, "customers", "y", keys=["id"], name="m")
+    con.execute("CREATE TABLE wml.m0123456789abcdef_classes AS SELECT 1 AS x")
+    con.execute(
+        'INSERT INTO wml.objects VALUES (\'["", "wml", "m0123456789abcdef_classes"]\', '
+        "'[\"wml\", \"m0123456789abcdef_classes\"]', 'table', 'model', 'm', "
+        "'m0123456789abcdef', 'classes', 'model', 'fit', TIMESTAMP '2026-01-01', "
+        f"'duckdb|{PROCESS}|999999', '{{}}')"
+    )
+    wml.NaiveBayes().fit(con, "customers", "y", keys=["id"], name="m")
+    names = {n for (n,) in con.sql("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert "m0123456789abcdef_classes" in names
+    removed = [r["object_name"] for r in wml.vacuum(con).to_pylist()]
+    assert removed == ["wml.m0123456789abcdef_classes"]
 
 
 # -- integrity ------------------------------------------------------------------------------

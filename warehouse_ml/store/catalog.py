@@ -226,14 +226,20 @@ def _leftovers(
 ) -> list[Owned]:
     """The objects of ``record``'s model that its publication makes useless: the replaced
     versions' tables, earlier model selections' comparisons (but the one ``record`` names), and
-    tables other fits of the name staged and left (a killed fit's), unless such a fit may
-    still be running."""
+    tables other processes' fits of the name staged and left (a killed fit's), unless such a
+    fit may still be running. A fit of this process drops what it staged when it fails
+    (ownership.Staging), and one that has just done so may still show its tables in this
+    transaction's snapshot: dropping them again would conflict with its drop and fail this
+    publication (``vacuum`` removes what a failed drop left)."""
     replaced_ids = {old.model_id for old in replaced}
     selection = record.state.selection or ()
     staged = [
         o
         for o in owned
-        if o.version and o.version != record.model_id and o.version not in replaced_ids
+        if o.version
+        and o.version != record.model_id
+        and o.version not in replaced_ids
+        and not leftovers.of_this_process(o)
     ]
     running = leftovers.alive(warehouse, staged, ownership.now()) if staged else set()
     return [

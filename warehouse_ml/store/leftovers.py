@@ -34,11 +34,16 @@ def _session_parts(session: str) -> tuple[str, str]:
     return engine, process
 
 
+def of_this_process(row: Owned) -> bool:
+    """Whether a call of this process registered ``row``."""
+    return _session_parts(row.session)[1] == PROCESS
+
+
 def alive(warehouse: Warehouse, rows: Sequence[Owned], cutoff: dt.datetime) -> set[str]:
     """The sessions of ``rows`` that may still be creating objects: this process's running
     calls, sessions the engine knows to be alive, and sessions the engine cannot tell about
     (Spark) that created their objects after ``cutoff``."""
-    mine = {r.session for r in rows if _session_parts(r.session)[1] == PROCESS}
+    mine = {r.session for r in rows if of_this_process(r)}
     others = {_session_parts(r.session)[0] for r in rows} - {""}
     known = warehouse.live_sessions(others) if others else set()
     alive = {s for s in mine if s in RUNNING}
