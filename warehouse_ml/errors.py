@@ -23,7 +23,11 @@ def warn_user(message: str, category: type[Warning]) -> None:
 
 
 class WarehouseMLError(Exception):
-    """Base class of every error raised on purpose by warehouse-ml."""
+    """Base class of every error raised on purpose by warehouse-ml (``warehouse_ml.Error``)."""
+
+
+Error = WarehouseMLError
+"""The short public name of :class:`WarehouseMLError`: ``except warehouse_ml.Error``."""
 
 
 class TemplateError(WarehouseMLError):
@@ -40,6 +44,12 @@ class ColumnError(SourceError):
 
 class DataError(WarehouseMLError):
     """The data cannot train a model (too few classes, no rows, non-finite numbers...)."""
+
+
+class ModelError(WarehouseMLError):
+    """A model cannot be learned from data that is otherwise valid: its equations have no
+    unique solution (a singular system); the message says why and what setting or data
+    change gives one."""
 
 
 class ParameterError(WarehouseMLError, ValueError):

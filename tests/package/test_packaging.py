@@ -76,3 +76,24 @@ def test_wheel_contains_every_sql_template(tmp_path):
     folder, count = result.stdout.split()
     assert folder == str(target / "warehouse_ml" / "sql")
     assert int(count) == len(templates.template_names())
+
+
+def test_every_error_and_warning_class_is_public():
+    """A caller catches what the library raises by its public name: every error and warning
+    class of warehouse_ml/errors.py is exported, and ``wml.Error`` is the base of the errors."""
+    import inspect
+
+    import warehouse_ml
+    from warehouse_ml import errors
+
+    defined = {
+        name
+        for name, value in vars(errors).items()
+        if inspect.isclass(value)
+        and value.__module__ == errors.__name__
+        and issubclass(value, (errors.WarehouseMLError, Warning))
+    }
+    assert defined <= set(warehouse_ml.__all__), sorted(defined - set(warehouse_ml.__all__))
+    assert warehouse_ml.Error is errors.WarehouseMLError
+    assert issubclass(warehouse_ml.NotSupportedError, warehouse_ml.Error)
+    assert issubclass(warehouse_ml.ModelError, warehouse_ml.Error)
