@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Union, runtime_checkable
 
 import duckdb
 import pyarrow as pa
+import pyarrow.types as pt
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
@@ -38,7 +39,8 @@ from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from warehouse_ml.engines.base import ObjectName, Warehouse
 from warehouse_ml.errors import ColumnError, ParameterError, SourceError
-from warehouse_ml.sqlgen.templates import TableName, literal
+from warehouse_ml.sqlgen import expressions
+from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
 
 FILE_READERS = {
     ".parquet": exp.ReadParquet,
@@ -147,6 +149,10 @@ class Source:
             them all at once in that order (``predict_proba``); None where the rows must
             stay unnumbered (a view's query: a filter on its output reaches the source only
             through unnumbered rows).
+        table: the table (or table function) that ``relation`` reads its text columns from
+            (:func:`byte_compared`), when it is one; None when ``relation`` is that table
+            itself or reads a query. Compiled scoring SQL (models/scoring/compiled.py) puts
+            another table in its place.
     """
 
     relation: exp.Expression
@@ -156,6 +162,7 @@ class Source:
     object: ObjectName | None = None
     spec: dict[str, Any] | None = None
     row: str | None = None
+    table: exp.Table | None = None
 
     @property
     def columns(self) -> list[str]:
@@ -187,6 +194,45 @@ class Source:
                 f"session (got {self.description})"
             )
         return self.spec
+
+
+TEXT_COLUMNS = "wml_text_columns"
+"""The alias of :func:`byte_compared`'s projection."""
+
+
+def is_text_type(t: pa.DataType) -> bool:
+    """Whether a column of Arrow type ``t`` holds text (string, large string, string view)."""
+    return pt.is_string(t) or pt.is_large_string(t) or pt.is_string_view(t)
+
+
+def byte_compared(relation: exp.Expression, schema: pa.Schema) -> exp.Expression:
+    """``relation`` as every call reads a source: each text column compared, grouped and sorted
+    by its bytes (``COLLATE C``, expressions.byte_compared), whatever collation the column
+    has (DuckDB ``VARCHAR COLLATE NOCASE``, a PostgreSQL column collation or ``citext``) or the
+    session gives text (DuckDB's ``default_collation``), so that 'B' never matches a stored
+    'b'; the value itself is unchanged, so keys come back as stored. Every other column is
+    read as it is. ``relation`` itself when it has no text column, else ``(SELECT c1, c2
+    COLLATE C AS c2, ... FROM relation) AS wml_text_columns``."""
+    if not any(is_text_type(field.type) for field in schema):
+        return relation
+    items = [
+        alias(expressions.byte_compared(column(field.name)), field.name)
+        if is_text_type(field.type)
+        else column(field.name)
+        for field in schema
+    ]
+    return exp.select(*items).from_(relation.copy()).subquery(TEXT_COLUMNS)
+
+
+def opened(
+    relation: exp.Expression, schema: pa.Schema, description: str, durable: bool, **facts: Any
+) -> Source:
+    """The :class:`Source` reading ``relation`` (a table, a table function or an aliased
+    subquery) of columns ``schema``: its text columns compared by their bytes
+    (:func:`byte_compared`); ``facts`` are the other fields."""
+    compared = byte_compared(relation, schema)
+    table = relation if compared is not relation and isinstance(relation, exp.Table) else None
+    return Source(compared, schema, description, durable, table=table, **facts)
 
 
 def is_path(source: object) -> bool:
@@ -301,7 +347,7 @@ def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
             try:
                 schema = warehouse.schema_of(name.to_table())
                 check_case(warehouse, schema, RELATION_DESCRIPTION)
-                yield Source(name.to_table(), schema, RELATION_DESCRIPTION, durable=False)
+                yield opened(name.to_table(), schema, RELATION_DESCRIPTION, durable=False)
             finally:
                 warehouse.unregister(name)
             return
@@ -314,7 +360,7 @@ def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
         check_case(warehouse, source.schema, described)
         name = warehouse.register_arrow(source)
         try:
-            yield Source(name.to_table(), source.schema, described, durable=False)
+            yield opened(name.to_table(), source.schema, described, durable=False)
         finally:
             warehouse.unregister(name)
         return
@@ -327,7 +373,7 @@ def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
             raise SourceError(f"query source {source} cannot be read: {error}") from error
         check_case(warehouse, schema, f"query {source}")
         spec = {"query": source.sql, "dialect": source.dialect}
-        yield Source(relation, schema, f"query {source}", True, spec=spec)
+        yield opened(relation, schema, f"query {source}", True, spec=spec)
         return
     if is_path(source):
         path = Path(source).expanduser().resolve()
@@ -336,7 +382,7 @@ def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
         relation = _file_relation(path)
         schema = warehouse.schema_of(relation)
         check_case(warehouse, schema, str(path))
-        yield Source(relation, schema, str(path), True, spec={"file": str(path)})
+        yield opened(relation, schema, str(path), True, spec={"file": str(path)})
         return
     if not isinstance(source, (str, TableName, tuple, list)):
         raise SourceError(
@@ -355,7 +401,7 @@ def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
         raise SourceError(f"source {str(name)!r} cannot be read: {error}") from error
     check_case(warehouse, schema, str(name))
     spec = None if located.temporary else {"table": list(located.name.parts.parts)}
-    yield Source(relation, schema, str(name), not located.temporary, located.name, spec)
+    yield opened(relation, schema, str(name), not located.temporary, object=located.name, spec=spec)
 
 
 def source_from_spec(spec: dict[str, Any]) -> SourceLike:

@@ -19,6 +19,14 @@ few rewrites sqlglot does not do, as AST transforms applied in one place:
     the same instant, still shown in ``spark.sql.session.timeZone``; the epoch microseconds
     added to the epoch as a timestamp without time zone are the UTC wall-clock time.
 
+  - **postgres**: ``x COLLATE C`` (a text value compared by its bytes,
+    expressions.byte_compared) -> ``CAST(x AS TEXT) COLLATE "C"``: PostgreSQL's byte-order
+    collation is the quoted name, and the cast makes a ``citext`` value plain text (citext
+    compares case-insensitively whatever its collation).
+  - **spark**: ``x COLLATE C`` -> ``x COLLATE UTF8_BINARY``, Spark's byte-order collation.
+  - **every engine but DuckDB, PostgreSQL and Spark** (transpile-only): ``x COLLATE C`` -> ``x``:
+    the exported SQL compares text under the target's own collation, whose binary name differs
+    per engine and is not checked here.
   - **bigquery** (transpile-only): ``PI()`` does not exist; ``ACOS(-1)`` is the same double.
   - **every engine but DuckDB and Spark**: a DOUBLE literal, written with an exponent
     (``0.25e0``, templates.literal), is ``CAST(0.25e0 AS DOUBLE)``: PostgreSQL and others read
@@ -41,6 +49,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from warehouse_ml.errors import ParameterError
+from warehouse_ml.sqlgen.expressions import BINARY_COLLATION
 
 # Where the library's SQL has been run and checked against DuckDB (tests/engines/test_engines.py):
 VERIFIED_DIALECTS = ("duckdb", "postgres", "spark")
@@ -173,6 +182,32 @@ def _spark_utc_timestamp(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _byte_compared(node: exp.Expression) -> bool:
+    """Whether ``node`` is a text value compared by its bytes (expressions.byte_compared)."""
+    return (
+        isinstance(node, exp.Collate)
+        and isinstance(node.expression, exp.Var)
+        and node.expression.name == BINARY_COLLATION
+    )
+
+
+def _postgres_binary_collation(node: exp.Expression) -> exp.Expression:
+    if _byte_compared(node):
+        text = exp.cast(node.this, exp.DataType.Type.TEXT)
+        return exp.Collate(this=text, expression=exp.to_identifier(BINARY_COLLATION, quoted=True))
+    return node
+
+
+def _spark_binary_collation(node: exp.Expression) -> exp.Expression:
+    if _byte_compared(node):
+        return exp.Collate(this=node.this, expression=exp.var("UTF8_BINARY"))
+    return node
+
+
+def _uncollated(node: exp.Expression) -> exp.Expression:
+    return node.this if _byte_compared(node) else node
+
+
 def _acos_pi(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Pi):
         return exp.Anonymous(this="ACOS", expressions=[exp.Literal.number(-1)])
@@ -207,15 +242,21 @@ def _unfenced(node: exp.Expression) -> exp.Expression:
 
 
 _OWN_REWRITES = {
-    "spark": (_spark_row_number, _spark_text_type, _spark_utc_timestamp),
+    "postgres": (_postgres_binary_collation,),
+    "spark": (_spark_row_number, _spark_text_type, _spark_utc_timestamp, _spark_binary_collation),
     "bigquery": (_acos_pi,),
 }
+
+COLLATING_DIALECTS = VERIFIED_DIALECTS
+"""Dialects whose byte-order collation the rewrites name (checked on the engines); every other
+one gets the text value itself."""
 
 _REWRITES = {
     dialect: (
         *_OWN_REWRITES.get(dialect, ()),
         *(() if dialect in EXPONENT_DOUBLE_DIALECTS else (_double_literal,)),
         *(() if dialect in MATERIALIZING_DIALECTS else (_unfenced,)),
+        *(() if dialect in COLLATING_DIALECTS else (_uncollated,)),
     )
     for dialect in (*VERIFIED_DIALECTS, *TRANSPILE_ONLY_DIALECTS)
 }

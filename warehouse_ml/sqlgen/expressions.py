@@ -31,6 +31,18 @@ def as_bigint(value: exp.Expression) -> exp.Expression:
     return exp.cast(value.copy(), _BIGINT)
 
 
+BINARY_COLLATION = "C"
+"""The collation :func:`byte_compared` names: DuckDB's binary one (also called POSIX),
+rewritten per engine by sqlgen/dialects.py."""
+
+
+def byte_compared(value: exp.Expression) -> exp.Expression:
+    """``value COLLATE C``: a text value that compares, groups and sorts by its bytes, whatever
+    collation its column or the session would give it (PostgreSQL: ``CAST(value AS TEXT)
+    COLLATE "C"``, Spark: ``COLLATE UTF8_BINARY``, sqlgen/dialects.py)."""
+    return exp.Collate(this=value.copy(), expression=exp.var(BINARY_COLLATION))
+
+
 def equals(left: exp.Expression, right: exp.Expression) -> exp.Expression:
     """``left = right``."""
     return exp.EQ(this=left.copy(), expression=right.copy())

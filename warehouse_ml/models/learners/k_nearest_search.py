@@ -48,7 +48,7 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.models.scoring.decision import score_column
 from warehouse_ml.models.scoring.steps import balanced_sum
-from warehouse_ml.sqlgen import templates
+from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats.features import NUMERIC, Feature
 
@@ -68,6 +68,12 @@ HEAPS, SMALLEST, CLASSES = "wml_heaps", "wml_smallest", "wml_classes"
 its k + 1 smallest squared distances and the classes of its k nearest."""
 UNIFORM, DISTANCE = "uniform", "distance"
 WEIGHTS = (UNIFORM, DISTANCE)
+
+
+def exact_text(kept: str) -> str:
+    """The column holding the text of the floating-point kept column ``kept``, by which
+    :class:`BoundedSearch` tells 0.0 and -0.0 apart (two rows, each with its own key)."""
+    return f"{kept}_text"
 
 
 def coordinate(i: int) -> str:
@@ -107,19 +113,27 @@ class Search(abc.ABC):
         kept: Sequence[str],
         votes: Votes,
         numbered: str | None = None,
+        floating: Sequence[str] = (),
     ) -> exp.Query:
         """One row per row of ``scored`` (its ``kept`` columns and its coordinates): the kept
         columns, then ``votes``' columns over its k nearest stored rows. ``numbered``: the
         kept column numbering the rows (distinct), when the caller numbered them: each row's
-        neighbours (:meth:`ranked`) are grouped by it; else :meth:`unnumbered`."""
+        neighbours (:meth:`ranked`) are grouped by it; else :meth:`unnumbered`, which tells
+        the kept columns in ``floating`` (floating-point ones, whose equality is not identity:
+        0.0 = -0.0) apart by their text too."""
         if numbered is None:
-            return self.unnumbered(neighbours, scored, kept, votes)
+            return self.unnumbered(neighbours, scored, kept, votes, floating)
         grouped = [numbered, *(g for g in kept if g != numbered)]
         return votes.of(self.ranked(neighbours, scored, grouped), grouped, kept)
 
     @abc.abstractmethod
     def unnumbered(
-        self, neighbours: Neighbours, scored: exp.Query, kept: Sequence[str], votes: Votes
+        self,
+        neighbours: Neighbours,
+        scored: exp.Query,
+        kept: Sequence[str],
+        votes: Votes,
+        floating: Sequence[str] = (),
     ) -> exp.Query:
         """:meth:`voted` of rows with no number of the caller's."""
 
@@ -149,7 +163,12 @@ class WindowSearch(Search):
         return _numbered_within(neighbours.pairs(scored, grouped), grouped, neighbours.k)
 
     def unnumbered(
-        self, neighbours: Neighbours, scored: exp.Query, kept: Sequence[str], votes: Votes
+        self,
+        neighbours: Neighbours,
+        scored: exp.Query,
+        kept: Sequence[str],
+        votes: Votes,
+        floating: Sequence[str] = (),
     ) -> exp.Query:
         number = alias(exp.Window(this=exp.RowNumber()), ROW_ID)
         rows = exp.select(number, exp.Star()).from_(scored.subquery("n"))
@@ -196,7 +215,12 @@ class LateralSearch(Search):
         return _numbered_within(paired, grouped, neighbours.k)
 
     def unnumbered(
-        self, neighbours: Neighbours, scored: exp.Query, kept: Sequence[str], votes: Votes
+        self,
+        neighbours: Neighbours,
+        scored: exp.Query,
+        kept: Sequence[str],
+        votes: Votes,
+        floating: Sequence[str] = (),
     ) -> exp.Query:
         return self._lateral(scored, kept, votes.of(self.nearest(neighbours), [], []))
 
@@ -275,18 +299,26 @@ class BoundedSearch(Search):
         return ranked.with_(SCORED, as_=scored, materialized=True)
 
     def unnumbered(
-        self, neighbours: Neighbours, scored: exp.Query, kept: Sequence[str], votes: Votes
+        self,
+        neighbours: Neighbours,
+        scored: exp.Query,
+        kept: Sequence[str],
+        votes: Votes,
+        floating: Sequence[str] = (),
     ) -> exp.Query:
         coordinates = [coordinate(i) for i in range(len(neighbours.features))]
+        texts = [alias(expressions.as_text(column(g, "d")), exact_text(g)) for g in floating]
         distinct = [*kept, *coordinates]
         rows = (
             exp.select(
                 *(alias(column(g, "d"), g) for g in distinct),
+                *texts,
                 alias(exp.Count(this=exp.Star()), COPIES),
             )
             .from_(scored.subquery("d"))
-            .group_by(*(column(g, "d") for g in distinct))
+            .group_by(*(column(g, "d") for g in distinct), *(t.this for t in texts))
         )
+        distinct += [exact_text(g) for g in floating]
         grouped = [*distinct, COPIES]
         k, heaps = neighbours.k, exp.to_table(HEAPS)
         squared = column(SQUARED, "p")
@@ -440,8 +472,13 @@ class Neighbours:
         return self.search.ranked(self, scored, grouped)
 
     def voted(
-        self, scored: exp.Query, kept: Sequence[str], votes: Votes, numbered: str | None = None
+        self,
+        scored: exp.Query,
+        kept: Sequence[str],
+        votes: Votes,
+        numbered: str | None = None,
+        floating: Sequence[str] = (),
     ) -> exp.Query:
         """One row per row of ``scored`` (its ``kept`` columns and its coordinates): the kept
-        columns and ``votes``' ``wml_j_<c>`` (``numbered``: :meth:`Search.voted`)."""
-        return self.search.voted(self, scored, kept, votes, numbered)
+        columns and ``votes``' ``wml_j_<c>`` (``numbered``, ``floating``: :meth:`Search.voted`)."""
+        return self.search.voted(self, scored, kept, votes, numbered, floating)

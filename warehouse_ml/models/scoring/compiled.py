@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.engines.sources import Source
+from warehouse_ml.engines.sources import Source, byte_compared
 from warehouse_ml.errors import TemplateError
 from warehouse_ml.models.scoring import literal_terms
 from warehouse_ml.sqlgen.templates import TableName
@@ -70,21 +70,22 @@ def scoring_text(
     build: Callable[[exp.Expression], exp.Query],
 ) -> str:
     """The SQL text of ``build(source.relation)`` on ``warehouse``'s engine, from the query
-    compiled for ``key`` (which must hold everything but the source relation that the query
-    depends on, see the module docstring) when this process has compiled it. A source that
-    is a subquery (cross-validation's) is built every time."""
-    relation = source.relation
-    if not isinstance(relation, exp.Table):
-        return warehouse.generate(build(relation))
+    compiled for ``key`` (which must hold everything but the table the source reads that the
+    query depends on, the source's schema included, see the module docstring) when this
+    process has compiled it. A source that reads a query (cross-validation's) is built every
+    time."""
+    table = source.table if source.table is not None else source.relation
+    if not isinstance(table, exp.Table):
+        return warehouse.generate(build(source.relation))
     full_key = (warehouse.dialect, key)
     with _LOCK:
         known = _COMPILED.get(full_key)
         if known is not None:
             _COMPILED.move_to_end(full_key)
     if known is not None:
-        return known.around(warehouse, relation)
+        return known.around(warehouse, table)
     placeholder = TableName((PLACEHOLDER,)).to_table()
-    text = warehouse.generate(build(placeholder))
+    text = warehouse.generate(build(byte_compared(placeholder, source.schema)))
     name = warehouse.generate(placeholder)
     if text.count(name) != 1:
         raise TemplateError(f"a scoring query must read its source once, found {text.count(name)}")
@@ -93,7 +94,7 @@ def scoring_text(
         _COMPILED[full_key] = query
         while len(_COMPILED) > KEPT_QUERIES:
             _COMPILED.popitem(last=False)
-    return query.around(warehouse, relation)
+    return query.around(warehouse, table)
 
 
 def model_text(

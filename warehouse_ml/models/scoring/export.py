@@ -27,6 +27,7 @@ from warehouse_ml.engines.sources import (
     Source,
     SourceLike,
     is_path,
+    opened,
     schema_if_exists,
 )
 from warehouse_ml.errors import ParameterError
@@ -89,7 +90,7 @@ def export_source(
         ]
         fields += [pa.field(k, pa.null()) for k in keys if k not in record.features]
         schema = pa.schema(fields)
-    return Source(name.to_table(), schema, str(name), durable=True)
+    return opened(name.to_table(), schema, str(name), durable=True)
 
 
 def _cte_name(part: str) -> str:
