@@ -145,3 +145,36 @@ def test_keys_come_back_exactly_as_stored(con, spec):
     view = model.create_view(con, "keyed_by_x", "scored", keys=["x"])
     signs = sorted(math.copysign(1, x) for (x,) in con.execute(f"SELECT x FROM {view}").fetchall())
     assert signs == [-1.0, 1.0, 1.0]
+
+
+NON_FINITE = [float("nan"), float("inf"), float("-inf")]
+
+
+@by_kind
+def test_a_non_finite_number_scores_null(con, spec):
+    data = rows(60)
+    con.register("rows", table(data))
+    con.execute("CREATE TABLE train AS SELECT * FROM rows")
+    model = fitted(spec, con, "train", "m")
+    scored = {
+        "id": [0, 1, 2, 3],
+        "colour": ["a", "A", "b", "B"],
+        "size": [*NON_FINITE, 0.5],
+        "y": ["no", "no", "yes", "yes"],
+    }
+    con.register("scored_rows", table(scored))
+    con.execute("CREATE TABLE scored AS SELECT * FROM scored_rows")
+    finite = probabilities(model, con, table({k: v[3:] for k, v in scored.items()}))
+    proba = model.predict_proba(con, "scored")
+    assert all(c.null_count == 3 for c in proba.columns), proba.to_pylist()
+    np.testing.assert_allclose(probabilities(model, con, "scored")[3:], finite, atol=1e-12)
+    log_proba = model.predict_log_proba(con, "scored")
+    assert all(c.null_count == 3 for c in log_proba.columns), log_proba.to_pylist()
+    predicted = model.predict(con, "scored", keys=["id"]).to_pylist()
+    assert [r["prediction"] is None for r in predicted] == [True, True, True, False]
+    view = model.create_view(con, "non_finite_scores", "scored", keys=["id"])
+    from_view = con.execute(f"SELECT id, prediction FROM {view} ORDER BY id").fetchall()
+    assert [p is None for _, p in from_view] == [True, True, True, False]
+    exported = model.sql(con, "scored", keys=["id"], dialect="duckdb")
+    from_export = con.execute(f"SELECT id, prediction FROM ({exported}) ORDER BY id").fetchall()
+    assert [p is None for _, p in from_export] == [True, True, True, False]

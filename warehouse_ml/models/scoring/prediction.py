@@ -28,11 +28,11 @@ from warehouse_ml.errors import (
 from warehouse_ml.models.scoring import compiled, export, names
 from warehouse_ml.models.scoring.decision import Decision
 from warehouse_ml.models.scoring.names import PREDICTION
-from warehouse_ml.models.scoring.query import score_query
+from warehouse_ml.models.scoring.query import FiniteCheck, score_query
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import dialects, expressions, templates
 from warehouse_ml.sqlgen.templates import TableName, column
-from warehouse_ml.stats.features import Feature, column_names, integer_valued
+from warehouse_ml.stats.features import NUMERIC, Feature, column_names, integer_valued
 from warehouse_ml.store import ownership
 from warehouse_ml.store.catalog import (
     ModelRecord,
@@ -90,6 +90,7 @@ class Predictor:
         if keep_order:
             source = dataclasses.replace(source, row=names.row_number(source.columns))
         scores = self._scores(warehouse, record, source)
+        numeric = [n for n in record.features if record.feature_types[n]["kind"] == NUMERIC]
         return score_query(
             source.relation,
             scores,
@@ -103,6 +104,7 @@ class Predictor:
             ordered=keep_order,
             column_order=column_order,
             materialized=warehouse.MATERIALIZED_STEPS,
+            finite=FiniteCheck(numeric, names.fresh("wml_finite", source.columns)),
         )
 
     def _check_outputs(

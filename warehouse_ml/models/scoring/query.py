@@ -12,20 +12,33 @@ steps written once each:
 An ensemble combines its members' normalised probabilities as per-class probability scores
 before deciding; explanations (models/inspection/evidence.py) read the same scores steps.
 Only standard SQL is used, so a view over this query runs in any SQL client.
+
+A row whose numeric attribute is NaN or infinite (:class:`FiniteCheck`, the values a fit
+refuses) has every class's score made NULL after step 1, whatever the family, so its
+probabilities, log probabilities and prediction are NULL (the normalisations' rule for a row
+without a possible class), never a label from NaN arithmetic.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
 
-from warehouse_ml.models.scoring.decision import Decision, decide, probability_column
+from warehouse_ml.models.scoring.decision import (
+    Decision,
+    decide,
+    probability_column,
+    score_column,
+)
 from warehouse_ml.models.scoring.normalise import POSTERIOR, SCORES
 from warehouse_ml.models.scoring.scores import Scores
-from warehouse_ml.models.scoring.steps import INPUT, ROW, input_step, with_steps
+from warehouse_ml.models.scoring.steps import INPUT, ROW, Step, carried, input_step, with_steps
+from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column
+from warehouse_ml.stats.moments import LARGEST
 
 FENCED = (SCORES, POSTERIOR)
 """The steps an engine that inlines steps (``MATERIALIZED_STEPS``) computes once: the scores
@@ -35,6 +48,50 @@ posterior (read by a threshold or a loss matrix once per class). A fenced step t
 filter from its reader, so a PostgreSQL prediction view read by its key scores every source
 row (as its explanation views did before): planning a many-class query in milliseconds costs
 that, against seconds of planning on every read of an unfenced one."""
+
+
+CHECKED = "wml_checked"
+"""The source with :class:`FiniteCheck`'s flag, as the input step reads it."""
+UNCHECKED = "wml_unchecked"
+"""The family's scores step, renamed, when :class:`FiniteCheck` makes the scores step."""
+
+
+@dataclass(frozen=True)
+class FiniteCheck:
+    """The numeric attributes a scored row must hold finite numbers (or NULL) in to be scored:
+    their source ``columns``, and ``flag``, a name no source column has (names.fresh), for
+    the input step's column that says whether the row does
+    (sql/models/scoring/finite_or_null.sql)."""
+
+    columns: Sequence[str]
+    flag: str
+
+    def flagged(self, source: exp.Expression) -> exp.Expression:
+        """``source`` with the flag: ``(SELECT *, <every column finite or NULL> AS flag FROM
+        source) AS wml_checked``."""
+        finite = [
+            templates.expression("finite_or_null", value=column(name), largest=LARGEST)
+            for name in self.columns
+        ]
+        condition = exp.and_(*finite, copy=False)
+        return (
+            exp.select(exp.Star(), alias(condition, self.flag))
+            .from_(source.copy())
+            .subquery(CHECKED)
+        )
+
+
+def _checked(steps: list[Step], flag: str, kept: Sequence[str], k: int) -> list[Step]:
+    """``steps`` (the input step and the family's, the last :data:`SCORES`) with the family's
+    scores step renamed :data:`UNCHECKED` and read by a new :data:`SCORES`: the ``kept``
+    columns, each class's score where the carried ``flag`` holds, else NULL."""
+    *before, (_, family) = steps
+    scores = [
+        alias(exp.case().when(column(flag), column(score_column(i))), score_column(i))
+        for i in range(k)
+    ]
+    checked = exp.select(*(column(c) for c in kept), *scores).from_(exp.to_table(UNCHECKED))
+    return [*before, (UNCHECKED, family), (SCORES, checked)]
 
 
 def score_query(
@@ -51,6 +108,7 @@ def score_query(
     ordered: bool = True,
     column_order: Sequence[int] | None = None,
     materialized: bool = False,
+    finite: FiniteCheck | None = None,
 ) -> exp.Query:
     """The full scoring query.
 
@@ -62,18 +120,23 @@ def score_query(
     source column has, see names.fresh) the rows are numbered in the source's scan order
     (scores whose terms read the number need it, ``Scores.numbered``), and come in that order
     when ``ordered`` (for results fetched to Python). ``materialized``: an engine's
-    ``MATERIALIZED_STEPS`` (:data:`FENCED`).
+    ``MATERIALIZED_STEPS`` (:data:`FENCED`). ``finite``: the numeric attributes whose NaN or
+    infinite value voids a row's scores (module docstring).
 
     Names: the source is read in the first step only (its columns as they are, plus ``row``);
     every later step carries the library's names alone (passed-through columns travel as
     ``wml_k_<i>``), so no source column can stand in for one of them; the output names are
     given in the last step.
     """
-    steps = [
-        (INPUT, input_step(source, row)),
-        *scores.steps(passthrough, row),
-        *scores.normalisation.steps(len(classes)),
-    ]
+    inner = list(passthrough)
+    if finite is not None and finite.columns:
+        source = finite.flagged(source)
+        inner.append((finite.flag, finite.flag))
+    steps = [(INPUT, input_step(source, row)), *scores.steps(inner, row)]
+    if len(inner) > len(passthrough):
+        flag = carried(len(inner), None)[-1]
+        steps = _checked(steps, flag, carried(len(inner), row), len(classes))
+    steps += scores.normalisation.steps(len(classes))
     final = exp.select(
         *[alias(column(f"wml_k_{i}"), name) for i, (_, name) in enumerate(passthrough)]
     ).from_(exp.to_table(POSTERIOR))
