@@ -79,6 +79,37 @@ def fitted(spec, con, source, name: str, **options):
     )
 
 
+SIGN_CASES = [(s, {}, {}) for s in SPECS] + [
+    (kinds.spec_of("decision_tree"), {"bins": None, "pruning": "none", "min_leaf": 1}, {}),
+    (kinds.spec_of("naive_bayes"), {}, {"categorical": ["size"]}),
+    (kinds.spec_of("tan"), {}, {"categorical": ["size"]}),
+    (kinds.spec_of("decision_tree"), {}, {"categorical": ["size"]}),
+    (kinds.spec_of("logistic_regression"), {}, {"categorical": ["size"]}),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "settings", "options"),
+    SIGN_CASES,
+    ids=[
+        f"{s.kind}{'-' + '-'.join(f'{k}={v}' for k, v in {**a, **b}.items()) if a or b else ''}"
+        for s, a, b in SIGN_CASES
+    ],
+)
+def test_a_negative_zero_fits_and_scores_as_zero(con, spec, settings, options):
+    plain = table(rows())
+    signed = table(negated_zeros(rows()))
+    assert any(math.copysign(1, x) < 0 for x in signed["size"].to_pylist())
+    by_plain = fitted(spec, con, plain, "plain", settings=settings, **options)
+    by_signed = fitted(spec, con, signed, "signed", settings=settings, **options)
+    expected = probabilities(by_plain, con, plain)
+    for model in (by_plain, by_signed):
+        for source in (plain, signed):
+            np.testing.assert_allclose(
+                probabilities(model, con, source), expected, rtol=0, atol=1e-12
+            )
+
+
 def _nocase_copy(con: duckdb.DuckDBPyConnection, data: pa.Table, name: str) -> str:
     con.register("wml_test_rows", data)
     con.execute(

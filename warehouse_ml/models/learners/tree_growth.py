@@ -40,7 +40,7 @@ from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import column, literal
 from warehouse_ml.stats import counting
 from warehouse_ml.stats.counting import PARTITION
-from warehouse_ml.stats.features import NUMERIC
+from warehouse_ml.stats.features import NUMERIC, value_expression
 from warehouse_ml.stats.validation import CardinalityCheck
 
 ROUTED = "wml_routed"
@@ -64,11 +64,11 @@ def counted_values(
 ) -> dict[str, exp.Expression]:
     """What a level counts of each numeric attribute among ``attributes`` of the row ``src``:
     its bin on the models' union ``grid`` (tree_rows.Grid), or, without bins, the number
-    itself (as DOUBLE)."""
+    itself as counted (features.value_expression: -0.0 is 0.0), as DOUBLE."""
     values: dict[str, exp.Expression] = {}
     for feature in training.features:
         if feature.kind == NUMERIC and feature.name in attributes:
-            x = expressions.as_double(column(feature.name, "src"))
+            x = expressions.as_double(value_expression(feature, column(feature.name, "src")))
             values[feature.name] = x if grid is None else grid.value(feature.name)
     return values
 
