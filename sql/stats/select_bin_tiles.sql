@@ -3,9 +3,10 @@
 -- on the sorted multiset of values, so ties in the NTILE ordering cannot change it.
 -- Placeholders: $source (relation), $target (class column), $column (the numeric column),
 --   $attribute (its name, a string value), $bins (number of tiles, integer >= 1).
--- Output columns: attribute (VARCHAR), tile (BIGINT), upper (DOUBLE, largest value in the tile).
+-- Output columns: attribute (VARCHAR), tile (BIGINT), upper (DOUBLE, largest value in the tile),
+--   lower (DOUBLE, smallest value in the tile: -infinity in the first is how a fit finds one).
 -- Rendered by: warehouse_ml/stats/binning.py.
-SELECT $attribute AS attribute, t.tile AS tile, MAX(t.x) AS upper
+SELECT $attribute AS attribute, t.tile AS tile, MAX(t.x) AS upper, MIN(t.x) AS lower
 FROM (
     SELECT
         CAST(src.$column AS DOUBLE) AS x,

@@ -16,6 +16,7 @@ models/inspection/relevance.py).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -67,7 +68,8 @@ def learn_edges(
     table: TableName,
     description: str = "the source",
 ) -> dict[str, list[float]]:
-    """Create the bin table ``table`` (attribute, bin_index, upper) and return its edges.
+    """Create the bin table ``table`` (attribute, bin_index, upper) and return its edges
+    (:func:`fetch_edges`, then :func:`store_edges`).
 
     ``description`` names the source in the error raised for a non-finite value.
 
@@ -75,15 +77,8 @@ def learn_edges(
         attribute -> ascending distinct upper edges (floats); an attribute whose training
         values are all NULL has no edges (its bin is always NULL).
     """
-    warehouse.run("create_bins", table=table, tiles=tiles_query(source, target, attributes, bins))
-    rows = warehouse.fetch(
-        "select_table",
-        table=table,
-        order_columns=[column("attribute", "t"), column("bin_index", "t")],
-    ).to_pylist()
-    edges: dict[str, list[float]] = {a: [] for a in attributes}
-    for row in rows:
-        edges[row["attribute"]].append(_finite(row["attribute"], row["upper"], description))
+    edges = fetch_edges(warehouse, source, target, attributes, bins, description)
+    store_edges(warehouse, table, edges)
     return edges
 
 
@@ -105,24 +100,31 @@ def fetch_edges(
     target: str,
     attributes: Sequence[str],
     bins: int,
+    description: str = "the source",
 ) -> dict[str, list[float]]:
-    """The edges :func:`learn_edges` would store, computed without writing a table."""
+    """Each attribute's ascending distinct upper edges of its ``bins`` equal-frequency tiles
+    (one statement, select_bin_tiles.sql); a DataError naming the attribute and
+    ``description`` when a tile holds NaN or an infinity (a fit refuses them)."""
     rows = warehouse.fetch_tree(tiles_query(source, target, attributes, bins)).to_pylist()
     edges: dict[str, set[float]] = {a: set() for a in attributes}
     for row in rows:
-        edges[row["attribute"]].add(_finite(row["attribute"], row["upper"]))
+        finite_edge(row["attribute"], row["lower"], description)
+        edges[row["attribute"]].add(finite_edge(row["attribute"], row["upper"], description))
     return {a: sorted(v) for a, v in edges.items()}
 
 
-def _finite(attribute: str, upper: Any, description: str = "the source") -> float:
-    value = float(upper)
-    if value != value or value in (float("inf"), float("-inf")):
+def finite_edge(attribute: str, value: Any, description: str) -> float:
+    """A bin's edge (or lowest value) ``value`` of ``attribute`` as a float; a DataError naming
+    the attribute and the source ``description`` when it is NaN or infinite, which a fit
+    refuses."""
+    number = float(value)
+    if not math.isfinite(number):
         raise DataError(
             f"numeric column {attribute!r} of {description} has non-finite values (found "
-            f"{value} among its bin edges); expected finite numbers (filter them out, or map "
+            f"{number} in its bins); expected finite numbers (filter them out, or map "
             "them to NULL, in a view; or declare the column categorical)"
         )
-    return value
+    return number
 
 
 def bin_expression(value: exp.Expression, edges: Sequence[float]) -> exp.Expression:

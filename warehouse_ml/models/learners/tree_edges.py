@@ -5,30 +5,14 @@ weights, so an integer weight counts as repeated rows."""
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.errors import DataError
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import column
-from warehouse_ml.stats import counting
+from warehouse_ml.stats import binning, counting
 from warehouse_ml.stats.features import NUMERIC
-
-
-def _finite(row: dict[str, Any], description: str) -> float:
-    """An edge row's upper value, or a DataError naming the attribute when it is not finite."""
-    value = float(row["upper"])
-    if not math.isfinite(value):
-        raise DataError(
-            f"numeric column {row['attribute']!r} of {description} has non-finite values; "
-            "expected finite numbers (map them to NULL in a view, or declare the column "
-            "categorical)"
-        )
-    return value
 
 
 def model_edges(
@@ -62,5 +46,8 @@ def model_edges(
             for name in numeric
         )
         for row in warehouse.fetch_tree(query).to_pylist():
-            found[row["model"]][row["attribute"]].add(_finite(row, training.source.description))
+            described = training.source.description
+            binning.finite_edge(row["attribute"], row["lower"], described)
+            upper = binning.finite_edge(row["attribute"], row["upper"], described)
+            found[row["model"]][row["attribute"]].add(upper)
     return [{name: sorted(values) for name, values in edges.items()} for edges in found]

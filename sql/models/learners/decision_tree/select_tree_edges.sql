@@ -13,9 +13,11 @@
 --   (the row's fold, an expression over src; NULL for a fit), $models (VALUES m(model): the
 --   models' numbers).
 -- Output columns: model (the model's number), attribute (VARCHAR), tile (the tile number,
---   >= 1), upper (DOUBLE, the largest value in the tile).
+--   >= 1), upper (DOUBLE, the largest value in the tile), lower (DOUBLE, the smallest: -infinity
+--   in the first is how a fit finds one).
 -- Rendered by: warehouse_ml/models/learners/tree_edges.py.
-SELECT q.model AS model, $attribute AS attribute, q.tile AS tile, MAX(q.x) AS upper
+SELECT q.model AS model, $attribute AS attribute, q.tile AS tile, MAX(q.x) AS upper,
+    MIN(q.x) AS lower
 FROM (
     SELECT
         c.model AS model,
