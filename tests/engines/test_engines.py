@@ -219,6 +219,38 @@ def codes_table(n: int = 200, seed: int = 4) -> tuple[pa.Table, pa.Table]:
 CODES, UNSEEN_CODES = codes_table()
 
 
+def values_table(n: int = 120, seed: int = 8) -> pa.Table:
+    """An integer key, ``colour`` in four spellings that differ only by case ('a', 'A', 'b',
+    'B': four values), ``size`` a double of which a third are zeros (every other one -0.0), a
+    two-class ``label``; and rows to score holding NaN, +inf and -inf in ``size``."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    side = [v if rng.random() < 0.75 else 1 - v for v in y]
+    colour = [["a", "A", "b", "B"][2 * s + int(rng.integers(0, 2))] for s in side]
+    size = [float(v + rng.normal()) for v in y]
+    zeros = range(0, n, 3)
+    for j, i in enumerate(zeros):
+        size[i] = -0.0 if j % 2 else 0.0
+    return pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "colour": pa.array(colour, pa.string()),
+            "size": pa.array(size, pa.float64()),
+            "label": pa.array([["no", "yes"][v] for v in y], pa.string()),
+        }
+    )
+
+
+VALUES = values_table()
+NON_FINITE = pa.table(
+    {
+        "id": pa.array([0, 1, 2, 3], pa.int64()),
+        "colour": pa.array(["a", "A", "b", "B"]),
+        "size": pa.array([float("nan"), float("inf"), float("-inf"), 0.5], pa.float64()),
+    }
+)
+
+
 def zoned_table(n: int = 120, seed: int = 6) -> pa.Table:
     """An integer key, a timestamp with a time zone (instants around New York's changes of
     clock, one with a fraction of a second, NULLs), a string attribute and a two-class target."""
@@ -440,6 +472,77 @@ def decision_tree(engine: Engine) -> dict[str, Any]:
         results["walk cv"] = _tree_cv(engine, walked)
     finally:
         tree_scoring.LITERAL_LEAVES = literal
+    return results
+
+
+_CASE_INSENSITIVE = {
+    "duckdb": [
+        "CREATE TABLE wml_engine_collated (id BIGINT, colour VARCHAR COLLATE NOCASE, "
+        "size DOUBLE, label VARCHAR COLLATE NOCASE)",
+    ],
+    "postgres": [
+        "CREATE EXTENSION IF NOT EXISTS citext",
+        "CREATE COLLATION IF NOT EXISTS wml_engine_ci "
+        "(provider = icu, locale = 'und-u-ks-level2', deterministic = false)",
+        "CREATE TABLE wml_engine_collated (id BIGINT, colour TEXT COLLATE wml_engine_ci, "
+        "size DOUBLE PRECISION, label CITEXT)",
+    ],
+    "spark": [
+        "CREATE TABLE wml_engine_collated (id BIGINT, colour STRING COLLATE UTF8_LCASE, "
+        "size DOUBLE, label STRING COLLATE UTF8_LCASE) USING parquet",
+    ],
+}
+"""Each engine's own text that compares case-insensitively: DuckDB's NOCASE collation,
+PostgreSQL's nondeterministic ICU collation and citext, Spark's UTF8_LCASE."""
+
+
+def _execute(engine: Engine, statement: str) -> None:
+    """Run one statement of the test's own (DDL) on the engine's native connection."""
+    if engine.name == "spark":
+        engine.connection.sql(statement).collect()
+    else:
+        engine.connection.execute(statement)
+
+
+@case
+def value_rules(engine: Engine) -> dict[str, Any]:
+    """The value rules (tests/contract/test_value_rules.py) on each engine: a table whose text
+    columns compare case-insensitively (the engine's own way) fits and scores as the same
+    table in plain text, 'a' and 'A' two values; -0.0 is the number 0.0 (a categorical
+    double's text); a NaN or infinite number scores NULL (Naive Bayes, TAN, a decision tree
+    and k-NN: predictions, probabilities and a prediction view)."""
+    w = engine.warehouse
+    plain = engine.load("wml_engine_values", VALUES)
+    if "wml_engine_collated" not in engine.loaded:
+        _execute(engine, "DROP TABLE IF EXISTS wml_engine_collated")
+        for statement in _CASE_INSENSITIVE[engine.name.removesuffix("_cluster")]:
+            _execute(engine, statement)
+        _execute(
+            engine,
+            "INSERT INTO wml_engine_collated SELECT id, colour, size, label FROM wml_engine_values",
+        )
+        engine.loaded.add("wml_engine_collated")
+    scored = engine.load("wml_engine_non_finite", NON_FINITE)
+    results: dict[str, Any] = {}
+    models = {
+        "nb": (wml.NaiveBayes(), {}),
+        "tan categorical": (wml.TAN(), {"categorical": ["size"]}),
+        "tree": (wml.DecisionTree(bins=None, pruning="none", min_leaf=1), {}),
+        "knn": (wml.KNearestNeighbors(k=3), {}),
+    }
+    for label, (model, options) in models.items():
+        name = f"engine_values_{label.replace(' ', '_')}"
+        fitted = model.fit(w, "wml_engine_collated", "label", keys=["id"], name=name, **options)
+        view = fitted.create_view(w, f"{name}_scores", scored, keys=["id"])
+        results[label] = {
+            "classes": fitted.classes_,
+            "collated": fitted.predict_proba(w, "wml_engine_collated"),
+            "plain": fitted.predict_proba(w, plain),
+            "non-finite": fitted.predict(w, scored, keys=["id"]).sort_by("id"),
+            "view": w.fetch(
+                "select_table", table=view, order_columns=[templates.column("id", "t")]
+            ),
+        }
     return results
 
 
