@@ -113,7 +113,7 @@ def test_codes_spanning_at_most_32_integers_are_decided_by_their_range_alone():
     )
     counted = [s for s in statements[before:] if "COUNT(DISTINCT" in s.upper()]
     assert len(statements) - before == 2 and len(counted) == 1
-    assert '"sparse"' in counted[0] and '"narrow"' not in counted[0]
+    assert 'DISTINCT "src"."sparse"' in counted[0] and 'DISTINCT "src"."narrow"' not in counted[0]
     with open_source(warehouse, data.select(["narrow", "empty", "y"])) as src:
         before = len(statements)
         apply_integer_rule(warehouse, src, select_features(src, "y"), [])

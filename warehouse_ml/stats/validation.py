@@ -187,30 +187,22 @@ def check_gaussian(
 
 
 def check_finite(
-    warehouse: Warehouse,
-    source: Source,
-    target: str,
-    attributes: Sequence[str],
-    binned: Sequence[str] = (),
+    warehouse: Warehouse, source: Source, target: str, attributes: Sequence[str]
 ) -> None:
-    """Refuse (DataError naming the column) non-finite values of numeric attributes of
-    ``source`` on labelled rows, as a fit refuses them (one scan; none without attributes):
-    NaN or ±inf in ``attributes`` (Gaussian: a fit's moments would be non-finite); NaN or +inf
-    in the ``binned`` ones (TAN), whose fit takes -inf in its lowest bin (it is never a bin's
-    upper edge) but refuses a NaN or +inf edge. An update checks its batch with it, as it
-    neither learns bins again nor sees its moments before pooling them."""
-    if not attributes and not binned:
+    """Refuse (DataError naming the column) NaN or ±inf in the numeric ``attributes`` of
+    ``source`` on labelled rows, as a fit refuses them (one scan; none without attributes). An
+    update checks its batch with it, as it neither learns bins again nor sees its moments
+    before pooling them."""
+    if not attributes:
         return
     labelled = exp.Not(this=exp.Is(this=column(target, "src"), expression=exp.null()))
-    checked = [(name, True) for name in attributes] + [(name, False) for name in binned]
     items = []
-    for i, (name, gaussian) in enumerate(checked):
+    for i, name in enumerate(attributes):
         value = exp.cast(column(name, "src"), exp.DataType.Type.DOUBLE)
-        size = exp.Abs(this=value.copy()) if gaussian else value.copy()
         bad = exp.and_(
             labelled.copy(),
             exp.Not(this=exp.Is(this=value, expression=exp.null())),
-            exp.Not(this=exp.LTE(this=size, expression=LARGEST.copy())),
+            exp.Not(this=exp.LTE(this=exp.Abs(this=value.copy()), expression=LARGEST.copy())),
         )
         items.append(
             alias(exp.Sum(this=exp.case().when(bad, literal(1)).else_(literal(0))), f"wml_n_{i}")
@@ -218,13 +210,12 @@ def check_finite(
     row = warehouse.fetch_tree(
         exp.select(*items).from_(source.relation.copy().as_("src"))
     ).to_pylist()[0]
-    for i, (name, gaussian) in enumerate(checked):
+    for i, name in enumerate(attributes):
         if row[f"wml_n_{i}"]:
             raise DataError(
                 f"numeric column {name!r} of {source.description} has {row[f'wml_n_{i}']} "
-                f"non-finite values ({'NaN or ±inf' if gaussian else 'NaN or +inf'}) on "
-                "labelled rows; expected finite numbers (filter them out, or map them to "
-                "NULL, in a view)"
+                "non-finite values (NaN or ±inf) on labelled rows; expected finite numbers "
+                "(filter them out, or map them to NULL, in a view)"
             )
 
 

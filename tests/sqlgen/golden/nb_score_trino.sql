@@ -12,10 +12,26 @@ WITH "wml_param_lookup" AS (
 ), wml_input AS (
   SELECT
     *
-  FROM "t"
+  FROM (
+    SELECT
+      *,
+      "x" IS NULL
+      OR ABS(CAST("x" AS DOUBLE)) <= CAST(1.7976931348623157e+308 AS DOUBLE) AS "wml_finite"
+    FROM (
+      SELECT
+        "id",
+        "c" AS "c",
+        "x",
+        "d" AS "d",
+        "k",
+        "y" AS "y"
+      FROM "t"
+    ) AS wml_text_columns
+  ) AS wml_checked
 ), wml_terms AS (
   SELECT
     "s"."id" AS "wml_k_0",
+    "s"."wml_finite" AS "wml_k_1",
     -CAST(0.6931471805599452e0 AS DOUBLE) AS "wml_t_0_0",
     -CAST(0.6931471805599452e0 AS DOUBLE) AS "wml_t_0_1",
     CASE
@@ -95,9 +111,10 @@ WITH "wml_param_lookup" AS (
       THEN 3
       ELSE CAST("s"."k" AS BIGINT) - 0
     END AS BIGINT)
-), wml_joint AS (
+), wml_unchecked AS (
   SELECT
     "wml_k_0",
+    "wml_k_1",
     (
       (
         "wml_t_0_0" + "wml_t_1_0"
@@ -113,6 +130,13 @@ WITH "wml_param_lookup" AS (
       )
     ) + "wml_t_4_1" AS "wml_j_1"
   FROM wml_terms
+), wml_joint AS (
+  SELECT
+    "wml_k_0",
+    "wml_k_1",
+    CASE WHEN "wml_k_1" THEN "wml_j_0" END AS "wml_j_0",
+    CASE WHEN "wml_k_1" THEN "wml_j_1" END AS "wml_j_1"
+  FROM wml_unchecked
 ), wml_maxed AS (
   SELECT
     *,

@@ -268,11 +268,7 @@ class Updater:
                 self._check_updatable(warehouse, record, batch_id)
                 check_batch_types(record, src)
                 numeric = [n for n in record.features if record.feature_types[n]["kind"] == NUMERIC]
-                binned = record.state.learned.binned_edges()
-                validation.check_finite(
-                    warehouse, src, record.target, [n for n in numeric if n not in binned],
-                    [n for n in numeric if n in binned],
-                )  # fmt: skip
+                validation.check_finite(warehouse, src, record.target, numeric)
                 new = self._apply(warehouse, src, record, batch_id)
         integrity.mark_verified(new.model_id)
         self.record_ = new
