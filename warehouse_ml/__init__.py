@@ -1,4 +1,4 @@
-"""warehouse-ml: Naive Bayes and TAN classifiers learned, scored and evaluated inside the warehouse.
+"""warehouse-ml: classifiers learned, scored, explained and evaluated inside the warehouse.
 
 Public API::
 
