@@ -21,9 +21,15 @@ that name stays.
     :data:`IDENTIFIER_FRACTION` of the training rows: most values occur once, as in an
     identifier, so the attribute memorises rows and tells nothing about new ones.
 
-* **Non-finite numbers** (Naive Bayes, Gaussian attributes): a NaN or ±inf training value makes
-  its class mean or variance non-finite: :class:`DataError` naming the column. (TAN refuses them
-  while learning bin edges.)
+* **Non-finite numbers** (Naive Bayes' Gaussian attributes, the linear families' standardised
+  ones): a NaN or ±inf training value makes its class mean non-finite (stats/moments.py keeps
+  the plain ``AVG``): :class:`DataError` naming the column (:func:`check_moments`). (TAN refuses
+  them while learning bin edges.)
+* **Numbers too large to square**: the same moments hold each class's variance, the square of
+  its values' spread, which overflows double precision (inf, or NaN when the range itself
+  does) when the standard deviation exceeds :data:`LARGEST_DEVIATION` = sqrt(DBL_MAX), about
+  1.34e154, although the values are finite: :class:`DataError` naming the column and saying
+  to scale it (:func:`check_moments`; the linear design checks its pooled variance alike).
 * **Zero variance** (Naive Bayes): the variance floor is ``var_smoothing`` times the largest
   overall variance of the numeric attributes. If a class variance is still 0 (``var_smoothing=0``
   and a column constant within a class, or every numeric column constant overall), the Gaussian
@@ -33,7 +39,8 @@ that name stays.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlglot import exp
@@ -153,8 +160,42 @@ def _check_attribute(
     )
 
 
+LARGEST_DEVIATION = math.sqrt(sys.float_info.max)
+"""The largest standard deviation whose square (a variance) is a finite double, about 1.34e154."""
+
+
 def _finite(value: Any) -> bool:
     return value is not None and math.isfinite(float(value))
+
+
+def check_moments(description: str, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Refuse numeric attributes of ``description`` whose moments are not finite (DataError
+    naming the column, see the module doc). ``rows``: ``attribute``, ``class`` (the label, or
+    None for the moments over every training row), ``mean`` and ``variance``; a row whose
+    mean is NULL (no value) is skipped. A non-finite mean (NaN or ±inf among the values) is
+    reported first, naming the class holding it; then a non-finite variance of finite values
+    (too large to square)."""
+    present = [r for r in rows if r["mean"] is not None]
+    for row in present:
+        if not _finite(row["mean"]):
+            raise DataError(
+                f"numeric column {row['attribute']!r} of {description} has non-finite values "
+                f"(NaN or ±inf) {_where(row)}: mean {row['mean']}, variance {row['variance']}; "
+                "expected finite numbers (filter them out, or map them to NULL, in a view)"
+            )
+    for row in present:
+        if not _finite(row["variance"]):
+            raise DataError(
+                f"numeric column {row['attribute']!r} of {description} has values too large "
+                f"to square in double precision: its variance {_where(row)} is "
+                f"{row['variance']} (mean {row['mean']:.6g}); expected a standard deviation "
+                f"below {LARGEST_DEVIATION:.3g} (the square root of the largest double): scale "
+                "the column (divide it by a power of ten in a view)"
+            )
+
+
+def _where(row: Mapping[str, Any]) -> str:
+    return "over every training row" if row["class"] is None else f"in class {row['class']!r}"
 
 
 def check_gaussian(
@@ -162,20 +203,16 @@ def check_gaussian(
 ) -> None:
     """Refuse non-finite or zero Gaussian parameters (see the module doc)."""
     rows = [
-        r  # a class with no non-NULL value of the attribute: the attribute contributes nothing
+        {**r, "class": classes[r["class_index"]]}
+        # a class with no non-NULL value of the attribute: the attribute contributes nothing
         for r in _rows(warehouse, tables, "gaussian", ("attribute", "class_index"))
         if r["n"]
     ]
-    # a non-finite mean first: it names the class holding the value (a NaN overall variance
-    # makes the floor, hence every class's variance, NaN)
-    for row in sorted(rows, key=lambda r: _finite(r["mean"])):
-        name, label = row["attribute"], classes[row["class_index"]]
-        if not (_finite(row["mean"]) and _finite(row["variance"])):
-            raise DataError(
-                f"numeric column {name!r} of {description} has non-finite values (NaN or ±inf) "
-                f"in class {label!r}: mean {row['mean']}, variance {row['variance']}; expected "
-                "finite numbers (filter them out, or map them to NULL, in a view)"
-            )
+    # a non-finite mean names the class holding the value (a NaN overall variance makes the
+    # floor, hence every class's variance, NaN)
+    check_moments(description, rows)
+    for row in rows:
+        name, label = row["attribute"], row["class"]
         if float(row["variance"]) <= 0.0:
             raise DataError(
                 f"numeric column {name!r} of {description} has zero variance in class "

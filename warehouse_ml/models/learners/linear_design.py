@@ -11,7 +11,12 @@ Rules shared by the linear models (the tests' scikit-learn pipelines mirror them
   weighs them (``StandardScaler().fit(X, sample_weight=w)``), so that an integer weight equals
   repeated rows;
 * a NULL numeric value is the training mean (0 after scaling); a NULL or unseen categorical
-  value has every indicator 0.
+  value has every indicator 0;
+* a numeric attribute the standardisation cannot use is refused by name (DataError,
+  stats/validation.py ``check_moments``): a NaN or ±inf training value, or values whose variance
+  in a class or over every row (the one square of the attribute's own values the fit takes)
+  overflows double precision, a standard deviation above sqrt(DBL_MAX), about 1.34e154. Every
+  later sum of the linear fits is over the standardised values.
 
 The design is stored as the parameter table ``design`` (sql/models/learners/logistic_regression/
 create_linear_design.sql): one row per design column, 1-based, column 0 being the intercept.
@@ -22,6 +27,7 @@ value, a categorical attribute's ``CASE value WHEN level THEN b_k,level ... ELSE
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +54,7 @@ from warehouse_ml.stats.features import (
     valued_source,
 )
 from warehouse_ml.stats.moments import numeric_moments
-from warehouse_ml.stats.validation import CardinalityCheck
+from warehouse_ml.stats.validation import CardinalityCheck, check_moments
 from warehouse_ml.store import catalog
 from warehouse_ml.store.catalog import ModelRecord
 
@@ -114,7 +120,16 @@ class Design:
         if numeric:
             moments = numeric_moments(relation, training.target, numeric, None, training.weight)
             rows = warehouse.fetch_tree(moments).to_pylist()
-            scales = {a: _pooled([r for r in rows if r["attribute"] == a]) for a in numeric}
+            pooled = {a: _pooled([r for r in rows if r["attribute"] == a]) for a in numeric}
+            check_moments(
+                training.source.description,
+                [{**r, "class": r["class_label"]} for r in rows if r["n"]]
+                + [
+                    {"attribute": a, "class": None, "mean": m, "variance": v}
+                    for a, (m, v) in pooled.items()
+                ],
+            )
+            scales = {a: (m, math.sqrt(v) if v > 0 else 1.0) for a, (m, v) in pooled.items()}
         columns = []
         for f in features:
             if f.kind == NUMERIC:
@@ -361,14 +376,18 @@ def _by_level(
 
 
 def _pooled(rows: Sequence[dict]) -> tuple[float, float]:
-    """The (mean, population standard deviation) of an attribute over every class from its
-    per-class (n, mean, variance) rows; a deviation of 0 (or no value) scales by 1, as
-    StandardScaler does."""
+    """The (mean, population variance) of an attribute over every class from its per-class
+    (n, mean, variance) rows ((0, 0) with no value), each class weighed by its share of the
+    rows so that no partial sum exceeds the result: the variance is inf only where the true
+    one exceeds the largest double (validation.check_moments refuses it)."""
     present = [r for r in rows if r["n"] and r["mean"] is not None]
     n = sum(float(r["n"]) for r in present)
     if n <= 0:
-        return 0.0, 1.0
-    mean = sum(float(r["n"]) * r["mean"] for r in present) / n
-    spread = sum(float(r["n"]) * (r["variance"] + (r["mean"] - mean) ** 2) for r in present)
-    deviation = float(np.sqrt(spread / n))
-    return mean, deviation if deviation > 0 else 1.0
+        return 0.0, 0.0
+    shares = [float(r["n"]) / n for r in present]
+    mean = sum(share * r["mean"] for share, r in zip(shares, present, strict=True))
+    variance = sum(
+        share * r["variance"] + (share * (r["mean"] - mean)) * (r["mean"] - mean)
+        for share, r in zip(shares, present, strict=True)
+    )
+    return mean, variance
