@@ -166,3 +166,56 @@ def test_shared_data_sets_equal_scikit_learn(con, datasets, name, numeric, rows)
     X, names = design(table, table, features, list(numeric))
     assert model.design_names_ == names
     check(con, model, table, X, table[target].to_pylist(), folds(con, table, None), 1.0)
+
+
+def test_a_loss_far_heavier_than_the_penalty_on_collinear_columns_takes_least_norm_steps(con):
+    """C=1e20 leaves the generalised Hessian I + 2C sum x x' singular to double precision
+    along the design's null direction (a categorical attribute with no NULL: its indicators
+    sum to the intercept's column). The optimum has no component along it (the penalty
+    w . w / 2 prefers none, the loss cannot tell), which the least-norm Newton steps keep;
+    checked in numpy: the loss is stationary and w is orthogonal to the null direction."""
+    rng = np.random.default_rng(3)
+    n = 80
+    x = rng.normal(size=n)
+    c = rng.choice(["b", "g", "r"], n)
+    y = np.where(x + 0.8 * (c == "r") + rng.normal(size=n) > 0, "yes", "no")
+    table = pa.table({"x": x, "c": c, "y": y})
+    model = wml.LinearSVM(C=1e20).fit(con, table, "y")
+    X, names = design(table, table, ["x", "c"], ["x"])
+    assert names == ["x", "c=b", "c=g", "c=r"] and model.converged_
+    w = np.r_[model.intercept_[0], model.coef_[0]]
+    rows = np.column_stack([np.ones(n), X])
+    target = np.where(y == "yes", 1.0, -1.0)
+    o = rows @ w
+    margin = target * o < 1
+    assert np.max(np.abs(rows[margin].T @ (o[margin] - target[margin]))) < 1e-9
+    null = np.array([1.0, 0.0, -1.0, -1.0, -1.0]) / 2.0
+    assert abs(w @ null) < 1e-9 * np.linalg.norm(w)
+
+
+def test_held_out_decision_values_all_equal_fit_the_sigmoid_as_scikit_learn():
+    """Two rows, five folds: each of the two folds holding a row trains on the other row
+    alone, whose SVM (the row's design x, target t: w = 2C t x / (1 + 2C |x|^2)) gives the
+    held-out row x' the decision value 2C t x.x' / (1 + 2C |x|^2) = 0 (x = (1, +-1)). The
+    sigmoid's Hessian is singular (A multiplies 0): its least-norm steps leave A at 0 and fit
+    B, as scikit-learn's L-BFGS from the same start does (its _sigmoid_calibration)."""
+    from sklearn.calibration import _sigmoid_calibration
+
+    table = pa.table({"x": [1.0, 2.0], "y": ["a", "b"]})
+    with duckdb.connect() as con:
+        model = wml.LinearSVM().fit(con, table, "y")
+        got = probabilities(model, con, table)
+        decision = model.decision_function(con, table)
+    X, _ = design(table, table, ["x"], ["x"])
+    sk = svc(1.0).fit(X, ["a", "b"])
+    np.testing.assert_allclose(model.coef_, sk.coef_, rtol=0, atol=WEIGHTS)
+    rows = np.column_stack([np.ones(2), X])
+    held_out = [
+        2.0 * t * (rows[other] @ rows[held]) / (1.0 + 2.0 * (rows[other] @ rows[other]))
+        for held, other, t in ((0, 1, 1.0), (1, 0, -1.0))
+    ]
+    np.testing.assert_allclose(held_out, 0.0, atol=1e-15)
+    a, b = _sigmoid_calibration(np.array(held_out), np.array([0, 1]))
+    positive = 1.0 / (1.0 + np.exp(a * decision + b))
+    np.testing.assert_allclose(got, np.column_stack([1 - positive, positive]), atol=1e-9)
+    np.testing.assert_allclose(model.sigmoids_, [[a, b]], atol=1e-9)

@@ -213,3 +213,34 @@ def test_shared_data_sets_equal_scikit_learn(con, datasets, name, numeric, rows)
     np.testing.assert_allclose(
         probabilities(model, con, table), sk.predict_proba(X), rtol=0, atol=1e-8
     )
+
+
+def collinear(n: int = 80, seed: int = 3) -> pa.Table:
+    """A numeric x and a categorical c with no NULL: c's indicators sum to the intercept's
+    column, so the design has one null direction (intercept +1, every level of c -1)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    c = rng.choice(["b", "g", "r"], n)
+    y = np.where(x + 0.8 * (c == "r") - 0.5 * (c == "g") + rng.normal(size=n) > 0, "yes", "no")
+    return pa.table({"x": x, "c": c, "y": y})
+
+
+def test_a_penalty_too_weak_for_collinear_columns_takes_least_norm_newton_steps(con):
+    """C=1e20 leaves the penalised Hessian singular to double precision along the design's
+    null direction: the steps are least-squares steps of least norm, so the coefficients are
+    the likelihood's maximum with no component along it, and the probabilities are
+    scikit-learn's unpenalised ones on the full-rank design (c's first level left out)."""
+    table = collinear()
+    model = wml.LogisticRegression(C=1e20).fit(con, table, "y")
+    assert model.converged_
+    X, names = design(table, table, ["x", "c"], ["x"])
+    assert names == ["x", "c=b", "c=g", "c=r"]
+    sk = Oracle(C=np.inf, tol=1e-12, solver="newton-cholesky", max_iter=1000)
+    sk.fit(X[:, [0, 2, 3]], table["y"].to_pylist())
+    np.testing.assert_allclose(
+        probabilities(model, con, table), sk.predict_proba(X[:, [0, 2, 3]]), rtol=0, atol=1e-9
+    )
+    b = np.r_[model.intercept_, model.coef_[0]]
+    null = np.array([1.0, 0.0, -1.0, -1.0, -1.0]) / 2.0
+    assert abs(b @ null) < 1e-9 * np.linalg.norm(b)
+    assert all(r["std_error"] > 0 for r in model.summary().to_pylist())

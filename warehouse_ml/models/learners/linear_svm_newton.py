@@ -9,7 +9,10 @@ over the design with the intercept a column of 1 that the penalty includes (libl
 scikit-learn's ``LinearSVC(loss="squared_hinge", dual=False)``), ``c_i`` the design step's
 row weight (sample_weight times class_weight; 1 unweighted). At
 ``w`` the margin rows I (``y w . x < 1``) give the gradient ``g = w + 2 C sum_I c (o - y) x``
-and the generalised Hessian ``H = 1 + 2 C sum_I c x x'``; the step is ``d = -H^-1 g``. Along
+and the generalised Hessian ``H = 1 + 2 C sum_I c x x'``; the step is ``d = -H^-1 g``, the
+least-squares solution of least norm (models/learners/least_norm.py: where a very large C
+leaves H singular to double precision along design columns that add up to another, the step
+never moves along that direction, which the penalty's optimum has no component along). Along
 it ``f`` is a convex piecewise quadratic whose pieces end at the rows' breakpoints (the t where
 a row enters or leaves the margin); its minimum is found exactly, most often in one line pass
 (linear_svm_sums.py, :meth:`MarginPass.line`): the pass gives ``f'`` and ``f''`` at the
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.models.learners.least_norm import least_norm_solve
 from warehouse_ml.models.learners.linear_svm_sums import MarginPass
 
 LINE_TOL = 1e-12
@@ -83,7 +87,7 @@ def solve(
         eye = np.eye(w.shape[1])
         step = np.stack(
             [
-                -np.linalg.solve(eye + 2.0 * C * h, g)
+                -least_norm_solve(eye + 2.0 * C * h, g)
                 for h, g in zip(sums.products, gradient, strict=True)
             ]
         )

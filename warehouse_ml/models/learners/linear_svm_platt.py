@@ -23,7 +23,11 @@ with the rows' weights as ``sample_weight``.
    by Newton's method: one SQL pass per step over every fold's held-out rows (a UNION ALL,
    each fold's coefficients written in as literals) for every class at once, a step that
    raises the loss halved, until the step is at most ``tol (1 + max |A, B|)``. scikit-learn
-   stops its L-BFGS at a gradient of 1e-6; this is the loss's exact minimum.
+   stops its L-BFGS at a gradient of 1e-6; this is the loss's exact minimum. Where a class's
+   held-out decision values are all equal (a few rows: two rows' folds each give the other 0),
+   A and B are not both determined and the Hessian is singular: the steps are least-norm
+   (models/learners/least_norm.py), along (f, 1) from the start, where scikit-learn's L-BFGS
+   goes too (with f = 0, A stays 0 and B fits the smoothed targets).
 
 A ``class_weight`` is part of the row weights here as everywhere (stats/weights.py): it weighs
 the sigmoids' rows too, where ``CalibratedClassifierCV(LinearSVC(class_weight=...))`` weighs
@@ -41,6 +45,7 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError
+from warehouse_ml.models.learners.least_norm import least_norm_solve
 from warehouse_ml.models.learners.linear_svm_sums import MarginPass
 from warehouse_ml.models.learners.newton_sums import design_step, linear_score
 from warehouse_ml.models.scoring import names
@@ -245,7 +250,7 @@ def _newton(
                 ab = np.where(rose[:, None], accepted[1] + step, ab)
                 continue
         accepted, halvings = (loss, ab), np.zeros(len(ab), int)
-        step = -np.stack([np.linalg.solve(h, g) for h, g in zip(hessian, gradient, strict=True)])
+        step = -np.stack([least_norm_solve(h, g) for h, g in zip(hessian, gradient, strict=True)])
         if float(np.max(np.abs(step))) <= tol * (1.0 + float(np.max(np.abs(ab)))):
             return ab + step
         ab = ab + step

@@ -16,14 +16,21 @@ with the current coefficients written into the query as literals) and a solve of
 (multinomial: K p x K p) system in numpy; a step that raises the objective is halved, and the
 fit stops when the largest step is at most ``tol (1 + max |b|)`` (relative for large
 coefficients, whose last bits the sums' rounding moves). The softmax's singular direction (every
-intercept shifted alike) is removed from the multinomial solve by adding its projection.
+intercept shifted alike) is removed from the multinomial solve by adding its projection. Each
+step is the least-squares solution of least norm (models/learners/least_norm.py): the solve
+itself where the system is well-conditioned; where a penalty too weak beside the sums (C=1e20)
+leaves it singular to double precision along design columns that add up to another (every
+level of a categorical attribute with no NULL sums to the intercept's column), a step that
+never moves along that direction, so the coefficients are the optimum with no component
+along it, and the probabilities are the same.
 
 The passes sum in DOUBLE in the engine's own order (a relaxation of the exact sums of the
 counting families, docs/ARCHITECTURE.md): Newton's last steps are far below the sums'
 rounding, so coefficients agree to 1e-12 across runs and thread counts.
 
 Standard errors are the square roots of the diagonal of the inverse of the penalised Hessian
-at the solution (the pseudo-inverse for the multinomial model, whose intercepts are centred);
+at the solution (the pseudo-inverse for the multinomial model, whose intercepts are centred,
+and for a Hessian singular to double precision: the least-norm coefficients' errors);
 Wald's z = b / se and its two-sided p-value. With a large C they are the unpenalised
 maximum-likelihood ones (statsmodels' ``Logit``). A fit whose training rows all score their
 own class highest warns (:class:`SeparationWarning`): the classes are separable, so without
@@ -64,6 +71,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores, WeightedFit
+from warehouse_ml.models.learners.least_norm import least_norm_solve, pseudo_inverse
 from warehouse_ml.models.learners.linear_design import (
     Design,
     NewtonScores,
@@ -134,7 +142,7 @@ def solve(
         accepted, halvings = (objective, beta), 0
         hessian = sums.hessian + np.diag(penalty.ravel()) + shift
         gradient = sums.gradient - penalty * beta
-        step = np.linalg.solve(hessian, gradient.ravel()).reshape(m, d)
+        step = least_norm_solve(hessian, gradient.ravel()).reshape(m, d)
         if float(np.max(np.abs(step))) <= tol * (1.0 + float(np.max(np.abs(beta)))):
             beta, converged = beta + step, True
             break
@@ -142,7 +150,7 @@ def solve(
     if not converged:
         beta = accepted[1] if accepted is not None else beta
     hessian = sums.hessian + np.diag(penalty.ravel()) + shift
-    covariance = np.linalg.inv(hessian) - shift
+    covariance = pseudo_inverse(hessian) - shift
     if m > 1:
         beta[:, 0] -= beta[:, 0].mean()
     return Solution(beta, covariance, n_iter, converged, sums)
