@@ -18,6 +18,8 @@ from linear_reference import DATA_SETS, FEATURES, NUMERIC, design, mixed, probab
 from sklearn.linear_model import LogisticRegression as Oracle
 
 import warehouse_ml as wml
+from warehouse_ml.cli.commands import model_from
+from warehouse_ml.cli.parser import parse_args
 from warehouse_ml.errors import NotSupportedError, ParameterError
 from warehouse_ml.models.learners.logistic_regression import (
     ConvergenceWarning,
@@ -91,10 +93,11 @@ def test_sample_and_class_weights_equal_scikit_learns_weighted_fit(con):
     )
 
 
-def test_standard_errors_are_statsmodels_without_the_penalty(con):
+@pytest.mark.parametrize("setting", [{"C": 1e12}, {"penalty": None}], ids=["C=1e12", "none"])
+def test_standard_errors_are_statsmodels_without_the_penalty(con, setting):
     sm = pytest.importorskip("statsmodels.api")
     table = mixed(classes=2, seed=7).drop_columns(["colour", "code"])
-    model = wml.LogisticRegression(C=1e12).fit(con, table, "y", features=["x1", "x2"])
+    model = wml.LogisticRegression(**setting).fit(con, table, "y", features=["x1", "x2"])
     X, _ = design(table, table, NUMERIC, NUMERIC)
     y = np.array([v == "k1" for v in table["y"].to_pylist()], float)
     logit = sm.Logit(y, sm.add_constant(X)).fit(method="newton", tol=1e-12, disp=False)
@@ -187,8 +190,11 @@ def test_update_is_refused_and_cross_validation_chooses_c(con):
 
 @pytest.mark.parametrize(
     "options",
-    [{"C": 0}, {"C": float("inf")}, {"max_iter": 0}, {"max_iter": 2.5}, {"tol": -1.0}],
-)
+    [
+        {"C": 0}, {"C": float("inf")}, {"max_iter": 0}, {"max_iter": 2.5}, {"tol": -1.0},
+        {"penalty": "l1"}, {"penalty": "none"},
+    ],
+)  # fmt: skip
 def test_settings_out_of_range_are_refused(options):
     with pytest.raises(ParameterError, match=next(iter(options))):
         wml.LogisticRegression(**options)
@@ -244,3 +250,59 @@ def test_a_penalty_too_weak_for_collinear_columns_takes_least_norm_newton_steps(
     null = np.array([1.0, 0.0, -1.0, -1.0, -1.0]) / 2.0
     assert abs(b @ null) < 1e-9 * np.linalg.norm(b)
     assert all(r["std_error"] > 0 for r in model.summary().to_pylist())
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_no_penalty_equals_scikit_learns_unpenalised_fit(con, classes):
+    """``penalty=None`` maximises the likelihood itself (C is not used), as scikit-learn's
+    ``penalty=None`` (since 1.8 spelt ``C=np.inf``)."""
+    table = mixed(classes=classes, seed=11)
+    features = ["x1", "colour", "x2"]  # colour has NULLs: its indicators and the intercept differ
+    model = wml.LogisticRegression(penalty=None, C=0.01).fit(con, table, "y", features=features)
+    X, names = design(table, table, features, NUMERIC)
+    sk = Oracle(C=np.inf, tol=1e-12, solver="newton-cholesky", max_iter=1000)
+    sk.fit(X, table["y"].to_pylist())
+    assert model.design_names_ == names and model.converged_
+    assert model.get_params()["penalty"] is None
+    np.testing.assert_allclose(model.coef_, sk.coef_, rtol=0, atol=COEFFICIENTS)
+    np.testing.assert_allclose(model.intercept_, sk.intercept_, rtol=0, atol=COEFFICIENTS)
+    np.testing.assert_allclose(
+        probabilities(model, con, table), sk.predict_proba(X), rtol=0, atol=PROBABILITIES
+    )
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_separable_classes_without_a_penalty_are_a_model_error(con, classes):
+    """No maximum likelihood exists when some coefficients score every row's own class highest
+    (Albert and Anderson): the fit stops at the first pass that finds such coefficients."""
+    x = np.linspace(-2, 2, 30 * classes)
+    y = np.array([f"k{i}" for i in np.digitize(x, np.linspace(-2, 2, classes + 1)[1:-1])])
+    with pytest.raises(
+        wml.ModelError,
+        match=r"the classes of an Arrow table are perfectly separated: .* so without a penalty "
+        r"\(penalty=None\) the likelihood has no maximum .*fit with penalty='l2'",
+    ):
+        wml.LogisticRegression(penalty=None).fit(con, pa.table({"x": x, "y": y}), "y")
+
+
+def test_no_penalty_on_collinear_columns_is_the_least_norm_maximum(con):
+    """Every level of c (no NULL) sums to the intercept's column: with no penalty the maximum
+    is a line of coefficients; the fit's is its point of least norm, and its probabilities
+    scikit-learn's on the full-rank design."""
+    table = collinear()
+    model = wml.LogisticRegression(penalty=None).fit(con, table, "y")
+    X, _ = design(table, table, ["x", "c"], ["x"])
+    sk = Oracle(C=np.inf, tol=1e-12, solver="newton-cholesky", max_iter=1000)
+    sk.fit(X[:, [0, 2, 3]], table["y"].to_pylist())
+    np.testing.assert_allclose(
+        probabilities(model, con, table), sk.predict_proba(X[:, [0, 2, 3]]), rtol=0, atol=1e-9
+    )
+    b = np.r_[model.intercept_, model.coef_[0]]
+    assert abs(b @ np.array([1.0, 0.0, -1.0, -1.0, -1.0])) < 1e-9 * np.linalg.norm(b)
+
+
+def test_the_penalty_reaches_the_constructor_from_the_command_line():
+    args = parse_args(["train", "t", "--target", "y", "--kind", "lr", "--param", "penalty=none"])
+    assert model_from(args.kind, args).get_params()["penalty"] is None
+    args = parse_args(["train", "t", "--target", "y", "--kind", "lr", "--param", "penalty=l2"])
+    assert model_from(args.kind, args).get_params()["penalty"] == "l2"

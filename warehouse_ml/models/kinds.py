@@ -62,6 +62,10 @@ def _optional_float(text: str) -> float | None:
     return None if text.lower() == "none" else float(text)
 
 
+def _optional_text(text: str) -> str | None:
+    return None if text.lower() == "none" else text
+
+
 FLOAT = ValueType("float", float)
 INT = ValueType("int", int)
 TEXT = ValueType("text", str)
@@ -69,6 +73,7 @@ COLUMNS = ValueType("columns", _columns)
 CLASS_WEIGHT = ValueType("balanced|JSON", _class_weight)
 OPTIONAL_INT = ValueType("int|none", _optional_int)
 OPTIONAL_FLOAT = ValueType("float|none", _optional_float)
+OPTIONAL_TEXT = ValueType("text|none", _optional_text)
 
 
 @dataclass(frozen=True)
@@ -229,6 +234,7 @@ register(
         summary="Logistic regression: Newton/IRLS passes, one-hot and standardised features",
         parameters=(
             Parameter("C", FLOAT, 1.0, "inverse strength of the L2 penalty, > 0"),
+            Parameter("penalty", OPTIONAL_TEXT, "l2", "l2, or none: the likelihood alone"),
             Parameter("max_iter", INT, 100, "most Newton passes over the data"),
             Parameter("tol", FLOAT, 1e-10, "stop at a Newton step of at most tol (1 + max |b|)"),
             *_SHARED,

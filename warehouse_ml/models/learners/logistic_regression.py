@@ -7,7 +7,9 @@ a NULL numeric value the training mean (0 after scaling), a NULL or unseen categ
 every indicator 0.
 
 The model maximises the (weighted) log-likelihood less an L2 penalty ``||b||^2 / (2 C)`` on
-the coefficients, the intercepts unpenalised, as scikit-learn's ``LogisticRegression(C=C)``:
+the coefficients, the intercepts unpenalised, as scikit-learn's ``LogisticRegression(C=C)``
+(``penalty=None``: the log-likelihood alone, C unused, as scikit-learn's ``penalty=None``,
+spelt ``C=np.inf`` since its 1.8):
 two classes have one coefficient vector (class 1 against class 0); more classes a multinomial
 (softmax) model with one vector per class, its intercepts centred (summing to 0) as
 scikit-learn reports them. Newton's method starts at 0; each iteration is one SQL pass
@@ -34,8 +36,13 @@ and for a Hessian singular to double precision: the least-norm coefficients' err
 Wald's z = b / se and its two-sided p-value. With a large C they are the unpenalised
 maximum-likelihood ones (statsmodels' ``Logit``). A fit whose training rows all score their
 own class highest warns (:class:`SeparationWarning`): the classes are separable, so without
-the penalty the coefficients would grow without bound; one that does not converge within
-``max_iter`` passes warns (:class:`ConvergenceWarning`).
+the penalty the coefficients would grow without bound. Without a penalty such classes have no
+maximum likelihood (Albert and Anderson, 1984: it exists only when no coefficients score every
+row's own class highest): the fit stops at the first pass whose (non-zero) coefficients do, a
+:class:`~warehouse_ml.errors.ModelError`. Classes separated but for rows on the boundary (a
+quasi-complete separation) have no maximum either, but no pass finds it: their coefficients
+grow by about one unit per pass and the fit stops at ``max_iter``. A fit that does not converge
+within ``max_iter`` passes warns (:class:`ConvergenceWarning`).
 
 Parameter tables (each led by ``wml_part``, 0 for a fitted model):
 
@@ -68,7 +75,7 @@ import numpy as np
 import pyarrow as pa
 
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.errors import ParameterError
+from warehouse_ml.errors import ModelError, ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores, WeightedFit
 from warehouse_ml.models.learners.least_norm import least_norm_solve, pseudo_inverse
@@ -101,24 +108,32 @@ class ConvergenceWarning(UserWarning):
     """Newton's method stopped at ``max_iter`` passes with a step larger than its tolerance."""
 
 
+PENALTIES = ("l2", None)
+"""The ``penalty`` settings: L2, or none."""
+
+
 @dataclass(frozen=True)
 class Solution:
     """The solver's result: ``coefficients`` (scored classes x design width), their
-    ``covariance`` (class-major), the passes made, and what the last pass found."""
+    ``covariance`` (class-major), the passes made, what the last pass found, and whether its
+    coefficients (some not 0) scored every training row's own class highest."""
 
     coefficients: np.ndarray
     covariance: np.ndarray
     n_iter: int
     converged: bool
     last: NewtonSums
+    separated: bool
 
 
 def solve(
-    warehouse: Warehouse, newton: NewtonPass, C: float, max_iter: int, tol: float
+    warehouse: Warehouse, newton: NewtonPass, strength: float, max_iter: int, tol: float
 ) -> Solution:
-    """Newton's method on the penalised negative log-likelihood (module docstring)."""
+    """Newton's method on the negative log-likelihood plus ``strength ||b||^2 / 2`` (1 / C;
+    0 without a penalty, where the first pass finding the classes separated ends the fit:
+    module docstring)."""
     m, d = len(newton.scored), newton.design.width
-    penalty = np.full((m, d), 1.0 / C)
+    penalty = np.full((m, d), strength)
     penalty[:, 0] = 0.0
     shift = np.zeros((m * d, m * d))
     if m > 1:  # every intercept alike: the softmax's flat direction
@@ -132,6 +147,9 @@ def solve(
     while n_iter < max_iter:
         sums = newton.run(warehouse, beta)
         n_iter += 1
+        if strength == 0 and _separates(sums, beta):  # no maximum: stop at these
+            accepted = (-sums.log_likelihood, beta)
+            break
         objective = -sums.log_likelihood + 0.5 * float(np.sum(penalty * beta * beta))
         if accepted is not None and objective > accepted[0] + RISE * abs(accepted[0]):
             if halvings == MAX_HALVINGS:
@@ -153,7 +171,13 @@ def solve(
     covariance = pseudo_inverse(hessian) - shift
     if m > 1:
         beta[:, 0] -= beta[:, 0].mean()
-    return Solution(beta, covariance, n_iter, converged, sums)
+    return Solution(beta, covariance, n_iter, converged, sums, _separates(sums, beta))
+
+
+def _separates(sums: NewtonSums, beta: np.ndarray) -> bool:
+    """Whether the pass ``sums`` at ``beta`` scored every row's own class highest with some
+    coefficient not 0 (at 0 every class ties)."""
+    return sums.margin >= 0 and bool(np.any(beta != 0))
 
 
 class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
@@ -161,7 +185,10 @@ class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
 
     Args:
         C: inverse of the penalty's strength, > 0: the coefficients' penalty is
-            ``||b||^2 / (2 C)`` (intercepts unpenalised), as scikit-learn's.
+            ``||b||^2 / (2 C)`` (intercepts unpenalised), as scikit-learn's; not used
+            without a penalty.
+        penalty: ``"l2"``, or None for the likelihood alone (scikit-learn's
+            ``penalty=None``); separable classes are then a ModelError (module docstring).
         max_iter: most Newton passes over the data, >= 1.
         tol: the fit has converged when the largest Newton step (of the coefficients of the
             standardised design) is at most ``tol (1 + max |coefficient|)``, >= 0.
@@ -179,6 +206,7 @@ class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
         self,
         *,
         C: float = 1.0,
+        penalty: str | None = "l2",
         max_iter: int = 100,
         tol: float = 1e-10,
         categorical: Iterable[str] | None = None,
@@ -188,11 +216,14 @@ class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
         super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
         if isinstance(C, bool) or not isinstance(C, (int, float)) or not 0 < C < math.inf:
             raise ParameterError(f"C must be a finite number > 0, got {C!r}")
+        if penalty not in PENALTIES:
+            raise ParameterError(f"penalty must be 'l2' or None, got {penalty!r}")
         if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
             raise ParameterError(f"max_iter must be an integer >= 1, got {max_iter!r}")
         if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < math.inf:
             raise ParameterError(f"tol must be a finite number >= 0, got {tol!r}")
         self.C = float(C)
+        self.penalty = penalty
         self.max_iter = max_iter
         self.tol = float(tol)
 
@@ -204,7 +235,16 @@ class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
         design = Design.learn(warehouse, training, check)
         classes = training.classes[0]
         newton = NewtonPass(design, training, len(classes))
-        solution = solve(warehouse, newton, self.C, self.max_iter, self.tol)
+        strength = 0.0 if self.penalty is None else 1.0 / self.C
+        solution = solve(warehouse, newton, strength, self.max_iter, self.tol)
+        if self.penalty is None and solution.separated:
+            raise ModelError(
+                f"the classes of {training.source.description} are perfectly separated: the "
+                f"coefficients of Newton pass {solution.n_iter} score every training row's own "
+                "class highest, so without a penalty (penalty=None) the likelihood has no "
+                "maximum and the coefficients would grow without bound; fit with penalty='l2' "
+                "and a finite C (the larger C, the larger the coefficients)"
+            )
         design.write(warehouse, tables.table("design"))
         errors = np.sqrt(np.clip(np.diag(solution.covariance), 0.0, None))
         errors = errors.reshape(solution.coefficients.shape)
@@ -217,7 +257,7 @@ class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
                 p = math.erfc(abs(z) / math.sqrt(2.0)) if z is not None else None
                 rows.append((0, k, j, float(b), float(se) if se > 0 else None, z, p))
         write_coefficients(warehouse, tables.table("coefficients"), rows)
-        separated = solution.last.margin >= 0 and solution.coefficients[:, 1:].size > 0
+        separated = solution.separated and solution.coefficients[:, 1:].size > 0
         self._warn(solution, separated, training.source.description)
         return LogisticRegressionState(
             n_iter=solution.n_iter,
