@@ -30,7 +30,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -38,7 +37,6 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
-from warehouse_ml.models.inspection.evidence import Part, shown_value
 from warehouse_ml.models.scoring.lookup import integer_coded
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.training import Training
@@ -278,77 +276,6 @@ def write_classes(
         ),
         count_type=training.count_type,
     )
-
-
-class LinearScores:
-    """Scoring and explanations of a linear model (a mixin of the linear families' classes,
-    named before ``Classifier``): each class's score is its intercept plus one term per
-    attribute of its coefficients (the ``classes``, ``design`` and ``coefficients`` tables),
-    so the scoring query's softmax gives the probabilities and an attribute's evidence is the
-    difference of two classes' terms (``AdditiveScores``)."""
-
-    def _coefficients(self, warehouse: Warehouse, record: ModelRecord) -> np.ndarray:
-        """Every class's coefficients (classes x design width; a class the table does not
-        hold, as a binary model's class 0, is all 0), read from the ``coefficients`` table."""
-        rows = catalog.read_part(warehouse, record, "coefficients").to_pylist()
-        width = 1 + max((r["column_index"] for r in rows), default=0)
-        full = np.zeros((len(record.classes), width))
-        for r in rows:
-            full[r["class_index"], r["column_index"]] = r["coefficient"]
-        return full
-
-    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
-        """The intercepts and one term per attribute, every coefficient a literal."""
-        design = Design.read(warehouse, record)
-        return design.terms(source, self._coefficients(warehouse, record))
-
-    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
-        """One term per attribute: each class's coefficients times the row's design values;
-        shown with the row's value as text."""
-        design = Design.read(warehouse, record)
-        full = self._coefficients(warehouse, record)
-        return [
-            Part(f.name, design.attribute_term(source, full, f), shown_value(record, f.name))
-            for f in design.features
-        ]
-
-    # -- the fitted model's numbers (its state's report: ``columns`` and ``coefficients``) --
-    @property
-    def _report(self) -> Any:
-        return self.record.state.learned
-
-    @property
-    def coef_(self) -> np.ndarray:
-        """Coefficients of the standardised design (one row per scored class: one row, of
-        class 1, for a binary model; else one per class), columns as :attr:`design_names_`
-        without the intercept."""
-        return np.array(self._report.coefficients)[:, 1:]
-
-    @property
-    def intercept_(self) -> np.ndarray:
-        """Intercepts, one per row of :attr:`coef_`."""
-        return np.array(self._report.coefficients)[:, 0]
-
-    @property
-    def design_names_(self) -> list[str]:
-        """The design's columns: a numeric attribute's name, ``attribute=level`` for an
-        indicator."""
-        return list(self._report.columns[1:])
-
-
-class NewtonScores(LinearScores):
-    """A linear model fitted by Newton passes (the logistic regression, the linear SVM): its
-    state's report also holds ``n_iter`` and ``converged``."""
-
-    @property
-    def n_iter_(self) -> int:
-        """Newton passes over the data (a line search's passes apart)."""
-        return self._report.n_iter
-
-    @property
-    def converged_(self) -> bool:
-        """Whether the last Newton step was within the tolerance (``tol``)."""
-        return self._report.converged
 
 
 def _by_level(

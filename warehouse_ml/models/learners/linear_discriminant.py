@@ -52,11 +52,11 @@ from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores
 from warehouse_ml.models.learners.linear_design import (
     Design,
-    LinearScores,
     write_classes,
     write_coefficients,
 )
 from warehouse_ml.models.learners.linear_discriminant_state import LinearDiscriminantState
+from warehouse_ml.models.learners.linear_scores import LinearScores
 from warehouse_ml.models.learners.newton_sums import (
     design_step,
     fill_products,

@@ -54,10 +54,10 @@ from warehouse_ml.models.capabilities import WeightedFit
 from warehouse_ml.models.learners import linear_svm_platt
 from warehouse_ml.models.learners.linear_design import (
     Design,
-    NewtonScores,
     write_classes,
     write_coefficients,
 )
+from warehouse_ml.models.learners.linear_scores import NewtonScores
 from warehouse_ml.models.learners.linear_svm_newton import solve
 from warehouse_ml.models.learners.linear_svm_state import LinearSvmState
 from warehouse_ml.models.learners.linear_svm_sums import MarginPass

@@ -81,10 +81,10 @@ from warehouse_ml.models.capabilities import AdditiveScores, WeightedFit
 from warehouse_ml.models.learners.least_norm import least_norm_solve, pseudo_inverse
 from warehouse_ml.models.learners.linear_design import (
     Design,
-    NewtonScores,
     write_classes,
     write_coefficients,
 )
+from warehouse_ml.models.learners.linear_scores import NewtonScores
 from warehouse_ml.models.learners.logistic_regression_state import LogisticRegressionState
 from warehouse_ml.models.learners.newton_sums import NewtonPass, NewtonSums
 from warehouse_ml.models.training import Training
