@@ -44,6 +44,14 @@ def probabilities(model, con, source) -> np.ndarray:
     return np.column_stack([c.to_numpy() for c in model.predict_proba(con, source).columns])
 
 
+def decisions(model, con, source) -> np.ndarray:
+    """``model.decision_function`` as scikit-learn shapes it: one value per row for one
+    column (two classes), else rows x columns."""
+    table = model.decision_function(con, source)
+    matrix = np.column_stack([c.to_numpy() for c in table.columns])
+    return matrix[:, 0] if table.num_columns == 1 else matrix
+
+
 def mixed(n: int = 400, classes: int = 2, seed: int = 1) -> pa.Table:
     """Two numerics (one with NULLs, on another scale), a text attribute with NULLs and an
     integer code; classes from a softmax of them."""

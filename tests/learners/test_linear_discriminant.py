@@ -14,7 +14,16 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
-from linear_reference import DATA_SETS, FEATURES, NUMERIC, design, mixed, probabilities, shared
+from linear_reference import (
+    DATA_SETS,
+    FEATURES,
+    NUMERIC,
+    decisions,
+    design,
+    mixed,
+    probabilities,
+    shared,
+)
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as Oracle
 
 import warehouse_ml as wml
@@ -183,3 +192,18 @@ def test_shared_data_sets_equal_scikit_learn(con, datasets, name, numeric, rows,
     np.testing.assert_allclose(
         probabilities(model, con, table), sk.predict_proba(X), rtol=0, atol=PROBABILITIES
     )
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_the_decision_function_is_scikit_learns(con, classes):
+    """Two classes: one column, class 1's score less class 0's (the log-odds of class 1),
+    named as predict_proba names class 1's column; more: each class's score."""
+    table = mixed(classes=classes, seed=14)
+    model = fit(con, table, 0.2)
+    X, _ = reduced(table, table, FEATURES, NUMERIC)
+    sk = oracle(X, table["y"].to_pylist(), 0.2)
+    columns = model.predict_proba(con, table).column_names
+    assert model.decision_function(con, table).column_names == (
+        columns[1:] if classes == 2 else columns
+    )
+    np.testing.assert_allclose(decisions(model, con, table), sk.decision_function(X), atol=1e-9)

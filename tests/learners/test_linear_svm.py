@@ -20,7 +20,16 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
-from linear_reference import DATA_SETS, FEATURES, NUMERIC, design, mixed, probabilities, shared
+from linear_reference import (
+    DATA_SETS,
+    FEATURES,
+    NUMERIC,
+    decisions,
+    design,
+    mixed,
+    probabilities,
+    shared,
+)
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.svm import LinearSVC
 
@@ -71,7 +80,7 @@ def check(con, model, table, X, y, cv, C) -> None:
         target = np.where(np.array(y) == label, 1.0, -1.0)
         assert np.max(np.abs(gradient(X, target, w, C))) < 1e-9
     np.testing.assert_allclose(
-        model.decision_function(con, table), sk.decision_function(X), rtol=0, atol=WEIGHTS
+        decisions(model, con, table), sk.decision_function(X), rtol=0, atol=WEIGHTS
     )
     calibrated = CalibratedClassifierCV(svc(C), method="sigmoid", ensemble=False, cv=cv)
     np.testing.assert_allclose(
@@ -117,7 +126,7 @@ def test_an_attributes_part_is_its_share_of_the_decision_value(con):
     table = mixed(n=80, seed=4)
     model = wml.LinearSVM(key="id").fit(con, table, "y", features=FEATURES, categorical=["code"])
     X, names = design(table, table, FEATURES, NUMERIC)
-    decision = model.decision_function(con, table)
+    decision = decisions(model, con, table)
     labels = list(model.classes_)
     rows = model.explain(con, table, keys=["id"]).to_pylist()
     totals = np.zeros(table.num_rows)
@@ -205,7 +214,7 @@ def test_held_out_decision_values_all_equal_fit_the_sigmoid_as_scikit_learn():
     with duckdb.connect() as con:
         model = wml.LinearSVM().fit(con, table, "y")
         got = probabilities(model, con, table)
-        decision = model.decision_function(con, table)
+        decision = decisions(model, con, table)
     X, _ = design(table, table, ["x"], ["x"])
     sk = svc(1.0).fit(X, ["a", "b"])
     np.testing.assert_allclose(model.coef_, sk.coef_, rtol=0, atol=WEIGHTS)

@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import sqlglot
-from linear_reference import FEATURES, NUMERIC, design, mixed, probabilities
+from linear_reference import FEATURES, NUMERIC, decisions, design, mixed, probabilities
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.svm import LinearSVC
 from sklearn.utils.class_weight import compute_sample_weight
@@ -89,7 +89,7 @@ def check(con, model, table, key, C, sample, class_weight) -> None:
     np.testing.assert_allclose(model.coef_, sk.coef_, rtol=0, atol=TOLERANCE)
     np.testing.assert_allclose(model.intercept_, sk.intercept_, rtol=0, atol=TOLERANCE)
     np.testing.assert_allclose(
-        model.decision_function(con, table), sk.decision_function(X), rtol=0, atol=TOLERANCE
+        decisions(model, con, table), sk.decision_function(X), rtol=0, atol=TOLERANCE
     )
     rows, folds, parts = pieces(w, md5_order(table, key))
     cv = [(np.flatnonzero(folds != f), np.flatnonzero(folds == f)) for f in range(FOLDS)]

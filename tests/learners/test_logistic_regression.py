@@ -14,7 +14,16 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
-from linear_reference import DATA_SETS, FEATURES, NUMERIC, design, mixed, probabilities, shared
+from linear_reference import (
+    DATA_SETS,
+    FEATURES,
+    NUMERIC,
+    decisions,
+    design,
+    mixed,
+    probabilities,
+    shared,
+)
 from sklearn.linear_model import LogisticRegression as Oracle
 
 import warehouse_ml as wml
@@ -306,3 +315,30 @@ def test_the_penalty_reaches_the_constructor_from_the_command_line():
     assert model_from(args.kind, args).get_params()["penalty"] is None
     args = parse_args(["train", "t", "--target", "y", "--kind", "lr", "--param", "penalty=l2"])
     assert model_from(args.kind, args).get_params()["penalty"] == "l2"
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_the_decision_function_is_scikit_learns(con, classes):
+    """Two classes: one column, the log-odds of the second class, named as predict_proba names
+    that class's column; more: each class's linear score, named and ordered as predict_proba's
+    columns."""
+    table = mixed(classes=classes, seed=12)
+    model = fit(con, table)
+    X, _ = design(table, table, FEATURES, NUMERIC)
+    sk = oracle(X, table["y"].to_pylist())
+    got = model.decision_function(con, table)
+    columns = model.predict_proba(con, table).column_names
+    assert got.column_names == (columns[1:] if classes == 2 else columns)
+    np.testing.assert_allclose(decisions(model, con, table), sk.decision_function(X), atol=1e-8)
+
+
+def test_the_decision_function_keeps_the_source_order(con):
+    """Many rows, read by parallel threads: the values come in the source's order (a numpy
+    reference of the fitted coefficients on the standardised values)."""
+    table = mixed(classes=2, seed=13)
+    model = wml.LogisticRegression().fit(con, table, "y", features=["x1"])
+    x = np.random.default_rng(0).normal(size=300_000)
+    values = decisions(model, con, pa.table({"x1": x}))
+    mean, std = table["x1"].to_numpy().mean(), table["x1"].to_numpy().std()
+    expected = model.intercept_[0] + model.coef_[0, 0] * (x - mean) / std
+    np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12)

@@ -4,7 +4,8 @@ discriminant analysis, linear SVM): a mixin each family's class names before ``C
 A linear model's tables are its ``classes`` (each class's intercept as log_prior), ``design``
 (models/learners/linear_design.py) and ``coefficients``; each class's score is its intercept
 plus one term per attribute, so the scoring query's softmax (or the SVM's sigmoids) reads them,
-and an attribute's evidence is the difference of two classes' terms.
+an attribute's evidence is the difference of two classes' terms, and the decision function is
+scikit-learn's ``intercept_ + coef_ . x``.
 """
 
 from __future__ import annotations
@@ -12,12 +13,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+from sqlglot import exp
 
+from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.engines.sources import Source
+from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.models.inspection.evidence import Part, shown_value
 from warehouse_ml.models.learners.linear_design import Design
+from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.scores import Term
+from warehouse_ml.models.scoring.steps import balanced_sum, input_step
+from warehouse_ml.sqlgen.templates import alias, column
 from warehouse_ml.store import catalog
 from warehouse_ml.store.catalog import ModelRecord
 
@@ -38,6 +45,39 @@ class LinearScores:
         for r in rows:
             full[r["class_index"], r["column_index"]] = r["coefficient"]
         return full
+
+    def decision_function(self, con: Connectable, source: SourceLike) -> pa.Table:
+        """Each row's decision values, as scikit-learn's linear classifiers' (``intercept_ +
+        coef_ . x`` over the design): for two classes one float64 column, the second class's
+        score less the first's (a logistic regression's or discriminant's log-odds of it, an
+        SVM's decision value), named as :meth:`predict_proba` names that class's column; for
+        more, each class's score (the SVM's: its own against the rest), one float64 column per
+        class named and ordered as :meth:`predict_proba`'s (as :meth:`predict_log_proba`'s
+        are). One row per source row, in source order."""
+        with (
+            session(con) as warehouse,
+            self._current(warehouse) as record,
+            open_source(warehouse, source) as src,
+        ):
+            self._check_source(record, src)
+            full = self._coefficients(warehouse, record)
+            rows = full[1:] - full[:1] if len(full) == 2 else full
+            terms = Design.read(warehouse, record).terms(src, rows)
+            named, order = self._probability_layout(warehouse, record)
+            shown = [(1, 0)] if len(full) == 2 else [(k, k) for k in order]
+            row = names.row_number(src.columns)
+            query = (
+                exp.select(
+                    *(
+                        alias(balanced_sum([t.per_class[r] for t in terms]), f"wml_f_{i}")
+                        for i, (_, r) in enumerate(shown)
+                    )
+                )
+                .from_(input_step(src.relation, row).subquery("s"))
+                .order_by(column(row, "s"))
+            )
+            table = warehouse.fetch_tree(query)
+        return table.rename_columns([named[k] for k, _ in shown])
 
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         """The intercepts and one term per attribute, every coefficient a literal."""

@@ -45,9 +45,8 @@ from typing import Any
 import numpy as np
 from sqlglot import exp
 
-from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.engines.sources import Source, SourceLike, open_source
+from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import WeightedFit
@@ -183,23 +182,6 @@ class LinearSVM(NewtonScores, Classifier, WeightedFit):
         if len(record.classes) == 2:
             sigmoid = [exp.Sub(this=templates.literal(1.0), expression=sigmoid[0].copy()), *sigmoid]
         return ClassProbabilities(sigmoid, derived=derived)
-
-    def decision_function(self, con: Connectable, source: SourceLike) -> np.ndarray:
-        """Each row's decision values, as scikit-learn's ``decision_function``: one per row
-        for two classes (class 1's), else one column per class (rows x classes)."""
-        with (
-            session(con) as warehouse,
-            self._current(warehouse) as record,
-            open_source(warehouse, source) as src,
-        ):
-            self._check_source(record, src)
-            values = self._decision_values(warehouse, record, src)
-            query = exp.select(*(alias(f, f"f_{r}") for r, f in enumerate(values))).from_(
-                src.relation.copy().as_("s")
-            )
-            table = warehouse.fetch_tree(query)
-        matrix = np.column_stack([c.to_numpy(zero_copy_only=False) for c in table.columns])
-        return matrix[:, 0] if len(values) == 1 else matrix
 
     # -- the fitted model's numbers ---------------------------------------------------------
     @property
