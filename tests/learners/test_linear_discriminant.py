@@ -27,7 +27,10 @@ from linear_reference import (
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as Oracle
 
 import warehouse_ml as wml
+from warehouse_ml.cli.commands import model_from
+from warehouse_ml.cli.parser import parse_args
 from warehouse_ml.errors import NotSupportedError, ParameterError
+from warehouse_ml.models import kinds
 
 PROBABILITIES = 1e-9
 COEFFICIENTS = 1e-9
@@ -47,12 +50,12 @@ def reduced(
     return X[:, keep], [names[j] for j in keep]
 
 
-def oracle(X: np.ndarray, y: list, shrinkage: float | None = None) -> Oracle:
-    return Oracle(solver="lsqr", shrinkage=shrinkage).fit(X, y)
+def oracle(X: np.ndarray, y: list, shrinkage: float | str | None = None, priors=None) -> Oracle:
+    return Oracle(solver="lsqr", shrinkage=shrinkage, priors=priors).fit(X, y)
 
 
-def fit(con, table, shrinkage=None, **options) -> wml.LinearDiscriminant:
-    return wml.LinearDiscriminant(shrinkage=shrinkage).fit(
+def fit(con, table, shrinkage=None, priors=None, **options) -> wml.LinearDiscriminant:
+    return wml.LinearDiscriminant(shrinkage=shrinkage, priors=priors).fit(
         con, table, "y", features=FEATURES, categorical=["code"], **options
     )
 
@@ -168,14 +171,47 @@ def test_update_is_refused_and_cross_validation_chooses_the_shrinkage(con):
     assert chosen.comparison["chosen"].to_pylist() == [False, True]
 
 
-@pytest.mark.parametrize("shrinkage", [-0.1, 1.5, True, "auto", float("nan")])
+@pytest.mark.parametrize("shrinkage", [-0.1, 1.5, True, "Auto", "empirical", float("nan")])
 def test_settings_out_of_range_are_refused(shrinkage):
     with pytest.raises(ParameterError, match="shrinkage"):
         wml.LinearDiscriminant(shrinkage=shrinkage)
 
 
+@pytest.mark.parametrize(
+    ("priors", "message"),
+    [
+        ([0.5, -0.1, 0.6], r"priors\[1\] must be a finite number > 0, got -0.1"),
+        ({"a": 0.0, "b": 1.0}, r"priors\['a'\] must be a finite number > 0, got 0.0"),
+        ([0.5, float("nan")], r"priors\[1\] must be a finite number > 0"),
+        ([0.5, "x"], r"priors\[1\] must be a number, got 'x'"),
+        ([0.2, 0.3], r"priors must sum to 1 \(within 1e-05\), got 0.5"),
+        ([], r"priors must name at least one class"),
+        ("0.5", r"priors must be None, a mapping class -> prior or a sequence"),
+    ],
+)
+def test_priors_out_of_range_are_refused(priors, message):
+    with pytest.raises(ParameterError, match=message):
+        wml.LinearDiscriminant(priors=priors)
+
+
+@pytest.mark.parametrize(
+    ("priors", "message"),
+    [
+        ([0.5, 0.5], r"priors has 2 values; expected one per class of the target, 3: \['k0', "),
+        ({"k0": 0.5, "k1": 0.5}, r"priors names no prior of class\(es\) \['k2'\]"),
+        (
+            {"k0": 0.2, "k1": 0.3, "k2": 0.4, "k9": 0.1},
+            r"priors names \['k9'\], which are not classes of the target",
+        ),
+    ],
+)
+def test_priors_that_do_not_match_the_classes_are_refused(con, priors, message):
+    with pytest.raises(ParameterError, match=message):
+        fit(con, mixed(n=60, classes=3), priors=priors)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("shrinkage", [None, 0.5])
+@pytest.mark.parametrize("shrinkage", [None, 0.5, "auto"])
 @pytest.mark.parametrize(("name", "numeric", "rows"), DATA_SETS)
 def test_shared_data_sets_equal_scikit_learn(con, datasets, name, numeric, rows, shrinkage):
     """Binary and multi-class, categorical (with NULLs), numeric and mixed: probabilities to
@@ -207,3 +243,51 @@ def test_the_decision_function_is_scikit_learns(con, classes):
         columns[1:] if classes == 2 else columns
     )
     np.testing.assert_allclose(decisions(model, con, table), sk.decision_function(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("priors", ["sequence", "mapping"])
+def test_given_priors_are_scikit_learns(con, classes, priors):
+    """The priors weigh the classes' covariances and are the intercepts' log priors, as
+    scikit-learn's ``priors=`` (a sequence in class order, or a mapping by label)."""
+    table = mixed(classes=classes, seed=15)
+    given = [0.7, 0.3] if classes == 2 else [0.2, 0.5, 0.3]
+    setting = given if priors == "sequence" else {f"k{k}": p for k, p in enumerate(given)}
+    model = fit(con, table, 0.1, priors=setting)
+    X, _ = reduced(table, table, FEATURES, NUMERIC)
+    sk = oracle(X, table["y"].to_pylist(), 0.1, priors=given)
+    np.testing.assert_allclose(model.priors_, given, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(
+        probabilities(model, con, table), sk.predict_proba(X), rtol=0, atol=PROBABILITIES
+    )
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_ledoit_wolf_shrinkage_is_scikit_learns(con, classes):
+    """``shrinkage="auto"``: each class's rows standardised by the class's own means and
+    deviations, Ledoit and Wolf's shrinkage of their covariance (its fourth moments one more
+    pass), rescaled, then pooled by the priors, as scikit-learn's ``shrinkage="auto"``. The
+    data hold a column constant within a class (scaled by 1, as StandardScaler does)."""
+    table = mixed(classes=classes, seed=16)
+    y = np.array(table["y"].to_pylist())
+    table = table.append_column("flat", pa.array(np.where(y == "k0", 2.5, np.arange(len(y)) % 7)))
+    features = [*FEATURES, "flat"]
+    model = wml.LinearDiscriminant(shrinkage="auto", priors=[0.6, 0.4] if classes == 2 else None)
+    model.fit(con, table, "y", features=features, categorical=["code"])
+    X, _ = reduced(table, table, features, [*NUMERIC, "flat"])
+    sk = oracle(X, y, "auto", priors=[0.6, 0.4] if classes == 2 else None)
+    np.testing.assert_allclose(model.coef_, sk.coef_, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(
+        probabilities(model, con, table), sk.predict_proba(X), rtol=0, atol=PROBABILITIES
+    )
+
+
+def test_the_new_settings_reach_the_constructor_from_the_command_line():
+    argv = ["train", "t", "--target", "y", "--kind", "lda"]
+    args = parse_args([*argv, "--param", "shrinkage=auto", "--param", "priors=[0.25, 0.75]"])
+    assert model_from(args.kind, args).get_params() == {
+        **kinds.spec_of("linear_discriminant").defaults(), "shrinkage": "auto",
+        "priors": [0.25, 0.75],
+    }  # fmt: skip
+    args = parse_args([*argv, "--param", 'priors={"no": 0.25, "yes": 0.75}'])
+    assert model_from(args.kind, args).priors == {"no": 0.25, "yes": 0.75}

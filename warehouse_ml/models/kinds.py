@@ -66,14 +66,32 @@ def _optional_text(text: str) -> str | None:
     return None if text.lower() == "none" else text
 
 
+def _shrinkage(text: str) -> float | str | None:
+    return "auto" if text.lower() == "auto" else _optional_float(text)
+
+
+def _priors(text: str) -> list[Any] | dict[str, Any]:
+    try:
+        priors = json.loads(text)
+    except json.JSONDecodeError:
+        priors = None
+    if not isinstance(priors, (list, dict)):
+        raise ValueError(
+            f"expected a JSON list in class order or object such as '{{\"yes\": 0.2}}', got "
+            f"{text!r}"
+        )
+    return priors
+
+
 FLOAT = ValueType("float", float)
 INT = ValueType("int", int)
 TEXT = ValueType("text", str)
 COLUMNS = ValueType("columns", _columns)
 CLASS_WEIGHT = ValueType("balanced|JSON", _class_weight)
 OPTIONAL_INT = ValueType("int|none", _optional_int)
-OPTIONAL_FLOAT = ValueType("float|none", _optional_float)
 OPTIONAL_TEXT = ValueType("text|none", _optional_text)
+SHRINKAGE = ValueType("float|auto|none", _shrinkage)
+PRIORS = ValueType("JSON list|object", _priors)
 
 
 @dataclass(frozen=True)
@@ -248,7 +266,10 @@ register(
         cls="warehouse_ml.models.learners.linear_discriminant.LinearDiscriminant",
         summary="Linear discriminant analysis: class means and pooled covariance in one pass",
         parameters=(
-            Parameter("shrinkage", OPTIONAL_FLOAT, None, "covariance shrinkage in [0, 1], or none"),
+            Parameter(
+                "shrinkage", SHRINKAGE, None, "covariance shrinkage in [0, 1], auto (Ledoit-Wolf)"
+            ),
+            Parameter("priors", PRIORS, None, "class priors: JSON list in class order, or object"),
             *_SHARED,
         ),
     )

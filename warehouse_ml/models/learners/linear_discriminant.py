@@ -10,10 +10,16 @@ value is the training mean (0 after scaling).
 The model is scikit-learn's ``LinearDiscriminantAnalysis(solver="lsqr", shrinkage=...)`` on
 that design: with ``n_k`` training rows of class k among ``n``,
 
-* prior ``pi_k = n_k / n``; mean ``m_k`` of the design columns over class k's rows;
+* prior ``pi_k = n_k / n``, or the given ``priors`` (scikit-learn's ``priors=``: a sequence in
+  class order or a mapping by label, each > 0, summing to 1 within 1e-5: scikit-learn
+  renormalises beyond that, with a warning, where the model refuses them); mean ``m_k`` of the
+  design columns over class k's rows;
 * class covariance ``S_k = Q_k / n_k - m_k m_k'`` (``Q_k`` the sum of the rows' cross-products
   x x'), shrunk by a float ``shrinkage`` a as ``(1 - a) S_k + a (trace(S_k) / p) I`` (p design
-  columns; scikit-learn's ``shrunk_covariance``), and pooled as ``S = sum_k pi_k S_k``;
+  columns; scikit-learn's ``shrunk_covariance``), or with ``shrinkage="auto"`` by Ledoit and
+  Wolf's estimate on the class's rows standardised by its own means and deviations
+  (models/learners/ledoit_wolf.py: one more pass, of their fourth moments), and pooled as
+  ``S = sum_k pi_k S_k``;
 * coefficients ``W = lstsq(S, M')'`` (M the class means, one row per class; the least-squares
   solution of least norm when S is singular) and intercepts
   ``b_k = -m_k . w_k / 2 + ln pi_k``.
@@ -40,7 +46,8 @@ std_error, z_value and p_value NULL).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,6 +57,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores
+from warehouse_ml.models.learners import ledoit_wolf
 from warehouse_ml.models.learners.linear_design import (
     Design,
     write_classes,
@@ -65,13 +73,20 @@ from warehouse_ml.models.learners.newton_sums import (
     level_columns,
     product_sums,
 )
-from warehouse_ml.models.training import Training
+from warehouse_ml.models.training import ClassCount, Training
 from warehouse_ml.sqlgen.templates import alias, column
 from warehouse_ml.stats.features import NUMERIC
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.ownership import Staging
 
 DESIGN, SUMS = "wml_design", "wml_n"
+
+AUTO = "auto"
+"""The ``shrinkage`` setting of Ledoit and Wolf's shrinkage (models/learners/ledoit_wolf.py)."""
+
+PRIORS_TOLERANCE = 1e-5
+"""Given priors must sum to 1 within this (scikit-learn renormalises beyond it, with a
+warning; the model refuses them)."""
 
 
 def class_sums(warehouse: Warehouse, design: Design, training: Training) -> np.ndarray:
@@ -108,25 +123,97 @@ def class_sums(warehouse: Warehouse, design: Design, training: Training) -> np.n
     return sums
 
 
-def discriminant(
-    sums: np.ndarray, shrinkage: float | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The priors (classes), class means (classes x p) and every class's intercept and
-    coefficients (classes x (1 + p)) from :func:`class_sums`' matrices (module docstring)."""
+def class_moments(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each class's rows (classes), means (classes x p) and population covariance
+    ``Q_k / n_k - m_k m_k'`` (classes x p x p) from :func:`class_sums`' matrices."""
     counts = sums[:, 0, 0]
-    priors = counts / counts.sum()
     means = sums[:, 0, 1:] / counts[:, None]
+    covariances = sums[:, 1:, 1:] / counts[:, None, None] - np.einsum("ki,kj->kij", means, means)
+    return counts, means, covariances
+
+
+def fixed_shrinkage(covariance: np.ndarray, shrinkage: float) -> np.ndarray:
+    """``covariance`` shrunk by the fraction ``shrinkage`` towards ``trace / p`` times the
+    identity (scikit-learn's ``shrunk_covariance``)."""
+    p = len(covariance)
+    target = np.trace(covariance) / p
+    return (1.0 - shrinkage) * covariance + shrinkage * target * np.eye(p)
+
+
+def discriminant(priors: np.ndarray, means: np.ndarray, covariances: np.ndarray) -> np.ndarray:
+    """Every class's intercept and coefficients (classes x (1 + p)) from the ``priors``, the
+    class ``means`` and the classes' (shrunk) ``covariances``, pooled by the priors (module
+    docstring)."""
     p = means.shape[1]
-    pooled = np.zeros((p, p))
-    for k, n_k in enumerate(counts):
-        covariance = sums[k, 1:, 1:] / n_k - np.outer(means[k], means[k])
-        if shrinkage is not None:
-            target = np.trace(covariance) / p
-            covariance = (1.0 - shrinkage) * covariance + shrinkage * target * np.eye(p)
-        pooled += priors[k] * covariance
+    pooled = np.einsum("k,kij->ij", priors, covariances)
     coefficients = np.linalg.lstsq(pooled, means.T, rcond=None)[0].T if p else means.copy()
     intercepts = -0.5 * np.einsum("kj,kj->k", means, coefficients) + np.log(priors)
-    return priors, means, np.column_stack([intercepts, coefficients])
+    return np.column_stack([intercepts, coefficients])
+
+
+def checked_priors(priors: Any) -> list[float] | dict[str, float] | None:
+    """A ``priors`` setting: None, a sequence of priors in class order or a mapping class ->
+    prior (keys kept as text, as the catalog stores them), each a finite number > 0, summing
+    to 1 within :data:`PRIORS_TOLERANCE`; a ParameterError otherwise."""
+    if priors is None:
+        return None
+    if isinstance(priors, Mapping):
+        items = [(str(label), prior) for label, prior in priors.items()]
+    elif isinstance(priors, Sequence) and not isinstance(priors, str):
+        items = list(enumerate(priors))
+    else:
+        raise ParameterError(
+            "priors must be None, a mapping class -> prior or a sequence of priors in class "
+            f"order, got {priors!r}"
+        )
+    if not items:
+        raise ParameterError(f"priors must name at least one class, got {priors!r}")
+    for key, prior in items:
+        if isinstance(prior, bool) or not isinstance(prior, (int, float)):
+            raise ParameterError(f"priors[{key!r}] must be a number, got {prior!r}")
+        if not 0 < prior < math.inf:
+            raise ParameterError(
+                f"priors[{key!r}] must be a finite number > 0, got {prior!r} (a class of prior "
+                "0 is never predicted and its log prior, -inf, cannot be scored: leave its "
+                "rows out of the source instead)"
+            )
+    total = math.fsum(float(prior) for _, prior in items)
+    if abs(total - 1.0) > PRIORS_TOLERANCE:
+        raise ParameterError(f"priors must sum to 1 (within {PRIORS_TOLERANCE}), got {total!r}")
+    if isinstance(priors, Mapping):
+        return {key: float(prior) for key, prior in items}
+    return [float(prior) for _, prior in items]
+
+
+def class_priors(
+    priors: list[float] | dict[str, float] | None, classes: Sequence[ClassCount]
+) -> np.ndarray:
+    """Each class's prior, in classes_ order: the checked ``priors`` setting, or each class's
+    share of the rows; a ParameterError when the setting does not give one per class."""
+    labels = [c.label for c in classes]
+    if priors is None:
+        counts = np.array([float(c.n) for c in classes])
+        return counts / counts.sum()
+    if isinstance(priors, list):
+        if len(priors) != len(labels):
+            raise ParameterError(
+                f"priors has {len(priors)} values; expected one per class of the target, "
+                f"{len(labels)}: {labels}"
+            )
+        return np.array(priors)
+    unknown = sorted(set(priors) - set(labels))
+    if unknown:
+        raise ParameterError(
+            f"priors names {unknown}, which are not classes of the target; expected one prior "
+            f"per class: {labels}"
+        )
+    missing = [label for label in labels if label not in priors]
+    if missing:
+        raise ParameterError(
+            f"priors names no prior of class(es) {missing}; expected one per class of the "
+            f"target: {labels}"
+        )
+    return np.array([priors[label] for label in labels])
 
 
 class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
@@ -134,8 +221,12 @@ class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
     docstring).
 
     Args:
-        shrinkage: None, or a number in [0, 1]: each class's covariance shrunk towards a
-            multiple of the identity by this fraction before pooling (scikit-learn's).
+        shrinkage: None, a number in [0, 1]: each class's covariance shrunk towards a
+            multiple of the identity by this fraction before pooling (scikit-learn's), or
+            ``"auto"``: by Ledoit and Wolf's fraction (scikit-learn's ``"auto"``).
+        priors: None (each class's share of the rows), a sequence of priors in class order
+            or a mapping class -> prior: each > 0, summing to 1 within 1e-5 (a class of
+            prior 0 would have the log prior -inf: leave its rows out instead).
         categorical, numeric: columns to model as categorical / numeric whatever their type
             (stats/features.py).
         class_weight: refused by ``fit`` (the method has no weighted form here).
@@ -147,19 +238,27 @@ class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
     def __init__(
         self,
         *,
-        shrinkage: float | None = None,
+        shrinkage: float | str | None = None,
+        priors: Sequence[float] | Mapping[Any, float] | None = None,
         categorical: Iterable[str] | None = None,
         numeric: Iterable[str] | None = None,
         class_weight: str | dict[Any, float] | None = None,
     ) -> None:
         super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
-        if shrinkage is not None and (
-            isinstance(shrinkage, bool)
-            or not isinstance(shrinkage, (int, float))
-            or not 0 <= shrinkage <= 1
+        if (
+            shrinkage is not None
+            and shrinkage != AUTO
+            and (
+                isinstance(shrinkage, bool)
+                or not isinstance(shrinkage, (int, float))
+                or not 0 <= shrinkage <= 1
+            )
         ):
-            raise ParameterError(f"shrinkage must be None or a number in [0, 1], got {shrinkage!r}")
-        self.shrinkage = None if shrinkage is None else float(shrinkage)
+            raise ParameterError(
+                f"shrinkage must be None, 'auto' or a number in [0, 1], got {shrinkage!r}"
+            )
+        self.shrinkage = shrinkage if shrinkage in (None, AUTO) else float(shrinkage)
+        self.priors = checked_priors(priors)
 
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
@@ -168,7 +267,22 @@ class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
         :func:`class_sums`; writes the ``classes``, ``design`` and ``coefficients`` tables
         (module docstring)."""
         design = Design.learn(warehouse, training, check).without_references()
-        priors, means, full = discriminant(class_sums(warehouse, design, training), self.shrinkage)
+        priors = class_priors(self.priors, training.classes[0])
+        counts, means, covariances = class_moments(class_sums(warehouse, design, training))
+        if self.shrinkage == AUTO:
+            scales, constant = ledoit_wolf.class_scales(counts, means, covariances)
+            fourth = ledoit_wolf.fourth_moments(warehouse, design, training, means, scales)
+            covariances = np.array(
+                [
+                    ledoit_wolf.shrunk_covariance(*class_parts)
+                    for class_parts in zip(
+                        covariances, scales, constant, counts, fourth, strict=True
+                    )
+                ]
+            )
+        elif self.shrinkage is not None:
+            covariances = np.array([fixed_shrinkage(c, self.shrinkage) for c in covariances])
+        full = discriminant(priors, means, covariances)
         design.write(warehouse, tables.table("design"))
         write_classes(warehouse, tables.table("classes"), training, full[:, 0])
         rows = [
@@ -200,7 +314,8 @@ class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
 
     @property
     def priors_(self) -> np.ndarray:
-        """Each class's share of the training rows, in classes_ order."""
+        """Each class's prior, in classes_ order: the given ``priors``, or its share of the
+        training rows."""
         return np.array(self._report.priors)
 
     @property

@@ -17,7 +17,8 @@ ROWS = sequence(sequence(NUMBER))
 class LinearDiscriminantState(ReportState):
     """* ``columns``: each coefficient's name, ``(intercept)`` first (linear_design.py, each
       categorical attribute's reference level dropped);
-    * ``priors``: each class's share of the training rows, in classes_ order;
+    * ``priors``: each class's prior (given, or its share of the training rows), in classes_
+      order;
     * ``means``: each class's mean of the design columns (without the intercept);
     * ``coefficients``: each class's intercept and coefficients, in ``columns`` order."""
 
