@@ -330,15 +330,3 @@ def test_the_decision_function_is_scikit_learns(con, classes):
     columns = model.predict_proba(con, table).column_names
     assert got.column_names == (columns[1:] if classes == 2 else columns)
     np.testing.assert_allclose(decisions(model, con, table), sk.decision_function(X), atol=1e-8)
-
-
-def test_the_decision_function_keeps_the_source_order(con):
-    """Many rows, read by parallel threads: the values come in the source's order (a numpy
-    reference of the fitted coefficients on the standardised values)."""
-    table = mixed(classes=2, seed=13)
-    model = wml.LogisticRegression().fit(con, table, "y", features=["x1"])
-    x = np.random.default_rng(0).normal(size=300_000)
-    values = decisions(model, con, pa.table({"x1": x}))
-    mean, std = table["x1"].to_numpy().mean(), table["x1"].to_numpy().std()
-    expected = model.intercept_[0] + model.coef_[0, 0] * (x - mean) / std
-    np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12)

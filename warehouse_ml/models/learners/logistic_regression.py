@@ -181,7 +181,7 @@ def _separates(sums: NewtonSums, beta: np.ndarray) -> bool:
 
 
 class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
-    """L2-penalised logistic regression, binary or multinomial (module docstring).
+    """Logistic regression, L2-penalised or not, binary or multinomial (module docstring).
 
     Args:
         C: inverse of the penalty's strength, > 0: the coefficients' penalty is
