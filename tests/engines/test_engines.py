@@ -567,9 +567,9 @@ def logistic_regression(engine: Engine) -> dict[str, Any]:
 @case
 def linear_discriminant(engine: Engine) -> dict[str, Any]:
     """Linear discriminant analysis from one pass of per-class sums (DOUBLE, in each engine's
-    order), three classes and two (with shrinkage), over categorical (string, integer,
-    boolean) and numeric attributes with NULLs: coefficients, scores, predictions and a
-    prediction view."""
+    order), three classes (Ledoit-Wolf shrinkage, its fourth moments one more pass) and two
+    (a fixed shrinkage), over categorical (string, integer, boolean) and numeric attributes
+    with NULLs: coefficients, scores, predictions and a prediction view."""
     table = engine.load(TABLE, DATA)
     binary = wml.LinearDiscriminant(shrinkage=0.2).fit(
         engine.warehouse, table, "flag", keys=["id"], features=["colour", "size", "weight"],
@@ -577,7 +577,9 @@ def linear_discriminant(engine: Engine) -> dict[str, Any]:
     )  # fmt: skip
     return {
         "classes": _model_results(
-            engine, _fit(engine, wml.LinearDiscriminant(), "engine_lda"), "engine_lda"
+            engine,
+            _fit(engine, wml.LinearDiscriminant(shrinkage="auto"), "engine_lda"),
+            "engine_lda",
         ),
         "binary": _model_results(engine, binary, "engine_lda_binary"),
     }
