@@ -330,3 +330,17 @@ def test_the_decision_function_is_scikit_learns(con, classes):
     columns = model.predict_proba(con, table).column_names
     assert got.column_names == (columns[1:] if classes == 2 else columns)
     np.testing.assert_allclose(decisions(model, con, table), sk.decision_function(X), atol=1e-8)
+
+
+def test_quasi_separated_classes_without_a_penalty_do_not_converge_and_say_so(con):
+    """Classes separated but for rows tied on the boundary (three of one class and one of the
+    other at x = 0) have no maximum likelihood either, but no pass scores every row's own
+    class highest: the slope grows by about one per pass until max_iter, and the warning
+    names the penalty as the remedy."""
+    x = [-3.0, -1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0]
+    y = ["a", "a", "a", "a", "a", "b", "b", "b"]
+    with pytest.warns(ConvergenceWarning, match=r"did not converge in 20 passes .*penalty='l2'"):
+        model = wml.LogisticRegression(penalty=None, max_iter=20).fit(
+            con, pa.table({"x": x, "y": y}), "y"
+        )
+    assert not model.converged_ and model.coef_[0, 0] > 10

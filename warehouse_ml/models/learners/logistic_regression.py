@@ -283,11 +283,12 @@ class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
                 stacklevel=4,
             )
         if not solution.converged:
+            remedy = "fit with penalty='l2'" if self.penalty is None else "lower C"
             warnings.warn(
                 ConvergenceWarning(
                     f"logistic regression on {description} did not converge in "
                     f"{solution.n_iter} passes (max_iter={self.max_iter}, tol={self.tol!r}): "
-                    "raise max_iter, or lower C if the classes are (nearly) separable"
+                    f"raise max_iter, or {remedy} if the classes are (nearly) separable"
                 ),
                 stacklevel=4,
             )
