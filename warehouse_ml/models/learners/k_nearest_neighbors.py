@@ -53,8 +53,8 @@ from warehouse_ml.models.learners.k_nearest_search import (
     CLASS_INDEX,
     NEIGHBOUR,
     RANK,
+    REDUCED,
     ROW_ID,
-    SQUARED,
     WEIGHTS,
     Neighbours,
     Votes,
@@ -298,7 +298,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
                     *(alias(column(g, "r"), name) for g, (_, name) in kept),
                     alias(expressions.as_bigint(column(RANK, "r")), "rank"),
                     alias(column(NEIGHBOUR, "r"), "neighbour"),
-                    alias(exp.Sqrt(this=column(SQUARED, "r")), "distance"),
+                    alias(exp.Sqrt(this=column(REDUCED, "r")), "distance"),
                     alias(column("class_label", "c"), "class"),
                 )
                 .from_(ranked.subquery("r"))

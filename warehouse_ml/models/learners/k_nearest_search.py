@@ -24,10 +24,10 @@ prediction views):
   their neighbours; SQL exported for another engine, and Spark, whose decorrelated LATERAL
   searches for every distinct scored row whatever the filter on it);
 * :class:`LateralSearch`, where the adapter declares ``LATERAL_TOP_K`` (PostgreSQL): each
-  scored row's k nearest by a correlated ``LATERAL (... ORDER BY wml_d2, neighbour LIMIT k)``,
+  scored row's k nearest by a correlated ``LATERAL (... ORDER BY wml_reduced, neighbour LIMIT k)``,
   its votes aggregated inside, one scan of the stored rows per scored row and no window;
 * :class:`BoundedSearch`, where the adapter declares ``TOP_K_AGGREGATE`` (DuckDB): each row's
-  k-th distance bounded by ``MIN(wml_d2, k)`` first and only the pairs within it ranked; its
+  k-th distance bounded by ``MIN(wml_reduced, k)`` first and only the pairs within it ranked; its
   votes group the scored rows by their columns, so a filter on the view's key reaches the
   source before the search, and read the stored rows once (a second pass only for rows with a
   tie across their k-th neighbour).
@@ -55,14 +55,15 @@ from warehouse_ml.stats.features import NUMERIC, Feature
 NEIGHBOUR = "neighbour"
 """A stored row's key (BIGINT, 1-based): its rank in the order of its stored values."""
 CLASS_INDEX = "class_index"
-SQUARED = "wml_d2"
-"""A pair's squared distance (DOUBLE)."""
+REDUCED = "wml_reduced"
+"""A pair's reduced distance (DOUBLE >= 0), ranked and compared in the distance's place: the
+squared distance."""
 ROW_ID = "wml_n"
 """A scored row's number where the search groups each row's neighbours by it."""
 RANK = "wml_rank"
 """A neighbour's rank among a scored row's neighbours (1 the nearest)."""
 NEAREST = "wml_nearest"
-"""A scored row's k nearest as a list of structs (wml_d2, neighbour, class_index)."""
+"""A scored row's k nearest as a list of structs (wml_reduced, neighbour, class_index)."""
 HEAPS, SMALLEST, CLASSES = "wml_heaps", "wml_smallest", "wml_classes"
 """A prediction view's one pass of top-k aggregates (:class:`BoundedSearch`): per scored row,
 its k + 1 smallest squared distances and the classes of its k nearest."""
@@ -81,9 +82,9 @@ def coordinate(i: int) -> str:
     return f"x_{i}"
 
 
-def squared_distance(features: Sequence[Feature], scored: str, stored: str) -> exp.Expression:
-    """The squared distance between the coordinates of the rows aliased ``scored`` and
-    ``stored`` (module docstring; 0 without features)."""
+def reduced_distance(features: Sequence[Feature], scored: str, stored: str) -> exp.Expression:
+    """The reduced distance (the squared distance) between the coordinates of the rows
+    aliased ``scored`` and ``stored`` (module docstring; 0 without features)."""
     terms = [
         templates.expression(
             "knn_squared_difference" if f.kind == NUMERIC else "knn_overlap",
@@ -103,7 +104,7 @@ class Search(abc.ABC):
         self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
     ) -> exp.Query:
         """The ``neighbours.k`` nearest stored rows of each row of ``scored``
-        (:meth:`Neighbours.pairs`): the grouped columns, neighbour, class_index, wml_d2 and
+        (:meth:`Neighbours.pairs`): the grouped columns, neighbour, class_index, wml_reduced and
         wml_rank (1..k)."""
 
     def voted(
@@ -142,7 +143,7 @@ def _numbered_within(paired: exp.Query, grouped: Sequence[str], k: int) -> exp.S
     """The pairs of ``paired`` ranked per scored row by (squared distance, key), kept while
     the rank is <= k."""
     order = exp.Order(
-        expressions=[exp.Ordered(this=column(SQUARED)), exp.Ordered(this=column(NEIGHBOUR))]
+        expressions=[exp.Ordered(this=column(REDUCED)), exp.Ordered(this=column(NEIGHBOUR))]
     )
     window = exp.Window(this=exp.RowNumber(), partition_by=[column(grouped[0])], order=order)
     numbered = exp.select(exp.Star(), alias(window, RANK)).from_(paired.subquery("p"))
@@ -177,7 +178,7 @@ class WindowSearch(Search):
 
 class LateralSearch(Search):
     """Each scored row ``q``'s k nearest by a correlated ``LATERAL`` subquery over the
-    stored rows, ``ORDER BY wml_d2, neighbour LIMIT k`` (PostgreSQL: a nested loop, one scan
+    stored rows, ``ORDER BY wml_reduced, neighbour LIMIT k`` (PostgreSQL: a nested loop, one scan
     and a bounded sort of the stored rows per scored row), its votes aggregated inside it:
     one row out per scored row with no row number and no grouping, so a filter on a scored
     column reaches the scored rows before the search (a PostgreSQL prediction view's fenced
@@ -186,10 +187,10 @@ class LateralSearch(Search):
 
     def nearest(self, neighbours: Neighbours) -> exp.Query:
         """The k nearest stored rows of the scored row ``q`` (correlated): neighbour,
-        class_index, wml_d2, in any order."""
+        class_index, wml_reduced, in any order."""
         return (
             neighbours.distances()
-            .order_by(column(SQUARED), column(NEIGHBOUR), copy=False)
+            .order_by(column(REDUCED), column(NEIGHBOUR), copy=False)
             .limit(literal(neighbours.k), copy=False)
         )
 
@@ -233,8 +234,8 @@ BOUND = "wml_bound"
 
 def _bounds(neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]) -> exp.Select:
     """Each row of ``scored`` (identified by its ``grouped`` columns) with its k-th smallest
-    squared distance, ``wml_bound``, from the top-k aggregate ``MIN(wml_d2, k)``."""
-    smallest = exp.Min(this=column(SQUARED, "p"), count=literal(neighbours.k))
+    squared distance, ``wml_bound``, from the top-k aggregate ``MIN(wml_reduced, k)``."""
+    smallest = exp.Min(this=column(REDUCED, "p"), count=literal(neighbours.k))
     return (
         exp.select(
             *(alias(column(g, "p"), g) for g in grouped),
@@ -251,7 +252,7 @@ def _within(neighbours: Neighbours, bounded: exp.Query, grouped: Sequence[str]) 
     return (
         exp.select(exp.Star())
         .from_(neighbours.pairs(bounded, [*grouped, BOUND]).subquery("w"))
-        .where(exp.LTE(this=column(SQUARED, "w"), expression=column(BOUND, "w")))
+        .where(exp.LTE(this=column(REDUCED, "w"), expression=column(BOUND, "w")))
     )
 
 
@@ -259,7 +260,7 @@ class BoundedSearch(Search):
     """DuckDB's top-k aggregates. The same rows and ranks as :class:`WindowSearch`.
 
     :meth:`ranked` (rows numbered by the caller) takes two passes over the pairs: the first
-    keeps each scored row's k smallest squared distances (``MIN(wml_d2, k)``, a heap of k
+    keeps each scored row's k smallest squared distances (``MIN(wml_reduced, k)``, a heap of k
     doubles per row), whose largest is the row's bound; the second keeps the pairs within the
     bound (the k nearest and any stored row tied with the k-th), joined back to the scored
     rows, materialised once, and ranks those few by the window. So does :meth:`voted` of
@@ -269,17 +270,18 @@ class BoundedSearch(Search):
     instead (the distinct rows, each with the number of rows it stands for, its votes repeated
     as many times): no row number, so a filter on a scored column passes every step down to
     the source (a prediction view read by its key searches for that row alone). It reads the
-    stored rows once: one pass keeps each row's k + 1 smallest squared distances
-    (``MIN(wml_d2, k + 1)``) and the classes at its k smallest (``ARG_MIN(class_index, wml_d2,
-    k)``), both heaps of primitive values, in ascending order of distance. Where the k-th
-    distance is below the (k + 1)-th, those are the k nearest whatever a tie inside them
-    picked, and the votes need only their classes and distances. Where they are equal (a tie
-    across the k-th neighbour, which the tie rule breaks by key), a second pass takes the pairs
-    within the k-th distance of those rows alone and ranks them by ``MIN({wml_d2, neighbour,
-    class_index}, k)``, whose structs order as the tie rule does; with no such row, DuckDB stops
-    that pass after its first vector (a single aggregate of structs over every pair, without
-    the first pass, cost about 1.6 times as much, and scoring 10,000 rows against 100,000
-    stored rows took it past 20 GB of memory). The adapter's ``TOP_K_AGGREGATE`` chooses it."""
+    stored rows once: one pass keeps each row's k + 1 smallest reduced distances
+    (``MIN(wml_reduced, k + 1)``) and the classes at its k smallest (``ARG_MIN(class_index,
+    wml_reduced, k)``), both heaps of primitive values, in ascending order of distance. Where
+    the k-th distance is below the (k + 1)-th, those are the k nearest whatever a tie inside
+    them picked, and the votes need only their classes and distances. Where they are equal (a
+    tie across the k-th neighbour, which the tie rule breaks by key), a second pass takes the
+    pairs within the k-th distance of those rows alone and ranks them by ``MIN({wml_reduced,
+    neighbour, class_index}, k)``, whose structs order as the tie rule does; with no such row,
+    DuckDB stops that pass after its first vector (a single aggregate of structs over every
+    pair, without the first pass, cost about 1.6 times as much, and scoring 10,000 rows
+    against 100,000 stored rows took it past 20 GB of memory). The adapter's
+    ``TOP_K_AGGREGATE`` chooses it."""
 
     def ranked(
         self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
@@ -321,7 +323,7 @@ class BoundedSearch(Search):
         distinct += [exact_text(g) for g in floating]
         grouped = [*distinct, COPIES]
         k, heaps = neighbours.k, exp.to_table(HEAPS)
-        squared = column(SQUARED, "p")
+        squared = column(REDUCED, "p")
         top = (
             exp.select(
                 *(alias(column(g, "p"), g) for g in grouped),
@@ -349,7 +351,7 @@ class BoundedSearch(Search):
         pair = exp.Struct(
             expressions=[
                 exp.PropertyEQ(this=exp.to_identifier(name), expression=column(name, "w"))
-                for name in (SQUARED, NEIGHBOUR, CLASS_INDEX)
+                for name in (REDUCED, NEIGHBOUR, CLASS_INDEX)
             ]
         )
         nearest = exp.Min(this=pair, count=literal(k))
@@ -362,7 +364,7 @@ class BoundedSearch(Search):
             "select_knn_unnested", grouped=[column(g, "u") for g in grouped], heaps=tie_heaps
         )
         assert isinstance(broken, exp.Query)
-        kept_by_tie = exp.select(*(column(n, "b") for n in [*grouped, SQUARED, CLASS_INDEX])).from_(
+        kept_by_tie = exp.select(*(column(n, "b") for n in [*grouped, REDUCED, CLASS_INDEX])).from_(
             broken.subquery("b")
         )
         ranked = exp.union(untied, kept_by_tie, distinct=False)
@@ -397,9 +399,9 @@ class Votes:
 
     def of(self, ranked: exp.Query, grouped: Sequence[str], kept: Sequence[str]) -> exp.Select:
         """Each scored row's votes from its neighbours in ``ranked`` (neighbour rows with
-        class_index and wml_d2): the ``kept`` columns (among the ``grouped`` ones, by which
+        class_index and wml_reduced): the ``kept`` columns (among the ``grouped`` ones, by which
         the rows are grouped; none: ``ranked`` is one row's), then ``wml_j_<c>`` per class."""
-        squared = column(SQUARED, "r")
+        squared = column(REDUCED, "r")
 
         def summed(weight: exp.Expression, c: int) -> exp.Expression:
             vote = templates.expression(
@@ -439,16 +441,16 @@ class Neighbours:
     on: exp.Expression | None = None
 
     def _measured(self) -> list[exp.Expression]:
-        """A stored row ``t``'s neighbour, class_index and wml_d2 to the scored row ``q``."""
+        """A stored row ``t``'s neighbour, class_index and wml_reduced to the scored row ``q``."""
         return [
             alias(column(NEIGHBOUR, "t"), NEIGHBOUR),
             alias(column(CLASS_INDEX, "t"), CLASS_INDEX),
-            alias(squared_distance(self.features, "q", "t"), SQUARED),
+            alias(reduced_distance(self.features, "q", "t"), REDUCED),
         ]
 
     def distances(self) -> exp.Select:
         """The stored rows AS t (those meeting :attr:`on`) with their squared distance to
-        the scored row ``q`` (correlated): neighbour, class_index, wml_d2."""
+        the scored row ``q`` (correlated): neighbour, class_index, wml_reduced."""
         query = exp.select(*self._measured()).from_(self.stored.subquery("t"))
         return query if self.on is None else query.where(self.on, copy=False)
 
@@ -456,7 +458,7 @@ class Neighbours:
         """Every (scored row, stored row) pair: ``scored`` (its ``grouped`` columns, which
         identify a row, the first alone, and its coordinates) AS q joined to the stored rows
         AS t on :attr:`on`, or crossed. Columns: the grouped ones, neighbour, class_index,
-        wml_d2."""
+        wml_reduced."""
         query = exp.select(*(alias(column(g, "q"), g) for g in grouped), *self._measured()).from_(
             scored.subquery("q")
         )
@@ -468,7 +470,7 @@ class Neighbours:
     def ranked(self, scored: exp.Query, grouped: Sequence[str]) -> exp.Query:
         """The k nearest stored rows of each row of ``scored`` (its ``grouped`` columns, the
         first a row number, and its coordinates): grouped columns, neighbour, class_index,
-        wml_d2, wml_rank."""
+        wml_reduced, wml_rank."""
         return self.search.ranked(self, scored, grouped)
 
     def voted(

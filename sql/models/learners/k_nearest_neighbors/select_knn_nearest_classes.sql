@@ -7,17 +7,17 @@
 -- Placeholders: $grouped (list of the columns of u identifying a scored row: those of $heaps),
 --   $heaps (h: the grouped columns, wml_smallest and wml_classes), $k and $k_and_one (k and
 --   k + 1, integers).
--- Output columns: the grouped ones, wml_d2 (DOUBLE), class_index (INTEGER).
+-- Output columns: the grouped ones, wml_reduced (DOUBLE), class_index (INTEGER).
 -- Rendered by: warehouse_ml/models/learners/k_nearest_search.py.
 SELECT
     $grouped,
-    u.wml_d2 AS wml_d2,
+    u.wml_reduced AS wml_reduced,
     u.class_index AS class_index
 FROM (
     SELECT
         h.*,
         UNNEST(h.wml_classes) AS class_index,
-        UNNEST(h.wml_smallest[1:len(h.wml_classes)]) AS wml_d2
+        UNNEST(h.wml_smallest[1:len(h.wml_classes)]) AS wml_reduced
     FROM $heaps AS h
     WHERE
         len(h.wml_smallest) <= $k

@@ -2,14 +2,14 @@
 -- nearest (a top-k aggregate of structs ordered as the tie rule orders them), its rank the
 -- position in the list.
 -- Placeholders: $grouped (list of the columns of u identifying a scored row: those of $heaps),
---   $heaps (h: the grouped columns and wml_nearest, the list of structs wml_d2, neighbour,
+--   $heaps (h: the grouped columns and wml_nearest, the list of structs wml_reduced, neighbour,
 --   class_index).
--- Output columns: the grouped ones, wml_d2 (DOUBLE), neighbour (BIGINT), class_index
+-- Output columns: the grouped ones, wml_reduced (DOUBLE), neighbour (BIGINT), class_index
 --   (INTEGER), wml_rank (BIGINT, 1 the nearest).
 -- Rendered by: warehouse_ml/models/learners/k_nearest_search.py.
 SELECT
     $grouped,
-    u.wml_pair.wml_d2 AS wml_d2,
+    u.wml_pair.wml_reduced AS wml_reduced,
     u.wml_pair.neighbour AS neighbour,
     u.wml_pair.class_index AS class_index,
     u.wml_rank AS wml_rank
