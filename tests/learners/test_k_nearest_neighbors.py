@@ -235,7 +235,7 @@ def test_weights_and_updates_are_refused(con):
         ({"k": 0}, "k must be an integer >= 1"),
         ({"k": 2.0}, "k must be an integer >= 1"),
         ({"weights": "inverse"}, "weights must be one of uniform, distance"),
-        ({"metric": "manhattan"}, "metric must be one of euclidean"),
+        ({"metric": "chebyshev"}, "metric must be one of euclidean"),
     ],
 )
 def test_settings_are_checked(options, message):
@@ -252,20 +252,25 @@ def test_more_neighbours_than_rows_vote_with_every_row(con):
     assert model.stored_rows_ == 3 and math.isclose(model.n_rows_, 3)
 
 
-@pytest.mark.parametrize("weights", ["uniform", "distance"])
-def test_select_k_errors_equal_cross_validating_each_k(con, weights):
-    """Every k's error from the one ranked table equals a cross-validation of that k on the
-    same folds (each fold scaled by its own training rows); the least error is refitted."""
+@pytest.mark.parametrize(
+    "settings",
+    [{"weights": "uniform"}, {"weights": "distance", "metric": "minkowski", "p": 3.0}],
+)
+def test_select_k_errors_equal_cross_validating_each_k(con, settings):
+    """Every k's error from the one ranked table equals a cross-validation of that k with the
+    same settings on the same folds (each fold scaled by its own training rows); the least
+    error is refitted with those settings."""
     table = mixed_table(240, 13).append_column("id", pa.array(range(240)))
     con.register("arrow_rows", table)
     con.execute("CREATE TABLE t AS SELECT * FROM arrow_rows")
     options = {"folds": 4, "seed": 3, "key": "id", "features": ["colour", "size", "weight"]}
-    chosen = wml.select_k(con, "t", "y", [1, 2, 6, 9], weights=weights, name="chosen", **options)
+    chosen = wml.select_k(con, "t", "y", [1, 2, 6, 9], name="chosen", **settings, **options)
     for row in chosen.comparison.to_pylist():
-        model = KNearestNeighbors(k=row["k"], weights=weights)
+        model = KNearestNeighbors(k=row["k"], **settings)
         evaluation = wml.cross_validate(con, "t", "y", model, **options)
         assert row["error"] == pytest.approx(1 - evaluation.accuracy().accuracy, abs=1e-15)
     errors = chosen.comparison["error"].to_pylist()
     best = chosen.comparison["k"][errors.index(min(errors))].as_py()
     assert chosen.model.k == best and chosen.comparison["chosen"].to_pylist().count(True) == 1
-    assert wml.load(con, "chosen").k == best
+    assert chosen.model.get_params() == KNearestNeighbors(k=best, **settings).get_params()
+    assert wml.load(con, "chosen").get_params() == chosen.model.get_params()

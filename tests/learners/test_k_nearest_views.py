@@ -45,13 +45,16 @@ def operators(node: dict) -> Iterator[dict]:
         yield from operators(child)
 
 
-def test_a_duckdb_view_read_by_its_key_filters_the_source_first(con):
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_a_duckdb_view_read_by_its_key_filters_the_source_first(con, metric):
+    """Also with the cosine distance, whose rows carry their squared norm, computed once per
+    row in a step of their own."""
     con.register("arrow_train", rows(300, 1))
     con.execute("CREATE TABLE train AS SELECT * FROM arrow_train")
     scored = rows(60, 2)
     con.register("arrow_scored", pa.concat_tables([scored, scored.slice(5, 2)]))
     con.execute("CREATE TABLE scored AS SELECT * FROM arrow_scored")
-    model = KNearestNeighbors(k=4, weights="distance").fit(
+    model = KNearestNeighbors(k=4, weights="distance", metric=metric).fit(
         con, "train", "y", keys=["id"], categorical=["size"], name="knn_view"
     )
     model.create_view(con, "knn_scores", "scored", keys=["id"])

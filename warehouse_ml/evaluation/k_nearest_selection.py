@@ -14,6 +14,7 @@ from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import out_of_fold, planning, splits
 from warehouse_ml.models.learners.k_nearest_folds import fold_errors
+from warehouse_ml.models.learners.k_nearest_metrics import DEFAULT_P
 from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.store import catalog
@@ -36,6 +37,8 @@ def select_k(
     ks: Iterable[int],
     *,
     weights: str = "uniform",
+    metric: str = "euclidean",
+    p: float = DEFAULT_P,
     folds: int = 10,
     stratified: bool = True,
     seed: int = 0,
@@ -47,23 +50,25 @@ def select_k(
     allow_high_cardinality: bool = False,
     progress: ProgressCallback | None = None,
 ) -> KSelection:
-    """Cross-validate :class:`KNearestNeighbors` with ``weights`` for every k of ``ks`` on the
-    same folds, from one search of each held-out row's max(ks) nearest rows of its training
-    folds; refit the k of least error (ties to the smaller k) on every row as model ``name``
-    (default ``k_nearest_neighbors_<target>``).
+    """Cross-validate :class:`KNearestNeighbors` with ``weights``, ``metric`` and ``p`` for
+    every k of ``ks`` on the same folds, from one search of each held-out row's max(ks)
+    nearest rows of its training folds; refit the k of least error (ties to the smaller k)
+    with those settings on every row as model ``name`` (default
+    ``k_nearest_neighbors_<target>``).
 
     Each k's error equals that of ``cross_validate(con, source, target,
-    KNearestNeighbors(k=k, weights=weights), folds=folds, stratified=stratified, seed=seed,
-    key=key)``: the folds are assigned the same way and each fold's scaling is learned on its
-    training rows. ``features``, ``categorical``, ``numeric`` and ``allow_high_cardinality``
-    are as for ``fit`` (``"top:k"`` is not taken here); ``progress`` as for
-    ``cross_validate`` (operation ``"select_k"``).
+    KNearestNeighbors(k=k, weights=weights, metric=metric, p=p), folds=folds,
+    stratified=stratified, seed=seed, key=key)``: the folds are assigned the same way and
+    each fold's scaling is learned on its training rows. ``features``, ``categorical``,
+    ``numeric`` and ``allow_high_cardinality`` are as for ``fit`` (``"top:k"`` is not taken
+    here); ``progress`` as for ``cross_validate`` (operation ``"select_k"``).
     """
     chosen_ks = sorted({_k(k) for k in ks})
     if not chosen_ks:
         raise ParameterError("select_k needs at least one k")
     splits.check_folds(folds)
-    largest = KNearestNeighbors(k=chosen_ks[-1], weights=weights)
+    settings = {"weights": weights, "metric": metric, "p": p}
+    largest = KNearestNeighbors(k=chosen_ks[-1], **settings)
     with session(con, "select_k", progress) as warehouse:
         if isinstance(source, pa.RecordBatchReader):  # read by the search and the refit
             source = source.read_all()
@@ -88,12 +93,12 @@ def select_k(
                     )  # fmt: skip
                     errors = fold_errors(
                         warehouse, rows, split.fold_column, folds, target, plan.features,
-                        plan.classes, chosen_ks, weights, work, plan.check,
+                        plan.classes, chosen_ks, largest, work, plan.check,
                     )  # fmt: skip
                 finally:
                     work.drop()
         best = min(chosen_ks, key=lambda k: (errors[k], k))
-        model = KNearestNeighbors(k=best, weights=weights).fit(
+        model = KNearestNeighbors(k=best, **settings).fit(
             warehouse, source, target, **plan.selection, keys=[key] if key else None,
             name=name, allow_high_cardinality=allow_high_cardinality,
         )  # fmt: skip

@@ -299,7 +299,10 @@ register(
         parameters=(
             Parameter("k", INT, 5, "neighbours that vote, >= 1"),
             Parameter("weights", TEXT, "uniform", "uniform or distance (1 / distance votes)"),
-            Parameter("metric", TEXT, "euclidean", "euclidean"),
+            Parameter(
+                "metric", TEXT, "euclidean", "euclidean, manhattan, minkowski (power p) or cosine"
+            ),
+            Parameter("p", FLOAT, 2.0, "power of the minkowski metric, finite and >= 1"),
             *_SHARED[:2],
         ),
     )

@@ -19,15 +19,8 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
-from warehouse_ml.models.learners.k_nearest_neighbors import stored_rows
-from warehouse_ml.models.learners.k_nearest_search import (
-    RANK,
-    ROW_ID,
-    Neighbours,
-    Votes,
-    coordinate,
-    search_for,
-)
+from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors, stored_rows
+from warehouse_ml.models.learners.k_nearest_search import RANK, ROW_ID, coordinate, search_for
 from warehouse_ml.models.learners.linear_design import Design
 from warehouse_ml.models.scoring.decision import score_column
 from warehouse_ml.models.scoring.steps import first_where, greatest
@@ -61,13 +54,14 @@ def fold_errors(
     features: Sequence[Feature],
     classes: Sequence[ClassCount],
     ks: Sequence[int],
-    weights: str,
+    model: KNearestNeighbors,
     tables: Staging,
     check: CardinalityCheck,
 ) -> dict[int, float]:
     """The cross-validated error (the share of labelled held-out rows predicted wrong) of
-    k-NN with each k of ``ks`` and ``weights`` on ``split`` (rows with their fold in column
-    ``fold``, 0 .. n_folds - 1), ``classes`` numbering the classes (module docstring)."""
+    ``model`` (its settings; its k the largest of ``ks``) with each k of ``ks`` on ``split``
+    (rows with their fold in column ``fold``, 0 .. n_folds - 1), ``classes`` numbering the
+    classes (module docstring)."""
     stored, held = [], []
     for f in range(n_folds):
         outside = _fold_rows(split, fold, f, held_out=False).subquery("wml_training")
@@ -101,10 +95,9 @@ def fold_errors(
     warehouse.run_tree(templates.create_table_as(held_table, numbered))
     grouped = [ROW_ID, TRUTH]
     ranked_table = tables.table("ranked")
-    neighbours = Neighbours(
+    neighbours = model.neighbour_search(
         features,
         exp.select(exp.Star()).from_(stored_table.to_table()),
-        max(ks),
         search_for(warehouse),
         on=exp.EQ(this=column(PARTITION, "q"), expression=column(PARTITION, "t")),
     )
@@ -118,7 +111,7 @@ def fold_errors(
         .from_(ranked_table.to_table().as_("r"))
         .join(every_k, on=exp.LTE(this=column(RANK, "r"), expression=column(K, "ks")))
     )
-    voted = Votes(len(classes), weights).of(ranked_k, [K, *grouped], [K, TRUTH])
+    voted = model.neighbour_votes(len(classes)).of(ranked_k, [K, *grouped], [K, TRUTH])
     scores = [column(score_column(c)) for c in range(len(classes))]
     best = greatest(scores)
     predicted = first_where(

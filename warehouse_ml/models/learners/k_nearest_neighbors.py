@@ -5,9 +5,11 @@ Coordinates follow the linear families' scaling (models/learners/linear_design.p
 attribute standardised by the training mean and population standard deviation (as
 ``StandardScaler``; NULL: 0, the mean), learned in SQL; a categorical attribute compared by the
 overlap distance, 0 for the same level and 1 otherwise (a NULL or unseen value is a value of
-its own). The distance is Euclidean over those coordinates (models/learners/k_nearest_search.py,
-which also states the tie rule: equal distances go to the stored row of smaller key, the row's
-rank in the order of its stored values).
+its own). The distance over those coordinates is the ``metric``: Euclidean (the default),
+Manhattan, Minkowski of power ``p`` or cosine (models/learners/k_nearest_metrics.py states each
+over the categorical attributes and the cosine's zero vector; models/learners/k_nearest_search.py
+states the tie rule: equal distances go to the stored row of smaller key, the row's rank in the
+order of its stored values).
 
 Parameter tables (each led by ``wml_part``, 0 for a fitted model):
 
@@ -48,6 +50,7 @@ from warehouse_ml.models.capabilities import ScoresByStoredRows
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
+from warehouse_ml.models.learners.k_nearest_metrics import DEFAULT_P, Metric, metric_of
 from warehouse_ml.models.learners.k_nearest_neighbors_state import KNearestNeighborsState
 from warehouse_ml.models.learners.k_nearest_search import (
     CLASS_INDEX,
@@ -57,6 +60,7 @@ from warehouse_ml.models.learners.k_nearest_search import (
     ROW_ID,
     WEIGHTS,
     Neighbours,
+    Search,
     Votes,
     coordinate,
     search_for,
@@ -69,12 +73,10 @@ from warehouse_ml.models.scoring.steps import INPUT, ROW
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
-from warehouse_ml.stats.features import column_names
+from warehouse_ml.stats.features import Feature, column_names
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
-
-METRICS = ("euclidean",)
 
 
 def stored_rows(design: Design, training: Training, part: int = 0) -> exp.Query:
@@ -108,14 +110,17 @@ def stored_rows(design: Design, training: Training, part: int = 0) -> exp.Query:
 
 
 class KNearestNeighbors(Classifier, ScoresByStoredRows):
-    """k nearest neighbours by the Euclidean distance of standardised attributes and the overlap
-    distance of categorical ones (module docstring).
+    """k nearest neighbours by a distance of standardised attributes and the overlap distance of
+    categorical ones (module docstring).
 
     Args:
         k: neighbours that vote, >= 1 (all the training rows when there are fewer).
         weights: ``"uniform"`` (each neighbour one vote) or ``"distance"`` (1 / distance, as
             scikit-learn's).
-        metric: ``"euclidean"``.
+        metric: ``"euclidean"``, ``"manhattan"``, ``"minkowski"`` (of power ``p``) or
+            ``"cosine"`` (1 - cos, as scikit-learn's; k_nearest_metrics.py).
+        p: the Minkowski power, a finite number >= 1 (2: Euclidean, 1: Manhattan); only
+            ``metric="minkowski"`` takes another than 2.
         categorical, numeric: columns to model as categorical / numeric whatever their type
             (stats/features.py).
     """
@@ -129,6 +134,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         k: int = 5,
         weights: str = "uniform",
         metric: str = "euclidean",
+        p: float = DEFAULT_P,
         categorical: Iterable[str] | None = None,
         numeric: Iterable[str] | None = None,
     ) -> None:
@@ -137,11 +143,11 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
             raise ParameterError(f"k must be an integer >= 1, got {k!r}")
         if weights not in WEIGHTS:
             raise ParameterError(f"weights must be one of {', '.join(WEIGHTS)}; got {weights!r}")
-        if metric not in METRICS:
-            raise ParameterError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}")
+        metric_of(metric, p)
         self.k = k
         self.weights = weights
         self.metric = metric
+        self.p = float(p)
         self._export_dialect: str | None = None
         """The dialect of the SQL being exported by :meth:`sql` (None: the engine's own)."""
 
@@ -161,6 +167,26 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         return KNearestNeighborsState(stored_rows=sum(c.n_rows for c in training.classes[0]))
 
     # -- scoring --------------------------------------------------------------------------
+    @property
+    def _metric(self) -> Metric:
+        """The metric the model measures (``metric`` with ``p``; k_nearest_metrics.py)."""
+        return metric_of(self.metric, self.p)
+
+    def neighbour_search(
+        self,
+        features: Sequence[Feature],
+        stored: exp.Query,
+        search: Search,
+        on: exp.Expression | None = None,
+    ) -> Neighbours:
+        """The search of this model's k nearest among ``stored`` (rows of the ``neighbours``
+        table, or of every fold's, matched to a scored row ``on`` a condition)."""
+        return Neighbours(features, stored, self.k, search, self._metric, on)
+
+    def neighbour_votes(self, n_classes: int) -> Votes:
+        """How this model's neighbours vote among ``n_classes`` classes."""
+        return Votes(n_classes, self.weights, self._metric)
+
     def _search(self, warehouse: Warehouse, record: ModelRecord) -> tuple[Design, Neighbours]:
         """The design and the search of the fitted model ``record`` on ``warehouse`` (the
         portable search for SQL exported to another dialect)."""
@@ -168,7 +194,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         stored = exp.select(exp.Star()).from_(record.parameter_relation("neighbours", "n"))
         own = self._export_dialect in (None, warehouse.dialect)
         search = search_for(warehouse if own else None)
-        return design, Neighbours(design.features, stored, self.k, search)
+        return design, self.neighbour_search(design.features, stored, search)
 
     @staticmethod
     def _scored(
@@ -184,7 +210,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
     ) -> AggregatedScores:
         """The votes of each row's k nearest stored rows (module docstring)."""
         design, search = self._search(warehouse, record)
-        votes = Votes(len(record.classes), self.weights)
+        votes = self.neighbour_votes(len(record.classes))
 
         def relation(carried: Sequence[exp.Expression]) -> exp.Query:
             scored, kept = self._scored(design, source, carried)
@@ -298,7 +324,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
                     *(alias(column(g, "r"), name) for g, (_, name) in kept),
                     alias(expressions.as_bigint(column(RANK, "r")), "rank"),
                     alias(column(NEIGHBOUR, "r"), "neighbour"),
-                    alias(exp.Sqrt(this=column(REDUCED, "r")), "distance"),
+                    alias(self._metric.distance(column(REDUCED, "r")), "distance"),
                     alias(column("class_label", "c"), "class"),
                 )
                 .from_(ranked.subquery("r"))

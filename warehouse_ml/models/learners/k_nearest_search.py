@@ -5,12 +5,13 @@ Coordinates: each feature of a model is one column ``x_<i>`` (its position among
 features) of both the stored rows and the scored ones, as the linear families' design gives
 it (models/learners/linear_design.py ``Design.values``): a numeric attribute's standardised
 value (NULL: 0, the training mean), a categorical attribute's level number (-1 for NULL or
-unseen). The squared distance of two rows is the sum over the numeric attributes of their
-squared differences plus, per categorical attribute, the overlap distance: 0 for the same level,
-1 otherwise (two NULLs are the same value), added in a fixed order (steps.balanced_sum).
+unseen). The distance of two rows is the model's metric over them
+(models/learners/k_nearest_metrics.py: Euclidean, Manhattan, Minkowski or cosine), and the
+searches rank by its reduced distance ``wml_reduced`` (the squared distance for the
+Euclidean), one expression, the same in every search and pass.
 
 Ranking (the tie rule): a scored row's neighbours are the stored rows in ascending order of the
-squared distance, then of the stored row's key ``neighbour``; the k first are its neighbours.
+reduced distance, then of the stored row's key ``neighbour``; the k first are its neighbours.
 The key is each stored row's rank in the order of its stored values (x_0, x_1, ..., then its
 class index): a function of the training rows alone, so the same on every engine and in a
 cross-validation's folds; two stored rows equal in that order are the same row for k-NN.
@@ -20,7 +21,7 @@ explanations and select_k's folds) and ``voted`` (one row per scored row, for sc
 prediction views):
 
 * :class:`WindowSearch`, portable: ``ROW_NUMBER() OVER (PARTITION BY scored row ORDER BY
-  squared distance, key)`` over every pair, kept while <= k (the scored rows numbered to group
+  reduced distance, key)`` over every pair, kept while <= k (the scored rows numbered to group
   their neighbours; SQL exported for another engine, and Spark, whose decorrelated LATERAL
   searches for every distinct scored row whatever the filter on it);
 * :class:`LateralSearch`, where the adapter declares ``LATERAL_TOP_K`` (PostgreSQL): each
@@ -42,22 +43,25 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.models.scoring.decision import score_column
-from warehouse_ml.models.scoring.steps import balanced_sum
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
-from warehouse_ml.stats.features import NUMERIC, Feature
+from warehouse_ml.stats.features import Feature
+
+if TYPE_CHECKING:
+    from warehouse_ml.models.learners.k_nearest_metrics import Metric
 
 NEIGHBOUR = "neighbour"
 """A stored row's key (BIGINT, 1-based): its rank in the order of its stored values."""
 CLASS_INDEX = "class_index"
 REDUCED = "wml_reduced"
-"""A pair's reduced distance (DOUBLE >= 0), ranked and compared in the distance's place: the
-squared distance."""
+"""A pair's reduced distance (DOUBLE >= 0), ranked and compared in the distance's place
+(k_nearest_metrics.py)."""
 ROW_ID = "wml_n"
 """A scored row's number where the search groups each row's neighbours by it."""
 RANK = "wml_rank"
@@ -66,7 +70,7 @@ NEAREST = "wml_nearest"
 """A scored row's k nearest as a list of structs (wml_reduced, neighbour, class_index)."""
 HEAPS, SMALLEST, CLASSES = "wml_heaps", "wml_smallest", "wml_classes"
 """A prediction view's one pass of top-k aggregates (:class:`BoundedSearch`): per scored row,
-its k + 1 smallest squared distances and the classes of its k nearest."""
+its k + 1 smallest reduced distances and the classes of its k nearest."""
 UNIFORM, DISTANCE = "uniform", "distance"
 WEIGHTS = (UNIFORM, DISTANCE)
 
@@ -80,20 +84,6 @@ def exact_text(kept: str) -> str:
 def coordinate(i: int) -> str:
     """The column of feature ``i``'s coordinate, stored and scored alike."""
     return f"x_{i}"
-
-
-def reduced_distance(features: Sequence[Feature], scored: str, stored: str) -> exp.Expression:
-    """The reduced distance (the squared distance) between the coordinates of the rows
-    aliased ``scored`` and ``stored`` (module docstring; 0 without features)."""
-    terms = [
-        templates.expression(
-            "knn_squared_difference" if f.kind == NUMERIC else "knn_overlap",
-            scored=column(coordinate(i), scored),
-            stored=column(coordinate(i), stored),
-        )
-        for i, f in enumerate(features)
-    ]
-    return balanced_sum(terms) if terms else literal(0.0)
 
 
 class Search(abc.ABC):
@@ -140,7 +130,7 @@ class Search(abc.ABC):
 
 
 def _numbered_within(paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Select:
-    """The pairs of ``paired`` ranked per scored row by (squared distance, key), kept while
+    """The pairs of ``paired`` ranked per scored row by (reduced distance, key), kept while
     the rank is <= k."""
     order = exp.Order(
         expressions=[exp.Ordered(this=column(REDUCED)), exp.Ordered(this=column(NEIGHBOUR))]
@@ -194,9 +184,11 @@ class LateralSearch(Search):
             .limit(literal(neighbours.k), copy=False)
         )
 
-    def _lateral(self, scored: exp.Query, kept: Sequence[str], inner: exp.Query) -> exp.Select:
-        """``scored`` AS q (its ``kept`` columns) crossed with ``inner`` (correlated to q)
-        AS v, every column of v."""
+    def _lateral(
+        self, neighbours: Neighbours, scored: exp.Query, kept: Sequence[str], inner: exp.Query
+    ) -> exp.Select:
+        """``scored`` AS q (its ``kept`` columns; :meth:`Neighbours.rows`) crossed with
+        ``inner`` (correlated to q) AS v, every column of v."""
         lateral = exp.Lateral(
             this=inner.subquery(), alias=exp.TableAlias(this=exp.to_identifier("v"))
         )
@@ -205,14 +197,14 @@ class LateralSearch(Search):
                 *(alias(column(g, "q"), g) for g in kept),
                 exp.Column(this=exp.Star(), table=exp.to_identifier("v")),
             )
-            .from_(scored.subquery("q"))
+            .from_(neighbours.rows(scored, "q"))
             .join(lateral, join_type="CROSS", copy=False)
         )
 
     def ranked(
         self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
     ) -> exp.Query:
-        paired = self._lateral(scored, grouped, self.nearest(neighbours))
+        paired = self._lateral(neighbours, scored, grouped, self.nearest(neighbours))
         return _numbered_within(paired, grouped, neighbours.k)
 
     def unnumbered(
@@ -223,7 +215,7 @@ class LateralSearch(Search):
         votes: Votes,
         floating: Sequence[str] = (),
     ) -> exp.Query:
-        return self._lateral(scored, kept, votes.of(self.nearest(neighbours), [], []))
+        return self._lateral(neighbours, scored, kept, votes.of(self.nearest(neighbours), [], []))
 
 
 COPIES = "wml_copies"
@@ -234,7 +226,7 @@ BOUND = "wml_bound"
 
 def _bounds(neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]) -> exp.Select:
     """Each row of ``scored`` (identified by its ``grouped`` columns) with its k-th smallest
-    squared distance, ``wml_bound``, from the top-k aggregate ``MIN(wml_reduced, k)``."""
+    reduced distance, ``wml_bound``, from the top-k aggregate ``MIN(wml_reduced, k)``."""
     smallest = exp.Min(this=column(REDUCED, "p"), count=literal(neighbours.k))
     return (
         exp.select(
@@ -260,7 +252,7 @@ class BoundedSearch(Search):
     """DuckDB's top-k aggregates. The same rows and ranks as :class:`WindowSearch`.
 
     :meth:`ranked` (rows numbered by the caller) takes two passes over the pairs: the first
-    keeps each scored row's k smallest squared distances (``MIN(wml_reduced, k)``, a heap of k
+    keeps each scored row's k smallest reduced distances (``MIN(wml_reduced, k)``, a heap of k
     doubles per row), whose largest is the row's bound; the second keeps the pairs within the
     bound (the k nearest and any stored row tied with the k-th), joined back to the scored
     rows, materialised once, and ranks those few by the window. So does :meth:`voted` of
@@ -323,14 +315,14 @@ class BoundedSearch(Search):
         distinct += [exact_text(g) for g in floating]
         grouped = [*distinct, COPIES]
         k, heaps = neighbours.k, exp.to_table(HEAPS)
-        squared = column(REDUCED, "p")
+        reduced = column(REDUCED, "p")
         top = (
             exp.select(
                 *(alias(column(g, "p"), g) for g in grouped),
-                alias(exp.Min(this=squared, count=literal(k + 1)), SMALLEST),
+                alias(exp.Min(this=reduced, count=literal(k + 1)), SMALLEST),
                 alias(
                     exp.ArgMin(
-                        this=column(CLASS_INDEX, "p"), expression=squared.copy(), count=literal(k)
+                        this=column(CLASS_INDEX, "p"), expression=reduced.copy(), count=literal(k)
                     ),
                     CLASSES,
                 ),
@@ -392,16 +384,17 @@ def search_for(warehouse: Warehouse | None) -> Search:
 @dataclass(frozen=True)
 class Votes:
     """The votes of a scored row's neighbours (module docstring): ``wml_j_<c>`` per class
-    of ``n_classes`` (DOUBLE >= 0), under ``weights``."""
+    of ``n_classes`` (DOUBLE >= 0), under ``weights``, the distances those of ``metric``."""
 
     n_classes: int
     weights: str
+    metric: Metric
 
     def of(self, ranked: exp.Query, grouped: Sequence[str], kept: Sequence[str]) -> exp.Select:
         """Each scored row's votes from its neighbours in ``ranked`` (neighbour rows with
         class_index and wml_reduced): the ``kept`` columns (among the ``grouped`` ones, by which
         the rows are grouped; none: ``ranked`` is one row's), then ``wml_j_<c>`` per class."""
-        squared = column(REDUCED, "r")
+        reduced = column(REDUCED, "r")
 
         def summed(weight: exp.Expression, c: int) -> exp.Expression:
             vote = templates.expression(
@@ -414,9 +407,10 @@ class Votes:
             if self.weights == UNIFORM:
                 score = summed(literal(1.0), c)
             else:
-                exact = summed(templates.expression("knn_exact_match", squared=squared), c)
-                inverse = summed(templates.expression("knn_inverse_distance", squared=squared), c)
-                any_exact = exp.EQ(this=exp.Min(this=squared.copy()), expression=literal(0.0))
+                exact = summed(templates.expression("knn_exact_match", reduced=reduced), c)
+                distance = self.metric.distance(reduced.copy())
+                inverse = summed(templates.expression("knn_inverse_distance", distance=distance), c)
+                any_exact = exp.EQ(this=exp.Min(this=reduced.copy()), expression=literal(0.0))
                 score = exp.case().when(any_exact, exact).else_(inverse)
             scores.append(alias(score, score_column(c)))
         query = exp.select(*(alias(column(g, "r"), g) for g in kept), *scores).from_(
@@ -432,12 +426,13 @@ class Neighbours:
     """The k-nearest-neighbour search of one model (or of every fold's, joined ``on`` a
     condition between a scored row ``q`` and a stored row ``t``): its ``features``
     (coordinate order), its stored rows (a query of neighbour, class_index and the
-    coordinates), ``k`` and the engine's :class:`Search`."""
+    coordinates), ``k``, the engine's :class:`Search` and the model's ``metric``."""
 
     features: Sequence[Feature]
     stored: exp.Query
     k: int
     search: Search
+    metric: Metric
     on: exp.Expression | None = None
 
     def _measured(self) -> list[exp.Expression]:
@@ -445,13 +440,21 @@ class Neighbours:
         return [
             alias(column(NEIGHBOUR, "t"), NEIGHBOUR),
             alias(column(CLASS_INDEX, "t"), CLASS_INDEX),
-            alias(reduced_distance(self.features, "q", "t"), REDUCED),
+            alias(self.metric.reduced(self.features, "q", "t"), REDUCED),
         ]
 
+    def rows(self, query: exp.Query, name: str) -> exp.Subquery:
+        """``query``'s rows (coordinates among their columns) AS ``name``, with the columns
+        the metric computes once per row (k_nearest_metrics.py ``Metric.row_columns``)."""
+        extra = self.metric.row_columns(self.features, "r")
+        if not extra:
+            return query.subquery(name)
+        return exp.select(exp.Star(), *extra).from_(query.subquery("r")).subquery(name)
+
     def distances(self) -> exp.Select:
-        """The stored rows AS t (those meeting :attr:`on`) with their squared distance to
+        """The stored rows AS t (those meeting :attr:`on`) with their reduced distance to
         the scored row ``q`` (correlated): neighbour, class_index, wml_reduced."""
-        query = exp.select(*self._measured()).from_(self.stored.subquery("t"))
+        query = exp.select(*self._measured()).from_(self.rows(self.stored, "t"))
         return query if self.on is None else query.where(self.on, copy=False)
 
     def pairs(self, scored: exp.Query, grouped: Sequence[str]) -> exp.Select:
@@ -460,9 +463,9 @@ class Neighbours:
         AS t on :attr:`on`, or crossed. Columns: the grouped ones, neighbour, class_index,
         wml_reduced."""
         query = exp.select(*(alias(column(g, "q"), g) for g in grouped), *self._measured()).from_(
-            scored.subquery("q")
+            self.rows(scored, "q")
         )
-        stored = self.stored.subquery("t")
+        stored = self.rows(self.stored, "t")
         if self.on is None:
             return query.join(stored, join_type="CROSS", copy=False)
         return query.join(stored, on=self.on, copy=False)
