@@ -65,6 +65,7 @@ from warehouse_ml.models.learners.k_nearest_search import (
     coordinate,
     search_for,
 )
+from warehouse_ml.models.learners.k_nearest_ties import ByKey
 from warehouse_ml.models.learners.linear_design import Design
 from warehouse_ml.models.learners.naive_bayes import create_classes_table
 from warehouse_ml.models.scoring import names
@@ -181,7 +182,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
     ) -> Neighbours:
         """The search of this model's k nearest among ``stored`` (rows of the ``neighbours``
         table, or of every fold's, matched to a scored row ``on`` a condition)."""
-        return Neighbours(features, stored, self.k, search, self._metric, on)
+        return Neighbours(features, stored, self.k, search, self._metric, ByKey(), on)
 
     def neighbour_votes(self, n_classes: int) -> Votes:
         """How this model's neighbours vote among ``n_classes`` classes."""

@@ -10,11 +10,12 @@ unseen). The distance of two rows is the model's metric over them
 searches rank by its reduced distance ``wml_reduced`` (the squared distance for the
 Euclidean), one expression, the same in every search and pass.
 
-Ranking (the tie rule): a scored row's neighbours are the stored rows in ascending order of the
-reduced distance, then of the stored row's key ``neighbour``; the k first are its neighbours.
-The key is each stored row's rank in the order of its stored values (x_0, x_1, ..., then its
-class index): a function of the training rows alone, so the same on every engine and in a
-cross-validation's folds; two stored rows equal in that order are the same row for k-NN.
+Ranking: a scored row's neighbours are the stored rows in ascending order of the reduced
+distance, the k first; the model's tie rule (models/learners/k_nearest_ties.py) says which of
+those tied at the k-th distance are (by the stored row's key ``neighbour``). The key is each
+stored row's rank in the order of its stored values (x_0, x_1, ..., then its class index): a
+function of the training rows alone, so the same on every engine and in a cross-validation's
+folds; two stored rows equal in that order are the same row for k-NN.
 
 Three searches give the same rows, each answering ``ranked`` (one row per neighbour, for
 explanations and select_k's folds) and ``voted`` (one row per scored row, for scores and
@@ -55,6 +56,7 @@ from warehouse_ml.stats.features import Feature
 
 if TYPE_CHECKING:
     from warehouse_ml.models.learners.k_nearest_metrics import Metric
+    from warehouse_ml.models.learners.k_nearest_ties import TieRule
 
 NEIGHBOUR = "neighbour"
 """A stored row's key (BIGINT, 1-based): its rank in the order of its stored values."""
@@ -93,9 +95,8 @@ class Search(abc.ABC):
     def ranked(
         self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
     ) -> exp.Query:
-        """The ``neighbours.k`` nearest stored rows of each row of ``scored``
-        (:meth:`Neighbours.pairs`): the grouped columns, neighbour, class_index, wml_reduced and
-        wml_rank (1..k)."""
+        """The neighbours of each row of ``scored`` (:meth:`Neighbours.pairs`) by the tie
+        rule: the grouped columns, neighbour, class_index, wml_reduced and wml_rank (1..k)."""
 
     def voted(
         self,
@@ -129,18 +130,15 @@ class Search(abc.ABC):
         """:meth:`voted` of rows with no number of the caller's."""
 
 
-def _numbered_within(paired: exp.Query, grouped: Sequence[str], k: int) -> exp.Select:
-    """The pairs of ``paired`` ranked per scored row by (reduced distance, key), kept while
-    the rank is <= k."""
-    order = exp.Order(
-        expressions=[exp.Ordered(this=column(REDUCED)), exp.Ordered(this=column(NEIGHBOUR))]
-    )
-    window = exp.Window(this=exp.RowNumber(), partition_by=[column(grouped[0])], order=order)
-    numbered = exp.select(exp.Star(), alias(window, RANK)).from_(paired.subquery("p"))
+def _ranked_within(neighbours: Neighbours, paired: exp.Query, grouped: Sequence[str]) -> exp.Select:
+    """The pairs of ``paired`` ranked per scored row (its first ``grouped`` column) by the
+    tie rule, kept while the rank is <= k."""
+    rank = neighbours.ties.rank(column(grouped[0]))
+    numbered = exp.select(exp.Star(), alias(rank, RANK)).from_(paired.subquery("p"))
     return (
         exp.select(exp.Star())
         .from_(numbered.subquery("r"))
-        .where(exp.LTE(this=column(RANK, "r"), expression=literal(k)))
+        .where(exp.LTE(this=column(RANK, "r"), expression=literal(neighbours.k)))
     )
 
 
@@ -151,7 +149,7 @@ class WindowSearch(Search):
     def ranked(
         self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
     ) -> exp.Query:
-        return _numbered_within(neighbours.pairs(scored, grouped), grouped, neighbours.k)
+        return _ranked_within(neighbours, neighbours.pairs(scored, grouped), grouped)
 
     def unnumbered(
         self,
@@ -176,13 +174,9 @@ class LateralSearch(Search):
     The adapter's ``LATERAL_TOP_K`` chooses it."""
 
     def nearest(self, neighbours: Neighbours) -> exp.Query:
-        """The k nearest stored rows of the scored row ``q`` (correlated): neighbour,
+        """The neighbours of the scored row ``q`` (correlated) by the tie rule: neighbour,
         class_index, wml_reduced, in any order."""
-        return (
-            neighbours.distances()
-            .order_by(column(REDUCED), column(NEIGHBOUR), copy=False)
-            .limit(literal(neighbours.k), copy=False)
-        )
+        return neighbours.ties.nearest(neighbours.distances(), neighbours.k)
 
     def _lateral(
         self, neighbours: Neighbours, scored: exp.Query, kept: Sequence[str], inner: exp.Query
@@ -205,7 +199,7 @@ class LateralSearch(Search):
         self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
     ) -> exp.Query:
         paired = self._lateral(neighbours, scored, grouped, self.nearest(neighbours))
-        return _numbered_within(paired, grouped, neighbours.k)
+        return _ranked_within(neighbours, paired, grouped)
 
     def unnumbered(
         self,
@@ -267,13 +261,12 @@ class BoundedSearch(Search):
     wml_reduced, k)``), both heaps of primitive values, in ascending order of distance. Where
     the k-th distance is below the (k + 1)-th, those are the k nearest whatever a tie inside
     them picked, and the votes need only their classes and distances. Where they are equal (a
-    tie across the k-th neighbour, which the tie rule breaks by key), a second pass takes the
-    pairs within the k-th distance of those rows alone and ranks them by ``MIN({wml_reduced,
-    neighbour, class_index}, k)``, whose structs order as the tie rule does; with no such row,
-    DuckDB stops that pass after its first vector (a single aggregate of structs over every
-    pair, without the first pass, cost about 1.6 times as much, and scoring 10,000 rows
-    against 100,000 stored rows took it past 20 GB of memory). The adapter's
-    ``TOP_K_AGGREGATE`` chooses it."""
+    tie across the k-th neighbour, which the tie rule decides), a second pass takes the pairs
+    within the k-th distance of those rows alone and keeps those the rule says
+    (k_nearest_ties.py ``TieRule.tied``); with no such row, DuckDB stops that pass after its
+    first vector (a single aggregate of structs over every pair, without the first pass, cost
+    about 1.6 times as much, and scoring 10,000 rows against 100,000 stored rows took it past
+    20 GB of memory). The adapter's ``TOP_K_AGGREGATE`` chooses it."""
 
     def ranked(
         self, neighbours: Neighbours, scored: exp.Query, grouped: Sequence[str]
@@ -289,7 +282,7 @@ class BoundedSearch(Search):
                 on=exp.EQ(this=column(first, "s"), expression=column(first, "b")),
             )
         )
-        ranked = _numbered_within(_within(neighbours, bounded, grouped), grouped, neighbours.k)
+        ranked = _ranked_within(neighbours, _within(neighbours, bounded, grouped), grouped)
         return ranked.with_(SCORED, as_=scored, materialized=True)
 
     def unnumbered(
@@ -340,25 +333,7 @@ class BoundedSearch(Search):
         tied = templates.build("select_knn_tied_rows", heaps=heaps, **positions)
         assert isinstance(untied, exp.Query) and isinstance(tied, exp.Query)
         within = _within(neighbours, tied, grouped).subquery("w")
-        pair = exp.Struct(
-            expressions=[
-                exp.PropertyEQ(this=exp.to_identifier(name), expression=column(name, "w"))
-                for name in (REDUCED, NEIGHBOUR, CLASS_INDEX)
-            ]
-        )
-        nearest = exp.Min(this=pair, count=literal(k))
-        tie_heaps = (
-            exp.select(*(alias(column(g, "w"), g) for g in grouped), alias(nearest, NEAREST))
-            .from_(within)
-            .group_by(*(column(g, "w") for g in grouped))
-        )
-        broken = templates.build(
-            "select_knn_unnested", grouped=[column(g, "u") for g in grouped], heaps=tie_heaps
-        )
-        assert isinstance(broken, exp.Query)
-        kept_by_tie = exp.select(*(column(n, "b") for n in [*grouped, REDUCED, CLASS_INDEX])).from_(
-            broken.subquery("b")
-        )
+        kept_by_tie = neighbours.ties.tied(within, grouped, k)
         ranked = exp.union(untied, kept_by_tie, distinct=False)
         voted = votes.of(ranked, grouped, [*kept, COPIES])
         repeated = templates.build("select_knn_copies", voted=voted)
@@ -426,13 +401,15 @@ class Neighbours:
     """The k-nearest-neighbour search of one model (or of every fold's, joined ``on`` a
     condition between a scored row ``q`` and a stored row ``t``): its ``features``
     (coordinate order), its stored rows (a query of neighbour, class_index and the
-    coordinates), ``k``, the engine's :class:`Search` and the model's ``metric``."""
+    coordinates), ``k``, the engine's :class:`Search`, the model's ``metric`` and its tie
+    rule ``ties`` (k_nearest_ties.py)."""
 
     features: Sequence[Feature]
     stored: exp.Query
     k: int
     search: Search
     metric: Metric
+    ties: TieRule
     on: exp.Expression | None = None
 
     def _measured(self) -> list[exp.Expression]:

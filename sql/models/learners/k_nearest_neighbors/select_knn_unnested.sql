@@ -6,7 +6,7 @@
 --   class_index).
 -- Output columns: the grouped ones, wml_reduced (DOUBLE), neighbour (BIGINT), class_index
 --   (INTEGER), wml_rank (BIGINT, 1 the nearest).
--- Rendered by: warehouse_ml/models/learners/k_nearest_search.py.
+-- Rendered by: warehouse_ml/models/learners/k_nearest_ties.py.
 SELECT
     $grouped,
     u.wml_pair.wml_reduced AS wml_reduced,
