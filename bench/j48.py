@@ -85,8 +85,12 @@ def _quoted(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def write_arff(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> None:
-    """``table`` (text columns) as ARFF at ``path``: every attribute nominal, NULL as ``?``."""
+def write_arff(
+    con: duckdb.DuckDBPyConnection, table: str, path: Path, rows: str | None = None
+) -> None:
+    """``table`` (text columns) as ARFF at ``path``: every attribute nominal, its values those
+    of ``table`` in text order, NULL as ``?``; the rows those of ``rows`` (a query of the same
+    columns; default: ``table``'s), so that every part of a table has the same header."""
     columns = [row[0] for row in con.execute(f'DESCRIBE "{table}"').fetchall()]
     lines = [f"@relation {_quoted(table)}"]
     for name in columns:
@@ -97,7 +101,8 @@ def write_arff(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> None:
         lines.append(f"@attribute {_quoted(name)} {{{values}}}")
     lines.append("@data")
     listed = ", ".join(f'"{c}"' for c in columns)
-    for row in con.execute(f'SELECT {listed} FROM "{table}"').fetchall():
+    source = rows or f'SELECT * FROM "{table}"'
+    for row in con.execute(f"SELECT {listed} FROM ({source}) AS r").fetchall():
         lines.append(",".join("?" if v is None else _quoted(v) for v in row))
     path.write_text("\n".join(lines) + "\n")
 
@@ -132,9 +137,10 @@ def ours(con: duckdb.DuckDBPyConnection, table: str, target: str, folds: int) ->
     return Result(evaluation.accuracy().accuracy, tree.leaves, tree.size)
 
 
-def compare(jar: Path, folder: Path, name: str, folds: int = 10) -> tuple[int, Result, Result]:
-    """Rows, our result and J48's (run from ``jar``) on data set ``name`` (DATASETS) of the
-    shared data sets ``folder``."""
+def read_dataset(folder: Path, name: str) -> tuple[duckdb.DuckDBPyConnection, str]:
+    """A new DuckDB connection holding data set ``name`` (DATASETS) of the shared data sets
+    ``folder`` as a table of text columns (an empty field NULL; LEFT_OUT's columns dropped),
+    and the table's name."""
     table = name.replace("-", "_")
     con = duckdb.connect()
     con.execute(
@@ -143,6 +149,26 @@ def compare(jar: Path, folder: Path, name: str, folds: int = 10) -> tuple[int, R
     )
     for dropped in LEFT_OUT.get(name, []):
         con.execute(f'ALTER TABLE "{table}" DROP COLUMN "{dropped}"')
+    return con, table
+
+
+def command_line(description: str, default: list[str]) -> tuple[list[str], int, Path, Path]:
+    """The data sets (``default`` when none is named) and folds a script is asked for, Weka's
+    jar and the shared data sets' folder; exits when either is missing."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("datasets", nargs="*", default=default)
+    parser.add_argument("--folds", type=int, default=10)
+    args = parser.parse_args()
+    jar, folder = weka_jar(), datasets_dir()
+    if jar is None or folder is None:
+        sys.exit("needs java, Weka's jar and the shared data sets (see the module docstring)")
+    return args.datasets, args.folds, jar, folder
+
+
+def compare(jar: Path, folder: Path, name: str, folds: int = 10) -> tuple[int, Result, Result]:
+    """Rows, our result and J48's (run from ``jar``) on data set ``name`` (DATASETS) of the
+    shared data sets ``folder``."""
+    con, table = read_dataset(folder, name)
     rows = con.execute(f'SELECT COUNT(*) FROM "{table}"').fetchall()[0][0]
     with tempfile.TemporaryDirectory() as scratch:
         arff = Path(scratch, f"{name}.arff")
@@ -152,19 +178,13 @@ def compare(jar: Path, folder: Path, name: str, folds: int = 10) -> tuple[int, R
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("datasets", nargs="*", default=list(DATASETS))
-    parser.add_argument("--folds", type=int, default=10)
-    args = parser.parse_args()
-    jar, folder = weka_jar(), datasets_dir()
-    if jar is None or folder is None:
-        sys.exit("needs java, Weka's jar and the shared data sets (see the module docstring)")
+    names, folds, jar, folder = command_line(__doc__.split("\n\n")[0], list(DATASETS))
     print(
         f"{'data set':<15}{'rows':>6}  {'ours %':>7}{'leaves':>7}{'nodes':>6}  "
         f"{'J48 %':>7}{'leaves':>7}{'nodes':>6}  {'diff':>6}"
     )
-    for name in args.datasets:
-        rows, we, they = compare(jar, folder, name, args.folds)
+    for name in names:
+        rows, we, they = compare(jar, folder, name, folds)
         print(
             f"{name:<15}{rows:>6}  {100 * we.accuracy:>7.2f}{we.leaves:>7}{we.size:>6}  "
             f"{100 * they.accuracy:>7.2f}{they.leaves:>7}{they.size:>6}  "
