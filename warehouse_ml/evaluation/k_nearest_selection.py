@@ -16,6 +16,7 @@ from warehouse_ml.evaluation import out_of_fold, planning, splits
 from warehouse_ml.models.learners.k_nearest_folds import fold_errors
 from warehouse_ml.models.learners.k_nearest_metrics import DEFAULT_P
 from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors
+from warehouse_ml.models.learners.k_nearest_ties import KEY
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.store import catalog
 
@@ -39,6 +40,7 @@ def select_k(
     weights: str = "uniform",
     metric: str = "euclidean",
     p: float = DEFAULT_P,
+    ties: str = KEY,
     folds: int = 10,
     stratified: bool = True,
     seed: int = 0,
@@ -50,14 +52,14 @@ def select_k(
     allow_high_cardinality: bool = False,
     progress: ProgressCallback | None = None,
 ) -> KSelection:
-    """Cross-validate :class:`KNearestNeighbors` with ``weights``, ``metric`` and ``p`` for
-    every k of ``ks`` on the same folds, from one search of each held-out row's max(ks)
+    """Cross-validate :class:`KNearestNeighbors` with ``weights``, ``metric``, ``p`` and
+    ``ties`` for every k of ``ks`` on the same folds, from one search of each held-out row's max(ks)
     nearest rows of its training folds; refit the k of least error (ties to the smaller k)
     with those settings on every row as model ``name`` (default
     ``k_nearest_neighbors_<target>``).
 
     Each k's error equals that of ``cross_validate(con, source, target,
-    KNearestNeighbors(k=k, weights=weights, metric=metric, p=p), folds=folds,
+    KNearestNeighbors(k=k, weights=weights, metric=metric, p=p, ties=ties), folds=folds,
     stratified=stratified, seed=seed, key=key)``: the folds are assigned the same way and
     each fold's scaling is learned on its training rows. ``features``, ``categorical``,
     ``numeric`` and ``allow_high_cardinality`` are as for ``fit`` (``"top:k"`` is not taken
@@ -67,7 +69,7 @@ def select_k(
     if not chosen_ks:
         raise ParameterError("select_k needs at least one k")
     splits.check_folds(folds)
-    settings = {"weights": weights, "metric": metric, "p": p}
+    settings = {"weights": weights, "metric": metric, "p": p, "ties": ties}
     largest = KNearestNeighbors(k=chosen_ks[-1], **settings)
     with session(con, "select_k", progress) as warehouse:
         if isinstance(source, pa.RecordBatchReader):  # read by the search and the refit

@@ -303,6 +303,7 @@ register(
                 "metric", TEXT, "euclidean", "euclidean, manhattan, minkowski (power p) or cosine"
             ),
             Parameter("p", FLOAT, 2.0, "power of the minkowski metric, finite and >= 1"),
+            Parameter("ties", TEXT, "key", "k-th distance ties: key (k, smaller key) or all (IBk)"),
             *_SHARED[:2],
         ),
     )

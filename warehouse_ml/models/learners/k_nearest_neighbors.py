@@ -19,9 +19,10 @@ Parameter tables (each led by ``wml_part``, 0 for a fitted model):
 * ``neighbours``: neighbour (BIGINT, the key), class_index, then ``x_<i>`` per feature in
   feature order: the standardised value (DOUBLE) or the level number (INTEGER, -1 for NULL).
 
-Scoring: each scored row's k nearest stored rows vote (uniform: 1 each; ``weights="distance"``:
-1 / distance, or, for a row with neighbours at distance 0, those alone, 1 each, as
-scikit-learn), and the votes renormalised are the probabilities (models/scoring/scores.py,
+Scoring: each scored row's k nearest stored rows (with ``ties="all"`` every stored row within
+the k-th distance, as Weka's IBk: k_nearest_ties.py) vote: uniform, 1 each; with
+``weights="distance"``, 1 / distance, or, for a row with neighbours at distance 0, those alone,
+1 each, as scikit-learn. The votes renormalised are the probabilities (models/scoring/scores.py,
 ``AggregatedScores``). The search (k_nearest_search.py) is the portable ROW_NUMBER window, a
 LATERAL top-k per scored row where the adapter declares ``LATERAL_TOP_K`` (PostgreSQL), or one
 bounded by the engine's top-k aggregate where it declares ``TOP_K_AGGREGATE`` (DuckDB, two
@@ -65,7 +66,7 @@ from warehouse_ml.models.learners.k_nearest_search import (
     coordinate,
     search_for,
 )
-from warehouse_ml.models.learners.k_nearest_ties import ByKey
+from warehouse_ml.models.learners.k_nearest_ties import KEY, tie_rule
 from warehouse_ml.models.learners.linear_design import Design
 from warehouse_ml.models.learners.naive_bayes import create_classes_table
 from warehouse_ml.models.scoring import names
@@ -122,6 +123,9 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
             ``"cosine"`` (1 - cos, as scikit-learn's; k_nearest_metrics.py).
         p: the Minkowski power, a finite number >= 1 (2: Euclidean, 1: Manhattan); only
             ``metric="minkowski"`` takes another than 2.
+        ties: which stored rows tied at the k-th distance vote: ``"key"`` (exactly k, ties
+            to the stored row of smaller key; scikit-learn also keeps k) or ``"all"`` (every
+            one, k or more, as Weka's IBk; k_nearest_ties.py).
         categorical, numeric: columns to model as categorical / numeric whatever their type
             (stats/features.py).
     """
@@ -136,6 +140,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         weights: str = "uniform",
         metric: str = "euclidean",
         p: float = DEFAULT_P,
+        ties: str = KEY,
         categorical: Iterable[str] | None = None,
         numeric: Iterable[str] | None = None,
     ) -> None:
@@ -145,10 +150,12 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         if weights not in WEIGHTS:
             raise ParameterError(f"weights must be one of {', '.join(WEIGHTS)}; got {weights!r}")
         metric_of(metric, p)
+        tie_rule(ties)
         self.k = k
         self.weights = weights
         self.metric = metric
         self.p = float(p)
+        self.ties = ties
         self._export_dialect: str | None = None
         """The dialect of the SQL being exported by :meth:`sql` (None: the engine's own)."""
 
@@ -182,7 +189,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
     ) -> Neighbours:
         """The search of this model's k nearest among ``stored`` (rows of the ``neighbours``
         table, or of every fold's, matched to a scored row ``on`` a condition)."""
-        return Neighbours(features, stored, self.k, search, self._metric, ByKey(), on)
+        return Neighbours(features, stored, self.k, search, self._metric, tie_rule(self.ties), on)
 
     def neighbour_votes(self, n_classes: int) -> Votes:
         """How this model's neighbours vote among ``n_classes`` classes."""
@@ -283,9 +290,11 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         against: Any = None,
         form: str = LONG,
     ) -> pa.Table:
-        """Each row's k nearest neighbours, one row per neighbour, in source order then rank
-        order. Columns: the ``keys`` columns (default: ``row``, the 0-based source position,
-        int64), ``rank`` (int64, 1 the nearest; the tie rule of k_nearest_search.py),
+        """Each row's neighbours (k, or more with ``ties="all"``), one row per neighbour, in
+        source order, then rank order, then key order. Columns: the ``keys`` columns
+        (default: ``row``, the 0-based source position, int64), ``rank`` (int64, 1 the
+        nearest; the tie rule of k_nearest_ties.py: with ``ties="all"`` rows at one distance
+        share a rank, 1 + the number of stored rows nearer),
         ``neighbour`` (int64: the stored row's key in the ``neighbours`` table),
         ``distance`` (float64, in standardised units), ``class`` (the neighbour's class
         label, as text). The row's probabilities are its neighbours' votes renormalised.
@@ -336,6 +345,6 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
                         (column(CLASS_INDEX, "c"), column(CLASS_INDEX, "r")),
                     ),
                 )
-                .order_by(column(ROW_ID, "r"), column(RANK, "r"))
+                .order_by(column(ROW_ID, "r"), column(RANK, "r"), column(NEIGHBOUR, "r"))
             )
             return warehouse.fetch_tree(query)

@@ -21,13 +21,14 @@ Three searches give the same rows, each answering ``ranked`` (one row per neighb
 explanations and select_k's folds) and ``voted`` (one row per scored row, for scores and
 prediction views):
 
-* :class:`WindowSearch`, portable: ``ROW_NUMBER() OVER (PARTITION BY scored row ORDER BY
-  reduced distance, key)`` over every pair, kept while <= k (the scored rows numbered to group
-  their neighbours; SQL exported for another engine, and Spark, whose decorrelated LATERAL
-  searches for every distinct scored row whatever the filter on it);
+* :class:`WindowSearch`, portable: the tie rule's rank over every pair of a scored row
+  (``ROW_NUMBER() OVER (PARTITION BY scored row ORDER BY reduced distance, key)`` for
+  ``ties="key"``), kept while <= k (the scored rows numbered to group their neighbours; SQL
+  exported for another engine, and Spark, whose decorrelated LATERAL searches for every
+  distinct scored row whatever the filter on it);
 * :class:`LateralSearch`, where the adapter declares ``LATERAL_TOP_K`` (PostgreSQL): each
-  scored row's k nearest by a correlated ``LATERAL (... ORDER BY wml_reduced, neighbour LIMIT k)``,
-  its votes aggregated inside, one scan of the stored rows per scored row and no window;
+  scored row's neighbours by a correlated ``LATERAL`` subquery (``ORDER BY wml_reduced,
+  neighbour LIMIT k`` for ``ties="key"``), its votes aggregated inside, no window;
 * :class:`BoundedSearch`, where the adapter declares ``TOP_K_AGGREGATE`` (DuckDB): each row's
   k-th distance bounded by ``MIN(wml_reduced, k)`` first and only the pairs within it ranked; its
   votes group the scored rows by their columns, so a filter on the view's key reaches the
@@ -165,9 +166,11 @@ class WindowSearch(Search):
 
 
 class LateralSearch(Search):
-    """Each scored row ``q``'s k nearest by a correlated ``LATERAL`` subquery over the
-    stored rows, ``ORDER BY wml_reduced, neighbour LIMIT k`` (PostgreSQL: a nested loop, one scan
-    and a bounded sort of the stored rows per scored row), its votes aggregated inside it:
+    """Each scored row ``q``'s neighbours by a correlated ``LATERAL`` subquery over the
+    stored rows, the tie rule's (k_nearest_ties.py ``TieRule.nearest``: ``ORDER BY wml_reduced,
+    neighbour LIMIT k``, on PostgreSQL a nested loop, one scan and a bounded sort of the stored
+    rows per scored row; for ``ties="all"`` a second scan within the bound), its votes
+    aggregated inside it:
     one row out per scored row with no row number and no grouping, so a filter on a scored
     column reaches the scored rows before the search (a PostgreSQL prediction view's fenced
     scores step, models/scoring/query.py ``FENCED``, still takes no filter from its reader).

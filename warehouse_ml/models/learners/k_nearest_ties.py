@@ -6,6 +6,13 @@ of k nearest neighbours, in each of the searches of models/learners/k_nearest_se
   rank in the order of its stored values, the same on every engine and in every fold), the k
   first. As scikit-learn's brute search, which also keeps k, though its order among equal
   distances is its own.
+* ``ties="all"`` (:class:`Every`): every stored row at a distance <= the k-th smallest, k or
+  more, as Weka's IBk (``LinearNNSearch.kNearestNeighbours`` keeps each stored row tied with
+  the k-th, and all of them vote). On data of few distinct distances (all-nominal attributes,
+  whose distance counts the attributes that differ) most rows tie at their k-th distance, and
+  an arbitrary k of them is a worse vote than all of them. A neighbour's rank is then the
+  competition rank, 1 + the number of stored rows strictly nearer (tied rows share it): the
+  rows of rank <= k are those within the k-th distance, for every k.
 
 A rule answers for each search: the rank of a scored row's pairs (the portable window and the
 ranked searches keep ranks <= k), the voters of a correlated lateral subquery (PostgreSQL), and
@@ -20,6 +27,7 @@ from collections.abc import Sequence
 
 from sqlglot import exp
 
+from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.learners.k_nearest_search import (
     CLASS_INDEX,
     NEAREST,
@@ -28,6 +36,9 @@ from warehouse_ml.models.learners.k_nearest_search import (
 )
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
+
+KEY, ALL = "key", "all"
+TIES = (KEY, ALL)
 
 
 class TieRule(abc.ABC):
@@ -89,3 +100,36 @@ class ByKey(TieRule):
         return exp.select(*(column(n, "b") for n in [*grouped, REDUCED, CLASS_INDEX])).from_(
             broken.subquery("b")
         )
+
+
+class Every(TieRule):
+    """``ties="all"``: every stored row within the k-th distance (module docstring)."""
+
+    def rank(self, row: exp.Expression) -> exp.Window:
+        order = exp.Order(expressions=[exp.Ordered(this=column(REDUCED))])
+        return exp.Window(this=exp.Rank(), partition_by=[row], order=order)
+
+    def nearest(self, distances: exp.Select, k: int) -> exp.Query:
+        """The rows within the largest of the k smallest reduced distances, ``ORDER BY
+        wml_reduced LIMIT k`` (PostgreSQL: a bounded sort, then a scan within the bound)."""
+        smallest = distances.copy().order_by(column(REDUCED), copy=False)
+        bound = exp.select(alias(exp.Max(this=column(REDUCED, "b")), REDUCED)).from_(
+            smallest.limit(literal(k), copy=False).subquery("b")
+        )
+        return (
+            exp.select(exp.Star())
+            .from_(distances.subquery("a"))
+            .where(exp.LTE(this=column(REDUCED, "a"), expression=bound.subquery()))
+        )
+
+    def tied(self, within: exp.Subquery, grouped: Sequence[str], k: int) -> exp.Query:
+        """Every pair within the k-th distance."""
+        return exp.select(*(column(n, "w") for n in [*grouped, REDUCED, CLASS_INDEX])).from_(within)
+
+
+def tie_rule(ties: str) -> TieRule:
+    """The tie rule named ``ties`` (module docstring); a ParameterError for another name."""
+    rules: dict[str, type[TieRule]] = {KEY: ByKey, ALL: Every}
+    if ties not in rules:
+        raise ParameterError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
+    return rules[ties]()
