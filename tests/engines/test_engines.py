@@ -410,19 +410,21 @@ def tan(engine: Engine) -> dict[str, Any]:
 
 @case
 def k_nearest_neighbors(engine: Engine) -> dict[str, Any]:
-    """k nearest neighbours (the portable ROW_NUMBER search off DuckDB, its top-k aggregate on
-    DuckDB), uniform and distance-weighted, over categorical (string, integer, boolean) and
-    numeric attributes with NULLs and ties of distance: the stored rows and their keys, scores,
-    predictions, a prediction view, each row's neighbours, and select_k's errors of several k
-    from one ranked table."""
+    """k nearest neighbours (the portable window search on Spark, the lateral top-k on
+    PostgreSQL, its top-k aggregate on DuckDB) over categorical (string, integer, boolean) and
+    numeric attributes with NULLs and ties of distance: the Euclidean distance with distance
+    weights and ties to the smaller key; the cosine, uniform, every row tied at the k-th
+    distance voting; select_k by the Minkowski distance of power 3. The stored rows and their
+    keys, scores, predictions, a prediction view, each row's neighbours, and select_k's errors
+    of several k from one ranked table."""
     table = engine.load(TABLE, DATA)
     w = engine.warehouse
-    uniform = wml.KNearestNeighbors(k=4).fit(
-        w, table, "label", keys=["id"], categorical=["size"], name="engine_knn_uniform"
+    every = wml.KNearestNeighbors(k=4, metric="cosine", ties="all").fit(
+        w, table, "label", keys=["id"], categorical=["size"], name="engine_knn_every"
     )
     chosen = wml.select_k(
-        w, table, "label", [1, 3, 6], weights="distance", folds=3, seed=1, key="id",
-        categorical=["size"], name="engine_knn_chosen",
+        w, table, "label", [1, 3, 6], weights="distance", metric="minkowski", p=3.0, folds=3,
+        seed=1, key="id", categorical=["size"], name="engine_knn_chosen",
     )  # fmt: skip
     return {
         "distance": _model_results(
@@ -430,8 +432,8 @@ def k_nearest_neighbors(engine: Engine) -> dict[str, Any]:
             _fit(engine, wml.KNearestNeighbors(weights="distance"), "engine_knn"),
             "engine_knn",
         ),
-        "uniform": _model_results(engine, uniform, "engine_knn_uniform"),
-        "neighbours": uniform.explain(w, DATA, keys=["id"]),
+        "every": _model_results(engine, every, "engine_knn_every"),
+        "neighbours": every.explain(w, DATA, keys=["id"]),
         "select_k": chosen.comparison,
     }
 
