@@ -7,10 +7,10 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pytest
 from conftest import FIXTURES, datasets_dir
+from reference import tan_log_joint
 
 import warehouse_ml as wml
 from warehouse_ml.sqlgen import templates
@@ -115,56 +115,6 @@ def test_xor_worked_example(con) -> None:
         assert list(row.values()) == pytest.approx([0.5, 0.5], abs=1e-12)
 
 
-# -- numpy reference TAN ------------------------------------------------------------------------
-def _reference_log_joint(
-    train: pd.DataFrame, test: pd.DataFrame, target, parents, alpha, prior_alpha
-):
-    """log P(c) + sum_i log P(a_i | c, parent) with the fallbacks documented in tan.py."""
-    train = train[train[target].notna()]
-    classes = sorted(train[target].unique())
-    k = len(classes)
-    n_c = np.array([(train[target] == c).sum() for c in classes], dtype=float)
-    out = np.tile(np.log(n_c + prior_alpha) - np.log(n_c.sum() + prior_alpha * k), (len(test), 1))
-    for a, parent in parents.items():
-        rows = train[train[a].notna()]
-        values = sorted(rows[a].unique())
-        card = len(values)
-        nb = {(v, c): ((rows[a] == v) & (rows[target] == c)).sum() for v in values for c in classes}
-        nb_class = {c: (rows[target] == c).sum() for c in classes}
-
-        def nb_log(v, c, values=values, nb=nb, nb_class=nb_class, card=card):
-            if v not in values:
-                if alpha == 0 or nb_class[c] + alpha * card == 0:
-                    return 0.0
-                return math.log(alpha) - math.log(nb_class[c] + alpha * card)
-            if nb_class[c] + alpha * card == 0:
-                return -math.log(card)
-            num = nb[(v, c)] + alpha
-            return -math.inf if num == 0 else math.log(num) - math.log(nb_class[c] + alpha * card)
-
-        cpt_rows = rows[rows[parent].notna()] if parent is not None else None
-        parent_values = set() if parent is None else set(cpt_rows[parent].unique())
-        for r, row in enumerate(test.itertuples(index=False)):
-            v = getattr(row, a)
-            if v is None or (isinstance(v, float) and np.isnan(v)):
-                continue
-            p = None if parent is None else getattr(row, parent)
-            for ci, c in enumerate(classes):
-                if parent is None or p is None or p not in parent_values or v not in values:
-                    out[r, ci] += nb_log(v, c)
-                    continue
-                sub = cpt_rows[(cpt_rows[parent] == p) & (cpt_rows[target] == c)]
-                n_parent = len(sub)
-                if n_parent + alpha * card == 0:
-                    out[r, ci] += -math.log(card)
-                    continue
-                num = (sub[a] == v).sum() + alpha
-                out[r, ci] += (
-                    -math.inf if num == 0 else math.log(num) - math.log(n_parent + alpha * card)
-                )
-    return classes, out
-
-
 def _with_nulls(table: pa.Table, seed: int, rate: float) -> pa.Table:
     rng = np.random.default_rng(seed)
     columns = {}
@@ -208,7 +158,7 @@ def test_predict_proba_equals_numpy_reference(con, alpha, prior_alpha, codes) ->
         train, test = _as_codes(train), _as_codes(test)
     tan = wml.TAN(alpha=alpha, prior_alpha=prior_alpha).fit(con, train, "C")
     assert list(tan.record.state.learned.lookup) == ([*tan.parents_] if codes else [])
-    classes, log_joint = _reference_log_joint(
+    classes, log_joint = tan_log_joint(
         train.to_pandas(), test.to_pandas(), "C", tan.parents_, alpha, prior_alpha
     )
     assert tan.classes_ == classes
