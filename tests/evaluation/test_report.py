@@ -266,6 +266,19 @@ def test_report_path_is_checked_before_anything_is_computed(con, tmp_path, monke
         ev.report(tmp_path)
 
 
+def test_a_connection_given_as_the_report_path_is_a_typed_error(con, tmp_path, monkeypatch):
+    """An evaluation reads through the connection it was made on: ``report(con)`` (as the
+    models' methods take one first) names what report expects instead of a TypeError, and
+    so does a selection's report."""
+    con.register("generated", wml.synthetic.tan_data(300, 3, n_classes=2, strings=True, seed=2))
+    ev = wml.cross_validate(con, "generated", "class", wml.NaiveBayes(), folds=3)
+    chosen = wml.select_model(con, "generated", "class", [wml.NaiveBayes()], folds=3)
+    monkeypatch.setattr(type(ev), "measure", lambda *a, **k: pytest.fail("computed"))
+    for report in (ev.report, chosen.report):
+        with pytest.raises(wml.ParameterError, match=r"expected a file path .* got DuckDB"):
+            report(con)
+
+
 def test_cli_report_into_missing_folders_creates_them_and_checks_first(tmp_path, capsys):
     from conftest import FIXTURES
 

@@ -109,8 +109,15 @@ class Pictures(Plots):
 
 def destination(path: str | Path) -> Path:
     """``path`` as the file a report is written to, checked before anything is computed: a
-    file name (not a folder) in an existing folder the process may write to; else a
-    ParameterError naming the path."""
+    file name (text or a path, not a folder) in an existing folder the process may write to;
+    else a ParameterError naming the path. (A report takes no connection: an evaluation reads
+    through the one it was made on.)"""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterError(
+            f"report path: expected a file path (str or pathlib.Path), got "
+            f"{type(path).__name__}; a report reads through the connection its evaluation was "
+            "made on, so it takes none: report('report.html')"
+        )
     out = Path(path)
     if out.is_dir():
         raise ParameterError(

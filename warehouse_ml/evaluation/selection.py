@@ -103,7 +103,7 @@ class Selection:
     def report(self, path: str | Path, *, title: str | None = None) -> Path:
         """Write the comparison (every candidate's measure and accuracy, the chosen one, their
         ROC curves on one chart) as a self-contained HTML file; returns its path."""
-        return report.selection_report(self, Path(path), title)
+        return report.selection_report(self, report.destination(path), title)
 
 
 def select_model(
