@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import shlex
 import shutil
 import subprocess
+import sys
 
 import duckdb
 import pyarrow.parquet as pq
@@ -12,7 +12,7 @@ import pytest
 from conftest import FIXTURES
 
 import warehouse_ml as wml
-from warehouse_ml.cli import main
+from warehouse_ml.cli import demo, main
 
 TENNIS = str(FIXTURES / "play_tennis.csv")
 
@@ -116,17 +116,33 @@ def duckdb_cli_1_5() -> str:
     return program
 
 
-def test_the_demos_follow_up_command_runs_in_the_duckdb_cli_from_pypi(tmp_path, capsys):
-    """The demo's database opens in DuckDB 1.5 (the CLI on PyPI); the command it prints runs
-    verbatim there and reads the view the demo made."""
+def test_the_demos_follow_up_command_needs_only_what_the_install_provides(tmp_path, capsys):
+    """The command the demo prints last runs verbatim in a shell whose PATH holds only
+    ``python`` (the interpreter warehouse-ml is installed in: no ``duckdb`` program) and
+    reads the view the demo made."""
+    db = str(tmp_path / "it's a demo.duckdb")  # a quote and a space, quoted for the shell
+    assert main(["demo", "--db", db, "--rows", "2000"]) == 0
+    command = capsys.readouterr().out.strip().splitlines()[-1].strip()
+    assert command.startswith("python -c ")
+    path = tmp_path / "bin"
+    path.mkdir()
+    (path / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    (path / "python").chmod(0o755)
+    shown = subprocess.run(
+        ["/bin/sh", "-c", command], env={"PATH": str(path)}, capture_output=True, text=True
+    )
+    assert shown.returncode == 0 and shown.stderr == "", shown.stderr
+    assert "prediction" in shown.stdout
+    counts = dict(duckdb.connect(db).sql(demo.FOLLOW_UP_QUERY).fetchall())
+    assert sum(counts.values()) == 400
+    assert all(f"{label}" in shown.stdout and f"{n}" in shown.stdout for label, n in counts.items())
+
+
+def test_the_demos_database_opens_in_the_duckdb_cli_from_pypi(tmp_path):
+    """The demo's database opens in DuckDB 1.5 (the CLI on PyPI) and reads its views."""
     program = duckdb_cli_1_5()
     db = str(tmp_path / "demo.duckdb")
     assert main(["demo", "--db", db, "--rows", "2000"]) == 0
-    command = shlex.split(capsys.readouterr().out.strip().splitlines()[-1])
-    assert command[:2] == ["duckdb", db]
-    shown = subprocess.run([program, *command[1:]], capture_output=True, text=True)
-    assert shown.returncode == 0 and shown.stderr == ""
-    assert "prediction" in shown.stdout
     total = subprocess.run(
         [program, "-csv", "-noheader", db, "SELECT count(*) FROM demo_naive_bayes_scores"],
         capture_output=True,

@@ -4,6 +4,8 @@ all owned by the library."""
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
 import time
 
 import pyarrow as pa
@@ -28,6 +30,10 @@ key, 1, 2, ...) and eight text attributes ``attribute_0`` ... ``attribute_7``.""
 SAMPLED = "SELECT * FROM customers WHERE customer_id % 100 = 0"
 """What a kind whose scoring reads every stored row (``ScoresByStoredRows``) is trained on:
 every 100th customer, so that scoring new_customers stays a matter of seconds."""
+FOLLOW_UP_QUERY = (
+    "SELECT prediction, count(*) AS n FROM demo_naive_bayes_scores GROUP BY ALL ORDER BY ALL"
+)
+"""What the command the demo suggests last reads (:func:`follow_up`)."""
 
 
 def _demo_names(con: DuckDBWarehouse) -> tuple[list[ownership.Claim], list[str]]:
@@ -111,8 +117,19 @@ def cmd_demo(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
                 order_columns=[templates.column("customer_id", "t")],
             ).slice(0, 5)
         )
-    print(f"\ndone in {time.perf_counter() - started:.1f} s. Query it from any DuckDB client:")
     print(
-        f"  duckdb {args.db} "
-        '"SELECT prediction, count(*) FROM demo_naive_bayes_scores GROUP BY ALL"'
+        f"\ndone in {time.perf_counter() - started:.1f} s. Query the views from Python (its "
+        "duckdb module comes with warehouse-ml) or from any DuckDB client:"
     )
+    print(f"  {follow_up(args.db)}")
+
+
+def follow_up(db: str) -> str:
+    """The shell command the demo suggests last: Python's duckdb module (a dependency of
+    warehouse-ml, so the install provides it) reading a demo view of the database ``db``,
+    quoted for a POSIX shell."""
+    code = (
+        f"import duckdb; print(duckdb.connect({json.dumps(db)}, read_only=True).sql("
+        f"{json.dumps(FOLLOW_UP_QUERY)}))"
+    )
+    return f"python -c {shlex.quote(code)}"
