@@ -183,6 +183,64 @@ def test_hostile_column_and_label_names_give_the_renamed_copys_probabilities(con
     np.testing.assert_allclose(got[:, order], expected, rtol=0, atol=1e-9)
 
 
+@by_kind
+def test_the_registry_says_which_kinds_have_a_weighted_form(spec):
+    """``KindSpec.weighted`` (read by the command line without loading the class) is the
+    class's WeightedFit; every kind's constructor takes class_weight, and a kind without a
+    weighted form offers it to no caller."""
+    assert spec.weighted == issubclass(spec.load(), capabilities.WeightedFit)
+    assert "class_weight" in [p.name for p in spec.parameters]
+    assert ("class_weight" in [p.name for p in spec.settable]) == spec.weighted
+
+
+UNWEIGHTED = [s for s in SPECS if not issubclass(s.load(), capabilities.WeightedFit)]
+
+
+def _fit_weighted(spec, con, table):
+    spec.load()().fit(con, table, "y", features=FEATURES, sample_weight="w")
+
+
+def _cross_validate_weighted(spec, con, table):
+    wml.cross_validate(con, table, "y", spec.load()(), folds=3, key="id", sample_weight="w")
+
+
+def _select_among_weighted(spec, con, table):
+    candidates = [wml.Candidate(spec.load()(class_weight="balanced"), features=FEATURES)]
+    wml.select_model(con, table, "y", candidates, folds=3, key="id")
+
+
+def _weigh_a_fitted_kind(spec, con, table):
+    spec.load()().class_weight = {"c0": 2.0}
+
+
+WEIGHTED_CALLS = {
+    "constructor": lambda spec, con, table: spec.load()(class_weight="balanced"),
+    "assignment": _weigh_a_fitted_kind,
+    "fit": _fit_weighted,
+    "cross_validate": _cross_validate_weighted,
+    "select_model": _select_among_weighted,
+}
+
+
+@pytest.mark.parametrize("call", list(WEIGHTED_CALLS))
+@pytest.mark.parametrize("spec", UNWEIGHTED, ids=[s.kind for s in UNWEIGHTED])
+def test_a_kind_without_a_weighted_form_refuses_weights_in_every_call_before_anything_runs(
+    con, spec, call
+):
+    """Weights a fit of the kind refuses cannot reach an evaluation either (they moved
+    out-of-fold probabilities by reaching the design's standardisation only): every call
+    that takes them refuses them, naming the kind, before any table is made or counted."""
+    statements: list[str] = []
+    warehouse = wml.connect(con, on_sql=statements.append)
+    with pytest.raises(
+        NotSupportedError, match=f"capability WeightedFit; model kind '{spec.kind}'"
+    ):
+        WEIGHTED_CALLS[call](spec, warehouse, data(60))
+    assert [s for s in statements if not s.lstrip().upper().startswith("SELECT")] == []
+    assert not any("GROUP BY" in s.upper() for s in statements)
+    assert con.sql("SELECT * FROM duckdb_tables() WHERE schema_name = 'wml'").fetchall() == []
+
+
 def binned(table: pa.Table, bins: dict[str, list[float]]) -> pa.Table:
     """Each column of ``bins`` replaced by its bin index on the edges stored with a model
     (x <= edge; the last bin open above; NULL stays NULL)."""

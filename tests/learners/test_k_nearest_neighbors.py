@@ -218,6 +218,19 @@ def test_sql_for_another_dialect_is_portable(con):
     assert "ROW_NUMBER" in text.upper() and "MATERIALIZED" not in text.upper()
 
 
+@pytest.mark.parametrize(
+    "weights", [{"sample_weight": "w"}, {"class_weight": "balanced"}], ids=["sample", "class"]
+)
+def test_select_k_refuses_weights_before_anything_runs(con, weights):
+    """k-NN has no weighted form: select_k takes the weights cross_validate and the model take
+    and refuses them as they do (models/capabilities.py ``require_weights``)."""
+    table = mixed_table(50, 12).append_column("w", pa.array([1.0] * 50))
+    statements: list[str] = []
+    with pytest.raises(NotSupportedError, match="capability WeightedFit; model kind 'k_near"):
+        wml.select_k(wml.connect(con, on_sql=statements.append), table, "y", [1, 3], **weights)
+    assert not any(s.lstrip().upper().startswith("CREATE") for s in statements)
+
+
 def test_weights_and_updates_are_refused(con):
     table = mixed_table(50, 12).append_column("w", pa.array([1.0] * 50))
     with pytest.raises(NotSupportedError, match="capability WeightedFit; model kind 'k_near"):

@@ -151,8 +151,8 @@ def test_an_attributes_evidence_is_its_coefficients_times_its_design_values(con)
 )
 def test_weights_are_refused(con, weights):
     table = mixed()
-    model = wml.LinearDiscriminant(class_weight=weights.get("class_weight"))
     with pytest.raises(NotSupportedError, match="WeightedFit; model kind 'linear_discriminant'"):
+        model = wml.LinearDiscriminant(class_weight=weights.get("class_weight"))
         model.fit(con, table, "y", features=FEATURES, sample_weight=weights.get("sample_weight"))
 
 

@@ -51,6 +51,8 @@ def select_k(
     name: str | None = None,
     allow_high_cardinality: bool = False,
     progress: ProgressCallback | None = None,
+    sample_weight: str | None = None,
+    class_weight: str | dict | None = None,
 ) -> KSelection:
     """Cross-validate :class:`KNearestNeighbors` with ``weights``, ``metric``, ``p`` and
     ``ties`` for every k of ``ks`` on the same folds, from one search of each held-out row's max(ks)
@@ -63,22 +65,25 @@ def select_k(
     stratified=stratified, seed=seed, key=key)``: the folds are assigned the same way and
     each fold's scaling is learned on its training rows. ``features``, ``categorical``,
     ``numeric`` and ``allow_high_cardinality`` are as for ``fit`` (``"top:k"`` is not taken
-    here); ``progress`` as for ``cross_validate`` (operation ``"select_k"``).
+    here); ``progress`` as for ``cross_validate`` (operation ``"select_k"``). ``sample_weight``
+    and ``class_weight`` are as for ``cross_validate`` and the model: k-NN has no weighted
+    form, so either is a NotSupportedError before anything runs.
     """
     chosen_ks = sorted({_k(k) for k in ks})
     if not chosen_ks:
         raise ParameterError("select_k needs at least one k")
     splits.check_folds(folds)
     settings = {"weights": weights, "metric": metric, "p": p, "ties": ties}
-    largest = KNearestNeighbors(k=chosen_ks[-1], **settings)
+    largest = KNearestNeighbors(k=chosen_ks[-1], class_weight=class_weight, **settings)
     with session(con, "select_k", progress) as warehouse:
         if isinstance(source, pa.RecordBatchReader):  # read by the search and the refit
             source = source.read_all()
         selection = {"features": features, "categorical": categorical, "numeric": numeric}
         with open_source(warehouse, source) as src:
             plan = planning.plan_evaluation(
-                warehouse, src, target, largest, key, selection, False, allow_high_cardinality
-            )
+                warehouse, src, target, largest, key, selection, False, allow_high_cardinality,
+                sample_weight,
+            )  # fmt: skip
             if plan.top is not None:
                 raise ParameterError('select_k takes features by name, not "top:k"')
             catalog.ensure(warehouse)

@@ -18,6 +18,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError, ParameterError
 from warehouse_ml.evaluation import splits
+from warehouse_ml.models import capabilities
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import ExactLeaveOneOut
 from warehouse_ml.models.inspection import relevance
@@ -74,7 +75,10 @@ def plan_evaluation(
     """The :class:`Plan` of cross-validating ``model`` on ``src``: its features, classes and
     row count, read before any table is made; with a ``sample_weight`` column or the model's
     ``class_weight``, its weighting (class weights from all the source's rows), and with
-    ``weighted_measures`` the sample-weight column the measures count rows as."""
+    ``weighted_measures`` the sample-weight column the measures count rows as. Weights on a
+    kind without a weighted form are refused first (capabilities.require_weights), before the
+    source is read."""
+    capabilities.require_weights(model, sample_weight, model.class_weight)
     if weighted_measures and sample_weight is None:
         raise ParameterError("weighted_measures=True needs the sample_weight column to weigh by")
     catalog.ensure(warehouse)

@@ -31,7 +31,6 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import NotFittedError, SourceError, StaleModelError
 from warehouse_ml.models import capabilities
-from warehouse_ml.models.capabilities import WeightedFit
 from warehouse_ml.models.inspection import relevance
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import Explainer
@@ -96,7 +95,20 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
         self.record_ = None
         self.categorical = None if categorical is None else column_names(categorical, "categorical")
         self.numeric = None if numeric is None else column_names(numeric, "numeric")
-        self.class_weight = weights.check_class_weight(class_weight)
+        self.class_weight = class_weight
+
+    @property
+    def class_weight(self) -> str | dict[str, float] | None:
+        """Each class's weight (None, ``"balanced"`` or label -> weight: stats/weights.py),
+        checked when set: a kind without a weighted form takes only None
+        (capabilities.require_weights)."""
+        return self._class_weight
+
+    @class_weight.setter
+    def class_weight(self, value: str | dict[Any, float] | None) -> None:
+        checked = weights.check_class_weight(value)
+        capabilities.require_weights(self, None, checked)
+        self._class_weight = checked
 
     def column_kinds(
         self, categorical: str | Iterable[str] | None, numeric: str | Iterable[str] | None
@@ -362,11 +374,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
             SourceError, ColumnError, DataError, HighCardinalityError: bad input (see
             docs/RELIABILITY.md); the catalog and any old model of that name are unchanged.
         """
-        if sample_weight is not None or self.class_weight is not None:
-            capabilities.require(
-                self, WeightedFit, "fit with sample_weight or class_weight",
-                "fit without weights, or choose a kind that declares it",
-            )  # fmt: skip
+        capabilities.require_weights(self, sample_weight, self.class_weight)
         name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
         with session(con, "fit", progress) as warehouse, open_source(warehouse, source) as src:
             warehouse.require_writing(

@@ -34,7 +34,8 @@ class AdditiveScores(Capability):
 class WeightedFit(Capability):
     """``fit(..., sample_weight=column)`` and ``class_weight`` count every row as its weight:
     an integer weight w equals w copies of the row (stats/weights.py). Checked by
-    ``test_integer_weights_equal_repeated_rows``."""
+    ``test_integer_weights_equal_repeated_rows``. A kind without it has no weighted form and
+    refuses weights wherever they are given (:func:`require_weights`)."""
 
 
 class CountUpdates(Capability):
@@ -100,3 +101,22 @@ def require(model: Any, capability: type[Capability], call: str, instead: str = 
         f"{kind!r} ({type(model).__name__}) does not declare it"
         + (f": {instead}" if instead else "")
     )
+
+
+def require_weights(model: Any, sample_weight: str | None, class_weight: Any) -> None:
+    """The one check of weights: refuse (:class:`NotSupportedError` naming the kind) a
+    ``sample_weight`` column or a ``class_weight`` of ``model`` when its kind has no weighted form
+    (does not declare :class:`WeightedFit`). It is made where weights enter, before any work:
+    whenever a model's ``class_weight`` is set (its constructor, an assignment:
+    ``Classifier.class_weight``), at the start of ``fit``, and by the plan every evaluation
+    makes before its first table (evaluation/planning.py: ``cross_validate``,
+    ``select_model``, ``select_k``; the command line's ``train`` and ``evaluate``), so no
+    evaluation measures a weighted model that no fit of its kind can make."""
+    if sample_weight is None and class_weight is None:
+        return
+    given = "sample_weight" if sample_weight is not None else "class_weight"
+    require(
+        model, WeightedFit, given,
+        "the kind has no weighted form; leave the weights out, or choose a kind that declares "
+        "it",
+    )  # fmt: skip

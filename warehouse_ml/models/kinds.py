@@ -111,17 +111,27 @@ class Parameter:
             raise ValueError(f"{self.name}: expected a {self.type.name}, got {text!r}") from None
 
 
+CLASS_WEIGHT_PARAMETER = "class_weight"
+"""The constructor parameter every kind takes and only a kind with a weighted form accepts a
+value of (``KindSpec.weighted``)."""
+
+
 @dataclass(frozen=True)
 class KindSpec:
     """A model kind: ``kind`` (its catalog name, ``Classifier.kind``), ``aliases`` (other
     spellings of ``--kind``), ``cls`` (``"module.Class"``, imported by :meth:`load`), a one-line
-    ``summary`` and its constructor's ``parameters`` in order."""
+    ``summary``, its constructor's ``parameters`` in order, and ``weighted``: whether the kind
+    has a weighted form (its class declares ``WeightedFit``, models/capabilities.py, which
+    tests/learners/test_conformance.py holds it to). A kind without one refuses weights
+    everywhere: its ``class_weight`` takes only None and the command line refuses
+    ``--class-weight`` and ``--sample-weight`` for it."""
 
     kind: str
     aliases: tuple[str, ...]
     cls: str
     summary: str
     parameters: tuple[Parameter, ...]
+    weighted: bool = False
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -129,11 +139,22 @@ class KindSpec:
         value in lower case)."""
         return tuple(s.lower() for s in (*self.aliases, self.kind))
 
+    @property
+    def settable(self) -> tuple[Parameter, ...]:
+        """The parameters a caller may give a value: every one, but ``class_weight`` of a kind
+        without a weighted form (whose constructor refuses any value but None)."""
+        return tuple(
+            p for p in self.parameters if self.weighted or p.name != CLASS_WEIGHT_PARAMETER
+        )
+
     def parameter(self, name: str) -> Parameter:
-        """The parameter ``name``; ValueError otherwise."""
-        for parameter in self.parameters:
+        """The settable parameter ``name``; ValueError otherwise (``class_weight`` of a kind
+        without a weighted form says so)."""
+        for parameter in self.settable:
             if parameter.name == name:
                 return parameter
+        if name == CLASS_WEIGHT_PARAMETER:
+            raise ValueError(f"{self.kind} has no weighted form: it takes no {name}")
         raise ValueError(f"{self.kind} has no parameter {name!r}")
 
     def defaults(self) -> dict[str, Any]:
@@ -149,7 +170,9 @@ class KindSpec:
 _SHARED = (
     Parameter("categorical", COLUMNS, None, "columns to count as categories, whatever their type"),
     Parameter("numeric", COLUMNS, None, "integer or decimal columns to model as numbers"),
-    Parameter("class_weight", CLASS_WEIGHT, None, "weigh every row of a class: balanced or JSON"),
+    Parameter(
+        CLASS_WEIGHT_PARAMETER, CLASS_WEIGHT, None, "weigh every row of a class: balanced or JSON"
+    ),
 )
 
 _REGISTRY: dict[str, KindSpec] = {}
@@ -227,6 +250,7 @@ register(
             Parameter("block_size", INT, 4, "attributes counted per scan"),
             *_SHARED,
         ),
+        weighted=True,
     )
 )
 register(
@@ -242,6 +266,7 @@ register(
             Parameter("bins", INT, 5, "equal-frequency bins of a numeric column, >= 1"),
             *_SHARED,
         ),
+        weighted=True,
     )
 )
 register(
@@ -257,6 +282,7 @@ register(
             Parameter("tol", FLOAT, 1e-10, "stop at a Newton step of at most tol (1 + max |b|)"),
             *_SHARED,
         ),
+        weighted=True,
     )
 )
 register(
@@ -288,6 +314,7 @@ register(
             Parameter("key", TEXT, None, "unique column dealing rows to those folds by its MD5"),
             *_SHARED,
         ),
+        weighted=True,
     )
 )
 register(
@@ -304,7 +331,7 @@ register(
             ),
             Parameter("p", FLOAT, 2.0, "power of the minkowski metric, finite and >= 1"),
             Parameter("ties", TEXT, "key", "k-th distance ties: key (k, smaller key) or all (IBk)"),
-            *_SHARED[:2],
+            *_SHARED,
         ),
     )
 )
@@ -327,5 +354,6 @@ register(
             Parameter("prune_fraction", FLOAT, 1 / 3, "share of rows reduced_error holds out"),
             *_SHARED,
         ),
+        weighted=True,
     )
 )

@@ -29,7 +29,8 @@ bounded by the engine's top-k aggregate where it declares ``TOP_K_AGGREGATE`` (D
 passes over the stored rows); SQL exported for another dialect is always portable. On DuckDB a
 filter on a prediction view's key reaches the source before the search.
 
-k-NN counts no weights (``sample_weight`` and ``class_weight`` are refused) and has no update
+k-NN counts no weights (``sample_weight`` and ``class_weight`` are refused by every call that
+takes them, the constructor too: models/capabilities.py ``require_weights``) and has no update
 by counts: a new batch is a re-fit on every row (``update`` is refused). Choosing k by
 cross-validation is :func:`warehouse_ml.evaluation.k_nearest_selection.select_k` (``wml.select_k``).
 """
@@ -128,6 +129,8 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
             one, k or more, as Weka's IBk; k_nearest_ties.py).
         categorical, numeric: columns to model as categorical / numeric whatever their type
             (stats/features.py).
+        class_weight: None only: k-NN has no weighted form (any other value is a
+            NotSupportedError, as ``sample_weight`` is everywhere).
     """
 
     kind = "k_nearest_neighbors"
@@ -143,8 +146,9 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         ties: str = KEY,
         categorical: Iterable[str] | None = None,
         numeric: Iterable[str] | None = None,
+        class_weight: str | dict[Any, float] | None = None,
     ) -> None:
-        super().__init__(categorical=categorical, numeric=numeric)
+        super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ParameterError(f"k must be an integer >= 1, got {k!r}")
         if weights not in WEIGHTS:

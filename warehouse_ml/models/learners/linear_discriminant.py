@@ -35,7 +35,8 @@ the count, each standardised numeric and each pair's product: every entry of eac
 exact sums of the counting families, docs/ARCHITECTURE.md): the standardised values are of
 order 1, so the probabilities agree to 1e-12 across runs and thread counts.
 
-The method has no weighted form here (the fit refuses ``sample_weight`` and ``class_weight``),
+The method has no weighted form here (``sample_weight`` and ``class_weight`` are refused by
+every call that takes them, the constructor too: models/capabilities.py ``require_weights``),
 and no update.
 
 Parameter tables (each led by ``wml_part``, 0 for a fitted model), as the logistic
@@ -229,7 +230,8 @@ class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
             prior 0 would have the log prior -inf: leave its rows out instead).
         categorical, numeric: columns to model as categorical / numeric whatever their type
             (stats/features.py).
-        class_weight: refused by ``fit`` (the method has no weighted form here).
+        class_weight: None only: the method has no weighted form here (any other value is a
+            NotSupportedError, as ``sample_weight`` is everywhere).
     """
 
     kind = "linear_discriminant"
