@@ -16,7 +16,11 @@ from warehouse_ml.models import kinds
 MODEL_OPTIONS = ("alpha", "prior_alpha", "bins", "class_weight")
 """Model constructor arguments the CLI offers as options of their own (any parameter of the
 chosen kind is also ``--param NAME=VALUE``); left out, the model's own default (the Python
-API's) applies, and a kind without the parameter ignores the option."""
+API's) applies. Given for a kind without the parameter, it is a usage error naming the kind's
+parameters (:func:`refused_options`), as ``--param`` is."""
+
+WEIGHT_OPTION = "sample_weight"
+"""The fit's option a kind without a weighted form refuses besides ``class_weight``."""
 
 RANK_BINS = 5
 """``rank``'s equal-frequency bins of a numeric column (``stats.binning.DEFAULT_BINS``)."""
@@ -86,10 +90,17 @@ def param_pair(text: str) -> tuple[str, str]:
     return name.strip(), value
 
 
+def _naming_parameters(spec: kinds.KindSpec, error: ValueError) -> ValueError:
+    """``error`` followed by the parameters a caller may set on ``spec``'s kind."""
+    listed = ", ".join(f"{p.name} ({p.type.name})" for p in spec.settable)
+    return ValueError(f"{error}; the parameters of {spec.kind}: {listed}")
+
+
 def kind_params(kind: str, pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
     """The constructor arguments ``--param`` gives a model of ``kind``, each value parsed by
-    its declared type; ValueError naming the kind's parameters when a name is unknown, a value
-    unparsable or a name given twice."""
+    its declared type; ValueError naming the kind's parameters when a name is unknown (or
+    ``class_weight`` of a kind without a weighted form), a value unparsable or a name given
+    twice."""
     spec = kinds.named(kind)
     params: dict[str, Any] = {}
     for name, text in pairs:
@@ -98,9 +109,25 @@ def kind_params(kind: str, pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
         try:
             params[name] = spec.parameter(name).parse(text)
         except ValueError as error:
-            listed = ", ".join(f"{p.name} ({p.type.name})" for p in spec.parameters)
-            raise ValueError(f"{error}; the parameters of {spec.kind}: {listed}") from None
+            raise _naming_parameters(spec, error) from None
     return params
+
+
+def refused_options(kind: str, given: Sequence[str]) -> None:
+    """Refuse (ValueError naming the kind's parameters) the options of :data:`MODEL_OPTIONS`
+    and :data:`WEIGHT_OPTION` among ``given`` (their names) that do not apply to ``kind``: a
+    parameter it does not have, or weights when it has no weighted form."""
+    spec = kinds.named(kind)
+    for name in given:
+        option = "--" + name.replace("_", "-")
+        if name == WEIGHT_OPTION and not spec.weighted:
+            error = ValueError(f"{option} does not apply to {spec.kind}: it has no weighted form")
+            raise _naming_parameters(spec, error)
+        if name in MODEL_OPTIONS:
+            try:
+                spec.parameter(name)
+            except ValueError as error:
+                raise _naming_parameters(spec, ValueError(f"{option}: {error}")) from None
 
 
 def kinds_help() -> str:
@@ -109,6 +136,6 @@ def kinds_help() -> str:
     for spec in kinds.specs():
         lines.append(f"  {'/'.join(spec.spellings)}: {spec.summary}")
         lines.extend(
-            f"    {p.name}={p.type.name} (default {p.default}): {p.help}" for p in spec.parameters
+            f"    {p.name}={p.type.name} (default {p.default}): {p.help}" for p in spec.settable
         )
     return "\n".join(lines)

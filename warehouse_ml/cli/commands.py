@@ -43,15 +43,12 @@ def feature_choice(text: str | None) -> list[str] | str | None:
 
 def model_from(kind: str, args: argparse.Namespace) -> Classifier:
     """A model of ``kind`` with the smoothing options and ``--param`` values given on the
-    command line; the others keep the model's defaults (the same as in Python)."""
-    spec = kinds.named(kind)
-    accepted = spec.defaults()
+    command line (the parser refused those that do not apply to the kind); the others keep
+    the model's defaults (the same as in Python)."""
     options = {
-        name: getattr(args, name)
-        for name in MODEL_OPTIONS
-        if getattr(args, name, None) is not None and name in accepted
+        name: getattr(args, name) for name in MODEL_OPTIONS if getattr(args, name) is not None
     }
-    return spec.load()(**options, **args.params)
+    return kinds.named(kind).load()(**options, **args.params)
 
 
 def _check_new_name(con: DuckDBWarehouse, name: str) -> None:

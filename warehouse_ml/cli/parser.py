@@ -15,18 +15,22 @@ from warehouse_ml.cli.choices import (
     MAX_INTEGER_CATEGORIES,
     MODEL_OPTIONS,
     RANK_BINS,
+    WEIGHT_OPTION,
     class_weight,
     default_of,
     kind_name,
     kind_params,
     kinds_help,
     param_pair,
+    refused_options,
     writing_option,
 )
 from warehouse_ml.models import kinds
 from warehouse_ml.version import VERSION
 
 DEFAULT_DB = os.environ.get("WML_DB", "warehouse.duckdb")
+DEFAULT_KIND = "naive_bayes"
+"""The kind ``train`` and ``evaluate`` fit without ``--kind``."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,7 @@ def _model_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--kind",
         type=kind_name,
-        default="naive_bayes",
-        help=f"model kind, any case: {', '.join(names)} (default naive_bayes; see below)",
+        help=f"model kind, any case: {', '.join(names)} (default {DEFAULT_KIND}; see below)",
     )
     sub.add_argument(
         "--param",
@@ -83,11 +86,13 @@ def _model_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--class-weight",
         type=class_weight,
-        help="weigh every row of a class: balanced (n / (K n_class)) or JSON, e.g. '{\"yes\": 5}'",
+        help="weigh every row of a class: balanced (n / (K n_class)) or JSON, e.g. "
+        "'{\"yes\": 5}' (kinds with a weighted form)",
     )
     sub.add_argument(
         "--sample-weight",
-        help="a numeric column of non-negative row weights: counts become sums of weights",
+        help="a numeric column of non-negative row weights: counts become sums of weights "
+        "(kinds with a weighted form)",
     )
     sub.add_argument(
         "--bins",
@@ -408,6 +413,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_model_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Read ``--param`` into ``args.params`` and refuse (a usage error) a model option that
+    does not apply: to the kind (a parameter it lacks, weights for a kind without a weighted
+    form), or at all to ``evaluate --model``, whose stored model keeps its settings and
+    weights. ``args.kind`` is then the kind, by default :data:`DEFAULT_KIND`."""
+    given = [o for o in (*MODEL_OPTIONS, WEIGHT_OPTION) if getattr(args, o) is not None]
+    if getattr(args, "model", None):
+        stored = [f"--{o.replace('_', '-')}" for o in given]
+        stored += [f"--{o}" for o in ("kind", "param") if getattr(args, o) is not None]
+        if stored:
+            parser.error(
+                f"{args.command} --model: {stored[0]} does not apply; a stored model keeps "
+                "the kind, settings and weights it was fitted with"
+            )
+    args.kind = args.kind or DEFAULT_KIND
+    try:
+        refused_options(args.kind, given)
+        args.params = kind_params(args.kind, args.param or [])
+    except ValueError as error:
+        parser.error(f"{args.command} --kind {args.kind}: {error}")
+    both = [o for o in MODEL_OPTIONS if getattr(args, o) is not None and o in args.params]
+    if both:
+        parser.error(
+            f"{args.command}: --{both[0].replace('_', '-')} and --param {both[0]} "
+            "both given; expected one"
+        )
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The parsed command line. An option given the value ``--`` (``--target=--``, a column
     named ``--``) keeps it: argparse before Python 3.12 strips that ``--`` and leaves ``[]``,
@@ -420,16 +453,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.command == "evaluate" and not args.model and args.keys and "," in args.keys:
         parser.error(f"evaluate: cross-validation takes one key column; got --keys {args.keys}")
     if hasattr(args, "param"):
-        try:
-            args.params = kind_params(args.kind, args.param or [])
-        except ValueError as error:
-            parser.error(f"{args.command} --param: {error}")
-        both = [o for o in MODEL_OPTIONS if getattr(args, o) is not None and o in args.params]
-        if both:
-            parser.error(
-                f"{args.command}: --{both[0].replace('_', '-')} and --param {both[0]} "
-                "both given; expected one"
-            )
+        _check_model_options(parser, args)
     writes = writing_option(args.command, vars(args))
     if args.read_only and writes is not None:
         parser.error(
