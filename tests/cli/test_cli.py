@@ -95,6 +95,49 @@ def test_clear_errors_and_exit_codes(tmp_path, capsys):
     assert exit_info.value.code == 2
 
 
+def _linear_terms(model) -> list[str]:
+    """What show prints of a linear model: its coefficients by term, the intercept named."""
+    rows = model.summary().to_pylist()
+    return ["class  term", "(intercept)", *(r["term"] for r in rows)]
+
+
+SHOWN = {
+    "naive_bayes": lambda model: ["classes (2 rows)", "log_prior", "categorical (20 rows)"],
+    "tan": lambda model: ["tree (Mermaid)", model.tree_text(), "cpt (", "pair_counts ("],
+    "logistic_regression": lambda model: [*_linear_terms(model), "std_error  z_value"],
+    "linear_discriminant": lambda model: [*_linear_terms(model), "priors (", "prior"],
+    "linear_svm": lambda model: [*_linear_terms(model), "sigmoids ("],
+    "k_nearest_neighbors": lambda model: [
+        f"the k={model.k} nearest of {model.stored_rows_} stored training rows vote"
+    ],
+    "decision_tree": lambda model: [model.tree_text()],
+}
+"""What ``show`` prints of each kind in its own terms, from the model's own API, besides the
+headings of its ``sections`` (all that is checked of a kind registered without an entry)."""
+
+
+@pytest.mark.parametrize("spec", wml.models.kinds.specs(), ids=lambda s: s.kind)
+def test_show_speaks_each_familys_own_terms(tmp_path, capsys, spec):
+    """Settings are settings (not "smoothing"), a linear model's coefficients are listed by
+    term with the intercept named (never by column index, nor as a log prior), a tree shows
+    its rules, k-NN its search."""
+    db = str(tmp_path / "w.duckdb")
+    argv = ["train", TENNIS, "--target", "play", "--keys", "day", "--kind", spec.kind]
+    assert main([*argv, "--name", "m", "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["show", "m", "--db", db, "--rows", "100"]) == 0
+    shown = capsys.readouterr().out
+    model = wml.load(duckdb.connect(db), "m")
+    settings = ", ".join(f"{k}={v!r}" for k, v in model.get_params().items())
+    assert f"settings: {settings}" in shown and "smoothing:" not in shown
+    headings = [heading for heading, _ in model.sections(duckdb.connect(db))]
+    for expected in [*headings, *SHOWN.get(spec.kind, lambda _: [])(model)]:
+        assert expected in shown, expected
+    if "(intercept)" in shown:
+        coefficients = shown[shown.index("coefficients") :].split("\n\n")[0]
+        assert "column_index" not in coefficients and "log_prior" not in shown
+
+
 def test_demo_runs_end_to_end(tmp_path, capsys):
     db = str(tmp_path / "demo.duckdb")
     assert main(["demo", "--db", db, "--rows", "5000"]) == 0

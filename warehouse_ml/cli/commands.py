@@ -191,14 +191,15 @@ def cmd_show(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         f"model {record.name!r}: {record.kind}, target {record.target!r}, classes {record.classes}"
     )
     print(f"trained on {record.source} ({record.n_rows} rows) at {record.created_at} UTC")
-    print(f"smoothing: {json.dumps(record.smoothing, sort_keys=True)}")
+    print(f"settings: {', '.join(f'{k}={v!r}' for k, v in model.get_params().items())}")
     for feature in model.features_:
         print(f"  {feature.name}: {feature.kind} ({feature.sql_type})")
-    if hasattr(model, "tree_text"):
-        print(model.tree_text())
-    for part, table in model.parameters(con).items():
-        print(f"\n{part} ({table.num_rows} rows)")
-        print_table(table, args.rows)
+    for heading, shown in model.sections(con):
+        if isinstance(shown, str):
+            print(f"\n{heading}\n{shown}")
+        else:
+            print(f"\n{heading} ({shown.num_rows} rows)")
+            print_table(shown, args.rows)
 
 
 def cmd_sql(args: argparse.Namespace, con: DuckDBWarehouse) -> None:

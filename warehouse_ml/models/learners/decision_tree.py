@@ -306,6 +306,10 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         """The tree as indented rules, as Weka's J48 prints them (tree_inspection.py)."""
         return tree_inspection.rules_text(self.tree_.root, self.tree_.probabilities, self.classes_)
 
+    def sections(self, con: Connectable) -> list[tuple[str, pa.Table | str]]:
+        """The tree's rules (:meth:`tree_text`)."""
+        return [("tree", self.tree_text())]
+
     def plot_tree(self, ax: Any = None) -> Any:
         """The tree as a picture (matplotlib, ``warehouse-ml[report]``): each node under its
         parent, labelled with its number, the test leading to it and its split attribute or,

@@ -52,6 +52,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
@@ -301,6 +302,20 @@ class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
         )
 
     # -- the fitted model's numbers ---------------------------------------------------------
+    def _scored_classes(self) -> range:
+        """Every class has its own row of coefficients."""
+        return range(len(self.classes_))
+
+    def sections(self, con: Any) -> list[tuple[str, pa.Table | str]]:
+        """The coefficients and design (``LinearScores.sections``), then each class's prior."""
+        priors = pa.table(
+            {
+                "class": pa.array([str(c) for c in self.classes_]),
+                "prior": pa.array(self.priors_, pa.float64()),
+            }
+        )
+        return [*super().sections(con), ("priors (each class's share of the rows)", priors)]
+
     @property
     def coef_(self) -> np.ndarray:
         """Coefficients of the design, as scikit-learn's ``coef_``: one row per class, or for

@@ -10,6 +10,7 @@ scikit-learn's ``intercept_ + coef_ . x``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -116,6 +117,38 @@ class LinearScores:
         """The design's columns: a numeric attribute's name, ``attribute=level`` for an
         indicator."""
         return list(self._report.columns[1:])
+
+    def _scored_classes(self) -> Sequence[int]:
+        """The class index of each row of the state's coefficients."""
+        return self._report.classes
+
+    def summary(self) -> pa.Table:
+        """One row per scored class and coefficient: ``class`` (the label), ``term``
+        (``(intercept)``, a numeric attribute, or ``attribute=level``) and ``coefficient``
+        (of the standardised design): a class's score is its intercept plus each term's
+        coefficient times the row's design value."""
+        report = self._report
+        rows = [
+            {"class": str(self.classes_[k]), "term": term, "coefficient": b}
+            for k, b_row in zip(self._scored_classes(), report.coefficients, strict=True)
+            for term, b in zip(report.columns, b_row, strict=True)
+        ]
+        return pa.Table.from_pylist(rows)
+
+    def sections(self, con: Any) -> list[tuple[str, pa.Table | str]]:
+        """``warehouse-ml show``'s account of a linear model (``Classifier.sections``): the
+        coefficients by term (:meth:`summary`) and the design (each column's attribute,
+        level, and the mean and scale a number is standardised by)."""
+        return [
+            (
+                "coefficients (a class's score: the intercept plus coefficient x value)",
+                self.summary(),
+            ),
+            (
+                "design (a number as (x - mean) / scale; a level as 1 or 0)",
+                self.parameters(con)["design"],
+            ),
+        ]
 
 
 class NewtonScores(LinearScores):

@@ -299,21 +299,11 @@ class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
         (``(intercept)``, a numeric attribute, or ``attribute=level``), ``coefficient``,
         ``std_error``, ``z_value`` (coefficient / std_error) and ``p_value`` (two-sided Wald
         test; NULL where the standard error is 0)."""
-        report = self._report
-        rows = []
-        for k, b_row, se_row in zip(
-            report.classes, report.coefficients, report.std_errors, strict=True
-        ):
-            for term, b, se in zip(report.columns, b_row, se_row, strict=True):
-                z = b / se if se > 0 else None
-                rows.append(
-                    {
-                        "class": str(self.classes_[k]),
-                        "term": term,
-                        "coefficient": b,
-                        "std_error": se,
-                        "z_value": z,
-                        "p_value": None if z is None else math.erfc(abs(z) / math.sqrt(2.0)),
-                    }
-                )
-        return pa.Table.from_pylist(rows)
+        table = super().summary()
+        errors = [se for row in self._report.std_errors for se in row]
+        coefficients = table["coefficient"].to_pylist()
+        z = [b / se if se > 0 else None for b, se in zip(coefficients, errors, strict=True)]
+        p = [None if v is None else math.erfc(abs(v) / math.sqrt(2.0)) for v in z]
+        for name, values in (("std_error", errors), ("z_value", z), ("p_value", p)):
+            table = table.append_column(name, pa.array(values, pa.float64()))
+        return table

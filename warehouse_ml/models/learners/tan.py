@@ -77,6 +77,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml import charts
@@ -420,6 +421,10 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
 
     def card_picture(self) -> str:
         return super().card_picture() + charts.svg(lambda ax: self.plot_tree(ax=ax))
+
+    def sections(self, con: Any) -> list[tuple[str, pa.Table | str]]:
+        """The tree (:meth:`tree_text`), then every parameter table."""
+        return [("tree (Mermaid)", self.tree_text()), *super().sections(con)]
 
     def tree_text(self, format: str = "mermaid") -> str:
         """The model's structure as text: ``"mermaid"`` (a ``graph TD`` flowchart) or ``"dot"``
