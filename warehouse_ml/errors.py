@@ -76,7 +76,8 @@ class NotFittedError(WarehouseMLError):
 class NameConflictError(WarehouseMLError):
     """An object the call would create or replace resolves to an object warehouse-ml does not
     own (a user's table or view), to one of the call's own sources, or to an object of another
-    kind; nothing was run."""
+    kind; or a fit would replace a model of another kind, target or source without
+    ``replace=True``, or a selection helper one it did not make; nothing was run."""
 
 
 class ColumnConflictError(ColumnError):

@@ -65,8 +65,9 @@ def _state(con):
 
 
 def _refused(con, error: type[Exception], pattern: str, fit) -> str:
-    """Run a failing ``fit(name)`` under the existing model's name; check the error and that
-    nothing changed. Returns the message."""
+    """Run a failing ``fit(name)`` under the existing model's name (with ``replace=True``:
+    the fits take other sources and kinds); check the error and that nothing changed.
+    Returns the message."""
     before = _state(con)
     with pytest.raises(error, match=pattern) as info:
         fit("m")
@@ -77,7 +78,7 @@ def _refused(con, error: type[Exception], pattern: str, fit) -> str:
 def test_missing_source(db):
     message = _refused(
         db, SourceError, "source table 'nope' does not exist",
-        lambda n: wml.NaiveBayes().fit(db, "nope", "cls", name=n),
+        lambda n: wml.NaiveBayes().fit(db, "nope", "cls", name=n, replace=True),
     )  # fmt: skip
     assert "nope" in message
     with pytest.raises(SourceError, match="does not exist"):
@@ -87,14 +88,14 @@ def test_missing_source(db):
 def test_missing_target_column(db):
     _refused(
         db, ColumnError, r"source t has no column 'zz'; its columns are \['f1'",
-        lambda n: wml.NaiveBayes().fit(db, "t", "zz", name=n),
+        lambda n: wml.NaiveBayes().fit(db, "t", "zz", name=n, replace=True),
     )  # fmt: skip
 
 
 def test_missing_feature_column(db):
     _refused(
         db, ColumnError, r"source t has no column 'nope'; its columns are",
-        lambda n: wml.TAN().fit(db, "t", "cls", features=["f1", "nope"], name=n),
+        lambda n: wml.TAN().fit(db, "t", "cls", features=["f1", "nope"], name=n, replace=True),
     )  # fmt: skip
 
 
@@ -103,7 +104,7 @@ def test_target_with_a_single_class(db):
     _refused(
         db, DataError,
         "target column 'cls' of one has a single class 'y'; expected at least two classes",
-        lambda n: wml.NaiveBayes().fit(db, "one", "cls", name=n),
+        lambda n: wml.NaiveBayes().fit(db, "one", "cls", name=n, replace=True),
     )  # fmt: skip
 
 
@@ -115,7 +116,7 @@ def test_class_label_with_a_nul_character(db):
             "target column 'cls' of an Arrow table has the class 'y\\x00z', which contains a "
             "NUL character; expected labels without one"
         ),
-        lambda n: wml.NaiveBayes().fit(db, data, "cls", name=n),
+        lambda n: wml.NaiveBayes().fit(db, data, "cls", name=n, replace=True),
     )  # fmt: skip
 
 
@@ -124,7 +125,7 @@ def test_all_null_target(db):
     _refused(
         db, DataError,
         "target column 'cls' of nulls is NULL in all 6 rows; expected at least two classes",
-        lambda n: wml.TAN().fit(db, "nulls", "cls", name=n),
+        lambda n: wml.TAN().fit(db, "nulls", "cls", name=n, replace=True),
     )  # fmt: skip
 
 
@@ -132,7 +133,7 @@ def test_empty_table(db):
     db.execute("CREATE TABLE empty AS SELECT * FROM t WHERE false")
     _refused(
         db, DataError, "source empty has no rows; expected rows with at least two classes",
-        lambda n: wml.NaiveBayes().fit(db, "empty", "cls", name=n),
+        lambda n: wml.NaiveBayes().fit(db, "empty", "cls", name=n, replace=True),
     )  # fmt: skip
 
 
@@ -140,21 +141,21 @@ def test_zero_rows_after_removing_null_targets(db):
     db.execute("CREATE TABLE later AS SELECT f1, NULL::VARCHAR AS cls FROM t WHERE f1 = 'a'")
     _refused(
         db, DataError, "'cls' of later is NULL in all 3 rows; expected at least two classes",
-        lambda n: wml.NaiveBayes().fit(db, "later", "cls", name=n),
+        lambda n: wml.NaiveBayes().fit(db, "later", "cls", name=n, replace=True),
     )  # fmt: skip
 
 
 def test_feature_equal_to_the_target(db):
     _refused(
         db, ColumnError, "target column 'cls' of t is also listed as a feature; expected",
-        lambda n: wml.NaiveBayes().fit(db, "t", "cls", features=["f1", "cls"], name=n),
+        lambda n: wml.NaiveBayes().fit(db, "t", "cls", features=["f1", "cls"], name=n, replace=True),
     )  # fmt: skip
 
 
 def test_duplicate_feature(db):
     _refused(
         db, ColumnError, r"features \['f1'\] of t are listed more than once; expected each",
-        lambda n: wml.NaiveBayes().fit(db, "t", "cls", features=["f1", "f2", "f1"], name=n),
+        lambda n: wml.NaiveBayes().fit(db, "t", "cls", features=["f1", "f2", "f1"], name=n, replace=True),
     )  # fmt: skip
 
 
@@ -180,11 +181,11 @@ def test_unsupported_column_types(db, sql_type, value, hint):
         pytest.skip(f"this DuckDB has no {sql_type}: {error}")
     message = _refused(
         db, ColumnError, r"column 'c' of odd has type .*, which a classifier cannot use; expected",
-        lambda n: wml.NaiveBayes().fit(db, "odd", "cls", name=n),
+        lambda n: wml.NaiveBayes().fit(db, "odd", "cls", name=n, replace=True),
     )  # fmt: skip
     assert "Hint: " in message and hint in message
     with pytest.raises(ColumnError, match="Hint: "):
-        wml.TAN().fit(db, "odd", "cls", name="m")
+        wml.TAN().fit(db, "odd", "cls", name="m", replace=True)
 
 
 def test_a_refusal_at_the_limit_names_only_the_rule_it_breaks(db, monkeypatch):
@@ -215,7 +216,7 @@ def test_high_cardinality_identifier_is_refused_unless_allowed(db):
             rf"categorical column 'id' of ids has {n} distinct values in {n} training rows; "
             r"expected distinct values on at most 50% of the rows \(here 100%: most values occur "
             r"once, like an identifier\)",
-            lambda name, kind=kind: kind().fit(db, "ids", "cls", name=name),
+            lambda name, kind=kind: kind().fit(db, "ids", "cls", name=name, replace=True),
         )  # fmt: skip
     with pytest.warns(HighCardinalityWarning, match=f"'id' of ids has {n} distinct"):
         model = wml.NaiveBayes().fit(db, "ids", "cls", name="m3", allow_high_cardinality=True)
@@ -241,13 +242,13 @@ def test_non_finite_numbers_are_refused(db, bad):
     _refused(
         db, DataError,
         r"numeric column 'num' of nf has non-finite values .*expected finite numbers",
-        lambda n: wml.NaiveBayes().fit(db, "nf", "cls", name=n),
+        lambda n: wml.NaiveBayes().fit(db, "nf", "cls", name=n, replace=True),
     )  # fmt: skip
     # TAN's bins: -inf, which is never a tile's upper edge, is found as the lowest value
     for model in (wml.TAN(), wml.DecisionTree()):
         _refused(
             db, DataError, "numeric column 'num' of nf has non-finite values .*; expected finite",
-            lambda n, model=model: model.fit(db, "nf", "cls", name=n),
+            lambda n, model=model: model.fit(db, "nf", "cls", name=n, replace=True),
         )  # fmt: skip
 
 
@@ -261,13 +262,13 @@ def test_zero_variance_numeric_attributes(db):
     _refused(
         db, DataError,
         "numeric column 'num' of cv has zero variance in class 'n' .*; expected a positive",
-        lambda n: wml.NaiveBayes(var_smoothing=0).fit(db, "cv", "cls", name=n),
+        lambda n: wml.NaiveBayes(var_smoothing=0).fit(db, "cv", "cls", name=n, replace=True),
     )  # fmt: skip
     # a column constant overall makes the floor itself 0, whatever var_smoothing is
     db.execute("CREATE TABLE const AS SELECT * REPLACE (1.5 AS num) FROM t")
     _refused(
         db, DataError, "numeric column 'num' of const has zero variance",
-        lambda n: wml.NaiveBayes().fit(db, "const", "cls", name=n),
+        lambda n: wml.NaiveBayes().fit(db, "const", "cls", name=n, replace=True),
     )  # fmt: skip
     # TAN bins it: one bin, a valid (uninformative) attribute
     assert wml.TAN().fit(db, "const", "cls", name="tan_const").predict(db, "const").num_rows == 6

@@ -84,9 +84,11 @@ def load(warehouse: Warehouse) -> None:
             warehouse.unregister(registered)
 
 
-FITS = {
-    "A": lambda con: wml.NaiveBayes().fit(con, "train_a", "cls", keys=["id"], name="m"),
-    "B": lambda con: wml.TAN().fit(con, "train_b", "cls", keys=["id"], name="m"),
+FITS = {  # two models of one name, each replacing the other (replace=True: kind and data differ)
+    "A": lambda con: wml.NaiveBayes().fit(
+        con, "train_a", "cls", keys=["id"], name="m", replace=True
+    ),
+    "B": lambda con: wml.TAN().fit(con, "train_b", "cls", keys=["id"], name="m", replace=True),
 }
 READ = "SELECT * FROM scores ORDER BY id"
 

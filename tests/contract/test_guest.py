@@ -206,8 +206,12 @@ def test_columns_named_like_internal_aliases_change_nothing(con, name):
     assert got.column_names == ["id", name, "p_c0", "p_c1", "p_c2", "prediction"]
     assert got.rename_columns(want.column_names) == want
     for kind in (wml.NaiveBayes, wml.TAN):  # and as a feature
-        a = kind().fit(con, data, "y", keys=["id"], name="f").predict_proba(con, data)
-        b = kind().fit(con, plain, "y", keys=["id"], name="g").predict_proba(con, plain)
+        a = kind().fit(con, data, "y", keys=["id"], name=f"f_{kind.kind}").predict_proba(con, data)
+        b = (
+            kind()
+            .fit(con, plain, "y", keys=["id"], name=f"g_{kind.kind}")
+            .predict_proba(con, plain)
+        )
         np.testing.assert_allclose(a.to_pandas().to_numpy(), b.to_pandas().to_numpy(), atol=1e-12)
 
 

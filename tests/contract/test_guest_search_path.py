@@ -184,7 +184,7 @@ def test_a_users_view_over_a_library_view_keeps_working_across_refits(searched):
     con.execute("CREATE VIEW b.report AS SELECT id, prediction FROM a.preds WHERE id < 10")
     con.execute("CREATE VIEW b.drift_report AS SELECT count(*) AS n FROM a.drifts")
     before = con.sql("SELECT * FROM report ORDER BY id").fetchall()
-    refit = wml.TAN().fit(con, "data", "cls", keys=["id"], name="m")
+    refit = wml.TAN().fit(con, "data", "cls", keys=["id"], name="m", replace=True)
     after = con.sql("SELECT * FROM report ORDER BY id").fetchall()
     expected = refit.predict(con, "data")
     assert len(before) == len(after) == 10

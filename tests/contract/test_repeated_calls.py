@@ -55,7 +55,7 @@ def test_a_model_refitted_or_dropped_elsewhere_is_noticed_by_the_next_call(tmp_p
     _probabilities(model.predict_proba(con, "old_rows"))  # both objects scored: cached
 
     elsewhere = con.cursor() if other == "cursor" else duckdb.connect(str(tmp_path / "db.duckdb"))
-    wml.NaiveBayes().fit(elsewhere, "new_rows", "y", keys=["id"], name="m")
+    wml.NaiveBayes().fit(elsewhere, "new_rows", "y", keys=["id"], name="m", replace=True)
     # the new version's probabilities, from a fit that never touched this database
     scratch = duckdb.connect()
     scratch.register("new_arrow", con.table("new_rows").to_arrow_table())

@@ -72,7 +72,7 @@ def test_frames_relations_and_queries_give_the_tables_results(shop):
     resampled = wml.resample(con, "items", "cls", key="id").table
     sample = con.sql(f"SELECT * FROM {resampled} ORDER BY id").fetchall()
     for described, source in frames(con).items():
-        model = wml.TAN().fit(con, source, "cls", keys=["id"], name="m")
+        model = wml.TAN().fit(con, source, "cls", keys=["id"], name="m", replace=True)
         assert model.record.source == described
         assert model.predict_proba(con, source).equals(expected), described
         assert reference.predict_proba(con, source).equals(expected), described

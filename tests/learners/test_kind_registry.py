@@ -117,7 +117,8 @@ def test_param_values_reach_the_constructor_parsed_by_their_declared_types(capsy
 def test_a_model_of_a_kind_no_longer_registered_can_be_dropped_or_fitted_over():
     """A stored model whose kind is not registered (a plugin no longer installed) does not
     load, but the store's work on it needs no kind: ``drop`` removes it and every table it
-    owned, and a fit of another kind under its name replaces it."""
+    owned, and a fit of another kind under its name replaces it (``replace=True``: the kind
+    differs)."""
     con = duckdb.connect()
     with kinds.registered(SPEC):
         Tempered().fit(con, TENNIS, "play", name="old")
@@ -126,7 +127,7 @@ def test_a_model_of_a_kind_no_longer_registered_can_be_dropped_or_fitted_over():
         wml.load(con, "old")
     wml.drop(con, "old")
     assert [r["name"] for r in wml.list_models(con).to_pylist()] == ["over"]
-    wml.NaiveBayes().fit(con, TENNIS, "play", name="over")
+    wml.NaiveBayes().fit(con, TENNIS, "play", name="over", replace=True)
     assert wml.load(con, "over").kind == "naive_bayes"
     tables = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'wml' "

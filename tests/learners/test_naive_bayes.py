@@ -71,7 +71,7 @@ def test_credit_single_joint_attribute_gives_empirical_two_thirds(con):
     con.execute(
         "CREATE VIEW joint AS SELECT savings || '/' || assets || '/' || income AS profile, risk FROM credit"
     )
-    model = wml.NaiveBayes(alpha=0).fit(con, "joint", "risk")
+    model = wml.NaiveBayes(alpha=0).fit(con, "joint", "risk", name="joint")
     proba = model.predict_proba(con, pa.table({"profile": ["Medium/High/75"]})).to_pydict()
     assert proba["p_Good"][0] == pytest.approx(2 / 3, abs=1e-12)
 
@@ -538,15 +538,17 @@ def test_sources_arrow_reader_parquet_csv_and_schema(con, tmp_path):
     con.execute("CREATE SCHEMA sales")
     con.execute(f"CREATE TABLE sales.tennis AS SELECT * FROM read_csv('{TENNIS}')")  # play: BOOLEAN
     expected = None
-    for source in (
-        table,
-        table.to_reader(),
-        str(tmp_path / "tennis.parquet"),
-        str(TENNIS),
-        "sales.tennis",
-        ("sales", "tennis"),
+    for i, source in enumerate(
+        (
+            table,
+            table.to_reader(),
+            str(tmp_path / "tennis.parquet"),
+            str(TENNIS),
+            "sales.tennis",
+            ("sales", "tennis"),
+        )
     ):
-        model = wml.NaiveBayes().fit(con, source, "play", keys=["day"])
+        model = wml.NaiveBayes().fit(con, source, "play", keys=["day"], name=f"m{i}")
         got = probabilities(model.predict_proba(con, table))
         if expected is None:
             expected = got

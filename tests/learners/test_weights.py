@@ -225,7 +225,7 @@ def test_weighted_cross_validation_equals_weighted_fits_of_each_fold(con):
 
         def fit_fold(train, held, model=model):
             fitted = type(model)(**model.get_params()).fit(
-                con, train, "y", features=features, sample_weight="w", name="fold"
+                con, train, "y", features=features, sample_weight="w", name=f"fold_{model.kind}"
             )
             return probabilities(con, fitted, held.sort_by("id"))
 
@@ -243,11 +243,11 @@ def test_weighted_updates_equal_a_weighted_fit_on_the_union(con):
     first, second = mixed(300, seed=5), mixed(200, seed=6)
     features = ["colour", "shape"]
     for model in (wml.NaiveBayes(class_weight={"a": 2.0}), wml.TAN()):
-        model.fit(con, first, "y", features=features, sample_weight="w", name="m")
+        model.fit(con, first, "y", features=features, sample_weight="w", name=model.kind)
         model.update(con, second, batch_id="b")
         union = pa.concat_tables([first, second])
         oracle = type(model)(**model.get_params()).fit(
-            con, union, "y", features=features, sample_weight="w", name="o"
+            con, union, "y", features=features, sample_weight="w", name=f"o_{model.kind}"
         )
         for part, table in oracle.parameters(con).items():
             assert model.parameters(con)[part].num_rows == table.num_rows, part

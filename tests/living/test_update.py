@@ -143,8 +143,9 @@ def test_new_classes_and_values_in_a_batch(con):
             if parts != COUNTED_PARTS
             else (a.drop_columns(["size"]), b.drop_columns(["size"]))
         )
-        model.fit(con, first, "label", name="m").update(con, second, batch_id="new")
-        oracle = type(model)().fit(con, pa.concat_tables([first, second]), "label", name="o")
+        model.fit(con, first, "label", name=f"m_{model.kind}").update(con, second, batch_id="new")
+        union = pa.concat_tables([first, second])
+        oracle = type(model)().fit(con, union, "label", name=f"o_{model.kind}")
         assert model.classes_ == oracle.classes_ == ["0", "a", "b", "c"]
         assert_same_parameters(model.parameters(con), oracle.parameters(con), parts, model.kind)
         assert_same_probabilities(con, model, oracle, pa.concat_tables([first, second]))

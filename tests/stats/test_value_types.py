@@ -120,7 +120,7 @@ def test_timestamptz_in_cross_validation_leave_one_out_and_wide_models(con, zone
     assert loo[0].drop_columns(["fold"]) == loo[1].drop_columns(["fold"])
     monkeypatch.setattr(literal_terms, "MAX_JOINED_ATTRIBUTES", 0)
     wide = [
-        wml.NaiveBayes().fit(con, source, "y", keys=["id"]).predict_proba(con, source)
+        wml.NaiveBayes().fit(con, source, "y", keys=["id"], name=source).predict_proba(con, source)
         for source in ("events", "events_text")
     ]
     assert wide[0] == wide[1]
@@ -294,7 +294,7 @@ def test_integer_valued_decimals_are_integers_for_the_type_rule(con, hugeints):
     ]  # fmt: skip
     declared = wml.NaiveBayes(categorical=["g"]).fit(con, "mixed", "t", keys=["id"]).features_
     assert declared[0].kind == "categorical"
-    model = wml.NaiveBayes().fit(con, "huge", "t", features=["g"], numeric=["g"])
+    model = wml.NaiveBayes().fit(con, "huge", "t", features=["g"], numeric=["g"], name="huge")
     x = np.array(hugeints["g"], dtype=float)[:, None]
     oracle = GaussianNB().fit(x, np.array(hugeints["t"], dtype=object).astype(str))
     order = np.argsort([LABELS.index(int(c)) for c in oracle.classes_])

@@ -13,11 +13,9 @@ import warehouse_ml as wml
 from warehouse_ml.cli.choices import MODEL_OPTIONS
 from warehouse_ml.cli.display import print_table, write_table
 from warehouse_ml.engines import DuckDBWarehouse
-from warehouse_ml.errors import ModelNotFoundError, NameConflictError, ParameterError
+from warehouse_ml.errors import ParameterError
 from warehouse_ml.models import kinds
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.state import read_common_state
-from warehouse_ml.store import catalog
 
 
 def write_or_print(table: pa.Table, output: str | None, rows: int = 20) -> None:
@@ -51,25 +49,7 @@ def model_from(kind: str, args: argparse.Namespace) -> Classifier:
     return kinds.named(kind).load()(**options, **args.params)
 
 
-def _check_new_name(con: DuckDBWarehouse, name: str) -> None:
-    """A NameConflictError when a model ``name`` exists: ``train`` replaces one only with
-    ``--replace`` (the default name, ``<kind>_<target>``, is the same for every data set
-    with that class column)."""
-    try:
-        record = catalog.read(con, name, read_common_state)
-    except ModelNotFoundError:
-        return
-    raise NameConflictError(
-        f"model {name!r} already exists ({record.kind}, target {record.target!r}, trained on "
-        f"{record.source} at {record.created_at} UTC); expected a new name: give --replace to "
-        "replace it, or --name to store this model under another name"
-    )
-
-
 def cmd_train(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
-    name = args.name if args.name is not None else f"{args.kind}_{args.target}"
-    if not args.replace:
-        _check_new_name(con, name)
     model = model_from(args.kind, args).fit(
         con,
         args.source,
@@ -78,9 +58,10 @@ def cmd_train(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
         categorical=split_names(args.categorical),
         numeric=split_names(args.numeric),
         keys=split_names(args.keys),
-        name=name,
+        name=args.name,
         allow_high_cardinality=args.allow_high_cardinality,
         sample_weight=args.sample_weight,
+        replace=args.replace,
     )
     print(
         f"trained {model.kind} model {model.name_!r} on {model.n_rows_} rows "

@@ -36,11 +36,20 @@ PYTHON_LIST_ARGUMENT = re.compile(r"\b(keys|features|numeric|categorical)=\[([^\
 """A Python API argument naming columns, as messages spell it: ``keys=['id']``."""
 
 
+SPELLINGS = (
+    ("allow_high_cardinality=True", "--allow-high-cardinality"),
+    ("replace=True", "--replace"),
+    ("another name=", "another --name"),
+)
+"""Python API arguments as messages spell them, and the CLI's options for them."""
+
+
 def cli_spelling(message: str) -> str:
     """``message`` with the Python API's argument syntax replaced by the CLI's options:
     ``keys=['a', 'b']`` -> ``--keys a,b``, ``allow_high_cardinality=True`` ->
-    ``--allow-high-cardinality``."""
-    message = message.replace("allow_high_cardinality=True", "--allow-high-cardinality")
+    ``--allow-high-cardinality``, ``replace=True`` -> ``--replace`` (:data:`SPELLINGS`)."""
+    for python, option in SPELLINGS:
+        message = message.replace(python, option)
     return PYTHON_LIST_ARGUMENT.sub(_option, message)
 
 

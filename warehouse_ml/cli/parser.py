@@ -181,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--replace",
         action="store_true",
-        help="replace the model of that name if there is one (refused otherwise)",
+        help="replace the model of that name whatever its kind, target and source (without "
+        "it, only a re-fit of the same kind, target and source replaces it)",
     )
     train.add_argument("--keys", help="comma-separated identifier columns, never features")
     _column_options(train)

@@ -404,6 +404,18 @@ def open_source(warehouse: Warehouse, source: SourceLike) -> Iterator[Source]:
     yield opened(relation, schema, str(name), not located.temporary, object=located.name, spec=spec)
 
 
+def describes(warehouse: Warehouse, source: Source, description: str) -> bool:
+    """Whether ``description`` (a source as a model's catalog row names it) is ``source``: the
+    same text, or, for a table or view, a name the engine resolves to the same object
+    (``customers`` and ``main.customers``)."""
+    if description == source.description:
+        return True
+    if source.object is None or not 1 <= len(description.split(".")) <= 3:
+        return False
+    located = warehouse.resolve_existing(TableName.parse(description))
+    return located is not None and located.name.key == source.object.key
+
+
 def source_from_spec(spec: dict[str, Any]) -> SourceLike:
     """The source a view's :attr:`Source.spec` records."""
     if "query" in spec:

@@ -17,8 +17,13 @@ from warehouse_ml.models.learners.k_nearest_folds import fold_errors
 from warehouse_ml.models.learners.k_nearest_metrics import DEFAULT_P
 from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors
 from warehouse_ml.models.learners.k_nearest_ties import KEY
+from warehouse_ml.models.state import read_common_state
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.store import catalog
+
+MADE_BY = "select_k"
+"""The call ``select_k``'s refit is made by (its catalog state's ``made_by``), the prefix of
+its default name."""
 
 
 @dataclass(frozen=True)
@@ -55,10 +60,12 @@ def select_k(
     class_weight: str | dict | None = None,
 ) -> KSelection:
     """Cross-validate :class:`KNearestNeighbors` with ``weights``, ``metric``, ``p`` and
-    ``ties`` for every k of ``ks`` on the same folds, from one search of each held-out row's max(ks)
-    nearest rows of its training folds; refit the k of least error (ties to the smaller k)
-    with those settings on every row as model ``name`` (default
-    ``k_nearest_neighbors_<target>``).
+    ``ties`` for every k of ``ks`` on the same folds, from one search of each held-out row's
+    max(ks) nearest rows of its training folds; refit the k of least error (ties to the
+    smaller k) with those settings on every row as model ``name`` (default
+    ``select_k_<target>``, no fit's default name ``<kind>_<target>``). The refit replaces a
+    model of that name only if an earlier ``select_k`` made it; one it did not make (a
+    caller's fit, ``select_model``'s) is a NameConflictError before anything runs.
 
     Each k's error equals that of ``cross_validate(con, source, target,
     KNearestNeighbors(k=k, weights=weights, metric=metric, p=p, ties=ties), folds=folds,
@@ -75,6 +82,7 @@ def select_k(
     splits.check_folds(folds)
     settings = {"weights": weights, "metric": metric, "p": p, "ties": ties}
     largest = KNearestNeighbors(k=chosen_ks[-1], class_weight=class_weight, **settings)
+    model_name = catalog.validate_name(name if name is not None else f"{MADE_BY}_{target}")
     with session(con, "select_k", progress) as warehouse:
         if isinstance(source, pa.RecordBatchReader):  # read by the search and the refit
             source = source.read_all()
@@ -86,7 +94,8 @@ def select_k(
             )  # fmt: skip
             if plan.top is not None:
                 raise ParameterError('select_k takes features by name, not "top:k"')
-            catalog.ensure(warehouse)
+            existing = catalog.find(warehouse, model_name, read_common_state)  # plan ensured it
+            catalog.refuse_replacing(warehouse, existing, None, MADE_BY)
             with out_of_fold.work_tables(
                 warehouse, f"knn{uuid.uuid4().hex[:12]}", "select_k"
             ) as work:
@@ -107,7 +116,8 @@ def select_k(
         best = min(chosen_ks, key=lambda k: (errors[k], k))
         model = KNearestNeighbors(k=best, **settings).fit(
             warehouse, source, target, **plan.selection, keys=[key] if key else None,
-            name=name, allow_high_cardinality=allow_high_cardinality,
+            name=model_name, details={"made_by": MADE_BY},
+            allow_high_cardinality=allow_high_cardinality,
         )  # fmt: skip
     comparison = pa.table(
         {

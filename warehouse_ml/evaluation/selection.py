@@ -23,12 +23,17 @@ from warehouse_ml.evaluation.metrics.registry import Criterion
 from warehouse_ml.evaluation.result import Evaluation, settings
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.inspection import relevance
+from warehouse_ml.models.state import read_common_state
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats.integer_rule import as_declared
 from warehouse_ml.store import catalog, ownership
 from warehouse_ml.store.ownership import Staging
+
+MADE_BY = "select_model"
+"""The call a model selection's refit is made by (its catalog state's ``made_by``), the
+prefix of its default name."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +129,13 @@ def select_model(
     progress: ProgressCallback | None = None,
 ) -> Selection:
     """Compare candidate settings by cross-validation on the same folds, refit the best on all
-    rows (stored as model ``name``) and keep the comparison table in schema ``wml``.
+    rows (stored as model ``name``, by default ``select_model_<target>``) and keep the
+    comparison table in schema ``wml``.
+
+    The refit replaces a model of that name only if an earlier ``select_model`` made it
+    (whatever its kind or data); a model of the name that it did not make (a caller's fit,
+    ``select_k``'s) is a NameConflictError before anything runs. The default name is no
+    fit's default (``<kind>_<target>``: no kind is named ``select_model``).
 
     ``measure`` is one of error, log_score, brier (smaller is better), auc (binary: of
     ``positive``; multiclass: macro one-vs-rest), expected_loss (needs ``loss``), or the name
@@ -148,7 +159,11 @@ def select_model(
     splits.check_folds(folds)
     larger_is_better = criteria[0][1].larger_is_better
     chosen = [c if isinstance(c, Candidate) else Candidate(c) for c in candidates]
+    model_name = catalog.validate_name(name if name is not None else f"{MADE_BY}_{target}")
     with session(con, "select_model", progress) as warehouse:
+        catalog.ensure(warehouse)  # before reading: a legacy catalog is migrated first
+        existing = catalog.find(warehouse, model_name, read_common_state)
+        catalog.refuse_replacing(warehouse, existing, None, MADE_BY)
         if isinstance(source, pa.RecordBatchReader):  # read by every candidate and the refit
             source = source.read_all()
         rows = []
@@ -157,7 +172,6 @@ def select_model(
         aucs: dict[str, float | None] = {}
         shown = None
         with open_source(warehouse, source) as src:
-            catalog.ensure(warehouse)
             selection_id = f"sel{uuid.uuid4().hex[:12]}"
             with out_of_fold.work_tables(warehouse, selection_id, "select_model") as work:
                 try:
@@ -206,7 +220,6 @@ def select_model(
             r.append(r[0] == best)
         columns = ("candidate", "description", "kind", "measure", "value", "accuracy", "chosen")
         winner = chosen[best]
-        model_name = name if name is not None else f"{winner.model.kind}_{target}"
         with Staging(
             warehouse, owner_kind="model", owner=model_name, created_by="select_model",
             version=selection_id, lifetime=ownership.MODEL, registry_version="",
@@ -220,7 +233,7 @@ def select_model(
             model = type(winner.model)(**winner.model.get_params()).fit(
                 warehouse, source, target, **decided[best],
                 keys=[key] if key else None, name=model_name,
-                details={"selection": list(table.parts)},
+                details={"selection": list(table.parts), "made_by": MADE_BY},
                 allow_high_cardinality=allow_high_cardinality,
             )  # fmt: skip
         comparison = pa.Table.from_pylist([dict(zip(columns, r, strict=True)) for r in rows])

@@ -345,6 +345,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
         allow_high_cardinality: bool = False,
         progress: ProgressCallback | None = None,
         sample_weight: str | None = None,
+        replace: bool = False,
     ) -> Classifier:
         """Learn the model from ``source`` inside the warehouse and store it in the catalog.
 
@@ -361,7 +362,10 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
                 (given to its constructor).
             keys: identifier columns never used as features.
             name: the model's name in the catalog; default ``<kind>_<target>``. A model of the
-                same name is replaced atomically.
+                same name, kind, target and source is replaced atomically (a re-fit: its
+                views are rebuilt); one of another kind, target or source only with
+                ``replace=True`` (a NameConflictError naming it otherwise, before anything
+                runs).
             details: extra JSON-able facts stored in the catalog row's details (e.g. the
                 model-selection comparison that chose these settings, ``selection``; the
                 others are the state's ``extra``, models/state.py).
@@ -374,6 +378,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
             sample_weight: a numeric column of non-negative row weights (never a feature):
                 every count becomes a sum of weights, times the model's ``class_weight``
                 (stats/weights.py), as scikit-learn's ``fit(X, y, sample_weight=...)``.
+            replace: replace a model of the name whatever its kind, target and source.
 
         Returns:
             self, fitted.
@@ -381,6 +386,9 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
         Raises:
             SourceError, ColumnError, DataError, HighCardinalityError: bad input (see
             docs/RELIABILITY.md); the catalog and any old model of that name are unchanged.
+            NameConflictError: a model of the name is of another kind, target or source
+            (without ``replace``), or was made by a call of the library this fit is not
+            (``details``' ``made_by``, store/catalog.py ``refuse_replacing``).
         """
         capabilities.require_weights(self, sample_weight, self.class_weight)
         name = catalog.validate_name(name if name is not None else f"{self.kind}_{target}")
@@ -388,6 +396,11 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
             warehouse.require_writing(
                 f"model {name!r} (its parameter tables and catalog row, in schema wml)"
             )
+            noted = FittedState.noted(details, name)
+            catalog.ensure(warehouse)  # before reading: a legacy catalog is migrated first
+            previous = catalog.find(warehouse, name, read_common_state)
+            fitting = (self.kind, target, src)
+            catalog.refuse_replacing(warehouse, previous, fitting, noted.made_by, replace)
             identifiers = [*column_names(keys, "keys"), *([sample_weight] if sample_weight else [])]
             chosen, top = relevance.candidates(
                 warehouse, src, target, features, keys=identifiers,
@@ -401,14 +414,11 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
                 names.fresh("wml_weight", src.columns),
             )  # fmt: skip
             counted = src
-            noted = FittedState.noted(details, name)
             if weighting is not None:
                 counted = weighting.source(src, target)
                 classes, _ = labelled_classes(warehouse, counted, target, weighting.column)
                 weights.check_class_totals(classes, src.description, target, weighting)
                 noted = dataclasses.replace(noted, weighting=WeightingState.of(weighting))
-            catalog.ensure(warehouse)
-            previous = catalog.find(warehouse, name, read_common_state)
             self._check_views_keep(warehouse, previous, [c.value for c in classes])
             with Staging(
                 warehouse, owner_kind="model", owner=name, created_by="fit",

@@ -284,6 +284,9 @@ class FittedState:
       (models/scoring/long_terms.py);
     * ``selection``: the name parts of the model-selection comparison that chose the model's
       settings (evaluation/selection.py), kept while the model is;
+    * ``made_by``: the library call that fitted the model under a name of its own
+      (``select_model``, ``select_k``), which a later call of it may replace
+      (store/catalog.py ``refuse_replacing``); None for a caller's fit;
     * ``extra``: facts a caller of ``fit`` stored (``details=``) under other keys.
     """
 
@@ -296,6 +299,7 @@ class FittedState:
     partition_column: str | None = None
     row_key: str | None = None
     selection: tuple[str, ...] | None = None
+    made_by: str | None = None
     learned: LearnedState = field(default_factory=LearnedState)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -316,6 +320,7 @@ class FittedState:
                 partition_column=self.partition_column,
                 row_key=self.row_key,
                 selection=None if self.selection is None else list(self.selection),
+                made_by=self.made_by,
             ),
             **self.learned.to_json(),
         }
@@ -343,6 +348,7 @@ class FittedState:
             partition_column=fields.take("partition_column", TEXT, None),
             row_key=fields.take("row_key", TEXT, None),
             selection=fields.take("selection", sequence(TEXT), None),
+            made_by=fields.take("made_by", TEXT, None),
             learned=learned.from_json(fields),
             extra=fields.rest(),
         )
@@ -350,7 +356,8 @@ class FittedState:
     @classmethod
     def noted(cls, facts: Mapping[str, Any] | None, model: str) -> FittedState:
         """A state holding only what a caller of ``fit`` gives (``details=``: the model
-        selection that chose it, facts of its own), read as the catalog's."""
+        selection that chose it, the call that made it, facts of its own), read as the
+        catalog's."""
         return cls.from_json(facts or {}, LearnedState, model)
 
 

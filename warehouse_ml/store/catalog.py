@@ -24,12 +24,14 @@ import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.engines.sources import Source, describes
 from warehouse_ml.errors import (
     ConcurrentFitError,
     CorruptModelError,
     DependentObjectError,
     IncompatibleModelError,
     ModelNotFoundError,
+    NameConflictError,
     ParameterError,
     SourceError,
 )
@@ -163,6 +165,52 @@ def find(warehouse: Warehouse, name: str, read_state: StateReader) -> ModelRecor
     except (CorruptModelError, IncompatibleModelError):
         return None
     return rows[0] if rows else None
+
+
+def refuse_replacing(
+    warehouse: Warehouse,
+    existing: ModelRecord | None,
+    fitting: tuple[str, str, Source] | None,
+    made_by: str | None = None,
+    replace: bool = False,
+) -> None:
+    """Refuse (NameConflictError naming the existing model, its kind, target and source) a fit
+    under the name of ``existing`` that would replace another model without ``replace``.
+
+    A caller's fit (``made_by`` None) of ``fitting`` (its kind, target and source) replaces a
+    model of its name only when that model has the same kind and target and was fitted from
+    the same source (the same text, or a name of the same table: engines/sources.py
+    ``describes``): a re-fit, whose registered views are rebuilt. A fit the library makes
+    under a name of its own (``made_by``: ``select_model``, ``select_k``) replaces only a
+    model the same call made (the state's ``made_by``), whatever it holds, and never one it
+    did not make; it may check before it knows what it will fit (``fitting`` None)."""
+    if existing is None or replace:
+        return
+    was_made_by = existing.state.made_by
+    if made_by is not None and was_made_by == made_by:
+        return
+    if made_by is None and fitting is not None:
+        kind, target, source = fitting
+        if (existing.kind, existing.target) == (kind, target) and describes(
+            warehouse, source, existing.source
+        ):
+            return
+    held = (
+        f"model {existing.name!r} already exists: a {existing.kind} model of target "
+        f"{existing.target!r} trained on {existing.source} at {existing.created_at} UTC"
+        + ("" if was_made_by is None else f" by {was_made_by}")
+    )
+    if made_by is not None or fitting is None:
+        raise NameConflictError(
+            f"{held}; {made_by} replaces only a model it made itself: give it another name=, "
+            "or drop that model first"
+        )
+    kind, target, source = fitting
+    raise NameConflictError(
+        f"{held}, and this fit is a {kind} model of target {target!r} on "
+        f"{source.description}; expected a new name: give replace=True to replace it, or "
+        "another name= for this model"
+    )
 
 
 def current_version(warehouse: Warehouse, name: str) -> str | None:
