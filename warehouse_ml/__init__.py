@@ -14,6 +14,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from warehouse_ml.errors import (
+    AllNullColumnsWarning,
     BatchAppliedError,
     ColumnConflictError,
     ColumnError,
@@ -175,6 +176,7 @@ module. ``import warehouse_ml`` alone loads only the errors and the version, so 
 __all__ = [
     "EVERY_CLASS",
     "TAN",
+    "AllNullColumnsWarning",
     "BatchAppliedError",
     "Candidate",
     "ChowLiuTree",

@@ -119,6 +119,11 @@ class HighCardinalityWarning(UserWarning):
     :mod:`warehouse_ml.stats.validation`)."""
 
 
+class AllNullColumnsWarning(UserWarning):
+    """Columns without any value (every row NULL) are left out of the features they were
+    chosen from (see :mod:`warehouse_ml.stats.column_profile`)."""
+
+
 class IntegerColumnsWarning(UserWarning):
     """Integer columns nobody declared are modelled as numeric: they have many distinct values
     (see :mod:`warehouse_ml.stats.integer_rule`)."""

@@ -17,8 +17,8 @@ import warehouse_ml as wml
 from warehouse_ml.cli import main
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.sources import open_source
-from warehouse_ml.stats.features import CATEGORICAL, NUMERIC, select_features
-from warehouse_ml.stats.integer_rule import MAX_INTEGER_CATEGORIES, apply_integer_rule
+from warehouse_ml.stats.features import CATEGORICAL, NUMERIC
+from warehouse_ml.stats.integer_rule import MAX_INTEGER_CATEGORIES, choose_features
 
 N = 400
 
@@ -43,13 +43,9 @@ DATA = pa.table(
 
 
 def decided(declared: dict[str, list[str]] | None = None) -> dict[str, str]:
-    declared = declared or {}
     warehouse = connect(duckdb.connect())
     with open_source(warehouse, DATA) as src:
-        features = select_features(src, "y", **declared)
-        chosen = apply_integer_rule(
-            warehouse, src, features, [n for names in declared.values() for n in names]
-        )
+        chosen = choose_features(warehouse, src, "y", **(declared or {}))
     return {f.name: f.kind for f in chosen}
 
 
@@ -79,14 +75,16 @@ def test_declared_columns_keep_their_kind_without_a_warning():
     assert kinds["count"] == kinds["unsigned"] == CATEGORICAL
 
 
-def test_no_statement_when_no_integer_is_undeclared():
+def test_one_statement_profiles_the_features_when_no_integer_is_undeclared():
+    """The statement counting each feature's values (stats/column_profile.py) is all the
+    choice runs: no range and no distinct count without an undeclared integer column."""
     statements: list[str] = []
     warehouse = connect(duckdb.connect(), on_sql=statements.append)
-    with open_source(warehouse, DATA.select(["text", "real", "y"])) as src:
-        features = select_features(src, "y")
+    with open_source(warehouse, DATA.select(["text", "real", "count", "y"])) as src:
         before = len(statements)
-        assert apply_integer_rule(warehouse, src, features, []) == features
-    assert len(statements) == before
+        chosen = choose_features(warehouse, src, "y", categorical=["count"])
+    assert [f.kind for f in chosen] == [CATEGORICAL, NUMERIC, CATEGORICAL]
+    assert len(statements) - before == 1 and "MIN(" not in statements[-1].upper()
 
 
 def test_codes_spanning_at_most_32_integers_are_decided_by_their_range_alone():
@@ -103,20 +101,16 @@ def test_codes_spanning_at_most_32_integers_are_decided_by_their_range_alone():
         }
     )
     with open_source(warehouse, data) as src:
-        features = select_features(src, "y")
         before = len(statements)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            chosen = apply_integer_rule(warehouse, src, features, [])
-    assert {f.name: f.kind for f in chosen} == dict.fromkeys(
-        ["narrow", "sparse", "empty"], CATEGORICAL
-    )
+        with pytest.warns(wml.AllNullColumnsWarning, match=r"columns \['empty'\]"):
+            chosen = choose_features(warehouse, src, "y")
+    assert {f.name: f.kind for f in chosen} == dict.fromkeys(["narrow", "sparse"], CATEGORICAL)
     counted = [s for s in statements[before:] if "COUNT(DISTINCT" in s.upper()]
     assert len(statements) - before == 2 and len(counted) == 1
     assert 'DISTINCT "src"."sparse"' in counted[0] and 'DISTINCT "src"."narrow"' not in counted[0]
-    with open_source(warehouse, data.select(["narrow", "empty", "y"])) as src:
+    with open_source(warehouse, data.select(["narrow", "y"])) as src:
         before = len(statements)
-        apply_integer_rule(warehouse, src, select_features(src, "y"), [])
+        choose_features(warehouse, src, "y")
     assert len(statements) - before == 1 and "COUNT(DISTINCT" not in statements[-1].upper()
 
 
@@ -125,10 +119,11 @@ def test_adult_integers(datasets):
     education-num (16 values) a code."""
     con = duckdb.connect()
     warehouse = connect(con)
-    with open_source(warehouse, str(datasets / "adult.csv")) as src:
-        features = select_features(src, "class")
-        with pytest.warns(wml.IntegerColumnsWarning):
-            chosen = apply_integer_rule(warehouse, src, features, [])
+    with (
+        open_source(warehouse, str(datasets / "adult.csv")) as src,
+        pytest.warns(wml.IntegerColumnsWarning),
+    ):
+        chosen = choose_features(warehouse, src, "class")
     numeric = [f.name for f in chosen if f.kind == NUMERIC]
     assert numeric == ["age", "fnlwgt", "capital-gain", "capital-loss", "hours-per-week"]
 

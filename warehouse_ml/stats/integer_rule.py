@@ -14,14 +14,15 @@ statement: an integer-valued column (an integer type, or a decimal of scale 0 su
 
 The columns are decided over the whole source in at most two statements: the range of each
 such column (``MIN(x)``, ``MAX(x)``: a column spanning at most 32 integers has at most 32
-values, a code, decided without counting them), then ``COUNT(DISTINCT x)`` of the columns with
-a wider range only. Counting distinct values costs a hash table per column: 2.4 s over 5M rows
-x 20 integer codes, where their ranges take 0.07 s (bench/nb.py's data). A cross-validation
-decides once for all its folds, so every fold models a column the same way. The same ranges
-query gives Naive Bayes the bounds it packs a block of codes by when counting
-(:func:`code_ranges`, stats/counting.py). On UCI
-``adult``: age, fnlwgt, capital-gain, capital-loss and hours-per-week become numeric,
-education-num (16 values) stays categorical.
+values, a code, decided without counting them), read by the statement that profiles every
+candidate feature (stats/column_profile.py, which also leaves out a column without values),
+then ``COUNT(DISTINCT x)`` of the columns with a wider range only. Counting distinct values
+costs a hash table per column: 2.4 s over 5M rows x 20 integer codes, where their ranges take
+0.07 s (bench/nb.py's data). A cross-validation decides once for all its folds, so every fold
+models a column the same way. The same ranges query gives Naive Bayes the bounds it packs a
+block of codes by when counting (:func:`code_ranges`, stats/counting.py). On UCI ``adult``:
+age, fnlwgt, capital-gain, capital-loss and hours-per-week become numeric, education-num (16
+values) stays categorical.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import IntegerColumnsWarning, SourceError, warn_user
 from warehouse_ml.sqlgen.templates import alias, column
+from warehouse_ml.stats import column_profile
 from warehouse_ml.stats.features import (
     CATEGORICAL,
     NUMERIC,
@@ -60,13 +62,7 @@ def undeclared_integers(features: Sequence[Feature], declared: Iterable[str]) ->
 def ranges_query(source: Source, names: Sequence[str]) -> exp.Query:
     """One row: ``wml_min_<i>``, ``wml_max_<i>`` (the column's type) the smallest and largest
     non-NULL value of ``names[i]``."""
-    return exp.select(
-        *[
-            alias(aggregate(this=column(name, "src")), f"wml_{label}_{i}")
-            for i, name in enumerate(names)
-            for label, aggregate in (("min", exp.Min), ("max", exp.Max))
-        ]
-    ).from_(source.relation.copy().as_("src"))
+    return exp.select(*column_profile.range_items(names)).from_(source.relation.copy().as_("src"))
 
 
 def code_ranges(
@@ -136,21 +132,20 @@ def _warning(source: Source, made_numeric: Mapping[str, int]) -> str:
 
 
 def apply_integer_rule(
-    warehouse: Warehouse, source: Source, features: Sequence[Feature], declared: Iterable[str]
+    warehouse: Warehouse,
+    source: Source,
+    features: Sequence[Feature],
+    ranges: Mapping[str, tuple[int, int] | None],
 ) -> list[Feature]:
     """``features`` with the rule of this module applied to the undeclared integer columns
-    (their ranges, then the distinct values of those spanning more than
-    :data:`MAX_INTEGER_CATEGORIES` integers; no statement when there is no such column).
-    ``declared``: the columns named by ``categorical=`` or ``numeric=``."""
-    names = undeclared_integers(features, declared)
-    if not names:
-        return list(features)
-    ranges = warehouse.fetch_tree(ranges_query(source, names)).to_pylist()[0]
+    whose ``ranges`` (name -> smallest and largest value, None without a value: the
+    profile's, stats/column_profile.py) are given: the distinct values of those spanning more
+    than :data:`MAX_INTEGER_CATEGORIES` integers are counted (no statement when there is no
+    such column)."""
     wide = [
         name
-        for i, name in enumerate(names)
-        if ranges[f"wml_min_{i}"] is not None
-        and int(ranges[f"wml_max_{i}"]) - int(ranges[f"wml_min_{i}"]) >= MAX_INTEGER_CATEGORIES
+        for name, bounds in ranges.items()
+        if bounds is not None and bounds[1] - bounds[0] >= MAX_INTEGER_CATEGORIES
     ]
     if not wide:  # every column spans at most MAX_INTEGER_CATEGORIES integers: codes
         return list(features)
@@ -173,13 +168,19 @@ def choose_features(
     keys: str | Iterable[str] | None = None,
 ) -> list[Feature]:
     """A model's features: :func:`~warehouse_ml.stats.features.select_features` (the type rule,
-    the declarations, the target checked), then the integer rule on what is left undeclared."""
+    the declarations, the target checked), then one statement profiling them
+    (stats/column_profile.py): the columns without a value are left out (or refused when
+    ``features`` names them), and the integer rule decides what is left undeclared."""
     categorical = column_names(categorical, "categorical")
     numeric = column_names(numeric, "numeric")
     chosen = select_features(
         source, target, features, categorical=categorical, numeric=numeric, keys=keys
     )
-    return apply_integer_rule(warehouse, source, chosen, [*categorical, *numeric])
+    integers = undeclared_integers(chosen, [*categorical, *numeric])
+    found = column_profile.profile(warehouse, source, target, chosen, integers)
+    listed = [] if features is None else column_names(features, "features")
+    kept = column_profile.with_values(source, chosen, found, listed)
+    return apply_integer_rule(warehouse, source, kept, found.ranges)  # no value: no range
 
 
 def as_declared(features: Sequence[Feature]) -> dict[str, list[str]]:
