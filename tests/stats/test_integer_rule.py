@@ -6,6 +6,7 @@ how to override it."""
 from __future__ import annotations
 
 import decimal
+import re
 import warnings
 
 import duckdb
@@ -17,6 +18,7 @@ import warehouse_ml as wml
 from warehouse_ml.cli import main
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.sources import open_source
+from warehouse_ml.stats import validation
 from warehouse_ml.stats.features import CATEGORICAL, NUMERIC
 from warehouse_ml.stats.integer_rule import MAX_INTEGER_CATEGORIES, choose_features
 
@@ -182,8 +184,83 @@ def test_the_cli_warns_in_one_line_with_its_own_options(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
         "warning: integer columns 'count' (33 distinct values) of "
-        f"{source} are modelled as numeric, having more than 32 distinct values; "
-        "--categorical count counts their values as categories instead"
+        f"{source} are modelled as numeric, having more than 32 distinct values: --numeric "
+        "count declares them so, without this warning; --categorical count counts their "
+        "values as categories instead"
     ]
-    assert main(["train", str(source), "--target", "y", "--categorical", "count", "--db", db]) == 0
-    assert capsys.readouterr().err == ""
+    for told in (["--categorical", "count"], ["--numeric", "count"]):  # each way, as written
+        assert main(["train", str(source), "--target", "y", *told, "--db", db]) == 0
+        assert capsys.readouterr().err == ""
+
+
+# -- the warning's advice, followed literally --------------------------------------------------
+ADVICE = re.compile(
+    r"numeric=\[(?P<numeric>[^\]]*)\] declares them so, without this warning; "
+    r"categorical=\[(?P<categorical>[^\]]*)\] counts their values as categories instead"
+    r"(?:, with allow_high_cardinality=True for (?P<allow>'[^(]*') \()?"
+)
+
+
+def advice(message: str) -> dict[str, list[str]]:
+    """The column lists the warning advises (numeric, categorical, those needing
+    allow_high_cardinality), read from its text as a user reads them."""
+    found = ADVICE.search(message)
+    assert found is not None, message
+    return {
+        part: [] if found[part] is None else [n.strip().strip("'") for n in found[part].split(",")]
+        for part in ("numeric", "categorical", "allow")
+    }
+
+
+def follow(con, source, target: str, **fit) -> dict[str, list[str]]:
+    """Fit, read the warning's advice, then do what it says both ways: each fit succeeds, the
+    numeric one without the warning."""
+    with pytest.warns(wml.IntegerColumnsWarning) as caught:
+        wml.NaiveBayes().fit(con, source, target, name="automatic", **fit)
+    told = advice(str(caught[0].message))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wml.IntegerColumnsWarning)
+        numeric = wml.NaiveBayes().fit(
+            con, source, target, numeric=told["numeric"], name="n", **fit
+        )
+    assert {f.name for f in numeric.features_ if f.kind == NUMERIC} >= set(told["numeric"])
+    allowed = {"allow_high_cardinality": True} if told["allow"] else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wml.HighCardinalityWarning)
+        categorical = wml.NaiveBayes().fit(
+            con, source, target, categorical=told["categorical"], name="c", **allowed, **fit
+        )
+    assert {f.name for f in categorical.features_ if f.kind == CATEGORICAL} >= set(
+        told["categorical"]
+    )
+    return told
+
+
+def test_following_the_warnings_advice_fits(con):
+    """An identifier-like integer column: categorical=[...] alone would be refused
+    (HighCardinalityError), so the advice says which columns need allow_high_cardinality=True;
+    numeric=[...] declares them all so without the warning."""
+    n = 2 * validation.WARN_CATEGORIES
+    data = pa.table(
+        {
+            "count": pa.array([i % 40 for i in range(n)], pa.int64()),
+            "serial": pa.array(range(n), pa.int64()),
+            "y": pa.array(["a", "b", "b"] * (n // 3) + ["a"] * (n % 3)),
+        }
+    )
+    told = follow(con, data, "y")
+    assert told == {"numeric": ["count", "serial"], "categorical": ["count", "serial"],
+                    "allow": ["serial"]}  # fmt: skip
+    with pytest.raises(wml.HighCardinalityError, match="'serial'"):
+        wml.NaiveBayes().fit(con, data, "y", categorical=told["categorical"], name="c")
+    assert follow(con, data.drop_columns(["serial"]), "y")["allow"] == []
+
+
+@pytest.mark.slow
+def test_following_the_warnings_advice_fits_on_adult(con, datasets):
+    """UCI adult: fnlwgt's values are too many for a category, the others' are not."""
+    told = follow(con, str(datasets / "adult.csv"), "class")
+    assert told["allow"] == ["fnlwgt"]
+    assert told["numeric"] == told["categorical"] == [
+        "age", "fnlwgt", "capital-gain", "capital-loss", "hours-per-week"
+    ]  # fmt: skip

@@ -10,7 +10,9 @@ statement: an integer-valued column (an integer type, or a decimal of scale 0 su
   the source;
 * **numeric** otherwise (a Gaussian per class in Naive Bayes, equal-frequency bins in TAN), with
   one :class:`~warehouse_ml.errors.IntegerColumnsWarning` naming those columns, their numbers
-  of distinct values and the ``categorical=[...]`` that keeps them categorical.
+  of distinct values, the ``numeric=[...]`` that declares them so without the warning and the
+  ``categorical=[...]`` that keeps them categorical (with ``allow_high_cardinality=True`` for
+  the columns whose values are too many for a category: each way, followed literally, fits).
 
 The columns are decided over the whole source in at most two statements: the range of each
 such column (``MIN(x)``, ``MAX(x)``: a column spanning at most 32 integers has at most 32
@@ -35,7 +37,8 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import IntegerColumnsWarning, SourceError, warn_user
 from warehouse_ml.sqlgen.templates import alias, column
-from warehouse_ml.stats import column_profile
+from warehouse_ml.stats import column_profile, validation
+from warehouse_ml.stats.column_profile import Profile
 from warehouse_ml.stats.features import (
     CATEGORICAL,
     NUMERIC,
@@ -121,30 +124,40 @@ def decide(features: Sequence[Feature], distinct: Mapping[str, int]) -> list[Fea
     ]
 
 
-def _warning(source: Source, made_numeric: Mapping[str, int]) -> str:
+def _warning(source: Source, made_numeric: Mapping[str, int], labelled: int) -> str:
+    """The warning's text: the columns, and the two ways to silence it that a fit then takes
+    (``numeric=``, or ``categorical=`` with ``allow_high_cardinality=True`` for the columns
+    whose values the high-cardinality check would refuse as categories: stats/validation.py,
+    on ``labelled`` rows with a class; the source's distinct values are at least its labelled
+    rows', so a column said to pass does)."""
     listed = ", ".join(f"{name!r} ({n} distinct values)" for name, n in made_numeric.items())
     names = ", ".join(repr(name) for name in made_numeric)
-    return (
+    text = (
         f"integer columns {listed} of {source.description} are modelled as numeric, having "
-        f"more than {MAX_INTEGER_CATEGORIES} distinct values; categorical=[{names}] counts "
-        "their values as categories instead"
+        f"more than {MAX_INTEGER_CATEGORIES} distinct values: numeric=[{names}] declares them "
+        f"so, without this warning; categorical=[{names}] counts their values as categories "
+        "instead"
     )
+    refused = [n for n, c in made_numeric.items() if validation.refused_as_category(c, labelled)]
+    if refused:
+        many = ", ".join(repr(name) for name in refused)
+        text += (
+            f", with allow_high_cardinality=True for {many} (too many values for a category "
+            f"in {labelled} rows with a class, which a fit refuses otherwise)"
+        )
+    return text
 
 
 def apply_integer_rule(
-    warehouse: Warehouse,
-    source: Source,
-    features: Sequence[Feature],
-    ranges: Mapping[str, tuple[int, int] | None],
+    warehouse: Warehouse, source: Source, features: Sequence[Feature], found: Profile
 ) -> list[Feature]:
     """``features`` with the rule of this module applied to the undeclared integer columns
-    whose ``ranges`` (name -> smallest and largest value, None without a value: the
-    profile's, stats/column_profile.py) are given: the distinct values of those spanning more
-    than :data:`MAX_INTEGER_CATEGORIES` integers are counted (no statement when there is no
-    such column)."""
+    whose ranges the profile ``found`` holds (stats/column_profile.py; None without a value):
+    the distinct values of those spanning more than :data:`MAX_INTEGER_CATEGORIES` integers
+    are counted (no statement when there is no such column)."""
     wide = [
         name
-        for name, bounds in ranges.items()
+        for name, bounds in found.ranges.items()
         if bounds is not None and bounds[1] - bounds[0] >= MAX_INTEGER_CATEGORIES
     ]
     if not wide:  # every column spans at most MAX_INTEGER_CATEGORIES integers: codes
@@ -153,7 +166,7 @@ def apply_integer_rule(
     distinct = {name: row[f"wml_n_{i}"] for i, name in enumerate(wide)}
     made_numeric = {n: c for n, c in distinct.items() if c > MAX_INTEGER_CATEGORIES}
     if made_numeric:
-        warn_user(_warning(source, made_numeric), IntegerColumnsWarning)
+        warn_user(_warning(source, made_numeric, found.labelled), IntegerColumnsWarning)
     return decide(features, distinct)
 
 
@@ -180,7 +193,7 @@ def choose_features(
     found = column_profile.profile(warehouse, source, target, chosen, integers)
     listed = [] if features is None else column_names(features, "features")
     kept = column_profile.with_values(source, chosen, found, listed)
-    return apply_integer_rule(warehouse, source, kept, found.ranges)  # no value: no range
+    return apply_integer_rule(warehouse, source, kept, found)  # a column without value: no range
 
 
 def as_declared(features: Sequence[Feature]) -> dict[str, list[str]]:

@@ -131,18 +131,24 @@ class CardinalityCheck:
         return n_values
 
 
+def refused_as_category(n_values: int, n_rows: int) -> bool:
+    """Whether the check refuses (without ``allow_high_cardinality``) a categorical attribute
+    of ``n_values`` distinct values in ``n_rows`` training rows (module docstring)."""
+    identifier = n_values > WARN_CATEGORIES and n_values > IDENTIFIER_FRACTION * n_rows
+    return n_values > MAX_CATEGORIES or identifier
+
+
 def _check_attribute(
     description: str, name: str, n_values: int, n_rows: int, allow_high_cardinality: bool
 ) -> None:
     """Warn about or refuse one categorical attribute with ``n_values`` distinct values."""
     if n_values <= WARN_CATEGORIES:
         return
-    identifier = n_values > IDENTIFIER_FRACTION * n_rows
     what = (
         f"categorical column {name!r} of {description} has {n_values} distinct values in "
         f"{n_rows} training rows"
     )
-    if not allow_high_cardinality and (n_values > MAX_CATEGORIES or identifier):
+    if not allow_high_cardinality and refused_as_category(n_values, n_rows):
         expected = (
             f"expected at most {MAX_CATEGORIES} distinct values"
             if n_values > MAX_CATEGORIES
