@@ -251,6 +251,15 @@ def test_other_model_kinds_are_refused(con):
         loo.cross_validate_leave_one_out(con, _table(_mixed_rows(n=12)), "y", wml.TAN())
 
 
+def test_a_weighted_model_is_refused_not_scored_as_unweighted(con):
+    """The closed form subtracts each row's count of 1: a class_weight would be ignored, and
+    the evaluation would be of another model than the one given."""
+    with pytest.raises(wml.ParameterError, match=r"class_weight=.*folds=k"):
+        loo.cross_validate_leave_one_out(
+            con, _table(_mixed_rows(n=12)), "y", wml.NaiveBayes(class_weight="balanced")
+        )
+
+
 def test_exported(con):
     assert wml.cross_validate_leave_one_out is loo.cross_validate_leave_one_out
     with pytest.warns(DeprecationWarning, match="cross_validate_leave_one_out"):

@@ -290,10 +290,18 @@ def gaussian_term(
 
 
 def _check_model(model: Classifier) -> Classifier:
+    """``model`` as the closed form takes it: of a kind declaring ExactLeaveOneOut, without a
+    class_weight (the closed form subtracts each row's count of 1, and would ignore it)."""
     capabilities.require(
         model, ExactLeaveOneOut, "exact leave-one-out",
         "use cross_validate(..., folds=k) for k-fold instead",
     )  # fmt: skip
+    if model.class_weight is not None:
+        raise ParameterError(
+            f"exact leave-one-out subtracts each row's count of 1, not a weight; got a model "
+            f"with class_weight={model.class_weight!r}: cross-validate it with "
+            "cross_validate(..., folds=k), k below the number of rows"
+        )
     return model
 
 
