@@ -226,9 +226,9 @@ def test_car_and_vote_in_thirds(con, datasets, kind):
         rows = con.table(name).to_arrow_table()
         third = rows.num_rows // 3
         parts = [rows.slice(0, third), rows.slice(third, third), rows.slice(2 * third)]
-        model = kind().fit(con, parts[0], target, name="m")
+        model = kind().fit(con, parts[0], target, name=f"m_{name}")
         model.update(con, parts[1], batch_id="2").update(con, parts[2], batch_id="3")
-        oracle = kind().fit(con, rows, target, name="o")
+        oracle = kind().fit(con, rows, target, name=f"o_{name}")
         assert_same_parameters(model.parameters(con), oracle.parameters(con), COUNTED_PARTS, name)
         assert_same_probabilities(con, model, oracle, rows)
 
