@@ -84,7 +84,10 @@ def with_values(
 ) -> list[Feature]:
     """``features`` without the columns that have no value in ``source`` (module docstring:
     a warning for those the choice found, a DataError for those ``listed`` in
-    ``features=[...]``, or when none is left)."""
+    ``features=[...]``, or when none is left). A source without a labelled row keeps them
+    all, for the fit's own error to say so (no rows, or no class)."""
+    if found.labelled == 0:
+        return list(features)
     empty = [f.name for f in features if found.values[f.name] == 0]
     asked = [name for name in empty if name in listed]
     if asked:
