@@ -65,9 +65,11 @@ def data(n: int = 240, seed: int = 5) -> pa.Table:
 FEATURES = ["colour", "code", "size"]
 
 
-def fit(spec: kinds.KindSpec, con, source, name: str, **options) -> wml.NaiveBayes:
+def fit(spec: kinds.KindSpec, con, source, name: str, settings=None, **options) -> wml.NaiveBayes:
+    """A model of ``spec``'s kind (constructed with ``settings``) fitted on ``source``."""
     options.setdefault("categorical", ["code"])
-    return spec.load()().fit(con, source, "y", features=FEATURES, name=name, **options)
+    model = spec.load()(**(settings or {}))
+    return model.fit(con, source, "y", features=FEATURES, name=name, **options)
 
 
 def probabilities(model, con, source) -> np.ndarray:
@@ -255,12 +257,16 @@ def binned(table: pa.Table, bins: dict[str, list[float]]) -> pa.Table:
 @declaring(capabilities.WeightedFit)
 def test_integer_weights_equal_repeated_rows(con, spec):
     """On the weighted model's stored bins, where it keeps any (bin edges are cut on the rows,
-    not on their weights)."""
+    not on their weights), under the kind's COPIES_SETTINGS (capabilities.WeightedFit)."""
     table = data()
     repeated = table.take(np.repeat(np.arange(table.num_rows), table["w"].to_numpy()))
-    weighted = fit(spec, con, table, "weighted", sample_weight="w")
+    settings = spec.load().COPIES_SETTINGS
+    weighted = fit(spec, con, table, "weighted", sample_weight="w", settings=settings)
     bins = weighted.record.state.learned.binned_edges()
-    plain = fit(spec, con, binned(repeated, bins), "repeated", categorical=["code", *bins])
+    plain = fit(
+        spec, con, binned(repeated, bins), "repeated", categorical=["code", *bins],
+        settings=settings,
+    )  # fmt: skip
     np.testing.assert_allclose(
         probabilities(weighted, con, table),
         probabilities(plain, con, binned(table, bins)),

@@ -11,6 +11,7 @@ import statistics
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
@@ -70,17 +71,28 @@ def tree_rows(node: dict, x: np.ndarray, columns: list[str]) -> dict[int, np.nda
     return out
 
 
-def best_two_gains(x: np.ndarray, y: np.ndarray, rows: np.ndarray) -> tuple[float, float]:
-    """The two largest information gains over every (feature, threshold) split of ``rows``:
-    cumulative class counts over each feature's sorted values, a threshold between each two
-    distinct consecutive values."""
+def best_two_gains(
+    x: np.ndarray,
+    y: np.ndarray,
+    rows: np.ndarray,
+    weights: np.ndarray | None = None,
+    min_leaf: int = 1,
+) -> tuple[float, float]:
+    """The two largest information gains over every (feature, threshold) split of ``rows``
+    with at least ``min_leaf`` rows each side: cumulative (weighted) class counts over each
+    feature's sorted values, a threshold between each two distinct consecutive values."""
     onehot = (y[rows, None] == np.unique(y)[None, :]).astype(float)
+    if weights is not None:
+        onehot *= weights[rows, None]
     total = onehot.sum(axis=0)
     gains = []
     for f in range(x.shape[1]):
         order = np.argsort(x[rows, f], kind="stable")
         values = x[rows, f][order]
-        left = np.cumsum(onehot[order], axis=0)[:-1][values[:-1] < values[1:]]
+        left_rows = np.arange(1, len(rows))
+        kept = (values[:-1] < values[1:]) & (left_rows >= min_leaf)
+        kept &= len(rows) - left_rows >= min_leaf
+        left = np.cumsum(onehot[order], axis=0)[:-1][kept]
         right = total - left
         n = total.sum()
         w_left, w_right = left.sum(axis=1), right.sum(axis=1)
@@ -106,15 +118,36 @@ def continuous(seed: int, n: int = 160) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def untied(x: np.ndarray, y: np.ndarray, tree: DecisionTreeClassifier) -> bool:
+def untied(
+    x: np.ndarray,
+    y: np.ndarray,
+    tree: DecisionTreeClassifier,
+    weights: np.ndarray | None = None,
+    min_leaf: int = 1,
+) -> bool:
     """Whether every split of scikit-learn's tree beats its runner-up by more than 1e-9."""
     reached = tree.decision_path(x).toarray().astype(bool)
     for node in range(tree.tree_.node_count):
         if tree.tree_.children_left[node] >= 0:
-            best, second = best_two_gains(x, y, np.flatnonzero(reached[:, node]))
+            rows = np.flatnonzero(reached[:, node])
+            best, second = best_two_gains(x, y, rows, weights, min_leaf)
             if best - second <= 1e-9:
                 return False
     return True
+
+
+def same_partitions_and_probabilities(con, model, oracle, x, table, columns) -> None:
+    """Our stored tree reaches the same row sets as scikit-learn's at every node, and gives
+    its probabilities."""
+    ours = tree_rows(tree_of(model), x, columns)
+    theirs = oracle.decision_path(x).toarray().astype(bool)
+    partitions = {tuple(rows) for rows in ours.values()}
+    assert len(ours) == oracle.tree_.node_count
+    for node in range(oracle.tree_.node_count):
+        assert tuple(np.flatnonzero(theirs[:, node])) in partitions
+    got = model.predict_proba(con, table)
+    p = np.column_stack([c.to_numpy() for c in got.columns])
+    np.testing.assert_allclose(p, oracle.predict_proba(x), rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, 5, 6])
@@ -133,15 +166,38 @@ def test_binary_entropy_trees_equal_scikit_learns(con, depth):
         criterion="entropy", splits="binary", bins=None, pruning="none", min_leaf=1,
         max_depth=depth,
     ).fit(con, table, "y", categorical=[], numeric=columns)  # fmt: skip
-    ours = tree_rows(tree_of(model), x, columns)
-    theirs = oracle.decision_path(x).toarray().astype(bool)
-    partitions = {tuple(rows) for rows in ours.values()}
-    assert len(ours) == oracle.tree_.node_count
-    for node in range(oracle.tree_.node_count):
-        assert tuple(np.flatnonzero(theirs[:, node])) in partitions
-    got = model.predict_proba(con, table)
-    p = np.column_stack([c.to_numpy() for c in got.columns])
-    np.testing.assert_allclose(p, oracle.predict_proba(x), rtol=0, atol=1e-9)
+    same_partitions_and_probabilities(con, model, oracle, x, table, columns)
+
+
+@pytest.mark.parametrize("min_leaf", [2, 8])
+def test_balanced_class_weights_give_scikit_learns_tree_with_min_samples_leaf_on_rows(
+    con, min_leaf
+):
+    """class_weight="balanced" weighs the majority class's rows below 1; min_leaf still
+    counts rows, as scikit-learn's min_samples_leaf."""
+    seed = min_leaf
+    while True:
+        x, y = continuous(seed, 240)
+        y = np.where(y == 2, 0, y)  # two classes, 0 the larger
+        y[np.flatnonzero(y == 1)[::2]] = 0  # 1 the minority
+        n_c = np.bincount(y)
+        weights = (len(y) / (2 * n_c))[y]
+        oracle = DecisionTreeClassifier(
+            criterion="entropy", max_depth=5, min_samples_leaf=min_leaf,
+            class_weight="balanced", random_state=0,
+        ).fit(x, y)  # fmt: skip
+        if untied(x, y, oracle, weights, min_leaf):
+            break
+        seed += 100
+    assert n_c.max() > 2 * n_c.min() and weights.min() < 1
+    columns = ["a", "b", "c"]
+    table = pa.table({**{c: x[:, i] for i, c in enumerate(columns)}, "y": y.astype(np.int64)})
+    model = wml.DecisionTree(
+        criterion="entropy", splits="binary", bins=None, pruning="none", min_leaf=min_leaf,
+        max_depth=5, class_weight="balanced",
+    ).fit(con, table, "y", categorical=[], numeric=columns)  # fmt: skip
+    assert oracle.tree_.node_count > 5
+    same_partitions_and_probabilities(con, model, oracle, x, table, columns)
 
 
 # -- every candidate at the root of real data -------------------------------------------------
@@ -368,7 +424,10 @@ def test_pessimistic_pruning_replaces_subtrees_as_c45(con, confidence):
     assert pruned.record.state.learned.leaves <= full.record.state.learned.leaves
 
 
-def test_weights_count_as_repeated_rows_with_numeric_edges(con):
+@pytest.mark.parametrize("criterion", ["entropy", "gini"])
+def test_weights_count_as_repeated_rows_in_impurities_and_probabilities(con, criterion):
+    """Where no row threshold decides (min_leaf 1, no pruning, an impurity criterion), an
+    integer weight is that many copies of the row."""
     rng = np.random.default_rng(8)
     n = 120
     table = pa.table(
@@ -376,12 +435,11 @@ def test_weights_count_as_repeated_rows_with_numeric_edges(con):
          "w": rng.integers(1, 4, n), "y": rng.choice(["k", "l", "m"], n)}
     )  # fmt: skip
     repeated = table.take(np.repeat(np.arange(n), table["w"].to_numpy()))
-    weighted = wml.DecisionTree(bins=8, pruning="none").fit(
+    settings = {"bins": 8, "pruning": "none", "min_leaf": 1, "criterion": criterion}
+    weighted = wml.DecisionTree(**settings).fit(
         con, table, "y", features=["x", "c"], sample_weight="w", name="w"
     )
-    plain = wml.DecisionTree(bins=8, pruning="none").fit(
-        con, repeated, "y", features=["x", "c"], name="r"
-    )
+    plain = wml.DecisionTree(**settings).fit(con, repeated, "y", features=["x", "c"], name="r")
     assert weighted.record.state.learned.edges == plain.record.state.learned.edges
     assert shape(tree_of(weighted)) == shape(tree_of(plain))
     np.testing.assert_allclose(
@@ -389,6 +447,56 @@ def test_weights_count_as_repeated_rows_with_numeric_edges(con):
         np.column_stack([c.to_numpy() for c in plain.predict_proba(con, table).columns]),
         rtol=0, atol=1e-12,
     )  # fmt: skip
+
+
+def weighted_rows(n: int, seed: int) -> pa.Table:
+    """A numeric, a categorical and a noise attribute with NULLs, a weight per row (some 0)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    colour = rng.choice(["r", "g", "b", "w"], n).astype(object)
+    colour[rng.random(n) < 0.05] = None
+    rule = (colour == "r") | (x > 0.4)
+    y = np.where(rng.random(n) < 0.2, ~rule, rule)
+    w = rng.choice([0.0, 0.5, 1.0, 2.5], n, p=[0.05, 0.35, 0.4, 0.2])
+    return pa.table({"id": np.arange(n), "x": x, "colour": list(colour),
+                     "noise": rng.choice(["p", "q"], n), "w": w,
+                     "y": np.where(y, "yes", "no")})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{}, {"criterion": "entropy", "splits": "binary", "bins": None},
+     {"criterion": "gini", "splits": "binary", "min_leaf": 5},
+     {"pruning": "reduced_error", "key": "id", "min_leaf": 3}],
+    ids=["c45", "entropy", "gini", "reduced_error"],
+)  # fmt: skip
+def test_scaling_every_weight_changes_nothing(con, settings):
+    """Weights normalised to sum to 1, or a million times larger: the same splits and the same
+    probabilities (min_leaf, C4.5's penalty and its pessimistic estimates count rows)."""
+    table = weighted_rows(600, 4)
+    features = ["x", "colour", "noise"]
+    fitted = {}
+    for scale in (1.0, 1 / float(pc.sum(table["w"]).as_py()), 1e6):
+        scaled = table.set_column(4, "w", pc.multiply(table["w"], scale))
+        fitted[scale] = wml.DecisionTree(**settings).fit(
+            con, scaled, "y", features=features, sample_weight="w", name=f"s{len(fitted)}"
+        )
+    base, *others = fitted.values()
+    assert base.record.state.learned.leaves >= 4
+    expected = np.column_stack([c.to_numpy() for c in base.predict_proba(con, table).columns])
+    for model in others:
+        assert splits_of(tree_of(model)) == splits_of(tree_of(base))
+        got = np.column_stack([c.to_numpy() for c in model.predict_proba(con, table).columns])
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
+def splits_of(node: dict) -> tuple:
+    """A stored tree's shape and tests (attribute, kind, threshold, values, NULL branch)."""
+    split = node.get("split")
+    if split is None:
+        return (node["id"],)
+    test = (split["attribute"], split["kind"], split["threshold"], split["values"], split["null"])
+    return (node["id"], str(test), tuple(splits_of(c) for c in node["children"]))
 
 
 # -- inspection ----------------------------------------------------------------------------------

@@ -32,8 +32,10 @@ from warehouse_ml.sqlgen.templates import TableName, column, literal
 
 
 def random_tree(rng, depth: int, counter: list[int], level: int = 0) -> Node:
-    """A tree over a number ``x`` and a text ``c`` (values v0..v4), with random splits."""
-    node = Node(counter[0], level, [float(v) for v in rng.integers(0, 9, 3)])
+    """A tree over a number ``x`` and a text ``c`` (values v0..v4), with random splits; each
+    node's counts are rows (its rows their sum)."""
+    counts = [float(v) for v in rng.integers(0, 9, 3)]
+    node = Node(counter[0], level, counts, rows=int(sum(counts)))
     counter[0] += 1
     if level == depth or rng.random() < 0.2:
         return node
@@ -152,13 +154,23 @@ def weka_errors(n: float, e: float, cf: float) -> float:
     return upper * n
 
 
+def scaled(node: Node, factor: float) -> Node:
+    """``node``'s tree with every count (a weight) times ``factor``, the rows as they are."""
+    return Node(node.id, node.depth, [c * factor for c in node.counts], node.split,
+                [scaled(c, factor) for c in node.children], node.rows)  # fmt: skip
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-6, 1e6])
 @pytest.mark.parametrize("confidence", [0.1, 0.25, 0.5])
-def test_pessimistic_pruning_replaces_a_subtree_when_its_leaf_errs_no_more(confidence):
+def test_pessimistic_pruning_replaces_a_subtree_when_its_leaf_errs_no_more(confidence, scale):
+    """Weka's estimate of a node's rows, whatever the scale of its weights (C4.5's N is the
+    node's rows, its errors the weighted share misclassified of them)."""
     rng = np.random.default_rng(int(confidence * 100))
-    root = random_tree(rng, 4, [0])
+    root = scaled(random_tree(rng, 4, [0]), scale)
 
     def expected(node: Node) -> tuple[tuple, float]:
-        n, e = sum(node.counts), sum(node.counts) - max(node.counts)
+        n = node.rows
+        e = n * (1 - max(node.counts) / sum(node.counts)) if n else 0
         leaf = 0.0 if n == 0 else weka_errors(n, e, confidence)
         if node.split is None:
             return (node.id, ()), leaf

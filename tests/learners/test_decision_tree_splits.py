@@ -1,7 +1,8 @@
 """The split choice of a decision tree node (models/learners/tree_splits.py) on count tables
 drawn at random, against measures written here from their definitions: every candidate's
 branches, NULL side, gain, gain ratio (with C4.5's threshold penalty) and Gini decrease, and
-the choice of each criterion."""
+the choice of each criterion. The counts are weights (rows times a weight per seed), the
+row thresholds (min_leaf, the penalty's |D|) count the rows."""
 
 from __future__ import annotations
 
@@ -34,17 +35,18 @@ def scored(parts, penalty=0.0):
     return gain, (gain - penalty) / info, g(parent) - sum(wi * g(p) for wi, p in zip(w, parts))
 
 
-def two_way(counts, nulls, left, right, criterion, min_leaf):
+def two_way(counts, nulls, rows, null_rows, left, right, criterion, min_leaf):
     """The reference's two-way split: NULLs on the side of larger criterion measure (left on
-    a tie) when there are NULLs, else on the heavier side; None below min_leaf."""
+    a tie) when there are NULLs, else on the heavier side; None below min_leaf rows."""
     sides = [
         [sum(counts[i][c] for i in group) for c in range(len(nulls))] for group in (left, right)
     ]
+    side_rows = [sum(rows[i] for i in group) for group in (left, right)]
     options = [0, 1] if sum(nulls) > 0 else [0 if sum(sides[0]) >= sum(sides[1]) else 1]
     best = None
     for side in options:
         parts = [[s + n * (b == side) for s, n in zip(sides[b], nulls)] for b in (0, 1)]
-        if min(sum(p) for p in parts) < min_leaf:
+        if min(side_rows[b] + null_rows * (b == side) for b in (0, 1)) < min_leaf:
             continue
         gain, ratio, gini = scored(parts)
         measure = gini if criterion == "gini" else gain
@@ -59,18 +61,22 @@ def test_candidates_and_choice_equal_the_definitions(seed, criterion):
     rng = np.random.default_rng(seed)
     k = 2 + seed % 3
     v = 2 + seed % 5
-    counts = rng.integers(0, 6, (v, k)).astype(float)
-    counts[counts.sum(axis=1) == 0, 0] = 1  # every listed value has rows
-    nulls = rng.integers(0, 3, k).astype(float) * (seed % 2)
+    cells = rng.integers(0, 6, (v, k))
+    cells[cells.sum(axis=1) == 0, 0] = 1  # every listed value has rows
+    null_cells = rng.integers(0, 3, k) * (seed % 2)
+    weight = [1.0, 0.125, 8.0][seed % 3]  # each row's: the counts are weights, not rows
+    counts, nulls = cells * weight, null_cells * weight
+    rows, null_rows = cells.sum(axis=1), int(null_cells.sum())
     min_leaf = 2
     found_by_attribute = []
     for numeric, splits in ((True, "binary"), (False, "multiway"), (False, "binary")):
-        table = AttributeCounts("a", numeric, counts, nulls, nulls.sum() > 0)
+        table = AttributeCounts("a", numeric, counts, nulls, nulls.sum() > 0, rows, null_rows)
         found = tree_splits.candidates(table, criterion, splits, min_leaf)
         found_by_attribute.append(found)
         if not numeric and splits == "multiway":
             parts = [list(r) for r in counts] + ([list(nulls)] if nulls.sum() else [])
-            expected = [parts] if sum(sum(p) >= min_leaf for p in parts) >= 2 else []
+            branch_rows = [*rows] + ([null_rows] if nulls.sum() else [])
+            expected = [parts] if sum(r >= min_leaf for r in branch_rows) >= 2 else []
             assert [c.parts.tolist() for c in found] == expected
             for c in found:
                 gain, ratio, gini = scored(expected[0])
@@ -89,12 +95,13 @@ def test_candidates_and_choice_equal_the_definitions(seed, criterion):
             pairs = [([i], [j for j in range(v) if j != i]) for i in (range(v) if v > 2 else [0])]
         expected = []
         for left, right in pairs:
-            made = two_way(counts.tolist(), nulls.tolist(), left, right, criterion, min_leaf)
+            made = two_way(counts.tolist(), nulls.tolist(), rows.tolist(), null_rows, left,
+                           right, criterion, min_leaf)  # fmt: skip
             if made is not None:
                 expected.append((tuple(left), tuple(right), made[1], made[2]))
         assert [(c.groups[0], c.groups[1], c.null) for c in found] == [e[:3] for e in expected]
         penalty = (
-            math.log2(len(expected)) / (counts.sum() + nulls.sum()) if numeric and expected else 0.0
+            math.log2(len(expected)) / (rows.sum() + null_rows) if numeric and expected else 0.0
         )
         for c, e in zip(found, expected):
             gain, ratio, gini = scored(e[3], penalty)

@@ -13,8 +13,8 @@ to that. Each docstring says what the capability promises and which test of
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from warehouse_ml.errors import NotSupportedError
 from warehouse_ml.stats.features import Feature
@@ -33,9 +33,15 @@ class AdditiveScores(Capability):
 
 class WeightedFit(Capability):
     """``fit(..., sample_weight=column)`` and ``class_weight`` count every row as its weight:
-    an integer weight w equals w copies of the row (stats/weights.py). Checked by
-    ``test_integer_weights_equal_repeated_rows``. A kind without it has no weighted form and
-    refuses weights wherever they are given (:func:`require_weights`)."""
+    an integer weight w equals w copies of the row (stats/weights.py), under the kind's
+    :attr:`COPIES_SETTINGS`. Checked by ``test_integer_weights_equal_repeated_rows``. A kind
+    without it has no weighted form and refuses weights wherever they are given
+    (:func:`require_weights`)."""
+
+    COPIES_SETTINGS: ClassVar[Mapping[str, Any]] = {}
+    """Constructor arguments under which an integer weight is exactly that many copies: a kind
+    whose thresholds count rows, not weights (a decision tree's ``min_leaf``), names the
+    settings that turn them off; empty for a kind whose every count sums weights."""
 
 
 class CountUpdates(Capability):

@@ -2,7 +2,8 @@
 view.
 
 Learning (tree_growth.py): per level ONE statement counts the rows (a weighted fit: the summed
-weights) of every open node per (attribute, value or bin, class), the row's node a nested CASE
+weights, and the rows of positive weight beside them) of every open node per (attribute, value
+or bin, class), the row's node a nested CASE
 over the tree grown so far; the split of each open node is chosen in numpy on that small count
 table (tree_splits.py: ``entropy`` information gain as ID3; ``gain_ratio`` as C4.5 release 8
 and Weka's J48, with the log2(N - 1) / |D| penalty on numeric thresholds; ``gini`` as CART).
@@ -14,9 +15,19 @@ equal-frequency edges of its training values (learned in SQL on the rows' weight
 ``select_tree_edges.sql``, so an integer weight counts as repeated rows; stored with the tree)
 or, with ``bins=None``,
 among the midpoints of consecutive distinct values at the node. A node is split while it is
-impure, weighs at least ``2 * min_leaf``, is above ``max_depth`` and has a split that gains
-something; every branch of a two-way split weighs at least ``min_leaf``, and a multiway split
-needs two branches that do (C4.5).
+impure, holds at least ``2 * min_leaf`` rows, is above ``max_depth`` and has a split that gains
+something; every branch of a two-way split holds at least ``min_leaf`` rows, and a multiway
+split needs two branches that do (C4.5).
+
+Rows and weights: every count threshold counts rows of positive weight, as scikit-learn's
+``min_samples_leaf`` counts samples (a row of weight 0 is no row): ``min_leaf``, the
+``2 * min_leaf`` a node needs to be split, the |D| of C4.5's threshold penalty and the N of its
+pessimistic error estimates (a node's N rows, of which N times the weighted share are errors).
+Weights (``sample_weight``, ``class_weight``) make the impurities, the gains, which side NULLs
+take and the leaf probabilities; so scaling every weight by a constant changes nothing, and
+``class_weight="balanced"`` (whose weights are below 1 in the majority class) keeps the tree's
+row thresholds. An integer weight still counts as repeated rows in the impurities and the
+probabilities, not in the row thresholds.
 
 NULLs (tree_model.py, decided when a split is learned and stored with it): in a two-way split
 NULLs go to the side of larger gain when the node's training rows had NULLs there (the
@@ -57,8 +68,8 @@ by branch evaluation) walks the ``routes`` table, one join per level, to the lea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import pyarrow as pa
 from sqlglot import exp
@@ -124,7 +135,8 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
             Weka J48) or ``"gini"`` (CART).
         splits: ``"multiway"`` (a branch per categorical value) or ``"binary"`` (CART).
         max_depth: the deepest level split (the root is depth 0); None: no limit.
-        min_leaf: least weight (rows, or summed weights) of a branch (module docstring).
+        min_leaf: least rows (of positive weight, whatever their weights) of a branch
+            (module docstring).
         pruning: ``"none"``, ``"pessimistic"`` (C4.5's error-based pruning) or
             ``"reduced_error"`` (on held-out rows; needs ``key``).
         confidence: the confidence of pessimistic pruning, in (0, 0.5].
@@ -139,6 +151,13 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
 
     kind = "decision_tree"
     state_class = TreeState
+    COPIES_SETTINGS: ClassVar[Mapping[str, Any]] = {
+        "min_leaf": 1,
+        "pruning": "none",
+        "criterion": tree_splits.ENTROPY,
+    }
+    """Row thresholds off (module docstring: min_leaf, C4.5's penalty and pessimistic estimates
+    count rows): an integer weight is then that many copies of the row."""
 
     def __init__(
         self,
@@ -206,7 +225,7 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         edges = (
             None if self.bins is None else tree_edges.model_edges(warehouse, training, self.bins)
         )
-        settings = Settings(self.criterion, self.splits, self.max_depth, float(self.min_leaf))
+        settings = Settings(self.criterion, self.splits, self.max_depth, self.min_leaf)
         roots = grow(warehouse, training, settings, edges, check)
         if self.pruning == "pessimistic":
             for root in roots:

@@ -1,8 +1,9 @@
 """Growing a decision tree level by level inside the warehouse: a fit's one tree, or every
 cross-validation fold's tree in the same statements.
 
-Per level, ONE statement counts the rows (a weighted fit: their summed weights) of every open
-node of every model per (attribute, value or bin, class): the row's node is a nested CASE over
+Per level, ONE statement counts the rows (a weighted fit: their summed weights, and beside
+them the rows of positive weight) of every open node of every model per (attribute, value or
+bin, class): the row's node is a nested CASE over
 each model's tree grown so far (tree_model.route; no UPDATE of the source), computed once per
 row for every model (tree_rows.node_rows), rows of closed leaves are left out, and each
 attribute's counts are grouped by the row's nodes in every tree first, then summed per model's
@@ -56,7 +57,7 @@ class Settings:
     criterion: str
     splits: str
     max_depth: int | None
-    min_leaf: float
+    min_leaf: int
 
 
 def counted_values(
@@ -84,7 +85,7 @@ def level_query(
     class-count pseudo-attribute, whose name is returned with it), numeric ones counted as
     :func:`counted_values`. Output columns (select_tree_node_counts.sql): wml_part (the
     node's key, tree_rows.node_key), attribute, value (text: a categorical value, a bin
-    index, or a number's distinct value), class_label, n."""
+    index, or a number's distinct value), class_label, n, n_rows."""
     columns = [*training.source.columns]
     totals = names.fresh("wml_classes", [f.name for f in training.features])
     n_models = len(roots)
@@ -114,12 +115,14 @@ def level_query(
 
 @dataclass(frozen=True)
 class Level:
-    """One level's counts: ``totals`` each open node's class counts, ``counts`` its (node,
-    attribute) groups' (tree_splits.LevelCounts; exact: int64 rows or Decimal summed
-    weights) and ``values`` each of their cells' value as counted (text), in split order:
-    bins by index, numbers ascending, text in code-point order."""
+    """One level's counts: ``totals`` each open node's class counts and ``rows`` its rows of
+    positive weight, ``counts`` its (node, attribute) groups' (tree_splits.LevelCounts;
+    exact: int64 rows or Decimal summed weights) and ``values`` each of their cells' value as
+    counted (text), in split order: bins by index, numbers ascending, text in code-point
+    order."""
 
     totals: dict[int, list[Any]]
+    rows: dict[int, int]
     counts: LevelCounts
     values: np.ndarray
 
@@ -173,10 +176,12 @@ def count_level(
     attribute = table["position"].to_numpy().astype(np.int64)
     label = pc.index_in(table["class_label"], labels).to_numpy().astype(np.int64)
     n = table["n"].to_numpy()
+    n_rows = table["n_rows"].to_numpy().astype(np.int64)
     ids = np.array(sorted(open_keys), dtype=np.int64)
     node_totals = np.zeros((len(ids), len(labels)), dtype=n.dtype)
     total = attribute == len(names_)
     node_totals[np.searchsorted(ids, node[total]), label[total]] = n[total]
+    node_rows = np.bincount(np.searchsorted(ids, node[total]), n_rows[total], len(ids))
     rank = np.zeros(len(node), dtype=np.int64)
     for a, feature in enumerate(training.features):
         at = attribute == a
@@ -189,6 +194,7 @@ def count_level(
     new_cell = np.concatenate([[True], (keys[1:] != keys[:-1]).any(axis=1)])
     cells = np.zeros((int(new_cell.sum()), len(labels)), dtype=n.dtype)
     cells[np.cumsum(new_cell) - 1, label[order]] = n[order]
+    cell_rows = np.bincount(np.cumsum(new_cell) - 1, n_rows[order], len(cells)).astype(np.int64)
     first = order[new_cell]
     new_group = np.concatenate(
         [[True], (keys[new_cell][1:, :2] != keys[new_cell][:-1, :2]).any(axis=1)]
@@ -196,14 +202,16 @@ def count_level(
     starts = np.append(np.flatnonzero(new_group), len(first))
     group_nodes, group_attributes = node[first][new_group], attribute[first][new_group]
     numeric = np.array([f.kind == NUMERIC for f in training.features])[group_attributes]
+    at_node = np.searchsorted(ids, group_nodes)
     counts = LevelCounts.of(
-        names_, group_nodes, group_attributes, numeric, starts, cells,
-        node_totals[np.searchsorted(ids, group_nodes)],
+        names_, group_nodes, group_attributes, numeric, starts, cells, node_totals[at_node],
+        cell_rows, node_rows.astype(np.int64)[at_node],
     )  # fmt: skip
     texts = np.array(table["value"].take(pa.array(first)).to_pylist(), dtype=object)
     counted = set(node[total].tolist())
     totals = {int(i): list(t) for i, t in zip(ids, node_totals, strict=True) if i in counted}
-    return Level(totals, counts, texts)
+    rows = {int(i): int(r) for i, r in zip(ids, node_rows, strict=True) if i in counted}
+    return Level(totals, rows, counts, texts)
 
 
 def make_split(
@@ -251,13 +259,17 @@ def grow(
     """The tree of every model of ``training`` (one for a fit; one per fold for
     cross-validation, each on the rows outside its fold), grown level by level until no node
     is open, every model's level counted by the same statements: a node is open when it is
-    impure, weighs at least twice ``min_leaf`` and is above ``max_depth``; an open node whose
-    best candidate gains nothing becomes a leaf. ``edges``: each model's bin edges (None: no
-    bins). The high-cardinality ``check`` is made on the roots' counts, before the second
-    level."""
+    impure, holds at least twice ``min_leaf`` rows of positive weight and is above
+    ``max_depth``; an open node whose best candidate gains nothing becomes a leaf. ``edges``:
+    each model's bin edges (None: no bins). The high-cardinality ``check`` is made on the
+    roots' counts, before the second level. A root's rows are known once counted: it is
+    counted when its class rows (zero weights included) could open it."""
     n_models = training.n_models
     k = len(training.classes[0])
-    roots = [Node(0, 0, [float(c.n) for c in classes]) for classes in training.classes]
+    roots = [
+        Node(0, 0, [float(c.n) for c in classes], rows=sum(c.n_rows for c in classes))
+        for classes in training.classes
+    ]
     frontier = {
         node_key(root, m, n_models): (m, root)
         for m, root in enumerate(roots)
@@ -276,15 +288,16 @@ def grow(
         opened: dict[int, tuple[int, Node]] = {}
         for key, (m, node) in sorted(frontier.items()):
             node.counts = [float(x) for x in level.totals.get(key, [0] * k)]
+            node.rows = level.rows.get(key, 0)
             split = chosen.get(key)
-            if split is None:
+            if split is None or not _is_open(node, settings):
                 continue
             order = level.values_of(key, split.attribute)
             node.split = make_split(
                 split, order, None if edges is None else edges[m], settings.criterion
             )
-            for part in split.parts:
-                child = Node(next_id[m], node.depth + 1, [float(x) for x in part])
+            for part, rows in zip(split.parts, split.rows, strict=True):
+                child = Node(next_id[m], node.depth + 1, [float(x) for x in part], rows=int(rows))
                 next_id[m] += 1
                 node.children.append(child)
                 if _is_open(child, settings):
@@ -296,4 +309,5 @@ def grow(
 def _is_open(node: Node, settings: Settings) -> bool:
     deep = settings.max_depth is not None and node.depth >= settings.max_depth
     impure = sum(1 for c in node.counts if c > 0) >= 2
-    return not deep and impure and node.weight >= 2 * settings.min_leaf
+    assert node.rows is not None
+    return not deep and impure and node.rows >= 2 * settings.min_leaf

@@ -64,14 +64,16 @@ class Split:
 @dataclass
 class Node:
     """A node: its ``id`` (0 the root; ids grow level by level), ``depth``, training class
-    ``counts`` (rows, or summed weights) and, unless a leaf, its ``split`` and ``children``
-    (one per branch)."""
+    ``counts`` (rows, or summed weights), unless a leaf its ``split`` and ``children`` (one
+    per branch), and its training ``rows`` of positive weight (what the row thresholds and
+    C4.5's error estimates count; None in a tree stored before they were kept)."""
 
     id: int
     depth: int
     counts: list[float]
     split: Split | None = None
     children: list[Node] = field(default_factory=list)
+    rows: int | None = None
 
     @property
     def weight(self) -> float:
@@ -88,7 +90,9 @@ class Node:
 
     def to_json(self) -> dict[str, Any]:
         """The node as JSON (catalog details): floats as Python floats, exact on reading."""
-        out: dict[str, Any] = {"id": self.id, "depth": self.depth, "counts": self.counts}
+        out: dict[str, Any] = {
+            "id": self.id, "depth": self.depth, "counts": self.counts, "rows": self.rows
+        }  # fmt: skip
         if self.split is not None:
             s = self.split
             out["split"] = {
@@ -119,6 +123,7 @@ class Node:
                 split["score"],
             ),
             [cls.from_json(c) for c in data.get("children", [])],
+            data.get("rows"),
         )
 
 
@@ -204,22 +209,28 @@ def _added_errors(n: float, e: float, confidence: float) -> float:
     return float(r * n - e)
 
 
-def leaf_errors(counts: list[float], confidence: float) -> float:
-    """Estimated errors of a leaf with class ``counts`` (0 for an empty leaf)."""
-    n = float(sum(counts))
-    if n <= 0:
+def leaf_errors(counts: list[float], rows: int, confidence: float) -> float:
+    """Estimated errors, in rows, of a leaf of ``rows`` rows with class ``counts`` (weights):
+    C4.5's binomial estimate of N = ``rows`` cases of which e = N times the weighted share
+    misclassified (the counts themselves when unweighted), so that the estimate is of cases
+    whatever the scale of the weights; 0 for an empty leaf."""
+    weight = float(sum(counts))
+    if weight <= 0 or rows <= 0:
         return 0.0
-    e = n - max(counts)
+    n = float(rows)
+    e = (weight - max(counts)) * (n / weight)  # unweighted: exactly the counts' errors
     return e + _added_errors(n, e, confidence)
 
 
 def prune_pessimistic(node: Node, confidence: float) -> float:
     """C4.5's error-based pruning by subtree replacement, bottom up: a subtree becomes a leaf
-    when the leaf's estimated errors are at most the subtree's plus :data:`PRUNING_SLACK`.
+    when the leaf's estimated errors (:func:`leaf_errors`, in rows) are at most the subtree's
+    plus :data:`PRUNING_SLACK`.
     Subtree raising (Weka J48's default, which moves a branch's subtree up over the rows of
     its siblings) is not done: it would need those rows recounted. Returns the estimated
     errors of what ``node`` became."""
-    as_leaf = leaf_errors(node.counts, confidence)
+    assert node.rows is not None, "a grown tree counts every node's rows"
+    as_leaf = leaf_errors(node.counts, node.rows, confidence)
     if node.split is None:
         return as_leaf
     subtree = sum(prune_pessimistic(child, confidence) for child in node.children)

@@ -60,8 +60,8 @@ def split_off(
     warehouse: Warehouse, training: Training, key: str, fraction: float
 ) -> tuple[Training, Training]:
     """(growing, held-out) parts of ``training``, each model with its own class counts (exact
-    rows, or summed weights: a cross-validation fold's are those of the rows outside it), one
-    count statement."""
+    rows, or summed weights, and the rows: a cross-validation fold's are those of the rows
+    outside it), one count statement."""
     training.source.field(key)
     test = held_out(key, fraction)
     flag = exp.Case(ifs=[exp.If(this=test, true=literal(1))], default=literal(0))
@@ -76,6 +76,7 @@ def split_off(
             templates.alias(fold, "fold"),
             templates.alias(expressions.as_text(column(training.target, "src")), "label"),
             templates.alias(counting.row_count(training.weight), "n"),
+            templates.alias(exp.Count(this=exp.Star()), "n_rows"),
         )
         .from_(as_src(training.source.relation.copy()))
         .where(exp.Not(this=exp.Is(this=column(training.target, "src"), expression=exp.null())))
@@ -88,10 +89,14 @@ def split_off(
             classes = []
             for m, model in enumerate(training.classes):
                 n = {c.label: 0 for c in model}
+                rows = dict.fromkeys(n, 0)
                 for r in found:
                     if r["held"] == held and r["fold"] != m:
                         n[r["label"]] += r["n"]
-                classes.append([dataclasses.replace(c, n=n[c.label], rows=None) for c in model])
+                        rows[r["label"]] += r["n_rows"]
+                classes.append(
+                    [dataclasses.replace(c, n=n[c.label], rows=rows[c.label]) for c in model]
+                )
             parts.append(_part(training, test if held else exp.Not(this=test.copy()), classes))
     return parts[0], parts[1]
 

@@ -120,15 +120,26 @@ def node_counts(
     (select_tree_node_counts.sql) from ``rows`` (:func:`node_rows`, with its node columns
     ``per_model``), ``value`` an expression over the row ``src``. Output columns: wml_part
     (the node key), attribute, value (text), class_label (text), n (exact: BIGINT rows, read
-    as int64, which numpy sums natively; or DECIMAL summed weights)."""
+    as int64, which numpy sums natively; or DECIMAL summed weights), n_rows (BIGINT rows of
+    positive weight: :func:`positive_rows`)."""
     numbers, node = model_nodes(per_model, "h")
     return templates.build(
         "select_tree_node_counts", rows=rows, paths=[alias(column(n, "src"), n) for n in per_model],
         path_group=[column(n, "src") for n in per_model], value=value, target=training.target,
-        count=counting.row_count(training.weight), attribute=attribute, models=numbers, node=node,
+        count=counting.row_count(training.weight), rows_count=positive_rows(training.weight),
+        attribute=attribute, models=numbers, node=node,
         sum_type=exp.DataType.build("BIGINT") if training.weight is None
         else counting.WEIGHT_SUM_TYPE,
     )  # fmt: skip
+
+
+def positive_rows(weight: str | None) -> exp.Expression:
+    """The rows of ``src`` a tree's row thresholds count: ``COUNT(*)``, or for a weighted fit
+    the rows whose weight column ``weight`` is positive (positive_weight_row.sql; a row of
+    weight 0 is no row, as for scikit-learn)."""
+    if weight is None:
+        return exp.Count(this=exp.Star())
+    return exp.Sum(this=templates.expression("positive_weight_row", weight=column(weight, "src")))
 
 
 def split_value(split: Split, value: exp.Expression) -> exp.Expression:
@@ -203,8 +214,9 @@ class Grid:
         return self.searched[attribute]
 
     def own_bins(self, table: pa.Table, attributes: Sequence[str], n_models: int) -> pa.Table:
-        """A level's counts (wml_part the node key, attribute, value, class_label, n) with each
-        numeric attribute's union bins replaced by the node's model's own bins, summed."""
+        """A level's counts (wml_part the node key, attribute, value, class_label, n, n_rows)
+        with each numeric attribute's union bins replaced by the node's model's own bins,
+        summed."""
         numeric = pc.is_in(table["attribute"], pa.array(list(self.boundaries), pa.string()))
         if not pc.any(numeric).as_py():
             return table
@@ -221,6 +233,7 @@ class Grid:
             binned.schema.get_field_index("value"), "value", pa.array(own.astype(str))
         )
         keys = [PARTITION, "attribute", "value", "class_label"]
-        summed = binned.group_by(keys, use_threads=False).aggregate([("n", "sum")])
-        summed = summed.rename_columns([*keys, "n"]).select(table.column_names)
+        sums = [("n", "sum"), ("n_rows", "sum")]
+        summed = binned.group_by(keys, use_threads=False).aggregate(sums)
+        summed = summed.rename_columns([*keys, "n", "n_rows"]).select(table.column_names)
         return pa.concat_tables([table.filter(pc.invert(numeric)), summed.cast(table.schema)])

@@ -1,16 +1,21 @@
 """A decision tree's split choice at one node, from that node's counts (numpy; no SQL).
 
-The learner (decision_tree.py) counts, for every open node, the rows (or summed weights) per
-(attribute, value or bin, class) in one statement per level; this module turns one node's
-counts into its candidate splits and picks one.
+The learner (decision_tree.py) counts, for every open node, the summed weights (an unweighted
+fit: the rows) per (attribute, value or bin, class) and the rows of positive weight per
+(attribute, value or bin) in one statement per level; this module turns one node's counts into
+its candidate splits and picks one. Weights make the measures below; rows make the thresholds:
+a branch's ``min_leaf`` and the C4.5 penalty's |D| count rows (scikit-learn's
+``min_samples_leaf`` counts the samples of positive weight), so scaling every weight changes
+neither.
 
 Measures of a candidate whose branches hold the class counts ``parts`` (B x K) of a node whose
 class counts are ``parent`` (K), with W the node's weight and w_b a branch's (NULLs included in
 the branch they go to, module :func:`candidates`):
 
 * ``gain``: information gain in bits, H(parent) - sum_b w_b / W H(b) (ID3);
-* ``penalty``: numeric thresholds only, log2(T) / W with T the attribute's candidate thresholds
-  at the node (C4.5 release 8's correction, log2(N - 1) / |D| for N distinct values or bins);
+* ``penalty``: numeric thresholds only, log2(T) / R with T the attribute's candidate thresholds
+  at the node and R its rows (C4.5 release 8's correction, log2(N - 1) / |D| for N distinct
+  values or bins);
 * ``gain_ratio``: (gain - penalty) / split information, split information
   -sum_b w_b / W log2(w_b / W) (C4.5);
 * ``gini``: Gini impurity of the parent minus the branches' weighted Gini impurity (CART).
@@ -26,7 +31,7 @@ feature order, then the first candidate (lowest threshold). A split must gain mo
 from __future__ import annotations
 
 import decimal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,28 +59,32 @@ class AttributeCounts:
     """One attribute's counts at one node: ``counts[v]`` the class counts (K) of value ``v``
     (values in their split order: bin order or ascending numbers for a numeric attribute, text
     order for a categorical one; only values with rows), ``nulls`` the class counts of NULL
-    values and ``has_nulls`` whether the node's training rows had any (decided exactly, not
-    from the floating-point ``nulls``)."""
+    values, ``has_nulls`` whether the node's training rows had any (decided exactly, not
+    from the floating-point ``nulls``), ``rows[v]`` value v's rows of positive weight and
+    ``null_rows`` the NULLs'."""
 
     attribute: str
     numeric: bool
     counts: np.ndarray
     nulls: np.ndarray
     has_nulls: bool
+    rows: np.ndarray
+    null_rows: int
 
 
 @dataclass(frozen=True)
 class Candidate:
     """A split of a node on ``attribute``: ``groups[b]`` the value indices (into the
     attribute's counts) of branch b (a multiway split's NULL branch holds none), ``null`` the
-    branch NULLs go to, ``parts`` each branch's class counts (NULLs included), and its
-    measures (module docstring)."""
+    branch NULLs go to, ``parts`` each branch's class counts and ``rows`` its rows (NULLs
+    included), and its measures (module docstring)."""
 
     attribute: str
     kind: str
     groups: tuple[tuple[int, ...], ...]
     null: int
     parts: np.ndarray
+    rows: np.ndarray
     gain: float
     penalty: float
     gain_ratio: float
@@ -94,7 +103,9 @@ class LevelCounts:
     ``numeric[g]``; its values' class counts are ``cells[starts[g]:starts[g + 1]]`` (K each, in
     split order as AttributeCounts'), its NULLs' ``nulls[g]`` and its node's ``totals[g]``.
     Counts are exact (int64 rows, or Decimal weight sums in object arrays; floats as given);
-    ``has_nulls[g]`` says, exactly, whether the group's NULLs weigh anything."""
+    ``has_nulls[g]`` says, exactly, whether the group's NULLs weigh anything. Rows of positive
+    weight (int64): ``rows`` each cell's, ``total_rows[g]`` the node's, ``null_rows[g]`` the
+    NULLs'."""
 
     names: Sequence[str]
     nodes: np.ndarray
@@ -105,27 +116,34 @@ class LevelCounts:
     totals: np.ndarray
     nulls: np.ndarray
     has_nulls: np.ndarray
+    rows: np.ndarray
+    total_rows: np.ndarray
+    null_rows: np.ndarray
 
     @classmethod
     def of(cls, names: Sequence[str], nodes: np.ndarray, attributes: np.ndarray,
-           numeric: np.ndarray, starts: np.ndarray, cells: np.ndarray, totals: np.ndarray
-           ) -> LevelCounts:  # fmt: skip
-        """The level whose groups' NULL counts are their node's ``totals`` less their
-        values' counts."""
+           numeric: np.ndarray, starts: np.ndarray, cells: np.ndarray, totals: np.ndarray,
+           rows: np.ndarray, total_rows: np.ndarray) -> LevelCounts:  # fmt: skip
+        """The level whose groups' NULL counts (and NULL rows) are their node's ``totals``
+        (``total_rows``) less their values'."""
         with decimal.localcontext(EXACT):
             nulls = totals - _group_sums(cells, starts)
             has_nulls = np.asarray((nulls > 0).any(axis=1), dtype=bool)
-        return cls(names, nodes, attributes, numeric, starts, cells, totals, nulls, has_nulls)
+        null_rows = total_rows - _group_sums(rows[:, None], starts)[:, 0]
+        return cls(names, nodes, attributes, numeric, starts, cells, totals, nulls, has_nulls,
+                   rows, total_rows, null_rows)  # fmt: skip
 
     @classmethod
     def single(cls, counts: AttributeCounts) -> LevelCounts:
         """One node's one attribute (group 0)."""
         nulls = np.asarray(counts.nulls, dtype=float)
         matrix = np.asarray(counts.counts, dtype=float).reshape(-1, len(nulls))
+        rows = np.asarray(counts.rows, dtype=np.int64)
         return cls(
             [counts.attribute], np.zeros(1, dtype=int), np.zeros(1, dtype=int),
             np.array([counts.numeric]), np.array([0, len(matrix)]), matrix,
             (matrix.sum(axis=0) + nulls)[None], nulls[None], np.array([counts.has_nulls]),
+            rows, np.array([rows.sum() + counts.null_rows]), np.array([counts.null_rows]),
         )  # fmt: skip
 
 
@@ -185,8 +203,9 @@ class Scored:
     ``position`` (the group's candidate order: thresholds and ordered subsets by the size of
     their left side, a value against the rest by its index): its ``group``, ``kind`` (index
     into KINDS), ``cut`` (a prefix's length, or the value alone; 0 for multiway), ``null``
-    branch, measures, and its branches' class counts ``parts[batch[i]][row[i]]`` (floats).
-    ``order`` holds each ordered subset group's values, in its order, at the group's cells."""
+    branch, measures, and its branches' class counts ``parts[batch[i]][row[i]]`` (floats) and
+    rows ``rows[batch[i]][row[i]]``. ``order`` holds each ordered subset group's values, in its
+    order, at the group's cells."""
 
     level: LevelCounts
     group: np.ndarray
@@ -201,6 +220,7 @@ class Scored:
     batch: np.ndarray
     row: np.ndarray
     parts: Sequence[np.ndarray]
+    rows: Sequence[np.ndarray]
     order: np.ndarray
 
     def candidate(self, i: int) -> Candidate:
@@ -219,9 +239,10 @@ class Scored:
             groups = (order[:cut], order[cut:])
         else:
             groups = ((cut,), tuple(v for v in range(n) if v != cut))
+        batch, row = int(self.batch[i]), int(self.row[i])
         return Candidate(
             level.names[int(level.attributes[g])], kind, groups, int(self.null[i]),
-            self.parts[int(self.batch[i])][int(self.row[i])], float(self.gain[i]),
+            self.parts[batch][row], self.rows[batch][row], float(self.gain[i]),
             float(self.penalty[i]), float(self.gain_ratio[i]), float(self.gini[i]),
         )  # fmt: skip
 
@@ -253,40 +274,55 @@ def score_level(level: LevelCounts, criterion: str, splits: str, min_leaf: float
     prefixed = level.numeric | (~multi & (k == 2))
     alone = ~level.numeric & ~multi & (k != 2)
     order = _in_order(level)
+    ordered = level.starts[:-1].repeat(sizes) + order
+    g1, t = _ranges(np.flatnonzero(prefixed), np.maximum(sizes[prefixed] - 1, 0))
+    how_many = np.where(sizes[alone] > 2, sizes[alone], np.minimum(sizes[alone], 2) - 1)
+    g2, v = _ranges(np.flatnonzero(alone), np.maximum(how_many, 0))
+    group = np.concatenate([g1, g2])
+
+    def left_sides(cells: np.ndarray) -> np.ndarray:
+        """Each two-way candidate's left side's sum of ``cells``: a prefix, or a value alone."""
+        running = _prefix(cells[ordered])
+        prefixes = running[level.starts[g1] + t + 1] - running[level.starts[g1]]
+        return np.concatenate([prefixes, cells[level.starts[g2] + v]])
+
     with decimal.localcontext(EXACT):
-        running = _prefix(level.cells[level.starts[:-1].repeat(sizes) + order])
-        g1, t = _ranges(np.flatnonzero(prefixed), np.maximum(sizes[prefixed] - 1, 0))
-        lefts = running[level.starts[g1] + t + 1] - running[level.starts[g1]]
-        how_many = np.where(sizes[alone] > 2, sizes[alone], np.minimum(sizes[alone], 2) - 1)
-        g2, v = _ranges(np.flatnonzero(alone), np.maximum(how_many, 0))
-        lefts = np.concatenate([lefts, level.cells[level.starts[g2] + v]])
-        group = np.concatenate([g1, g2])
-        sides = _two_way_sides(level, group, lefts)
+        exact = _two_way_sides(level.cells, level.nulls, level.starts, group, left_sides)
+    sides = tuple(np.asarray(side, dtype=float) for side in exact)
+    rows = _two_way_sides(level.rows[:, None], level.null_rows[:, None], level.starts, group,
+                          left_sides)  # fmt: skip
     kind = np.where(level.numeric[group], KINDS.index(THRESHOLD), KINDS.index(SUBSET))
-    found = [_two_way(level, group, np.concatenate([t + 1, v]), kind, sides, criterion, min_leaf)]
+    found = [
+        _two_way(level, group, np.concatenate([t + 1, v]), kind, sides, rows, criterion, min_leaf)
+    ]
     found += _multiway(level, np.flatnonzero(multi & (sizes > 0)), min_leaf)
     batch = np.concatenate([np.full(len(f[0]), b) for b, f in enumerate(found)])
-    columns = [np.concatenate([f[c] for f in found]) for c in range(len(found[0]) - 1)]
+    columns = [np.concatenate([f[c] for f in found]) for c in range(len(found[0]) - 2)]
     group, cut, kind, null, gain, penalty, ratio, gini, row = columns
     position = np.where(kind == KINDS.index(VALUES), 0, cut)
     ranked = np.lexsort((position, group))
     return Scored(
         level, group[ranked], position[ranked], kind[ranked], cut[ranked], null[ranked],
         gain[ranked], penalty[ranked], ratio[ranked], gini[ranked], batch[ranked], row[ranked],
-        [f[-1] for f in found], order,
+        [f[-2] for f in found], [f[-1] for f in found], order,
     )  # fmt: skip
 
 
 def _two_way_sides(
-    level: LevelCounts, group: np.ndarray, lefts: np.ndarray
+    cells: np.ndarray,
+    nulls: np.ndarray,
+    starts: np.ndarray,
+    group: np.ndarray,
+    left_sides: Callable[[np.ndarray], np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each two-way candidate's branches with NULLs on the left and on the right (floats,
-    T x 2 x K), from the exact counts of its left side (in the EXACT context)."""
-    rights = _group_sums(level.cells, level.starts)[group] - lefts
-    nulls = level.nulls[group]
-    on_left = np.stack([lefts + nulls, rights], axis=1)
-    on_right = np.stack([lefts, rights + nulls], axis=1)
-    return np.asarray(on_left, dtype=float), np.asarray(on_right, dtype=float)
+    """Each two-way candidate's branches' sums of ``cells`` (C x K: class counts, or rows as
+    C x 1) with NULLs (``nulls``, G x K) on the left and on the right (T x 2 x K each), from
+    the sums of its left side (``left_sides``); exact counts stay exact (in the EXACT
+    context)."""
+    lefts = left_sides(cells)
+    rights = _group_sums(cells, starts)[group] - lefts
+    nulls = nulls[group]
+    return np.stack([lefts + nulls, rights], axis=1), np.stack([lefts, rights + nulls], axis=1)
 
 
 def _ratio(gain: np.ndarray, split_info: np.ndarray, penalty: np.ndarray) -> np.ndarray:
@@ -300,51 +336,56 @@ def _two_way(
     cut: np.ndarray,
     kind: np.ndarray,
     sides: tuple[np.ndarray, np.ndarray],
+    rows: tuple[np.ndarray, np.ndarray],
     criterion: str,
     min_leaf: float,
 ) -> tuple[np.ndarray, ...]:
     """The admissible two-way candidates: NULLs on the side of larger gain (left on a tie)
     when the group has NULLs, else on the heavier side (left on a tie); left out when a side
-    would weigh less than ``min_leaf``. The criterion's measure (Gini decrease for ``gini``,
-    else the gain) decides NULLs' side. Columns as :func:`score_level` concatenates them."""
+    would hold fewer than ``min_leaf`` rows. The criterion's measure (Gini decrease for
+    ``gini``, else the gain) decides NULLs' side. ``sides`` and ``rows``: the branches' class
+    counts and rows with NULLs on either side (:func:`_two_way_sides`). Columns as
+    :func:`score_level` concatenates them."""
     parent = np.asarray(level.totals[group], dtype=float)
     options = []
-    for parts in sides:
-        weights = parts.sum(axis=2)
-        options.append((parts, weights, weights.min(axis=1) >= min_leaf, *measures(parent, parts)))
+    for parts, branch_rows in zip(sides, rows, strict=True):
+        enough = branch_rows[:, :, 0].min(axis=1) >= min_leaf
+        options.append((parts, parts.sum(axis=2), enough, *measures(parent, parts), branch_rows))
     score = [o[5] if criterion == GINI else o[3] for o in options]
     by_gain = options[1][2] & (~options[0][2] | (score[1] > score[0]))
     heavier = options[0][1][:, 0] < options[0][1][:, 1]
     null = np.where(level.has_nulls[group], by_gain, heavier).astype(int)
-    parts, _, valid, gain, split_info, gini = (
+    parts, _, valid, gain, split_info, gini, branch_rows = (
         np.where(null.reshape(-1, *([1] * (a.ndim - 1))) == 0, a, b)
         for a, b in zip(options[0], options[1], strict=True)
     )
     threshold = kind == KINDS.index(THRESHOLD)
     admitted = np.bincount(group[valid & threshold], minlength=len(level.nodes))
-    node_weight = np.asarray(level.totals, dtype=float).sum(axis=1)
-    with np.errstate(divide="ignore"):
-        per_group = np.where(admitted > 0, np.log2(admitted) / node_weight, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_group = np.where(admitted > 0, np.log2(admitted) / level.total_rows, 0.0)
     penalty = np.where(threshold, per_group[group], 0.0)
     keep = np.flatnonzero(valid)
     ratio = _ratio(gain, split_info, penalty)
     columns = (group, cut, kind, null, gain, penalty, ratio, gini)
-    return (*(c[keep] for c in columns), np.arange(len(keep)), parts[keep])
+    return (*(c[keep] for c in columns), np.arange(len(keep)), parts[keep],
+            branch_rows[keep][:, :, 0])  # fmt: skip
 
 
 def _multiway(level: LevelCounts, groups: np.ndarray, min_leaf: float) -> list[tuple]:
     """The multiway candidates of ``groups`` (one each: a branch per value, and one for NULL
     when the group has NULLs, which go there; else NULLs go to the heaviest branch, the first
-    of equal weights), admissible when two branches weigh ``min_leaf`` or more (C4.5); one
+    of equal weights), admissible when two branches hold ``min_leaf`` rows or more (C4.5); one
     batch per number of values and presence of NULLs. Columns as :func:`score_level`
     concatenates them."""
     sizes, has = np.diff(level.starts)[groups], level.has_nulls[groups]
     out = []
     for n, with_nulls in sorted(set(zip(sizes.tolist(), has.tolist(), strict=True))):
         chosen = groups[(sizes == n) & (has == with_nulls)]
-        exact = level.cells[level.starts[chosen][:, None] + np.arange(n)]
+        cells = level.starts[chosen][:, None] + np.arange(n)
+        exact, rows = level.cells[cells], level.rows[cells]
         if with_nulls:
             exact = np.concatenate([exact, level.nulls[chosen][:, None, :]], axis=1)
+            rows = np.concatenate([rows, level.null_rows[chosen][:, None]], axis=1)
         parts = np.asarray(exact, dtype=float)
         weights = parts.sum(axis=2)
         null = np.full(len(chosen), n) if with_nulls else np.argmax(weights, axis=1)
@@ -352,9 +393,9 @@ def _multiway(level: LevelCounts, groups: np.ndarray, min_leaf: float) -> list[t
         zero = np.zeros(len(chosen), dtype=int)
         kind = np.full(len(chosen), KINDS.index(VALUES))
         ratio = _ratio(gain, split_info, np.zeros(len(chosen)))
-        keep = np.flatnonzero((weights >= min_leaf).sum(axis=1) >= 2)
+        keep = np.flatnonzero((rows >= min_leaf).sum(axis=1) >= 2)
         columns = (chosen, zero, kind, null, gain, zero.astype(float), ratio, gini)
-        out.append((*(c[keep] for c in columns), np.arange(len(keep)), parts[keep]))
+        out.append((*(c[keep] for c in columns), np.arange(len(keep)), parts[keep], rows[keep]))
     return out
 
 
