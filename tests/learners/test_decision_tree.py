@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from reference import tree_path
 from sklearn.tree import DecisionTreeClassifier
 
 import warehouse_ml as wml
@@ -77,10 +78,13 @@ def best_two_gains(
     rows: np.ndarray,
     weights: np.ndarray | None = None,
     min_leaf: int = 1,
+    criterion: str = "entropy",
 ) -> tuple[float, float]:
-    """The two largest information gains over every (feature, threshold) split of ``rows``
-    with at least ``min_leaf`` rows each side: cumulative (weighted) class counts over each
-    feature's sorted values, a threshold between each two distinct consecutive values."""
+    """The two largest decreases of the ``criterion``'s impurity (information gains, Gini
+    decreases) over every (feature, threshold) split of ``rows`` with at least ``min_leaf``
+    rows each side: cumulative (weighted) class counts over each feature's sorted values, a
+    threshold between each two distinct consecutive values."""
+    impurity = {"entropy": rows_entropy, "gini": rows_gini}[criterion]
     onehot = (y[rows, None] == np.unique(y)[None, :]).astype(float)
     if weights is not None:
         onehot *= weights[rows, None]
@@ -96,8 +100,8 @@ def best_two_gains(
         right = total - left
         n = total.sum()
         w_left, w_right = left.sum(axis=1), right.sum(axis=1)
-        children = (w_left * rows_entropy(left) + w_right * rows_entropy(right)) / n
-        gains.extend(entropy(total) - children)
+        children = (w_left * impurity(left) + w_right * impurity(right)) / n
+        gains.extend(impurity(total[None])[0] - children)
     gains.sort(reverse=True)
     return gains[0], gains[1] if len(gains) > 1 else -math.inf
 
@@ -107,6 +111,11 @@ def rows_entropy(counts: np.ndarray) -> np.ndarray:
     p = counts / counts.sum(axis=1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         return -np.where(p > 0, p * np.log2(np.where(p > 0, p, 1)), 0).sum(axis=1)
+
+
+def rows_gini(counts: np.ndarray) -> np.ndarray:
+    """Gini impurity of each row of class counts."""
+    return 1 - ((counts / counts.sum(axis=1, keepdims=True)) ** 2).sum(axis=1)
 
 
 def continuous(seed: int, n: int = 160) -> tuple[np.ndarray, np.ndarray]:
@@ -124,13 +133,14 @@ def untied(
     tree: DecisionTreeClassifier,
     weights: np.ndarray | None = None,
     min_leaf: int = 1,
+    criterion: str = "entropy",
 ) -> bool:
     """Whether every split of scikit-learn's tree beats its runner-up by more than 1e-9."""
     reached = tree.decision_path(x).toarray().astype(bool)
     for node in range(tree.tree_.node_count):
         if tree.tree_.children_left[node] >= 0:
             rows = np.flatnonzero(reached[:, node])
-            best, second = best_two_gains(x, y, rows, weights, min_leaf)
+            best, second = best_two_gains(x, y, rows, weights, min_leaf, criterion)
             if best - second <= 1e-9:
                 return False
     return True
@@ -198,6 +208,131 @@ def test_balanced_class_weights_give_scikit_learns_tree_with_min_samples_leaf_on
     ).fit(con, table, "y", categorical=[], numeric=columns)  # fmt: skip
     assert oracle.tree_.node_count > 5
     same_partitions_and_probabilities(con, model, oracle, x, table, columns)
+
+
+def oracle_and_model(con, seed, settings, oracle_settings, *, n=240, ties=untied):
+    """The first seed from ``seed`` whose data give scikit-learn a tree ``ties`` calls untied,
+    with that tree, our tree fitted with ``settings`` and the data."""
+    while True:
+        x, y = continuous(seed, n)
+        oracle = DecisionTreeClassifier(random_state=0, **oracle_settings).fit(x, y)
+        if ties(x, y, oracle):
+            break
+        seed += 100
+    columns = ["a", "b", "c"]
+    table = pa.table({**{c: x[:, i] for i, c in enumerate(columns)}, "y": y.astype(np.int64)})
+    model = wml.DecisionTree(splits="binary", bins=None, pruning="none", **settings).fit(
+        con, table, "y", categorical=[], numeric=columns
+    )
+    return oracle, model, x, table, columns
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "gini"])
+@pytest.mark.parametrize("min_samples_split", [12, 40])
+def test_min_samples_split_counts_a_nodes_rows_as_scikit_learns(con, criterion, min_samples_split):
+    settings = {"criterion": criterion, "max_depth": 6}
+    oracle, model, x, table, columns = oracle_and_model(
+        con, 7, {**settings, "min_leaf": 1, "min_samples_split": min_samples_split},
+        {**settings, "min_samples_split": min_samples_split},
+        ties=lambda x, y, tree: untied(x, y, tree, criterion=criterion),
+    )  # fmt: skip
+    assert oracle.tree_.node_count > 5
+    assert oracle.tree_.n_node_samples[oracle.tree_.children_left >= 0].min() >= min_samples_split
+    same_partitions_and_probabilities(con, model, oracle, x, table, columns)
+
+
+def improvements_apart(tree: DecisionTreeClassifier) -> bool:
+    """Whether every two split nodes of scikit-learn's tree improve the impurity by amounts
+    more than 1e-9 apart (a best-first growth's order is then the same for any rounding)."""
+    t = tree.tree_
+    split = np.flatnonzero(t.children_left >= 0)
+    left, right = t.children_left[split], t.children_right[split]
+    w = t.weighted_n_node_samples
+    gains = w[split] * t.impurity[split] - w[left] * t.impurity[left] - w[right] * t.impurity[right]
+    gains = np.sort(gains / w[0])
+    return bool(np.all(np.diff(gains) > 1e-9))
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "gini"])
+@pytest.mark.parametrize("max_leaf_nodes", [2, 5, 11])
+def test_max_leaf_nodes_grows_best_first_as_scikit_learn(con, criterion, max_leaf_nodes):
+    """scikit-learn splits the open node of largest weighted impurity decrease first; with
+    max_depth too, and min_leaf."""
+    settings = {"criterion": criterion, "max_depth": 5}
+    oracle, model, x, table, columns = oracle_and_model(
+        con, 3, {**settings, "min_leaf": 3, "max_leaf_nodes": max_leaf_nodes},
+        {**settings, "min_samples_leaf": 3, "max_leaf_nodes": max_leaf_nodes},
+        ties=lambda x, y, tree: improvements_apart(
+            DecisionTreeClassifier(random_state=0, min_samples_leaf=3, **settings).fit(x, y)
+        ) and untied(x, y, tree, min_leaf=3, criterion=criterion),
+    )  # fmt: skip
+    assert oracle.get_n_leaves() == max_leaf_nodes
+    assert model.record.state.learned.leaves == max_leaf_nodes
+    same_partitions_and_probabilities(con, model, oracle, x, table, columns)
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "gini"])
+def test_feature_importances_are_scikit_learns(con, criterion):
+    settings = {"criterion": criterion, "max_depth": 4}
+    oracle, model, x, table, columns = oracle_and_model(
+        con, 5, {**settings, "min_leaf": 1}, settings,
+        ties=lambda x, y, tree: untied(x, y, tree, criterion=criterion),
+    )  # fmt: skip
+    same_partitions_and_probabilities(con, model, oracle, x, table, columns)
+    assert model.feature_names_in_ == columns
+    np.testing.assert_allclose(
+        model.feature_importances_, oracle.feature_importances_, rtol=0, atol=1e-9
+    )
+
+
+def reference_importances(root, rows: list[dict], target: str, features, impurity) -> np.ndarray:
+    """scikit-learn's definition over the rows each node of a stored tree receives (routed
+    here, tree_path), each split's branches all counted: sum of N_t imp(t) - sum_b N_b
+    imp(b), normalised."""
+    classes = sorted({r[target] for r in rows})
+    reached: dict[int, np.ndarray] = {}
+    for r in rows:
+        for node in tree_path(root, r):
+            counts = reached.setdefault(node.id, np.zeros(len(classes)))
+            counts[classes.index(r[target])] += 1
+    found = np.zeros(len(features))
+
+    def weighted(node) -> float:
+        counts = reached.get(node.id, np.zeros(len(classes)))
+        return counts.sum() * impurity(counts)
+
+    for node in root.walk():
+        if node.split is not None:
+            decrease = weighted(node) - sum(weighted(c) for c in node.children)
+            found[features.index(node.split.attribute)] += decrease
+    return found / found.sum()
+
+
+@pytest.mark.parametrize(("criterion", "impurity"), [("gain_ratio", entropy), ("gini", gini)])
+def test_multiway_importances_sum_every_branchs_decrease(con, criterion, impurity):
+    """A categorical multiway split (NULLs a branch of their own) and numeric thresholds;
+    gain ratio's importances are of the entropy, C4.5's measure of information."""
+    rng = np.random.default_rng(2)
+    n = 500
+    colour = rng.choice(["r", "g", "b", "w"], n).astype(object)
+    colour[rng.random(n) < 0.1] = None
+    size = rng.normal(size=n)
+    shape = rng.choice(["o", "x", "+"], n)
+    rule = np.where(colour == "r", size > 0.5, (shape == "o") | (size < -0.6))
+    y = np.where(rng.random(n) < 0.1, ~rule, rule)
+    table = pa.table({"colour": list(colour), "size": size, "shape": shape,
+                      "y": np.where(y, "yes", "no")})  # fmt: skip
+    model = wml.DecisionTree(criterion=criterion, pruning="none", max_depth=3).fit(
+        con, table, "y", features=["colour", "size", "shape"]
+    )
+    root = model.record.state.learned.root
+    assert len(root.children) > 2 and root.leaves() and model.feature_importances_.min() > 0
+    expected = reference_importances(
+        root, table.to_pylist(), "y", model.feature_names_in_, impurity
+    )
+    np.testing.assert_allclose(model.feature_importances_, expected, rtol=0, atol=1e-12)
+    one_leaf = wml.DecisionTree(max_depth=0).fit(con, table, "y", name="leaf")
+    assert one_leaf.feature_importances_.tolist() == [0.0, 0.0, 0.0]
 
 
 # -- every candidate at the root of real data -------------------------------------------------
@@ -588,9 +723,12 @@ def test_update_is_refused_and_parameters_are_checked(con):
     with pytest.raises(NotSupportedError, match="CountUpdates; model kind 'decision_tree'"):
         model.update(con, table, batch_id="b")
     for bad in ({"criterion": "chi2"}, {"splits": "ternary"}, {"pruning": "reduced"},
-                {"confidence": 0.7}, {"bins": 1}, {"min_leaf": 0}, {"max_depth": -1}):  # fmt: skip
+                {"confidence": 0.7}, {"bins": 1}, {"min_leaf": 0}, {"max_depth": -1},
+                {"min_samples_split": 1}, {"max_leaf_nodes": 1}, {"max_leaf_nodes": 2.5}):  # fmt: skip
         with pytest.raises(wml.ParameterError):
             wml.DecisionTree(**bad)
     spec = kinds.named("tree")
     assert spec.parameter("max_depth").parse("none") is None
     assert spec.parameter("bins").parse("16") == 16
+    assert spec.parameter("max_leaf_nodes").parse("none") is None
+    assert spec.parameter("min_samples_split").parse("10") == 10

@@ -15,9 +15,15 @@ equal-frequency edges of its training values (learned in SQL on the rows' weight
 ``select_tree_edges.sql``, so an integer weight counts as repeated rows; stored with the tree)
 or, with ``bins=None``,
 among the midpoints of consecutive distinct values at the node. A node is split while it is
-impure, holds at least ``2 * min_leaf`` rows, is above ``max_depth`` and has a split that gains
-something; every branch of a two-way split holds at least ``min_leaf`` rows, and a multiway
-split needs two branches that do (C4.5).
+impure, holds at least ``2 * min_leaf`` and ``min_samples_split`` rows, is above ``max_depth``
+and has a split that gains something; every branch of a two-way split holds at least
+``min_leaf`` rows, and a multiway split needs two branches that do (C4.5).
+
+``max_leaf_nodes`` grows best-first, as scikit-learn does when it is set: the open node whose
+split decreases the weighted impurity most (N_t / N times its decrease: entropy for ``entropy``
+and ``gain_ratio``, Gini for ``gini``) is split first, until the leaves would exceed the bound
+(tree_model.keep_best_first: the tree is grown level by level to the depth such a growth can
+reach, then only the best-first expansions are kept; pruning comes after).
 
 Rows and weights: every count threshold counts rows of positive weight, as scikit-learn's
 ``min_samples_leaf`` counts samples (a row of weight 0 is no row): ``min_leaf``, the
@@ -71,6 +77,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
+import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
@@ -96,6 +103,8 @@ from warehouse_ml.models.learners.naive_bayes import create_classes_table
 from warehouse_ml.models.learners.tree_growth import Settings, grow
 from warehouse_ml.models.learners.tree_model import (
     Split,
+    best_first_depth,
+    keep_best_first,
     node_probabilities,
     prune_pessimistic,
     route,
@@ -136,7 +145,11 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         splits: ``"multiway"`` (a branch per categorical value) or ``"binary"`` (CART).
         max_depth: the deepest level split (the root is depth 0); None: no limit.
         min_leaf: least rows (of positive weight, whatever their weights) of a branch
-            (module docstring).
+            (module docstring), scikit-learn's ``min_samples_leaf``.
+        min_samples_split: least rows a node needs to be split (>= 2), scikit-learn's; a node
+            also needs ``2 * min_leaf``.
+        max_leaf_nodes: most leaves (>= 2), the tree grown best-first (module docstring);
+            None: no limit.
         pruning: ``"none"``, ``"pessimistic"`` (C4.5's error-based pruning) or
             ``"reduced_error"`` (on held-out rows; needs ``key``).
         confidence: the confidence of pessimistic pruning, in (0, 0.5].
@@ -166,6 +179,8 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         splits: str = tree_splits.MULTIWAY,
         max_depth: int | None = None,
         min_leaf: int = 2,
+        min_samples_split: int = 2,
+        max_leaf_nodes: int | None = None,
         pruning: str = "pessimistic",
         confidence: float = 0.25,
         bins: int | None = 32,
@@ -181,6 +196,10 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         self.splits = _choice("splits", splits, tree_splits.SPLITS)
         self.max_depth = None if max_depth is None else _count("max_depth", max_depth, 0)
         self.min_leaf = _count("min_leaf", min_leaf, 1)
+        self.min_samples_split = _count("min_samples_split", min_samples_split, 2)
+        self.max_leaf_nodes = (
+            None if max_leaf_nodes is None else _count("max_leaf_nodes", max_leaf_nodes, 2)
+        )
         self.pruning = _choice("pruning", pruning, PRUNINGS)
         self.confidence = non_negative("confidence", confidence)
         if not 0 < self.confidence <= 0.5:
@@ -225,8 +244,14 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         edges = (
             None if self.bins is None else tree_edges.model_edges(warehouse, training, self.bins)
         )
-        settings = Settings(self.criterion, self.splits, self.max_depth, self.min_leaf)
+        settings = Settings(
+            self.criterion, self.splits, best_first_depth(self.max_depth, self.max_leaf_nodes),
+            self.min_leaf, self.min_samples_split,
+        )  # fmt: skip
         roots = grow(warehouse, training, settings, edges, check)
+        if self.max_leaf_nodes is not None:
+            for root in roots:
+                keep_best_first(root, self.max_leaf_nodes, tree_splits.IMPURITY[self.criterion])
         if self.pruning == "pessimistic":
             for root in roots:
                 prune_pessimistic(root, self.confidence)
@@ -320,6 +345,20 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         learned = self.record.state.learned
         assert isinstance(learned, TreeState)
         return learned
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Each feature's importance, in ``feature_names_in_`` order (float64, summing to 1;
+        all 0 for a one-leaf tree), scikit-learn's definition: the sum over the feature's
+        splits of N_t / N (imp(t) - sum_b N_b / N_t imp(b)) in the stored tree (pruned, with
+        weights), a multiway split's sum over its every branch. The impurity is the
+        criterion's: Gini for ``gini``; entropy for ``entropy`` and ``gain_ratio`` (for
+        gain ratio, the importance is the attribute's share of the information gained, not
+        of the gain ratio, which is no impurity decrease; C4.5's threshold penalty is left out)
+        (tree_inspection.importances)."""
+        return tree_inspection.importances(
+            self.tree_.root, self.feature_names_in_, tree_splits.IMPURITY[self.criterion]
+        )
 
     def tree_text(self) -> str:
         """The tree as indented rules, as Weka's J48 prints them (tree_inspection.py)."""

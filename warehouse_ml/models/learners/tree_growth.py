@@ -58,6 +58,7 @@ class Settings:
     splits: str
     max_depth: int | None
     min_leaf: int
+    min_samples_split: int
 
 
 def counted_values(
@@ -259,8 +260,9 @@ def grow(
     """The tree of every model of ``training`` (one for a fit; one per fold for
     cross-validation, each on the rows outside its fold), grown level by level until no node
     is open, every model's level counted by the same statements: a node is open when it is
-    impure, holds at least twice ``min_leaf`` rows of positive weight and is above
-    ``max_depth``; an open node whose best candidate gains nothing becomes a leaf. ``edges``:
+    impure, holds at least twice ``min_leaf`` rows of positive weight and at least
+    ``min_samples_split``, and is above ``max_depth``; an open node whose best candidate gains
+    nothing becomes a leaf. ``edges``:
     each model's bin edges (None: no bins). The high-cardinality ``check`` is made on the
     roots' counts, before the second level. A root's rows are known once counted: it is
     counted when its class rows (zero weights included) could open it."""
@@ -310,4 +312,6 @@ def _is_open(node: Node, settings: Settings) -> bool:
     deep = settings.max_depth is not None and node.depth >= settings.max_depth
     impure = sum(1 for c in node.counts if c > 0) >= 2
     assert node.rows is not None
-    return not deep and impure and node.rows >= 2 * settings.min_leaf
+    return (
+        not deep and impure and node.rows >= max(2 * settings.min_leaf, settings.min_samples_split)
+    )

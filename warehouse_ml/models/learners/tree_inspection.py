@@ -1,6 +1,7 @@
 """What a fitted decision tree shows of itself: its rules as text, the picture of its nodes,
-its attributes ranked by the information their splits gained, and each row's decision path
-(the query behind ``DecisionTree.explain``).
+its attributes ranked by the information their splits gained, their importances
+(scikit-learn's ``feature_importances_``) and each row's decision path (the query behind
+``DecisionTree.explain``).
 
 A decision path explains the predicted class's probability step by step: at each split on the
 row's path from the root, the change of that class's probability from the parent node to the
@@ -20,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
-from warehouse_ml.models.learners.tree_model import Node, Split, route
+from warehouse_ml.models.learners.tree_model import Impurity, Node, Split, route, weighted_decrease
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 
@@ -119,6 +120,19 @@ def ranking(root: Node, features: Sequence[str]) -> pa.Table:
             "rank": pa.array(range(1, len(order) + 1), pa.int64()),
         }
     )
+
+
+def importances(root: Node, features: Sequence[str], impurity: Impurity) -> np.ndarray:
+    """Each feature's importance, scikit-learn's ``feature_importances_``: the sum over its
+    splits of N_t / N (imp(t) - sum_b N_b / N_t imp(b)) (tree_model.weighted_decrease over
+    the training weight N; a multiway split's sum over its every branch), normalised to sum 1
+    (all 0 for a tree that is one leaf); float64, in ``features`` order."""
+    found = np.zeros(len(features))
+    for node in root.walk():
+        if node.split is not None:
+            found[list(features).index(node.split.attribute)] += weighted_decrease(node, impurity)
+    total = found.sum()
+    return found / total if total > 0 else found
 
 
 def _simple_case(

@@ -2,6 +2,9 @@
 routes a row down it (to count a level's rows, or to score), its leaf probabilities and C4.5's
 pessimistic pruning.
 
+Growing best-first (:func:`keep_best_first`) keeps the expansions scikit-learn's
+``BestFirstTreeBuilder`` makes under ``max_leaf_nodes``, from a tree grown level by level.
+
 Routing a row (:func:`route`), the one rule for counting and for scoring:
 
 * ``threshold`` split: ``CAST(x AS DOUBLE) <= t`` goes to branch 0, a larger value to branch 1;
@@ -16,6 +19,7 @@ Routing a row (:func:`route`), the one rule for counting and for scoring:
 
 from __future__ import annotations
 
+import heapq
 import statistics
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -190,6 +194,60 @@ def _case(tests: list[tuple[exp.Expression, exp.Expression]], default: exp.Expre
     (sqlglot's builder copies the whole CASE at each WHEN: quadratic in a tree's size)."""
     ifs = [exp.If(this=test, true=value) for test, value in tests]
     return exp.Case(ifs=ifs, default=default)
+
+
+Impurity = Callable[[np.ndarray], np.ndarray]
+"""The impurity of each row of class counts (tree_splits.IMPURITY: entropy in bits, Gini)."""
+
+
+def weighted_decrease(node: Node, impurity: Impurity) -> float:
+    """A split node's impurity decrease times its weight, ``W_t imp(t) - sum_b W_b imp(b)``
+    over its children b (NULLs in the branch they went to; a multiway split's every branch),
+    from the stored class counts (weights): scikit-learn's ``impurity_improvement`` times the
+    training weight N. 0 for a leaf."""
+    if node.split is None:
+        return 0.0
+    weights = np.array([node.weight, *(c.weight for c in node.children)])
+    impurities = impurity(np.array([node.counts, *(c.counts for c in node.children)]))
+    products = weights * impurities
+    return float(products[0] - products[1:].sum())
+
+
+def keep_best_first(root: Node, max_leaves: int, impurity: Impurity) -> None:
+    """Cut ``root`` (grown level by level, in place) to the tree a best-first growth of at
+    most ``max_leaves`` leaves makes, as scikit-learn's ``BestFirstTreeBuilder``: from the
+    root, repeatedly expand the open node of largest :func:`weighted_decrease` (equal ones: the
+    lower node id, the earlier level's and the left one; scikit-learn's heap leaves that order
+    unspecified) whose branches keep the leaves within ``max_leaves`` (a binary split adds one
+    leaf; a multiway split of B branches B - 1, and one that would exceed the bound stays a
+    leaf while smaller splits are expanded); every node never expanded becomes a leaf. The
+    choice of each node's split does not depend on the order of growth, so the tree equals a
+    best-first growth's; a growth level by level needs to reach depth ``max_leaves - 2`` at
+    most (:func:`best_first_depth`)."""
+    leaves = 1
+    frontier = [(-weighted_decrease(root, impurity), root.id, root)]
+    kept: set[int] = set()
+    while frontier:
+        _, _, node = heapq.heappop(frontier)
+        if node.split is None or leaves + len(node.children) - 1 > max_leaves:
+            continue
+        kept.add(node.id)
+        leaves += len(node.children) - 1
+        for child in node.children:
+            heapq.heappush(frontier, (-weighted_decrease(child, impurity), child.id, child))
+    for node in root.walk():
+        if node.id not in kept:
+            node.split, node.children = None, []
+
+
+def best_first_depth(max_depth: int | None, max_leaves: int | None) -> int | None:
+    """The depth a level-by-level growth must reach for :func:`keep_best_first`: a node
+    expanded best-first has all its ancestors expanded, each adding a leaf at least, so none
+    deeper than ``max_leaves - 2`` is; ``max_depth`` when lower (None: no bound)."""
+    bounds = [
+        d for d in (max_depth, None if max_leaves is None else max_leaves - 1) if d is not None
+    ]
+    return min(bounds, default=None)
 
 
 def _added_errors(n: float, e: float, confidence: float) -> float:

@@ -184,6 +184,11 @@ def gini_impurity(counts: np.ndarray) -> np.ndarray:
     return np.where(total > 0, 1.0 - ((counts / safe[..., None]) ** 2).sum(axis=-1), 0.0)
 
 
+IMPURITY = {ENTROPY: entropy, GAIN_RATIO: entropy, GINI: gini_impurity}
+"""The impurity each criterion decreases (gain ratio: C4.5's entropy, of which the information
+gain is the decrease), what a best-first growth ranks splits by and feature importances sum."""
+
+
 def measures(parent: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(gain, split information, Gini decrease) of each candidate t, whose branches' class
     counts are ``parts[t]`` (T x B x K), of its node's class counts ``parent[t]`` (T x K)."""
