@@ -145,7 +145,12 @@ def test_an_attributes_part_is_its_share_of_the_decision_value(con):
 
 @pytest.mark.parametrize(
     ("key", "message"),
-    [("x1", "has type double"), ("code", "0 NULL and 396 repeated values among 400")],
+    [
+        ("x1", "has type double"),
+        ("code", "is not unique: 400 rows, 4 distinct keys"),
+        ("y", "is the target"),
+        ("colour", "is also a feature"),
+    ],
 )
 def test_a_key_that_cannot_deal_the_folds_is_refused(con, key, message):
     with pytest.raises(ColumnError, match=f"key column '{key}' of .*{message}"):

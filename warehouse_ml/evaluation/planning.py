@@ -24,7 +24,7 @@ from warehouse_ml.models.capabilities import ExactLeaveOneOut
 from warehouse_ml.models.inspection import relevance
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.training import ClassCount, class_counts, labelled_classes, total
-from warehouse_ml.stats import weights
+from warehouse_ml.stats import keys, weights
 from warehouse_ml.stats.integer_rule import as_declared
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store import catalog
@@ -82,11 +82,16 @@ def plan_evaluation(
     if weighted_measures and sample_weight is None:
         raise ParameterError("weighted_measures=True needs the sample_weight column to weigh by")
     catalog.ensure(warehouse)
-    identifiers = [c for c in (key, sample_weight) if c]
+    identifiers = [c for c in (key, sample_weight, *model.key_columns()) if c]
     chosen, top = relevance.candidates(
         warehouse, src, target, selection.get("features"), keys=identifiers or None,
         **model.column_kinds(selection.get("categorical"), selection.get("numeric")),
     )  # fmt: skip
+    if key is not None:
+        keys.check_key_column(
+            src, key, "the cross-validation folds", target=target,
+            features=[f.name for f in chosen],
+        )  # fmt: skip
     classes, n_null = class_counts(warehouse, src, target)
     n_labelled = total(classes)
     check = CardinalityCheck(

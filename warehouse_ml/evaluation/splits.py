@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.types as pt
 from sqlglot import exp
 
 from warehouse_ml.engines import Connectable, session
@@ -53,6 +52,7 @@ from warehouse_ml.errors import ColumnError, DataError, ParameterError
 from warehouse_ml.models.scoring import names
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column
+from warehouse_ml.stats import keys
 from warehouse_ml.store import ownership
 
 ROW_KEY = "wml_row"
@@ -110,36 +110,23 @@ class Split:
             warehouse.after_drop()
 
 
-def check_key(source: Source, key: str | None) -> None:
-    if key is None:
-        return
-    field = source.field(key)
-    t = field.type
-    if not (pt.is_integer(t) or pt.is_string(t) or pt.is_large_string(t) or pt.is_string_view(t)):
-        raise ColumnError(
-            f"key column {key!r} of {source.description} has type {t}; expected an integer or "
-            "string key (fold ids hash CAST(key AS VARCHAR), which renders floating, decimal "
-            "and temporal values differently per engine: cast the key in a view)"
-        )
+DEALT = "the rows of folds, hold-out splits and resamples"
+"""What a split's key deals, as its refusals say (stats/keys.py)."""
+
+
+def check_key(source: Source, key: str | None, stratify: str | None = None) -> None:
+    """A split's ``key`` (None: rows numbered in scan order) by the key rule of
+    stats/keys.py (type; not the ``stratify`` class column), before any statement."""
+    if key is not None:
+        keys.check_key_column(source, key, DEALT, target=stratify)
 
 
 def profile(warehouse: Warehouse, source: Source, key: str | None) -> int:
-    """The source's row count, checking that ``key`` (if any) is non-NULL and unique."""
-    value = column(key, "src") if key is not None else templates.literal(1)
-    row = warehouse.fetch("select_key_profile", source=source.relation, key_value=value)
-    n_rows, n_keys, n_distinct = (row.column(c)[0].as_py() for c in row.column_names)
+    """The source's row count, checking that ``key`` (if any) is non-NULL and unique
+    (stats/keys.py); a source without rows is a DataError."""
+    n_rows = keys.count_keyed_rows(warehouse, source, key, DEALT)
     if n_rows == 0:
         raise DataError(f"source {source.description} has no rows to split")
-    if key is not None and n_keys != n_rows:
-        raise ColumnError(
-            f"key column {key!r} of {source.description} is NULL in {n_rows - n_keys} of "
-            f"{n_rows} rows; expected a non-NULL key on every row"
-        )
-    if key is not None and n_distinct != n_rows:
-        raise ColumnError(
-            f"key column {key!r} of {source.description} is not unique: {n_rows} rows, "
-            f"{n_distinct} distinct keys; expected one row per key"
-        )
     return n_rows
 
 
@@ -287,9 +274,9 @@ def prepare(
     added: Sequence[str],
 ) -> bool:
     """Check a split's arguments and output names; returns whether source columns are kept."""
-    check_key(source, key)
     if stratify is not None:
         source.field(stratify)
+    check_key(source, key, stratify)
     if key is None:
         if view:
             raise ParameterError(

@@ -122,6 +122,13 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
             "numeric": self.numeric if numeric is None else column_names(numeric, "numeric"),
         }
 
+    def key_columns(self) -> list[str]:
+        """The columns the model's own settings name as keys that deal rows (a decision
+        tree's reduced-error pruning key, a linear SVM's Platt folds key): never features,
+        so ``features=None`` leaves them out, as it leaves the fit's ``keys``
+        (stats/keys.py). None by default."""
+        return []
+
     # -- settings and capabilities --------------------------------------------------------
     def get_params(self) -> dict[str, Any]:
         """The model's settings: its constructor's keyword arguments and their values (stored
@@ -355,8 +362,9 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
             target: the class column. Rows where it is NULL are left out (counted in
                 ``n_null_target_``).
             features: feature columns (a list, or one name); None means every column but the
-                target and ``keys``; ``"top:k"`` the k of those of highest MI with the class
-                (models/inspection/relevance.py).
+                target, ``keys``, ``sample_weight`` and the model's own key
+                (:meth:`key_columns`); ``"top:k"`` the k of those of highest MI with the
+                class (models/inspection/relevance.py).
             categorical, numeric: per-column overrides of the type rule (stats/features.py)
                 and of the integer rule (stats/integer_rule.py); default: the model's own
                 (given to its constructor).
@@ -401,7 +409,10 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
             previous = catalog.find(warehouse, name, read_common_state)
             fitting = (self.kind, target, src)
             catalog.refuse_replacing(warehouse, previous, fitting, noted.made_by, replace)
-            identifiers = [*column_names(keys, "keys"), *([sample_weight] if sample_weight else [])]
+            identifiers = [
+                *column_names(keys, "keys"), *([sample_weight] if sample_weight else []),
+                *self.key_columns(),
+            ]  # fmt: skip
             chosen, top = relevance.candidates(
                 warehouse, src, target, features, keys=identifiers,
                 **self.column_kinds(categorical, numeric),

@@ -157,7 +157,8 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
             midpoints of consecutive distinct values.
         alpha: Laplace smoothing of the leaf probabilities, >= 0.
         key: reduced-error pruning's unique, non-NULL integer or string column, whose MD5
-            holds rows out of the growth (tree_pruning.py); keep it out of the features.
+            holds rows out of the growth (tree_pruning.py), checked by stats/keys.py's rule
+            (not the target, not a feature; ``features=None`` leaves it out).
         prune_fraction: the share of rows reduced-error pruning holds out, in (0, 1).
         categorical, numeric, class_weight: as for every kind (models/base.py).
     """
@@ -219,6 +220,10 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
             raise ParameterError(f"prune_fraction must be within (0, 1), got {prune_fraction!r}")
 
     # -- learning -------------------------------------------------------------------------
+    def key_columns(self) -> list[str]:
+        """Reduced-error pruning's key, never a feature (stats/keys.py)."""
+        return [] if self.key is None else [self.key]
+
     def learns_folds_at_once(self, features: Sequence[Feature]) -> bool:
         """Every fold's tree grows in the same statements, whatever the features: each fold
         cuts its own bin edges, counted on their union (tree_rows.Grid)."""

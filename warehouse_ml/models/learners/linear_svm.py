@@ -127,6 +127,10 @@ class LinearSVM(NewtonScores, Classifier, WeightedFit):
         self.folds = folds
         self.key = key
 
+    def key_columns(self) -> list[str]:
+        """The Platt folds' key, never a feature (stats/keys.py)."""
+        return [] if self.key is None else [self.key]
+
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> LinearSvmState:

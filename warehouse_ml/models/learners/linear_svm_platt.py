@@ -43,8 +43,6 @@ import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.engines.sources import Source
-from warehouse_ml.errors import ColumnError
 from warehouse_ml.models.learners.least_norm import least_norm_solve
 from warehouse_ml.models.learners.linear_svm_sums import MarginPass
 from warehouse_ml.models.learners.newton_sums import design_step, linear_score
@@ -53,6 +51,7 @@ from warehouse_ml.models.scoring.steps import balanced_sum
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
+from warehouse_ml.stats import keys
 from warehouse_ml.stats.counting import WEIGHT_SUM_TYPE
 
 MAX_HALVINGS = 40
@@ -131,7 +130,11 @@ def folded(warehouse: Warehouse, training: Training, folds: int, key: str | None
         exp.Not(this=exp.Is(this=column(training.target, "src"), expression=exp.null()))
     )
     if key is not None:
-        _check_key(warehouse, source, labelled, key)
+        keys.check_key(
+            warehouse, source, key, "the Platt folds of the linear SVM",
+            rows=labelled.subquery("wml_labelled"), target=training.target,
+            features=[f.name for f in training.features],
+        )  # fmt: skip
         text = templates.expression(
             "split_digest_text", seed=literal(0), repeat=literal(0), key=column("wml_key", "d")
         )
@@ -166,28 +169,6 @@ def folded(warehouse: Warehouse, training: Training, folds: int, key: str | None
         ),
     )
     return Dealt(dataclasses.replace(training, source=relation), start, end, folds)
-
-
-def _check_key(warehouse: Warehouse, source: Source, labelled: exp.Query, key: str) -> None:
-    """``key`` is an integer or string column of ``source``, non-NULL and unique on the
-    ``labelled`` rows; a ColumnError naming it otherwise."""
-    kind = source.field(key).type
-    if not (
-        pa.types.is_integer(kind) or pa.types.is_string(kind) or pa.types.is_large_string(kind)
-    ):
-        raise ColumnError(
-            f"key column {key!r} of {source.description} has type {kind}; expected an integer "
-            "or string key (the calibration folds hash CAST(key AS VARCHAR))"
-        )
-    row = warehouse.fetch(
-        "select_key_profile", source=labelled.subquery("wml_labelled"), key_value=column(key, "src")
-    ).to_pylist()[0]
-    if row["n_keys"] != row["n_rows"] or row["n_distinct"] != row["n_rows"]:
-        raise ColumnError(
-            f"key column {key!r} of {source.description} has {row['n_rows'] - row['n_keys']} "
-            f"NULL and {row['n_keys'] - row['n_distinct']} repeated values among "
-            f"{row['n_rows']} labelled rows; expected one non-NULL key per row"
-        )
 
 
 def sigmoids(

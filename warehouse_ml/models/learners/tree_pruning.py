@@ -34,7 +34,7 @@ from warehouse_ml.models.learners.tree_splits import EXACT
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import column, literal
-from warehouse_ml.stats import counting
+from warehouse_ml.stats import counting, keys
 from warehouse_ml.stats.counting import PARTITION
 
 DIGITS = 2**32
@@ -61,8 +61,17 @@ def split_off(
 ) -> tuple[Training, Training]:
     """(growing, held-out) parts of ``training``, each model with its own class counts (exact
     rows, or summed weights, and the rows: a cross-validation fold's are those of the rows
-    outside it), one count statement."""
-    training.source.field(key)
+    outside it), one count statement, after checking ``key`` by stats/keys.py's rule on the
+    labelled rows."""
+    labelled = exp.select(exp.Star()).from_(as_src(training.source.relation.copy()))
+    labelled = labelled.where(
+        exp.Not(this=exp.Is(this=column(training.target, "src"), expression=exp.null()))
+    )
+    keys.check_key(
+        warehouse, training.source, key, "the rows reduced-error pruning holds out",
+        rows=labelled.subquery("wml_labelled"), target=training.target,
+        features=[f.name for f in training.features],
+    )  # fmt: skip
     test = held_out(key, fraction)
     flag = exp.Case(ifs=[exp.If(this=test, true=literal(1))], default=literal(0))
     fold = (
