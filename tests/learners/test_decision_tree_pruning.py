@@ -135,6 +135,6 @@ def test_the_key_is_no_feature_by_default_and_cross_validation_refuses_bad_keys(
         with pytest.raises(ColumnError, match=rf"key column '{key}' of .*{message}"):
             wml.cross_validate(con, table, "y", plain, folds=3, key=key,
                                features=["colour", "size"])  # fmt: skip
-    with pytest.raises(ColumnError, match="key column 'noise' of .* is also a feature"):
+    with pytest.raises(ColumnError, match=r"key column 'noise' of .* is also a feature"):
         wml.cross_validate(con, table, "y", plain, folds=3, key="noise",
                            features=["colour", "noise"])  # fmt: skip
