@@ -262,12 +262,15 @@ def class_rows(ax: Any, labels: Sequence[str], rows: Sequence[int]) -> Any:
     return ax
 
 
-def ranking(ax: Any, table: pa.Table) -> Any:
-    """Attributes by their MI with the class (rows of an attribute ranking), as bars."""
+def ranking(
+    ax: Any, table: pa.Table, measure: str = "mi", label: str = "MI with the class (bits)"
+) -> Any:
+    """Attributes by what ranked them (rows of an attribute ranking): bars of the ``measure``
+    column (default their MI with the class), the axis labelled ``label``."""
     names = [short_name(name) for name in table.column("attribute").to_pylist()][::-1]
-    ax.barh(range(len(names)), table.column("mi").to_pylist()[::-1])
+    ax.barh(range(len(names)), table.column(measure).to_pylist()[::-1])
     ax.set_yticks(range(len(names)), names)
-    ax.set(xlabel="MI with the class (bits)")
+    ax.set(xlabel=label)
     ax.set_title("Attribute ranking")
     literal(ax)
     return ax

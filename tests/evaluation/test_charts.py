@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from conftest import load_text_csv
+from kinds_under_test import KIND_CLASSES
 from sklearn.calibration import calibration_curve
 
 import warehouse_ml as wml
@@ -117,6 +118,27 @@ def test_models_draw_their_tree_ranking_and_card(con, datasets):
     tree = wml.chow_liu_tree(con, "d")
     texts = {t.get_text() for t in tree.plot().texts}
     assert set(tree.attributes) <= texts
+
+
+@pytest.mark.parametrize("kind", KIND_CLASSES, ids=lambda k: k.kind)
+def test_every_kind_plots_its_attribute_ranking_or_refuses_it_typed(con, kind):
+    """Bars of the column that ranks the kind's attributes (MI with the class; a decision
+    tree's total weighted gain), labelled with it; a kind without a ranking is a
+    NotSupportedError, never a raw KeyError."""
+    data = wml.synthetic.tan_data(300, 3, n_classes=2, strings=True, seed=4)
+    model = kind().fit(con, data, "class", name="ranked")
+    try:
+        ranking = model.attribute_ranking(con)
+    except wml.NotSupportedError:
+        with pytest.raises(wml.NotSupportedError, match=model.kind):
+            model.plot_attribute_ranking(con)
+        return
+    measure, label = model.RANKING_MEASURE
+    ax = model.plot_attribute_ranking(con)
+    assert [b.get_width() for b in ax.patches][::-1] == ranking.column(measure).to_pylist()
+    assert ax.get_xlabel() == label
+    shown = [t.get_text() for t in ax.get_yticklabels()][::-1]
+    assert shown == ranking.column("attribute").to_pylist()
 
 
 def test_without_matplotlib_the_error_names_the_extra(vote, con, monkeypatch):

@@ -707,6 +707,8 @@ def test_tree_text_ranking_and_picture_show_the_stored_tree(con):
     assert [r["attribute"] for r in ranked] == sorted(expected, key=lambda a: -expected[a])
     for r in ranked:
         assert r["weighted_gain"] == pytest.approx(expected[r["attribute"]], abs=1e-12)
+    importances = dict(zip(model.feature_names_in_, model.feature_importances_, strict=True))
+    assert {r["attribute"]: r["importance"] for r in ranked} == importances
     pytest.importorskip("matplotlib")
     ax = model.plot_tree()
     labels = [t.get_text() for t in ax.texts]

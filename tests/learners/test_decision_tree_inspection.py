@@ -42,14 +42,28 @@ def test_rules_text_and_ranking():
         "colour is NULL: yes (3/1)",
     ]
     assert "Number of leaves: 4" in text and "Size of the tree: 6" in text
-    ranked = tree_inspection.ranking(root, ["x", "colour", "size"]).to_pylist()
+    ranked = tree_inspection.ranking(root, ["x", "colour", "size"], gini).to_pylist()
     assert [r["attribute"] for r in ranked] == ["colour", "x", "size"]
     assert ranked[0]["weighted_gain"] == pytest.approx(0.4)
     assert ranked[1]["weighted_gain"] == pytest.approx(8 / 18 * 0.3)
     assert [r["splits"] for r in ranked] == [1, 1, 0]
+    # Gini decreases times weights: the root's 18 * 0.5 - (8 * 0.375 + 7 * 12/49 + 3 * 4/9)
+    # and red's 8 * 0.375 - (3 * 4/9 + 0); their shares of the sum
+    root_decrease = 9.0 - (3.0 + 12 / 7 + 4 / 3)
+    red_decrease = 3.0 - 4 / 3
+    total = root_decrease + red_decrease
+    importance = {r["attribute"]: r["importance"] for r in ranked}
+    assert importance == pytest.approx(
+        {"colour": root_decrease / total, "x": red_decrease / total, "size": 0.0}, abs=1e-12
+    )
     parents, shares = tree_inspection.chart_tree(root, p, CLASSES)
     assert len(parents) == 6 and sum(v is None for v in parents.values()) == 1
     assert sorted(shares.values()) == pytest.approx(sorted([8 / 18, 7 / 18, 3 / 18, 3 / 8, 5 / 8]))
+
+
+def gini(counts: np.ndarray) -> np.ndarray:
+    counts = np.asarray(counts, dtype=float)
+    return 1 - ((counts / counts.sum(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
 
 
 @pytest.mark.parametrize("alpha", [0.0, 1.0])

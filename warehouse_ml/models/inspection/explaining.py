@@ -12,7 +12,7 @@ model like a prediction view, so a re-fit rebuilds it in the same transaction
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import pyarrow as pa
 from sqlglot import exp
@@ -38,6 +38,10 @@ no keys."""
 
 class Explainer:
     """Explanations of a fitted classifier (module docstring)."""
+
+    RANKING_MEASURE: ClassVar[tuple[str, str]] = ("mi", "MI with the class (bits)")
+    """The column of :meth:`attribute_ranking` that ranks the attributes, and its axis label
+    in :meth:`plot_attribute_ranking`."""
 
     def explanation_query(
         self,
@@ -218,11 +222,13 @@ class Explainer:
     def plot_attribute_ranking(
         self, con: Connectable, source: SourceLike | None = None, ax: Any = None
     ) -> Any:
-        """The attribute ranking (:meth:`attribute_ranking`) as bars of MI with the class
-        (matplotlib, ``warehouse-ml[report]``); returns the axes."""
+        """The attribute ranking (:meth:`attribute_ranking`) as bars of what ranks it
+        (:data:`RANKING_MEASURE`: MI with the class; a decision tree's total weighted gain)
+        (matplotlib, ``warehouse-ml[report]``); returns the axes. A kind without a ranking is
+        refused (NotSupportedError, from :meth:`attribute_ranking`)."""
         ranked = self.attribute_ranking(con, source)
         ax = charts.axes_or_new(ax, (6.0, 0.35 * ranked.num_rows + 1.5))
-        return charts.ranking(ax, ranked)
+        return charts.ranking(ax, ranked, *self.RANKING_MEASURE)
 
     def _links(self) -> dict[str, tuple[str, float]]:
         """attribute -> (its parent attribute, their CMI given the class in bits) of a model

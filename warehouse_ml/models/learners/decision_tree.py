@@ -172,6 +172,8 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
     }
     """Row thresholds off (module docstring: min_leaf, C4.5's penalty and pessimistic estimates
     count rows): an integer weight is then that many copies of the row."""
+    RANKING_MEASURE = ("weighted_gain", "total weighted gain of its splits (bits per row)")
+    """:meth:`attribute_ranking` ranks by the total weighted gain (Explainer.RANKING_MEASURE)."""
 
     def __init__(
         self,
@@ -394,9 +396,12 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         """The features ranked by the total weighted gain of their splits, from the stored
         tree (no data is read; ``source`` is not used). Columns: attribute, weighted_gain
         (float64 bits per training row: the sum over the attribute's splits of the node's
-        share of the training weight times its information gain), splits (int64), rank
-        (int64, 1 the largest, ties to the earlier feature)."""
-        return tree_inspection.ranking(self.tree_.root, self.feature_names_in_)
+        share of the training weight times its information gain, a threshold's less C4.5's
+        penalty), splits (int64), importance (float64, :attr:`feature_importances_`), rank
+        (int64, 1 the largest weighted gain, ties to the earlier feature)."""
+        return tree_inspection.ranking(
+            self.tree_.root, self.feature_names_in_, tree_splits.IMPURITY[self.criterion]
+        )
 
     def explain(
         self,

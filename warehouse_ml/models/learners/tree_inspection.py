@@ -98,12 +98,13 @@ def chart_tree(
     return parents, shares
 
 
-def ranking(root: Node, features: Sequence[str]) -> pa.Table:
+def ranking(root: Node, features: Sequence[str], impurity: Impurity) -> pa.Table:
     """Each feature's total weighted gain: the sum over the splits on it of the node's share
     of the training weight times the split's information gain (bits; a threshold's less its
     C4.5 penalty), so the bits per training row its splits gained. Columns: attribute,
-    weighted_gain (float64 bits), splits (int64), rank (int64, 1 the largest, ties to the
-    earlier feature)."""
+    weighted_gain (float64 bits), splits (int64), importance (float64, :func:`importances` of
+    the ``impurity``), rank (int64, 1 the largest weighted gain, ties to the earlier
+    feature)."""
     total = root.weight
     gained = dict.fromkeys(features, 0.0)
     splits = dict.fromkeys(features, 0)
@@ -112,11 +113,13 @@ def ranking(root: Node, features: Sequence[str]) -> pa.Table:
             gained[node.split.attribute] += node.weight / total * node.split.gain
             splits[node.split.attribute] += 1
     order = sorted(features, key=lambda f: (-gained[f], list(features).index(f)))
+    importance = dict(zip(features, importances(root, features, impurity).tolist(), strict=True))
     return pa.table(
         {
             "attribute": pa.array(order, pa.string()),
             "weighted_gain": pa.array([gained[f] for f in order], pa.float64()),
             "splits": pa.array([splits[f] for f in order], pa.int64()),
+            "importance": pa.array([importance[f] for f in order], pa.float64()),
             "rank": pa.array(range(1, len(order) + 1), pa.int64()),
         }
     )
