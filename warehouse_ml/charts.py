@@ -18,6 +18,7 @@ import importlib.util
 import io
 import textwrap
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -279,37 +280,66 @@ def ranking(
 TREE_FONT = 10.0
 """Point size of a tree's node labels (its edge weights: one point less)."""
 TREE_LEVEL = 0.8
-"""Inches between the levels of a tree."""
+"""Inches between the levels of a tree whose labels are one line."""
+TREE_LINE = 1.25
+"""Height of a label's line, in units of its font size (so a level of labels of several lines
+is :data:`TREE_LEVEL` plus the lines past the first)."""
 TREE_GAP = 0.25
 """Inches between the boxes of neighbouring nodes of a tree."""
 TREE_PAD = 0.3
 """Padding of a node's box around its label, in units of its font size."""
-WEIGHT_AT = 0.55
-"""Where along an edge (from the parent) its weight is written: past the middle, so that the
-weights of a parent's edges to nearby children stand apart."""
+WEIGHT_AT = 0.72
+"""Where between a parent's level and its child's (0 the parent, 1 the child) an edge's weight
+is written: on the child's own stem, below the line joining the parent's children (at 0.5)."""
+TREE_MARGIN = (0.2, 0.2, 0.6)
+"""Inches of a tree's figure outside its layout: left and right, bottom, top."""
 
 
 def text_width(text: str, size: float) -> float:
-    """The width in inches of ``text`` drawn literally (no TeX) at ``size`` points."""
+    """The width in inches of ``text`` drawn literally (no TeX) at ``size`` points: its
+    longest line's."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextToPath
 
     font = FontProperties(size=size)
-    return TextToPath().get_text_width_height_descent(text, font, ismath=False)[0] / 72
+    measure = TextToPath().get_text_width_height_descent
+    return max(measure(line, font, ismath=False)[0] for line in text.split("\n")) / 72
+
+
+@dataclass(frozen=True)
+class TreeStyle:
+    """How a tree is drawn: its labels' point ``size``, the inches ``gap`` between
+    neighbouring boxes, and each node's label (by node name; a name missing is its own
+    label)."""
+
+    size: float = TREE_FONT
+    gap: float = TREE_GAP
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def label(self, node: str) -> str:
+        return self.labels.get(node, node)
+
+    def level_height(self, nodes: Sequence[str]) -> float:
+        """Inches between two levels, for ``nodes``' labels (their most lines)."""
+        lines = max((self.label(n).count("\n") + 1 for n in nodes), default=1)
+        return TREE_LEVEL + (lines - 1) * TREE_LINE * self.size / 72
 
 
 def tree_layout(
-    parents: Mapping[str, str | None], target: str | None
+    parents: Mapping[str, str | None], target: str | None, style: TreeStyle | None = None
 ) -> tuple[dict[str, tuple[float, float]], tuple[float, float]]:
     """Where each node of a tree goes, in inches (x from the left, y down from the top level),
     and the width and height the tree takes: each node over its children, each subtree as
     wide as its widest level so that no two boxes overlap; with a ``target``, the class on
-    top, over the roots."""
+    top, over the roots. Boxes are as wide as their labels drawn in the ``style``."""
+    style = style or TreeStyle()
     children: dict[str | None, list[str]] = {}
     for child, parent in parents.items():
         children.setdefault(parent, []).append(child)
     nodes = [*parents, *([] if target is None else [target])]
-    box = {n: text_width(n, TREE_FONT) + 2 * TREE_PAD * TREE_FONT / 72 + TREE_GAP for n in nodes}
+    pad = 2 * TREE_PAD * style.size / 72
+    box = {n: text_width(style.label(n), style.size) + pad + style.gap for n in nodes}
+    level = style.level_height(nodes)
     span: dict[str, float] = {}
 
     def measure(node: str) -> float:
@@ -319,7 +349,7 @@ def tree_layout(
     position: dict[str, tuple[float, float]] = {}
 
     def place(node: str, left: float, depth: int) -> None:
-        position[node] = (left + span[node] / 2, depth * TREE_LEVEL)
+        position[node] = (left + span[node] / 2, depth * level)
         kids = children.get(node, [])
         x = left + (span[node] - sum(span[kid] for kid in kids)) / 2
         for kid in kids:
@@ -339,42 +369,66 @@ def tree_layout(
     return position, (total, depth)
 
 
+def tree_figure_width(
+    parents: Mapping[str, str | None], target: str | None, style: TreeStyle | None = None
+) -> float:
+    """The inches wide a figure of its own draws the tree (:func:`tree`): its layout and the
+    margins either side."""
+    return tree_layout(parents, target, style)[1][0] + 2 * TREE_MARGIN[0]
+
+
 def tree(
-    ax: Any, parents: Mapping[str, str | None], weights: Mapping[str, float], target: str | None
+    ax: Any,
+    parents: Mapping[str, str | None],
+    weights: Mapping[str, float] | None,
+    target: str | None,
+    style: TreeStyle | None = None,
 ) -> Any:
-    """A tree over attributes: each under its parent, the edge an arrow labelled with its
-    weight (bits: TAN's CMI given the class, Chow-Liu's MI); with a ``target``, the class is
-    drawn above the root with an arrow to it (TAN's arrows from the class to every attribute
-    are implied). Labels are :data:`TREE_FONT` points; arrows end at the boxes' edges, their
-    heads outside the boxes. On a figure of its own (``plot_tree()``, a report), the tree
-    sizes the figure so that one inch of the layout (:func:`tree_layout`) is one inch drawn."""
-    position, (width, depth) = tree_layout(parents, target)
+    """A tree: each node under its parent, joined by an elbow (down from the parent to a line
+    across its children, then an arrow down each child's stem) labelled with its weight
+    (TAN's CMI given the class, Chow-Liu's MI, in bits; ``weights=None``: no edge labels);
+    with a ``target``, the class is drawn above the root with an arrow to it (TAN's arrows
+    from the class to every attribute are implied). Labels are drawn in the ``style``
+    (default :data:`TREE_FONT` points, a node's name its label); arrows end at the boxes'
+    edges, their heads outside the boxes. On a figure of its own (``plot_tree()``, a report),
+    the tree sizes the figure so that one inch of the layout (:func:`tree_layout`) is one
+    inch drawn."""
+    style = style or TreeStyle()
+    position, (width, depth) = tree_layout(parents, target, style)
+    extra = style.level_height(list(position)) - TREE_LEVEL  # labels' lines past their first
     figure = ax.figure
     if len(figure.axes) == 1:
-        size = (width + 0.4, depth + 1.2)
+        side, bottom, top = TREE_MARGIN
+        size = (width + 2 * side, depth + bottom + top + extra)
         figure.set_size_inches(size)
-        figure.subplots_adjust(left=0.2 / size[0], right=1 - 0.2 / size[0],
-                               bottom=0.2 / size[1], top=1 - 0.6 / size[1])  # fmt: skip
-    ax.set(xlim=(0.0, max(width, 1e-9)), ylim=(-depth - 0.3, 0.3))
+        figure.subplots_adjust(left=side / size[0], right=1 - side / size[0],
+                               bottom=bottom / size[1], top=1 - top / size[1])  # fmt: skip
+    ax.set(xlim=(0.0, max(width, 1e-9)), ylim=(-depth - 0.3 - extra / 2, 0.3 + extra / 2))
     ax.axis("off")
     boxes = {}
     for node, (x, y) in position.items():
-        style = {"boxstyle": f"round,pad={TREE_PAD}",
-                 "facecolor": "#fde9c9" if node == target else "#dbe9f6"}  # fmt: skip
-        boxes[node] = ax.text(x, -y, node, ha="center", va="center", bbox=style, fontsize=TREE_FONT)
+        colour = {"boxstyle": f"round,pad={TREE_PAD}",
+                  "facecolor": "#fde9c9" if node == target else "#dbe9f6"}  # fmt: skip
+        boxes[node] = ax.text(x, -y, style.label(node), ha="center", va="center", bbox=colour,
+                              fontsize=style.size, linespacing=TREE_LINE)  # fmt: skip
+    below: dict[str, list[str]] = {}
     for child, parent in parents.items():
-        if parent is None and target is None:
-            continue
-        start = parent if parent is not None else str(target)
-        (x0, y0), (x1, y1) = position[start], position[child]
-        arrow = {"arrowstyle": "-|>", "color": "#555555", "mutation_scale": 14, "shrinkA": 1,
-                 "shrinkB": 3, "patchA": boxes[start].get_bbox_patch(),
-                 "patchB": boxes[child].get_bbox_patch()}  # fmt: skip
-        ax.annotate("", (x1, -y1), (x0, -y0), arrowprops=arrow)
-        if parent is not None:
-            x, y = x0 + WEIGHT_AT * (x1 - x0), y0 + WEIGHT_AT * (y1 - y0)
-            ax.text(x, -y, f"{weights.get(child, 0.0):.3f}",
-                    fontsize=TREE_FONT - 1, color="#555555", ha="center", va="center",
-                    backgroundcolor="white")  # fmt: skip
+        if parent is not None or target is not None:
+            below.setdefault(str(target) if parent is None else parent, []).append(child)
+    line = {"color": "#555555", "linewidth": 1.0, "zorder": 1}  # under the boxes
+    for parent, kids in below.items():
+        (x0, y0), level = position[parent], position[kids[0]][1]
+        middle = -(y0 + level) / 2
+        xs = [position[kid][0] for kid in kids]
+        ax.plot([x0, x0], [-y0, middle], **line)
+        ax.plot([min(x0, *xs), max(x0, *xs)], [middle, middle], **line)
+        for kid, x in zip(kids, xs, strict=True):
+            arrow = {"arrowstyle": "-|>", "color": "#555555", "mutation_scale": 14,
+                     "shrinkA": 0, "shrinkB": 3, "patchB": boxes[kid].get_bbox_patch()}  # fmt: skip
+            ax.annotate("", (x, -level), (x, middle), arrowprops=arrow)
+            if weights is not None and parent != target:
+                ax.text(x, -(y0 + WEIGHT_AT * (level - y0)), f"{weights.get(kid, 0.0):.3f}",
+                        fontsize=style.size - 1, color="#555555", ha="center", va="center",
+                        backgroundcolor="white")  # fmt: skip
     literal(ax)
     return ax

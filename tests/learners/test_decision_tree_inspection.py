@@ -1,7 +1,8 @@
 """What a decision tree shows of itself (models/learners/tree_inspection.py), on a tree built
-here: its rules as text, its ranking by weighted gain, and each row's decision path on DuckDB,
-whose steps follow a walk of the tree in Python and whose changes add up to the leaf's
-probability less the root's."""
+here: its rules as text, its ranking by weighted gain, the part of it a picture draws (its top
+levels, wide ones folded to fit), and each row's decision path on DuckDB, whose steps follow a
+walk of the tree in Python and whose changes add up to the leaf's probability less the
+root's."""
 
 from __future__ import annotations
 
@@ -56,14 +57,61 @@ def test_rules_text_and_ranking():
     assert importance == pytest.approx(
         {"colour": root_decrease / total, "x": red_decrease / total, "size": 0.0}, abs=1e-12
     )
-    parents, shares = tree_inspection.chart_tree(root, p, CLASSES)
-    assert len(parents) == 6 and sum(v is None for v in parents.values()) == 1
-    assert sorted(shares.values()) == pytest.approx(sorted([8 / 18, 7 / 18, 3 / 18, 3 / 8, 5 / 8]))
 
 
 def gini(counts: np.ndarray) -> np.ndarray:
     counts = np.asarray(counts, dtype=float)
     return 1 - ((counts / counts.sum(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+
+
+def wide(n_values: int = 30) -> Node:
+    """A root of ``n_values`` branches of weights 1..n_values, each split in two once."""
+    children = []
+    for v in range(n_values):
+        w = float(v + 1)
+        split = Split("x", "threshold", 0.5, (), 0, 0, 0.1, 0.1)
+        grandchildren = [Node(100 + 2 * v, 2, [w / 2, 0.0]), Node(101 + 2 * v, 2, [0.0, w / 2])]
+        children.append(Node(1 + v, 1, [w / 2, w / 2], split, grandchildren))
+    values = tuple((f"value_{v:02d}",) for v in range(n_values))
+    total = sum(c.weight for c in children)
+    return Node(0, 0, [total / 2, total / 2], Split("city", "values", None, values, 0, 0, 1, 1),
+                children)  # fmt: skip
+
+
+def drawn_names(parents: dict) -> set[str]:
+    return {name for name in parents if not name.startswith("more")}
+
+
+def test_a_drawing_keeps_its_levels_and_folds_the_lightest_branches_of_a_wide_level():
+    pytest.importorskip("matplotlib")
+    from warehouse_ml import charts
+
+    root = tree()
+    p = node_probabilities(root, 0.0)
+    parents, style = tree_inspection.drawing(root, p, CLASSES, levels=2)
+    assert parents == {"0": None, "1": "0", "2": "0", "3": "0"}  # two levels, none folded
+    assert style.labels["0"].splitlines() == ["colour?", "n = 18"]
+    assert style.labels["1"].splitlines() == ["= red or other", "x?", "n = 8", "2 leaves below"]
+    assert style.labels["3"].splitlines() == ["is NULL", "yes", "(3/1)"]
+    assert style.size >= 7.5  # 10 px and more at 96 px an inch
+    root = wide()
+    p = node_probabilities(root, 0.0)
+    width = 6.0
+    parents, style = tree_inspection.drawing(root, p, CLASSES, levels=3, width=width)
+    assert charts.tree_figure_width(parents, None, style) <= width
+    shown = {int(n) for n in drawn_names(parents)} - {0}
+    kids = {c.id for c in root.children} & shown
+    assert 1 <= len(kids) < 30
+    heaviest = sorted(root.children, key=lambda c: (-c.weight, -c.id))[: len(kids)]
+    assert kids == {c.id for c in heaviest}  # the lightest are folded
+    assert parents["more0"] == "0" and style.labels["more0"].splitlines() == [
+        f"+{30 - len(kids)} more",
+        f"(n = {sum(c.weight for c in root.children if c.id not in kids):g})",
+    ]
+    grand = shown - kids
+    assert {parents[str(g)] for g in grand} <= {str(k) for k in kids}
+    everything, _ = tree_inspection.drawing(root, p, CLASSES, levels=3, width=1000.0)
+    assert len(everything) == 1 + 30 + 60  # nothing folded where everything fits
 
 
 @pytest.mark.parametrize("alpha", [0.0, 1.0])

@@ -375,18 +375,28 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         """The tree's rules (:meth:`tree_text`)."""
         return [("tree", self.tree_text())]
 
-    def plot_tree(self, ax: Any = None) -> Any:
-        """The tree as a picture (matplotlib, ``warehouse-ml[report]``): each node under its
-        parent, labelled with its number, the test leading to it and its split attribute or,
-        for a leaf, its class and training weight; each edge with the child's share of its
-        parent's weight. Returns the axes (a new figure's when ``ax`` is None)."""
+    def plot_tree(self, ax: Any = None, levels: int = tree_inspection.DRAWN_LEVELS) -> Any:
+        """The tree's first ``levels`` levels as a picture a page holds (matplotlib,
+        ``warehouse-ml[report]``; tree_inspection.drawing): each node under its parent,
+        labelled with the test leading to it, then its split attribute and training weight
+        (n) or, for a leaf, its class and (training weight/misclassified) as
+        :meth:`tree_text` prints them; a level wider than the page folds its lightest
+        branches into a ``+k more`` box, and a node drawn without its children says how many
+        leaves are below it. The whole tree is :meth:`tree_text`. Returns the axes (a new
+        figure's when ``ax`` is None)."""
+        if isinstance(levels, bool) or not isinstance(levels, int) or levels < 1:
+            raise ParameterError(f"levels must be an integer >= 1, got {levels!r}")
         learned = self.tree_
-        parents, shares = tree_inspection.chart_tree(
-            learned.root, learned.probabilities, self.classes_
+        parents, style = tree_inspection.drawing(
+            learned.root, learned.probabilities, self.classes_, levels
         )
         ax = charts.axes_or_new(ax, (8.0, 5.0))
-        charts.tree(ax, parents, shares, None)
-        ax.set_title("Decision tree (edge: share of the parent's training weight)")
+        charts.tree(ax, parents, None, None, style)
+        shown = min(levels, learned.depth + 1)
+        ax.set_title(
+            f"Decision tree: {shown} of {learned.depth + 1} levels, {learned.leaves} leaves",
+            fontsize=style.size + 2,
+        )
         return ax
 
     def card_picture(self) -> str:

@@ -14,6 +14,7 @@ difference.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
+from warehouse_ml import charts
 from warehouse_ml.models.learners.tree_model import Impurity, Node, Split, route, weighted_decrease
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
@@ -68,34 +70,100 @@ def rules_text(root: Node, probabilities: Probabilities, classes: Sequence[Any])
     return "\n".join(lines)
 
 
-def chart_tree(
-    root: Node, probabilities: Probabilities, classes: Sequence[Any]
-) -> tuple[dict[str, str | None], dict[str, float]]:
-    """The tree as charts.tree draws one: each node's label (its number, the test that leads
-    to it, then its split attribute, or for a leaf its class and weight) with its parent's,
-    and each node's share of its parent's training weight (the edge's label)."""
-    parents: dict[str, str | None] = {}
-    shares: dict[str, float] = {}
+DRAWN_LEVELS = 3
+"""Levels of a decision tree its picture draws (the root's and two below it): what a reader
+follows at a glance; the whole tree is its rules (:func:`rules_text`)."""
+DRAWN_WIDTH = 10.0
+"""Inches a tree's picture may take, margins included: at 96 px an inch, narrower than a
+report's page (1100 px) and a notebook's cell."""
+DRAWN_FONT = 9.0
+"""Point size of a drawn decision tree's labels: 12 px at 96 px an inch."""
+THRESHOLD_DIGITS = 6
+"""Significant digits of a threshold as a drawn tree writes it (its rules write it exactly)."""
+LABEL_CHARS = 18
+"""Characters of a label's line, past which it wraps (a box's width)."""
+DRAWN_GAP = 0.12
+"""Inches between neighbouring boxes of a drawn decision tree."""
 
-    def label(node: Node, test: str) -> str:
-        if node.split is not None:
-            return f"#{node.id} {test}{node.split.attribute}?"
-        return f"#{node.id} {test}{classes[predicted(probabilities, node)]} ({node.weight:g})"
 
-    def visit(node: Node, name: str) -> None:
-        assert node.split is not None
-        for b, child in enumerate(node.children):
-            child_name = label(child, node.split.describe(b) + ": ")
-            parents[child_name] = name
-            shares[child_name] = child.weight / node.weight if node.weight > 0 else 0.0
-            if child.split is not None:
-                visit(child, child_name)
+def _wrapped(text: str) -> list[str]:
+    return textwrap.wrap(text, LABEL_CHARS) or [""]
 
-    name = label(root, "")
-    parents[name] = None
-    if root.split is not None:
-        visit(root, name)
-    return parents, shares
+
+def _node_lines(
+    node: Node, probabilities: Probabilities, classes: Sequence[Any], cut: bool
+) -> list[str]:
+    """A drawn node's own lines: its split attribute and weight, or, for a leaf, its class
+    and ``(weight/misclassified)`` as :func:`rules_text`; a node whose children are not
+    drawn (``cut``) says how many leaves are below it."""
+    if node.split is None:
+        label = predicted(probabilities, node)
+        errors = node.weight - node.counts[label]
+        return [*_wrapped(str(classes[label])), f"({node.weight:g}/{errors:g})"]
+    below = [f"{len(node.leaves())} leaves below"] if cut else []
+    return [*_wrapped(f"{node.split.attribute}?"), f"n = {node.weight:g}", *below]
+
+
+def drawing(
+    root: Node,
+    probabilities: Probabilities,
+    classes: Sequence[Any],
+    levels: int = DRAWN_LEVELS,
+    width: float = DRAWN_WIDTH,
+) -> tuple[dict[str, str | None], charts.TreeStyle]:
+    """The part of the tree its picture draws (charts.tree: each node's parent by name, and the
+    style with each node's label): its first ``levels`` levels, at most ``width`` inches wide in
+    :data:`DRAWN_FONT` points. A node's label is the test that leads to it (a threshold to
+    :data:`THRESHOLD_DIGITS` digits), then its own lines (:func:`_node_lines`). A level too wide
+    folds branches, each time the lightest drawn child (the last of equals) of the parent
+    drawing the most, into one box per parent (``+k more``, their weight); a level that does not
+    fit even with one child per parent is not drawn. Needs matplotlib (labels are measured)."""
+    drawn: dict[int, list[int]] = {}  # each inner node's branches drawn, in order
+    folded: dict[int, list[int]] = {}  # and those folded into its "more" box
+
+    def tree() -> tuple[dict[str, str | None], charts.TreeStyle]:
+        parents: dict[str, str | None] = {}
+        labels: dict[str, str] = {}
+
+        def visit(node: Node, parent: str | None, test: list[str]) -> None:
+            name = str(node.id)
+            parents[name] = parent
+            cut = node.split is not None and node.id not in drawn
+            labels[name] = "\n".join([*test, *_node_lines(node, probabilities, classes, cut)])
+            if node.split is None or node.id not in drawn:
+                return
+            for b in drawn[node.id]:
+                visit(node.children[b], name, _wrapped(node.split.test(b, THRESHOLD_DIGITS)))
+            if folded[node.id]:
+                more = f"more{node.id}"
+                parents[more] = name
+                weight = sum(node.children[b].weight for b in folded[node.id])
+                labels[more] = f"+{len(folded[node.id])} more\n(n = {weight:g})"
+
+        visit(root, None, [])
+        return parents, charts.TreeStyle(DRAWN_FONT, DRAWN_GAP, labels)
+
+    def fits() -> bool:
+        parents, style = tree()
+        return charts.tree_figure_width(parents, None, style) <= width
+
+    last = [root]
+    for _ in range(1, levels):
+        opened = [n for n in last if n.split is not None]
+        for node in opened:
+            drawn[node.id], folded[node.id] = list(range(len(node.children))), []
+        while not fits():
+            crowded = [n for n in opened if len(drawn[n.id]) > 1]
+            if not crowded:
+                for node in opened:
+                    del drawn[node.id], folded[node.id]
+                return tree()
+            parent = max(crowded, key=lambda n: len(drawn[n.id]))
+            lightest = min(reversed(drawn[parent.id]), key=lambda b: parent.children[b].weight)
+            drawn[parent.id].remove(lightest)
+            folded[parent.id].append(lightest)
+        last = [n.children[b] for n in opened for b in drawn[n.id]]
+    return tree()
 
 
 def ranking(root: Node, features: Sequence[str], impurity: Impurity) -> pa.Table:

@@ -53,16 +53,23 @@ class Split:
 
     def describe(self, branch: int) -> str:
         """Branch ``branch``'s test in words, e.g. ``size <= 2.5`` or ``colour in {a, b}``."""
+        return f"{self.attribute} {self.test(branch)}"
+
+    def test(self, branch: int, digits: int | None = None) -> str:
+        """Branch ``branch``'s test of the attribute, e.g. ``<= 2.5 or NULL``, ``= red or
+        other``, ``in {a, b}``, ``is NULL``; a threshold exactly, or to ``digits``
+        significant digits."""
         nulls = " or NULL" if branch == self.null else ""
         if self.kind == "threshold":
             op = "<=" if branch == 0 else ">"
-            return f"{self.attribute} {op} {self.threshold!r}{nulls}"
+            shown = repr(self.threshold) if digits is None else f"{self.threshold:.{digits}g}"
+            return f"{op} {shown}{nulls}"
         shown = self.values[branch]
         if not shown:
-            return f"{self.attribute} is NULL"
+            return "is NULL"
         test = f"= {shown[0]}" if len(shown) == 1 else "in {" + ", ".join(shown) + "}"
         other = " or other" if branch == self.other else ""
-        return f"{self.attribute} {test}{nulls}{other}"
+        return f"{test}{nulls}{other}"
 
 
 @dataclass
