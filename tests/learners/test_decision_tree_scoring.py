@@ -14,7 +14,7 @@ from reference import tree_path
 from sqlglot import exp
 
 import warehouse_ml as wml
-from warehouse_ml.models.learners import decision_tree, tree_scoring
+from warehouse_ml.models.learners import tree_scoring
 from warehouse_ml.models.scoring.query import score_query
 from warehouse_ml.models.scoring.scores import ClassProbabilities
 from warehouse_ml.sqlgen import templates
@@ -45,8 +45,8 @@ def rows(n: int, seed: int, unseen: bool = False) -> pa.Table:
 
 def case_scores(con, model, table: str) -> pa.Table:
     """The model's probabilities and predictions of ``table``'s rows by its nested CASE
-    (decision_tree.class_probabilities), by id."""
-    scores = ClassProbabilities(decision_tree.class_probabilities(model.record))
+    (tree_scoring.class_probabilities), by id."""
+    scores = ClassProbabilities(tree_scoring.class_probabilities(model.record))
     query = score_query(
         exp.to_table(table), scores, model.classes_, passthrough=[("id", "id")],
         probability_names=[f"p_{c}" for c in model.classes_],

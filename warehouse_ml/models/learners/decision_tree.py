@@ -64,17 +64,17 @@ scoring walks, tree_scoring.py). The tree itself is stored in the catalog detail
 scoring query is written.
 
 Scoring: each class's probability is the leaf's, the scores the scoring query renormalises
-(models/scoring/scores.py, ``ClassProbabilities``): a class of probability 0 has log
-probability -infinity. Up to tree_scoring.LITERAL_LEAVES leaves, each class's is the tree as a
-nested CASE whose leaves are the leaf probabilities as literals (:func:`class_probabilities`);
-a larger tree (whose CASE grows with the leaves times the classes, and costs every row a branch
-by branch evaluation) walks the ``routes`` table, one join per level, to the leaf's row of the
-``nodes`` table: the same leaf by the same rule, the same stored doubles.
+(models/scoring/scores.py, ``ClassProbabilities``): a class of probability 0 has log probability
+-infinity. Up to tree_scoring.LITERAL_LEAVES leaves, each class's is the tree as a nested CASE
+whose leaves are the leaf probabilities as literals (tree_scoring.class_probabilities); a larger
+tree (whose CASE grows with the leaves times the classes, and costs every row a branch by branch
+evaluation) walks the ``routes`` table, one join per level, to the leaf's row of the ``nodes``
+table: the same leaf by the same rule, the same stored doubles.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -102,21 +102,17 @@ from warehouse_ml.models.learners.decision_tree_state import TreeState
 from warehouse_ml.models.learners.naive_bayes import create_classes_table
 from warehouse_ml.models.learners.tree_growth import Settings, grow
 from warehouse_ml.models.learners.tree_model import (
-    Split,
     best_first_depth,
     keep_best_first,
     node_probabilities,
     prune_pessimistic,
-    route,
 )
-from warehouse_ml.models.learners.tree_rows import split_value
 from warehouse_ml.models.scoring import names
-from warehouse_ml.models.scoring.relations import per_partition
 from warehouse_ml.models.scoring.scores import ClassProbabilities, Term
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
-from warehouse_ml.stats.features import Feature, column_names, value_expression
+from warehouse_ml.stats.features import Feature, column_names
 from warehouse_ml.stats.validation import CardinalityCheck, non_negative
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
@@ -323,11 +319,11 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         learned = record.state.learned
         assert isinstance(learned, TreeState)
         if learned.leaves <= tree_scoring.LITERAL_LEAVES or tree_scoring.ROUTES not in record.parts:
-            return ClassProbabilities(class_probabilities(record))
+            return ClassProbabilities(tree_scoring.class_probabilities(record))
         return tree_scoring.walked_probabilities(
             [t.root for t in learned.trees], record.features, len(record.classes),
-            record.parameters(tree_scoring.ROUTES), record.parameters("nodes"), _value_of(record),
-            record.state.partition_column,
+            record.parameters(tree_scoring.ROUTES), record.parameters("nodes"),
+            tree_scoring.value_of(record), record.state.partition_column,
         )  # fmt: skip
 
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
@@ -458,38 +454,7 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
             assert isinstance(learned, TreeState)
             query = tree_inspection.path_query(
                 learned.root, learned.probabilities, record.classes, numbered, passthrough, row,
-                _value_of(record), lambda a: expressions.as_text(_feature_value(record, a)),
+                tree_scoring.value_of(record),
+                lambda a: expressions.as_text(tree_scoring.feature_value(record, a)),
             )  # fmt: skip
             return warehouse.fetch_tree(query)
-
-
-def _feature_value(record: ModelRecord, attribute: str) -> exp.Expression:
-    """A feature's value in the scored row ``s``, as counted (features.value_expression)."""
-    fitted = record.feature_types[attribute]
-    feature = Feature(attribute, fitted["kind"], fitted["sql_type"])
-    return value_expression(feature, column(attribute, "s"))
-
-
-def _value_of(record: ModelRecord) -> Callable[[Split], exp.Expression]:
-    """The value a split tests in the scored row ``s`` (tree_growth.split_value)."""
-    return lambda split: split_value(split, _feature_value(record, split.attribute))
-
-
-def class_probabilities(record: ModelRecord) -> list[exp.Expression]:
-    """Each class's probability for a scored row ``s``: the stored tree as a nested CASE whose
-    leaves are their probabilities of the class, as literals (tree_model.route); a
-    cross-validation's, the CASE of the row's own fold's tree (relations.per_partition)."""
-    learned = record.state.learned
-    assert isinstance(learned, TreeState)
-    value_of = _value_of(record)
-    out = []
-    for c in range(len(record.classes)):
-        routed = [
-            route(tree.root, value_of,
-                  lambda leaf, c=c, p=tree.probabilities: literal(p[leaf.id][c]))
-            for tree in learned.trees
-        ]  # fmt: skip
-        chosen = per_partition(record.state.partition_column, routed)
-        assert chosen is not None
-        out.append(chosen)
-    return out

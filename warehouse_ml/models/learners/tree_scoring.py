@@ -1,5 +1,6 @@
-"""Scoring a decision tree through its node table, one join per level, for trees too large for
-the nested CASE (tree_model.route) to plan and run well.
+"""Scoring a decision tree: as a nested CASE per class whose leaves are their probabilities
+(:func:`class_probabilities`), or, for trees too large for the nested CASE (tree_model.route)
+to plan and run well, through its node table, one join per level.
 
 The ``routes`` parameter table (create_tree_routes.sql) holds, per node, one row for every code
 a row's value can take there, naming the child it goes to and that child's own test:
@@ -35,7 +36,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.models.learners.tree_model import Node, Split
+from warehouse_ml.models.learners.decision_tree_state import TreeState
+from warehouse_ml.models.learners.tree_model import Node, Split, route
+from warehouse_ml.models.learners.tree_rows import split_value
 from warehouse_ml.models.scoring.relations import (
     Join,
     partition_condition,
@@ -45,6 +48,8 @@ from warehouse_ml.models.scoring.relations import (
 from warehouse_ml.models.scoring.scores import ClassProbabilities
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column, literal
+from warehouse_ml.stats.features import Feature, value_expression
+from warehouse_ml.store.catalog import ModelRecord
 
 LITERAL_LEAVES = 128
 """The most leaves a tree scores by its nested CASE; a larger one walks its node table. The
@@ -240,3 +245,35 @@ def walked_probabilities(
     joins.append(Join(leaves, "wml_leaf", on=own("wml_leaf", on)))
     per_class = [column(f"wml_p_{c}", "wml_leaf") for c in range(k)]
     return ClassProbabilities(per_class, joins, derived)
+
+
+def feature_value(record: ModelRecord, attribute: str) -> exp.Expression:
+    """A feature's value in the scored row ``s``, as counted (features.value_expression)."""
+    fitted = record.feature_types[attribute]
+    feature = Feature(attribute, fitted["kind"], fitted["sql_type"])
+    return value_expression(feature, column(attribute, "s"))
+
+
+def value_of(record: ModelRecord) -> Callable[[Split], exp.Expression]:
+    """The value a split tests in the scored row ``s`` (tree_growth.split_value)."""
+    return lambda split: split_value(split, feature_value(record, split.attribute))
+
+
+def class_probabilities(record: ModelRecord) -> list[exp.Expression]:
+    """Each class's probability for a scored row ``s``: the stored tree as a nested CASE whose
+    leaves are their probabilities of the class, as literals (tree_model.route); a
+    cross-validation's, the CASE of the row's own fold's tree (relations.per_partition)."""
+    learned = record.state.learned
+    assert isinstance(learned, TreeState)
+    tested = value_of(record)
+    out = []
+    for c in range(len(record.classes)):
+        routed = [
+            route(tree.root, tested,
+                  lambda leaf, c=c, p=tree.probabilities: literal(p[leaf.id][c]))
+            for tree in learned.trees
+        ]  # fmt: skip
+        chosen = per_partition(record.state.partition_column, routed)
+        assert chosen is not None
+        out.append(chosen)
+    return out
