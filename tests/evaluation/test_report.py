@@ -23,6 +23,7 @@ from kinds_under_test import KIND_CLASSES
 
 import warehouse_ml as wml
 from warehouse_ml.evaluation.selection import Candidate
+from warehouse_ml.models.inspection import sections
 
 PROBE = """<script>
 window.wmlErrors = [];
@@ -37,7 +38,8 @@ window.addEventListener("load", () => {
     const svg = figure.querySelector("svg");
     const box = (svg || figure).getBoundingClientRect();
     found.push({ caption: figure.querySelector("figcaption").textContent, svg: !!svg,
-      x: box.x + window.scrollX, y: box.y + window.scrollY, w: box.width, h: box.height });
+      x: box.x + window.scrollX, y: box.y + window.scrollY, w: box.width, h: box.height,
+      units: svg ? svg.viewBox.baseVal.width : 0, room: figure.getBoundingClientRect().width });
   });
   const out = document.createElement("pre");
   out.id = "wml-probe";
@@ -83,18 +85,23 @@ def browse(tmp_path: Path, *options: str) -> str:
     ).stdout
 
 
+WIDTH = 1200
+"""The width of the window a report is rendered in (px)."""
+
+
 def rendered(page: Path, tmp_path: Path) -> tuple[dict, object]:
-    """What Chromium measured of ``page`` (console errors, each figure's box, the page height,
-    the title, the elements of the body and its text, after every script ran) and a screenshot
-    of the whole page as an RGBA array."""
+    """What Chromium measured of ``page`` in a window :data:`WIDTH` px wide (console errors,
+    each figure's box and its SVG's width in its own units, the room its figure gives it, the
+    page height, the title, the elements of the body and its text, after every script ran)
+    and a screenshot of the whole page as an RGBA array."""
     probed = tmp_path / "probed.html"
     probed.write_text(page.read_text().replace("</head>", PROBE + "</head>", 1))
     url = probed.as_uri()
-    dom = browse(tmp_path, "--dump-dom", url)
+    dom = browse(tmp_path, f"--window-size={WIDTH},2000", "--dump-dom", url)
     probe = re.search(r'<pre id="wml-probe"[^>]*>(.*?)</pre>', dom, re.S).group(1)
     found = json.loads(html.unescape(probe))
     shot = tmp_path / "shot.png"
-    browse(tmp_path, f"--window-size=1200,{found['height'] + 40}", f"--screenshot={shot}", url)
+    browse(tmp_path, f"--window-size={WIDTH},{found['height'] + 40}", f"--screenshot={shot}", url)
     return found, matplotlib.image.imread(shot)
 
 
@@ -135,6 +142,92 @@ def test_the_report_of_generated_data_renders_offline_with_every_chart(con, tmp_
     model = wml.NaiveBayes().fit(con, "generated", "class", name="generated_nb")
     page = ev.report(tmp_path / "report.html", model=model, loss=[[0, 1], [4, 0]])
     shows_every_chart(page, tmp_path, [*CHARTS, "attribute ranking"])
+
+
+def figure_svgs(text: str) -> dict[str, str]:
+    """Each figure's SVG markup in a report, by caption."""
+    found = re.findall(r"<figure[^>]*>(<svg.*?</svg>)\s*<figcaption>(.*?)</figcaption>", text, re.S)
+    return {html.unescape(caption): svg for svg, caption in found}
+
+
+def font_points(svg: str) -> list[float]:
+    """The point size of every text a matplotlib SVG draws: each text is glyph paths under a
+    ``scale(s -s)`` of s = points / 100."""
+    return [100 * float(s) for s in re.findall(r"scale\(([0-9.]+) -\1\)", svg)]
+
+
+def drawn_texts(svg: str) -> list[str]:
+    """The texts a matplotlib SVG draws (it writes each in a comment before its glyphs)."""
+    return [html.unescape(t) for t in re.findall(r"<!-- (.*?) -->", svg)]
+
+
+def a_readable_tree_that_fits(page: Path, tmp_path: Path) -> tuple[str, dict]:
+    """The report's tree figure, checked as Chromium shows it: inside the page without
+    scrolling, every text at least 10 px; returns its SVG and measured box."""
+    found, _ = rendered(page, tmp_path)
+    (box,) = [f for f in found["figures"] if f["caption"] == "tree"]
+    assert box["x"] >= 0 and box["x"] + box["w"] <= WIDTH, box
+    assert box["w"] <= box["room"] + 0.5, box  # the figure holds it: nothing to scroll
+    svg = figure_svgs(page.read_text())["tree"]
+    pixels = box["w"] / box["units"]  # CSS px per SVG unit (a point, as matplotlib writes)
+    sizes = font_points(svg)
+    assert sizes and min(sizes) * pixels >= 10, (min(sizes), pixels)
+    return svg, box
+
+
+def wide_tree_rows(n: int = 2000, seed: int = 1) -> pa.Table:
+    """A class of a number, a 40-valued category and a shape: the category's multiway split
+    is far too wide to draw whole."""
+    rng = np.random.default_rng(seed)
+    city = rng.integers(0, 40, n)
+    x = rng.normal(size=n)
+    shape = rng.choice(["round", "square", "triangle", "star", "hex"], n)
+    y = (city % 3 == 0) ^ (x > 0.3) ^ (shape == "star")
+    y = np.where(rng.random(n) < 0.05, ~y, y)
+    return pa.table({"city": [f"city_{c:02d}" for c in city], "x": x, "shape": shape,
+                     "y": np.where(y, "yes", "no")})  # fmt: skip
+
+
+def test_a_trees_report_draws_its_top_levels_in_the_page_and_its_rules_in_full(con, tmp_path):
+    """A tree of hundreds of leaves: its first three levels drawn inside the page in text of
+    10 px or more, a level's lightest branches folded into one box; the whole tree as its
+    rules, folded in the page."""
+    con.register("rows", wide_tree_rows())
+    model = wml.DecisionTree(pruning="none").fit(con, "rows", "y", name="wide")
+    assert model.record.state.learned.leaves > 100
+    ev = wml.evaluate(con, model, "rows")
+    page = ev.report(tmp_path / "report.html", model=model)
+    shows_every_chart(page, tmp_path, [*CHARTS, "tree", "attribute ranking"])
+    svg, _ = a_readable_tree_that_fits(page, tmp_path)
+    texts = drawn_texts(svg)
+    root = model.record.state.learned.root
+    assert f"{root.split.attribute}?" in texts
+    assert any(t.endswith(" more") and t.startswith("+") for t in texts)  # the folded box
+    assert sum(t.startswith("n = ") or t.startswith("(n = ") for t in texts) < 40
+    rules = html.escape(model.tree_text())
+    assert f"<pre>{rules}</pre>" in page.read_text()
+
+
+@pytest.mark.slow
+def test_adults_tree_report_shows_the_root_and_two_levels_readable(con, datasets, tmp_path):
+    """UCI adult's default tree (646 leaves): its report used to draw an SVG 124,000 pt wide
+    in a scroll box (three nodes in sight, not the root) in 13-103 s."""
+    numbers = ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss",
+               "hours-per-week")  # fmt: skip
+    load_text_csv(con, "adult", datasets / "adult.csv", numbers)
+    model = wml.DecisionTree().fit(con, "adult", "class", name="adult_tree")
+    ev = wml.evaluate(con, model, "adult")
+    page = ev.report(tmp_path / "report.html", model=model)
+    svg, box = a_readable_tree_that_fits(page, tmp_path)
+    texts = drawn_texts(svg)
+    root = model.record.state.learned.root
+    assert root.split is not None and f"{root.split.attribute}?" in texts
+    for child in root.children:  # both levels below the root, every branch drawn
+        if child.split is not None:
+            assert f"{child.split.attribute}?" in texts
+            drawn = re.sub(r"\s", "", "".join(texts))  # a test's lines as one
+            tests = [child.split.test(b, 6) for b in range(len(child.children))]
+            assert all(re.sub(r"\s", "", t) in drawn for t in tests), tests
 
 
 @pytest.mark.slow
@@ -387,3 +480,41 @@ def test_the_model_card_shows_each_class_rows_and_share_for_every_kind(con, tmp_
     for label, n in counts.items():
         share = n / data.num_rows
         assert f'<td>{label}</td><td class="n">{n}</td><td class="n">{share:.4f}</td>' in text
+
+
+@pytest.mark.parametrize("kind", KIND_CLASSES, ids=lambda k: k.kind)
+def test_every_kinds_report_ends_with_its_own_model_section(con, tmp_path, kind):
+    """The section a model states of itself (model_section: tables, pictures, texts) is on
+    the page under its title, none empty; a linear model's coefficients are its coef_ and
+    intercept_ by term, k-NN's section its settings and stored rows."""
+    data = wml.synthetic.tan_data(300, 3, n_classes=3, strings=True, seed=7)
+    data = data.append_column("size", pa.array(np.random.default_rng(7).normal(size=300)))
+    con.register("generated", data)
+    model = kind().fit(con, "generated", "class", name="section")
+    ev = wml.evaluate(con, model, "generated")
+    text = ev.report(tmp_path / "report.html", model=model).read_text()
+    section = model.model_section(con)
+    assert section.parts and f"<h2>{html.escape(section.title)}</h2>" in text
+    after = text.split(f"<h2>{html.escape(section.title)}</h2>", 1)[1]
+    for part in section.parts:
+        if isinstance(part, sections.TablePart):
+            assert part.table.num_rows > 0 and f"<h3>{html.escape(part.title)}</h3>" in after
+        elif isinstance(part, sections.PicturePart):
+            assert f"<figcaption>{html.escape(part.caption)}</figcaption>" in after
+        else:
+            assert part.text and f"<pre>{html.escape(part.text)}</pre>" in after
+    if hasattr(model, "coef_"):
+        (table,) = [p.table for p in section.parts if p.title == "Coefficients by term"]
+        expected = np.column_stack([model.intercept_, model.coef_])
+        got = np.array(table["coefficient"].to_pylist()).reshape(expected.shape)
+        np.testing.assert_array_equal(got, expected)
+        assert table["term"].to_pylist()[: expected.shape[1]] == [
+            "(intercept)",
+            *model.design_names_,
+        ]
+        numeric = table.filter(pa.compute.equal(table["term"], "size")).to_pylist()[0]
+        column = data["size"].to_numpy()
+        assert numeric["mean"] == pytest.approx(column.mean(), abs=1e-12)
+        assert numeric["scale"] == pytest.approx(column.std(), abs=1e-12)
+    if hasattr(model, "stored_rows_"):
+        assert str(model.stored_rows_) in after and f">{model.k}<" in after

@@ -4,8 +4,9 @@
 models/inspection/explaining.py's ``Explainer`` is of a classifier), over the charts of
 evaluation/plots.py: ``_repr_html_`` is the summary card a notebook shows; :meth:`Pictures.report`
 writes a single self-contained HTML file (charts as inline SVG, no script, no network) with
-every number, the SQL that reproduces it, and, given the fitted model, its card, attribute
-ranking and tree; :func:`selection_report` is a model selection's page. Every number comes from
+every number, the SQL that reproduces it, and, given the fitted model, its card and its own
+section (models/inspection/sections.py: a family's attribute ranking, tree, coefficients or
+neighbours); :func:`selection_report` is a model selection's page. Every number comes from
 the SQL measures (metrics package), every chart from :class:`~warehouse_ml.evaluation.plots.Plots`.
 """
 
@@ -31,6 +32,7 @@ from warehouse_ml.evaluation.metrics.spec import resolve
 from warehouse_ml.evaluation.plots import CURVE_POINTS, Plots
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import CountSummaries
+from warehouse_ml.models.inspection.sections import ModelSection, PicturePart, TablePart
 from warehouse_ml.models.scoring.names import PREDICTION
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.store import ownership
@@ -80,16 +82,18 @@ class Pictures(Plots):
     ) -> Path:
         """Write a self-contained HTML report of this evaluation to ``path`` and return it.
 
-        Titled ``title``, else the evaluation's subject (the model and the data). Sections:
-        the model card when ``model`` (a fitted classifier) is given (source, rows, classes
-        with their training rows and share of them, attributes with type and treatment, settings,
-        the TAN tree); accuracy with its Wilson interval, kappa, the confusion matrix, per-class
-        precision, recall and F, AUC, log and Brier scores, and under a ``loss`` matrix
-        (L[true][predicted]) the mean loss of the predictions and of the minimum-expected-loss
-        decisions; ROC, recall-precision, lift and calibration charts of ``positive`` (default as
-        :meth:`plot_roc`); the attribute ranking (with a model); and under each number the SQL
-        that reproduces it. The report names no object that ends with the connection: a
-        temporary evaluation's SQL reads its predictions as a relation named ``predictions``
+        Titled ``title``, else the evaluation's subject (the model and the data). Sections: the
+        model card when ``model`` (a fitted classifier) is given (source, rows, classes with their
+        training rows and share of them, attributes with type and treatment, settings); accuracy
+        with its Wilson interval, kappa, the confusion matrix, per-class precision, recall and F,
+        AUC, log and Brier scores, and under a ``loss`` matrix (L[true][predicted]) the mean loss of
+        the predictions and of the minimum-expected-loss decisions; ROC, recall-precision, lift and
+        calibration charts of ``positive`` (default as :meth:`plot_roc`); with a model, its own
+        section (``model.model_section``: Naive Bayes' attribute ranking, TAN's and its tree, a
+        decision tree's top levels drawn with the whole tree as rules, a linear model's coefficients
+        by term, k nearest neighbours' settings and coordinates); and under each number the SQL that
+        reproduces it. The report names no object that ends with the connection: a temporary
+        evaluation's SQL reads its predictions as a relation named ``predictions``
         (:data:`PLACEHOLDER`; the card says so), a kept one's (``keep=True``) its table.
         """
         out = destination(path)
@@ -100,7 +104,7 @@ class Pictures(Plots):
         ranking = model.attribute_ranking(self.warehouse) if ranked else None
         body = [_card(self, model, ranking), _numbers(self, label, loss), _charts(self, label)]
         if model is not None:
-            body.append(_model_charts(model, ranking))
+            body.append(_model_section(model.model_section(self.warehouse)))
         heading = html.escape(title or self.subject or f"Evaluation of {self.target}")
         page = _PAGE.format(title=heading, body="\n".join(body))
         out.write_text(page, encoding="utf-8")
@@ -165,6 +169,7 @@ figure {{ margin: 0; }} figure svg {{ width: 100%; max-width: 760px; height: aut
 figure.natural {{ overflow-x: auto; }} figure.natural svg {{ width: auto; max-width: none; }}
 details pre {{ background: #f7f7f7; padding: .6em; white-space: pre-wrap; overflow-wrap: anywhere;
   font-size: .8em; }}
+.note {{ color: #555; font-size: .9em; max-width: 60em; }}
 </style></head>
 <body><h1>{title}</h1>
 {body}
@@ -400,22 +405,28 @@ def _charts(ev: Pictures, positive: Any) -> str:
     return f'<h2>Charts</h2><div class="charts">{"".join(pictures)}</div>{sql}'
 
 
-def _model_charts(model: Any, ranking: pa.Table | None) -> str:
-    """The model's attribute ranking (chart and table; a model family that ranks none from
-    stored counts shows none) and, for a model with one, its tree."""
-    plot_tree = getattr(model, "plot_tree", None)
-    tree = "" if plot_tree is None else _figure(_picture(plot_tree), "tree", "natural")
-    if ranking is None:
-        return "\n".join(["<h2>Model</h2>", tree])
-    size = (6.0, 0.35 * ranking.num_rows + 1.5)
-    return "\n".join(
-        [
-            "<h2>Attributes</h2>",
-            _figure(charts.svg(lambda ax: charts.ranking(ax, ranking), size), "attribute ranking"),
-            _table(ranking, ["attribute", "treatment", "n", "mi", "parent", "cmi_parent", "rank"]),
-            tree,
-        ]
-    )
+def _model_section(section: ModelSection) -> str:
+    """A fitted model's own section (models/inspection/sections.py): its title, then each
+    part: a table (every column, under its title, its note beside it), a chart (drawn at its
+    own size when ``natural``), or a text folded under its title; nothing for a section
+    without parts."""
+    if not section.parts:
+        return ""
+    out = [f"<h2>{html.escape(section.title)}</h2>"]
+    for part in section.parts:
+        if isinstance(part, TablePart):
+            note = f'<div class="note">{html.escape(part.note)}</div>' if part.note else ""
+            out.append(
+                f"<h3>{html.escape(part.title)}</h3>"
+                + _table(part.table, part.table.column_names) + note
+            )  # fmt: skip
+        elif isinstance(part, PicturePart):
+            css = "natural" if part.natural else ""
+            out.append(_figure(_picture(part.draw, part.size), part.caption, css))
+        else:
+            summary = f"<summary>{html.escape(part.title)}</summary>"
+            out.append(f"<details>{summary}<pre>{html.escape(part.text)}</pre></details>")
+    return "\n".join(out)
 
 
 def selection_report(selection: Any, path: Path, title: str | None) -> Path:

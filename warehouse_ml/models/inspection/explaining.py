@@ -23,9 +23,10 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.models import capabilities
 from warehouse_ml.models.capabilities import CountSummaries
-from warehouse_ml.models.inspection import relevance
+from warehouse_ml.models.inspection import relevance, sections
 from warehouse_ml.models.inspection.evidence import Contrast, mean_evidence_query
 from warehouse_ml.models.inspection.reasons import LONG, Layout, explanation_query
+from warehouse_ml.models.inspection.sections import ModelSection, ranking_parts
 from warehouse_ml.models.scoring import compiled, literal_terms, names
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats.features import column_names
@@ -229,6 +230,20 @@ class Explainer:
         ranked = self.attribute_ranking(con, source)
         ax = charts.axes_or_new(ax, (6.0, 0.35 * ranked.num_rows + 1.5))
         return charts.ranking(ax, ranked, *self.RANKING_MEASURE)
+
+    def model_section(self, con: Connectable) -> ModelSection:
+        """What a report shows of the fitted model (models/inspection/sections.py, rendered by
+        evaluation/report.py): by default, for a kind with CountSummaries, its attribute
+        ranking (bars and table), else nothing (no parts); each family that learns more
+        states it (TAN its tree, a decision tree its tree, the linear families their
+        coefficients, k nearest neighbours its settings and design)."""
+        if not isinstance(self, CountSummaries):
+            return ModelSection("Model", [])
+        ranking = self.attribute_ranking(con)
+        return ModelSection(
+            "Attributes",
+            ranking_parts(ranking, *self.RANKING_MEASURE, sections.RANKING_COLUMNS),
+        )
 
     def _links(self) -> dict[str, tuple[str, float]]:
         """attribute -> (its parent attribute, their CMI given the class in bits) of a model

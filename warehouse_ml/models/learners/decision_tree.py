@@ -91,6 +91,12 @@ from warehouse_ml.models.capabilities import FoldsAtOnce, WeightedFit
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
+from warehouse_ml.models.inspection.sections import (
+    ModelSection,
+    PicturePart,
+    TextPart,
+    ranking_parts,
+)
 from warehouse_ml.models.learners import (
     tree_edges,
     tree_inspection,
@@ -407,6 +413,24 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         (int64, 1 the largest weighted gain, ties to the earlier feature)."""
         return tree_inspection.ranking(
             self.tree_.root, self.feature_names_in_, tree_splits.IMPURITY[self.criterion]
+        )
+
+    def model_section(self, con: Connectable) -> ModelSection:
+        """The tree's first levels drawn (:meth:`plot_tree`), the whole tree as rules
+        (:meth:`tree_text`), and the attributes by the gain of their splits, with their
+        importances."""
+        learned = self.tree_
+        columns = ("attribute", "splits", "weighted_gain", "importance", "rank")
+        return ModelSection(
+            "Tree",
+            [
+                PicturePart("tree", lambda ax: self.plot_tree(ax=ax), natural=True),
+                TextPart(
+                    f"The whole tree as rules ({learned.leaves} leaves, {learned.size} nodes)",
+                    self.tree_text(),
+                ),
+                *ranking_parts(self.attribute_ranking(con), *self.RANKING_MEASURE, columns),
+            ],
         )
 
     def explain(

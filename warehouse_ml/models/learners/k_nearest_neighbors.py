@@ -52,6 +52,7 @@ from warehouse_ml.models.capabilities import ScoresByStoredRows
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
+from warehouse_ml.models.inspection.sections import ModelSection, TablePart
 from warehouse_ml.models.learners.k_nearest_metrics import DEFAULT_P, Metric, metric_of
 from warehouse_ml.models.learners.k_nearest_neighbors_state import KNearestNeighborsState
 from warehouse_ml.models.learners.k_nearest_search import (
@@ -295,6 +296,44 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         design = self.parameters(con)["design"]
         heading = "design (a number as (x - mean) / scale; levels 0 apart when equal, else 1)"
         return [("search", search), (heading, design)]
+
+    def model_section(self, con: Connectable) -> ModelSection:
+        """The search's settings (k, weights, metric, the stored rows) and each attribute's
+        coordinate: a numeric attribute's standardisation (mean, scale), a categorical
+        attribute's levels (each other level at distance 1)."""
+        with session(con) as warehouse, self._current(warehouse) as record:
+            design = Design.read(warehouse, record)
+        shown = {k: v for k, v in self.get_params().items() if k not in ("categorical", "numeric")}
+        settings = pa.table(
+            {
+                "setting": [*shown, "stored rows"],
+                "value": [*(str(v) for v in shown.values()), str(self.stored_rows_)],
+            }
+        )
+        coordinates = []
+        for feature in design.features:
+            columns = [design.columns[j - 1] for j in design.indices(feature.name)]
+            numeric = columns[0] if columns and columns[0].level is None else None
+            coordinates.append(
+                {
+                    "attribute": feature.name, "kind": feature.kind,
+                    "levels": None if numeric else len(columns),
+                    "mean": numeric.mean if numeric else None,
+                    "scale": numeric.scale if numeric else None,
+                }
+            )  # fmt: skip
+        note = (
+            "The distance is measured on these coordinates: a number standardised, "
+            "(x - mean) / scale (NULL: 0), a categorical value 0 from the same level and 1 "
+            "from any other (a NULL or unseen value is a value of its own)."
+        )
+        return ModelSection(
+            "Neighbours",
+            [
+                TablePart("Search", settings),
+                TablePart("Coordinates", pa.Table.from_pylist(coordinates), note),
+            ],
+        )
 
     def explain(
         self,

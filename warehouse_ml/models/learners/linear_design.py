@@ -278,6 +278,47 @@ def write_classes(
     )
 
 
+TERMS = (
+    "A class's score is its (intercept) plus each term's coefficient times the row's value of "
+    "the term: a numeric attribute standardised, (x - mean) / scale (a NULL counts as the mean, "
+    "0); a level's indicator, 1 when the row's attribute has that level (a NULL or unseen value: "
+    "no level). The probabilities are the family's function of the scores."
+)
+"""What a table of :func:`coefficient_table` means, as a report states it."""
+
+
+def coefficient_table(
+    design: Design,
+    names: Sequence[str],
+    classes: Sequence[str],
+    coefficients: Sequence[Sequence[float]],
+) -> pa.Table:
+    """One row per class and coefficient: ``class`` (the label of the row's coefficients),
+    ``term`` (``(intercept)``, a numeric attribute, or ``attribute=level``: the design's
+    ``names``), ``attribute``, ``level`` (NULL for a numeric attribute and the intercept),
+    ``mean`` and ``scale`` (a numeric attribute's standardisation, NULL otherwise) and
+    ``coefficient`` (float64)."""
+    by_name = {c.name: c for c in design.columns}
+    rows = []
+    for label, row in zip(classes, coefficients, strict=True):
+        for name, b in zip(names, row, strict=True):
+            found = by_name.get(name)
+            rows.append(
+                {
+                    "class": label, "term": name,
+                    "attribute": None if found is None else found.attribute,
+                    "level": None if found is None else found.level,
+                    "mean": None if found is None else found.mean,
+                    "scale": None if found is None else found.scale,
+                    "coefficient": float(b),
+                }
+            )  # fmt: skip
+    schema = pa.schema([("class", pa.string()), ("term", pa.string()), ("attribute", pa.string()),
+                        ("level", pa.string()), ("mean", pa.float64()), ("scale", pa.float64()),
+                        ("coefficient", pa.float64())])  # fmt: skip
+    return pa.Table.from_pylist(rows, schema)
+
+
 def _by_level(
     feature: Feature,
     source_type: pa.DataType,

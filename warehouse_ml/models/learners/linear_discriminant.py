@@ -345,3 +345,7 @@ class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
         """The design's columns: a numeric attribute's name, ``attribute=level`` for an
         indicator (no reference level)."""
         return list(self._report.columns[1:])
+
+    def _scored_classes(self) -> list[int]:
+        """Every class: the state holds each class's discriminant."""
+        return list(range(len(self.classes_)))

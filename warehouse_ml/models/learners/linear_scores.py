@@ -21,7 +21,8 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.models.inspection.evidence import Part, shown_value
-from warehouse_ml.models.learners.linear_design import Design
+from warehouse_ml.models.inspection.sections import ModelSection, TablePart
+from warehouse_ml.models.learners.linear_design import TERMS, Design, coefficient_table
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.scoring.steps import balanced_sum, input_step
@@ -121,6 +122,14 @@ class LinearScores:
     def _scored_classes(self) -> Sequence[int]:
         """The class index of each row of the state's coefficients."""
         return self._report.classes
+
+    def model_section(self, con: Connectable) -> ModelSection:
+        """Each scored class's coefficients by term (linear_design.coefficient_table)."""
+        with session(con) as warehouse, self._current(warehouse) as record:
+            design = Design.read(warehouse, record)
+        labels = [str(self.classes_[k]) for k in self._scored_classes()]
+        table = coefficient_table(design, self._report.columns, labels, self._report.coefficients)
+        return ModelSection("Coefficients", [TablePart("Coefficients by term", table, TERMS)])
 
     def summary(self) -> pa.Table:
         """One row per scored class and coefficient: ``class`` (the label), ``term``

@@ -38,6 +38,7 @@ its decision value (for two classes: class 1's against class 0's, whose decision
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -52,6 +53,7 @@ from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import WeightedFit
+from warehouse_ml.models.inspection.sections import ModelSection, TablePart
 from warehouse_ml.models.learners import linear_svm_platt
 from warehouse_ml.models.learners.linear_design import (
     Design,
@@ -190,6 +192,21 @@ class LinearSVM(NewtonScores, Classifier, WeightedFit):
         return ClassProbabilities(sigmoid, derived=derived)
 
     # -- the fitted model's numbers ---------------------------------------------------------
+    def model_section(self, con: Connectable) -> ModelSection:
+        """The coefficients by term (linear_design.coefficient_table) and each scored class's
+        Platt sigmoid."""
+        section = super().model_section(con)
+        labels = [str(self.classes_[k]) for k in self._scored_classes()]
+        a, b = self.sigmoids_.T
+        sigmoids = pa.table({"class": labels, "A": a, "B": b})
+        note = (
+            "P(class) = 1 / (1 + exp(A f + B)) of the class's decision value f (its score), "
+            "renormalised over the classes when there are more than two"
+        )
+        return dataclasses.replace(
+            section, parts=[*section.parts, TablePart("Platt sigmoids", sigmoids, note)]
+        )
+
     @property
     def sigmoids_(self) -> np.ndarray:
         """Each scored class's Platt sigmoid ``(A, B)`` (rows as :attr:`coef_`)."""

@@ -65,6 +65,7 @@ two classes' terms (``AdditiveScores``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Iterable
@@ -74,10 +75,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from warehouse_ml.engines import Connectable
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import ModelError, ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores, WeightedFit
+from warehouse_ml.models.inspection.sections import ModelSection, TablePart
 from warehouse_ml.models.learners.least_norm import least_norm_solve, pseudo_inverse
 from warehouse_ml.models.learners.linear_design import (
     Design,
@@ -294,6 +297,17 @@ class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
             )
 
     # -- the fitted model's numbers ---------------------------------------------------------
+    def model_section(self, con: Connectable) -> ModelSection:
+        """The coefficients by term (linear_design.coefficient_table) with their standard
+        errors, z values and p values (:meth:`summary`, in the same order)."""
+        section = super().model_section(con)
+        (part,) = section.parts
+        assert isinstance(part, TablePart)
+        table, tested = part.table, self.summary()
+        for name in ("std_error", "z_value", "p_value"):
+            table = table.append_column(name, tested[name])
+        return dataclasses.replace(section, parts=[dataclasses.replace(part, table=table)])
+
     def summary(self) -> pa.Table:
         """One row per scored class and coefficient: ``class`` (the label), ``term``
         (``(intercept)``, a numeric attribute, or ``attribute=level``), ``coefficient``,

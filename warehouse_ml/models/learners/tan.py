@@ -81,6 +81,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml import charts
+from warehouse_ml.engines import Connectable
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ColumnError, ParameterError
@@ -94,6 +95,7 @@ from warehouse_ml.models.capabilities import (
 )
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.render import render_tree
+from warehouse_ml.models.inspection.sections import ModelSection, PicturePart
 from warehouse_ml.models.learners import tan_terms
 from warehouse_ml.models.learners.chow_liu import parents_from_weights
 from warehouse_ml.models.learners.naive_bayes import (
@@ -425,6 +427,12 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
     def sections(self, con: Any) -> list[tuple[str, pa.Table | str]]:
         """The tree (:meth:`tree_text`), then every parameter table."""
         return [("tree (Mermaid)", self.tree_text()), *super().sections(con)]
+
+    def model_section(self, con: Connectable) -> ModelSection:
+        """The attribute ranking (with each attribute's parent and CMI) and the tree."""
+        ranked = super().model_section(con)
+        tree = PicturePart("tree", lambda ax: self.plot_tree(ax=ax), natural=True)
+        return ModelSection("Attributes and tree", [*ranked.parts, tree])
 
     def tree_text(self, format: str = "mermaid") -> str:
         """The model's structure as text: ``"mermaid"`` (a ``graph TD`` flowchart) or ``"dot"``
