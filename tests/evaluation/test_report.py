@@ -105,10 +105,10 @@ def rendered(page: Path, tmp_path: Path) -> tuple[dict, object]:
     return found, matplotlib.image.imread(shot)
 
 
-def shows_every_chart(page: Path, tmp_path: Path, captions: list[str]) -> None:
+def shows_every_chart(page: Path, tmp_path: Path, captions: list[str]) -> dict:
     """``page`` opened offline in Chromium: no external reference, no console or resource
     error, the figures captioned ``captions`` in order, each an SVG of non-zero size whose
-    region of the screenshot is not blank."""
+    region of the screenshot is not blank. Returns what Chromium measured (:func:`rendered`)."""
     text = page.read_text()
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//|@import|url\(\s*["']?http""", text)
     found, image = rendered(page, tmp_path)
@@ -120,6 +120,7 @@ def shows_every_chart(page: Path, tmp_path: Path, captions: list[str]) -> None:
         region = image[y : y + h, x : x + w, :3]
         assert region.shape[0] > 100 and region.shape[1] > 100, figure
         assert region.std() > 0.05 and (region < 0.5).mean() > 0.005, figure["caption"]
+    return found
 
 
 CHARTS = ["confusion matrix", "ROC", "precision-recall", "lift and gains", "calibration"]
@@ -161,10 +162,9 @@ def drawn_texts(svg: str) -> list[str]:
     return [html.unescape(t) for t in re.findall(r"<!-- (.*?) -->", svg)]
 
 
-def a_readable_tree_that_fits(page: Path, tmp_path: Path) -> tuple[str, dict]:
-    """The report's tree figure, checked as Chromium shows it: inside the page without
-    scrolling, every text at least 10 px; returns its SVG and measured box."""
-    found, _ = rendered(page, tmp_path)
+def a_readable_tree_that_fits(page: Path, found: dict) -> str:
+    """The report's tree figure, checked as Chromium showed it (``found``: :func:`rendered`):
+    inside the page without scrolling, every text at least 10 px; returns its SVG."""
     (box,) = [f for f in found["figures"] if f["caption"] == "tree"]
     assert box["x"] >= 0 and box["x"] + box["w"] <= WIDTH, box
     assert box["w"] <= box["room"] + 0.5, box  # the figure holds it: nothing to scroll
@@ -172,7 +172,7 @@ def a_readable_tree_that_fits(page: Path, tmp_path: Path) -> tuple[str, dict]:
     pixels = box["w"] / box["units"]  # CSS px per SVG unit (a point, as matplotlib writes)
     sizes = font_points(svg)
     assert sizes and min(sizes) * pixels >= 10, (min(sizes), pixels)
-    return svg, box
+    return svg
 
 
 def wide_tree_rows(n: int = 2000, seed: int = 1) -> pa.Table:
@@ -197,8 +197,8 @@ def test_a_trees_report_draws_its_top_levels_in_the_page_and_its_rules_in_full(c
     assert model.record.state.learned.leaves > 100
     ev = wml.evaluate(con, model, "rows")
     page = ev.report(tmp_path / "report.html", model=model)
-    shows_every_chart(page, tmp_path, [*CHARTS, "tree", "attribute ranking"])
-    svg, _ = a_readable_tree_that_fits(page, tmp_path)
+    found = shows_every_chart(page, tmp_path, [*CHARTS, "tree", "attribute ranking"])
+    svg = a_readable_tree_that_fits(page, found)
     texts = drawn_texts(svg)
     root = model.record.state.learned.root
     assert f"{root.split.attribute}?" in texts
@@ -218,7 +218,7 @@ def test_adults_tree_report_shows_the_root_and_two_levels_readable(con, datasets
     model = wml.DecisionTree().fit(con, "adult", "class", name="adult_tree")
     ev = wml.evaluate(con, model, "adult")
     page = ev.report(tmp_path / "report.html", model=model)
-    svg, box = a_readable_tree_that_fits(page, tmp_path)
+    svg = a_readable_tree_that_fits(page, rendered(page, tmp_path)[0])
     texts = drawn_texts(svg)
     root = model.record.state.learned.root
     assert root.split is not None and f"{root.split.attribute}?" in texts
@@ -466,11 +466,17 @@ def test_a_kept_evaluations_report_names_its_tables_and_its_subject_outlives_the
 
 
 @pytest.mark.parametrize("kind", KIND_CLASSES, ids=lambda k: k.kind)
-def test_the_model_card_shows_each_class_rows_and_share_for_every_kind(con, tmp_path, kind):
+def test_every_kinds_report_shows_its_classes_and_ends_with_its_own_model_section(
+    con, tmp_path, kind
+):
     """The card's classes table gives each class's training rows and their share, read the
-    same way for every family: a logistic regression's classes table holds its intercepts
-    where Naive Bayes holds log priors, which the card must not show as priors."""
+    same way for every family (a logistic regression's classes table holds its intercepts
+    where Naive Bayes holds log priors, which the card must not show as priors). The section
+    a model states of itself (model_section: tables, pictures, texts) is on the page under
+    its title, none empty; a linear model's coefficients are its coef_ and intercept_ by
+    term, k-NN's section its settings and stored rows."""
     data = wml.synthetic.tan_data(300, 3, n_classes=3, strings=True, seed=7)
+    data = data.append_column("size", pa.array(np.random.default_rng(7).normal(size=300)))
     con.register("generated", data)
     ev = wml.cross_validate(con, "generated", "class", kind(), folds=2)
     model = kind().fit(con, "generated", "class", name="card")
@@ -480,19 +486,6 @@ def test_the_model_card_shows_each_class_rows_and_share_for_every_kind(con, tmp_
     for label, n in counts.items():
         share = n / data.num_rows
         assert f'<td>{label}</td><td class="n">{n}</td><td class="n">{share:.4f}</td>' in text
-
-
-@pytest.mark.parametrize("kind", KIND_CLASSES, ids=lambda k: k.kind)
-def test_every_kinds_report_ends_with_its_own_model_section(con, tmp_path, kind):
-    """The section a model states of itself (model_section: tables, pictures, texts) is on
-    the page under its title, none empty; a linear model's coefficients are its coef_ and
-    intercept_ by term, k-NN's section its settings and stored rows."""
-    data = wml.synthetic.tan_data(300, 3, n_classes=3, strings=True, seed=7)
-    data = data.append_column("size", pa.array(np.random.default_rng(7).normal(size=300)))
-    con.register("generated", data)
-    model = kind().fit(con, "generated", "class", name="section")
-    ev = wml.evaluate(con, model, "generated")
-    text = ev.report(tmp_path / "report.html", model=model).read_text()
     section = model.model_section(con)
     assert section.parts and f"<h2>{html.escape(section.title)}</h2>" in text
     after = text.split(f"<h2>{html.escape(section.title)}</h2>", 1)[1]
