@@ -95,7 +95,8 @@ def assert_same_tree(got: Node, want: Node) -> None:
 SETTINGS = [
     ({"splits": "multiway", "criterion": "entropy", "bins": 8, "pruning": "none"}, None),
     ({"splits": "binary", "criterion": "gini", "bins": None, "pruning": "none"}, None),
-    ({"splits": "multiway", "criterion": "gain_ratio", "bins": 16, "pruning": "pessimistic"}, "w"),
+    ({"splits": "multiway", "criterion": "gain_ratio", "bins": 16, "pruning": "pessimistic",
+      "max_leaf_nodes": 12, "min_samples_split": 12}, "w"),
     ({"splits": "binary", "criterion": "entropy", "bins": 6, "pruning": "reduced_error",
       "key": "id"}, None),
     ({"splits": "binary", "criterion": "gain_ratio", "bins": None, "pruning": "pessimistic",
