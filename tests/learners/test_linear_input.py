@@ -101,3 +101,25 @@ def test_values_below_the_bound_fit_as_the_column_scaled_down(kind):
         got = probabilities(model, con, big)
         expected = probabilities(kind().fit(con, small, "y"), con, small)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", [wml.LogisticRegression, wml.LinearSVM], ids=["lr", "svm"])
+def test_a_constant_column_under_uneven_weights_is_scaled_by_1_and_is_0(con, kind):
+    """Each class's mean of a constant column is the constant exactly; pooled as shares of 1
+    adding up to 1 - 1e-16 they left a variance of 1e-32, a scale of 1e-16 and a design column
+    of +-1 where the constant should be 0 (the SVM gave it a weight of 0.14; found by
+    tests/contract/test_family_properties.py)."""
+    table = pa.table(
+        {
+            "x": [0.5, 0.0, 1.0, 0.5, 2.0, 0.0, 1.5, 0.5],
+            "k": [1.0] * 8,
+            "y": ["b", "b", "b", "a", "b", "a", "a", "a"],
+            "w": [1e-6, 1e-6, 1e-6, 1e-6, 2.0, 0.25, 0.25, 0.25],
+        }
+    )
+    model = kind().fit(con, table, "y", sample_weight="w")
+    design = model.parameters(con)["design"].to_pylist()
+    constant = next(r for r in design if r["attribute"] == "k")
+    assert (constant["mean"], constant["scale"]) == (1.0, 1.0)
+    position = model.design_names_.index("k")
+    assert np.all(model.coef_[:, position] == 0.0)

@@ -347,13 +347,20 @@ def _pooled(rows: Sequence[dict]) -> tuple[float, float]:
     """The (mean, population variance) of an attribute over every class from its per-class
     (n, mean, variance) rows ((0, 0) with no value), each class weighed by its share of the
     rows so that no partial sum exceeds the result: the variance is inf only where the true
-    one exceeds the largest double (validation.check_moments refuses it)."""
+    one exceeds the largest double (validation.check_moments refuses it). The mean is the first
+    class's plus the shares of the others' differences from it, so classes of one mean pool to
+    that mean exactly and a constant column to a variance of 0 exactly (a mean summed as shares
+    of 1 that add up to 1 - 1e-16 left 1e-32 of variance: a scale of 1e-16, which made the
+    constant a column of +-1 under uneven weights)."""
     present = [r for r in rows if r["n"] and r["mean"] is not None]
     n = sum(float(r["n"]) for r in present)
     if n <= 0:
         return 0.0, 0.0
     shares = [float(r["n"]) / n for r in present]
-    mean = sum(share * r["mean"] for share, r in zip(shares, present, strict=True))
+    first = present[0]["mean"]
+    mean = first + sum(
+        share * (r["mean"] - first) for share, r in zip(shares, present, strict=True)
+    )
     variance = sum(
         share * r["variance"] + (share * (r["mean"] - mean)) * (r["mean"] - mean)
         for share, r in zip(shares, present, strict=True)
