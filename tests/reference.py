@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ def naive_bayes_log_joint(
     prior_alpha: float,
     numeric: tuple[str, ...] = (),
     var_smoothing: float = 1e-9,
+    weight: np.ndarray | None = None,
 ) -> tuple[list, np.ndarray]:
     """Classes (sorted) and the joint log score log P(c) + sum_i log P(a_i | c) of each test row.
 
@@ -27,15 +29,21 @@ def naive_bayes_log_joint(
     P(x|c) = (n_xc + alpha) / (n_c + alpha |X|) with n_c the class's non-NULL count and |X| the
     number of values seen in training; an unseen test value contributes alpha / (n_c + alpha |X|)
     (nothing when alpha = 0); with alpha = 0, a class with no non-NULL value of the attribute
-    gets the uniform 1/|X| for a seen value (nothing for an unseen one); numeric columns are Gaussians with variance + var_smoothing * max
-    overall variance, contributing nothing to a class with no non-NULL value.
+    gets the uniform 1/|X| for a seen value (nothing for an unseen one); numeric columns are
+    Gaussians with variance + var_smoothing * max overall variance, contributing nothing to a
+    class with no non-NULL value. With ``weight`` (one per training row), every count is the
+    sum of its rows' weights and the Gaussians' moments are weighted, as scikit-learn's
+    ``fit(X, y, sample_weight=w)``; |X| and the variance floor stay the rows' own (the values
+    seen, the unweighted overall variance).
     """
     keep = [i for i, t in enumerate(target) if t is not None]
+    w_all = np.ones(len(target)) if weight is None else np.asarray(weight, float)
+    w = w_all[keep]
     classes = sorted({target[i] for i in keep})
     y = np.array([classes.index(target[i]) for i in keep])
-    k, n = len(classes), len(keep)
-    counts = np.bincount(y, minlength=k)
-    prior = np.log((counts + prior_alpha) / (n + prior_alpha * k))
+    k = len(classes)
+    counts = np.array([w[y == c].sum() for c in range(k)])
+    prior = np.log((counts + prior_alpha) / (counts.sum() + prior_alpha * k))
     n_test = len(next(iter(test.values())))
     joint = np.tile(prior, (n_test, 1))
     overall_var = [np.var([train[a][i] for i in keep if train[a][i] is not None]) for a in numeric]
@@ -44,19 +52,20 @@ def naive_bayes_log_joint(
         values = [column[i] for i in keep]
         if attribute in numeric:
             for c in range(k):
-                xs = np.array([v for v, yc in zip(values, y) if yc == c and v is not None], float)
-                if xs.size == 0:
+                present = [j for j, v in enumerate(values) if y[j] == c and v is not None]
+                if not present:
                     continue  # no observation of the attribute in this class: no evidence
-                mean, var = xs.mean(), xs.var() + epsilon
+                mean, var = _exact_moments([values[j] for j in present], w[present])
+                var += epsilon
                 for r, x in enumerate(test[attribute]):
                     if x is not None:
                         joint[r, c] += -0.5 * np.log(2 * np.pi * var) - (x - mean) ** 2 / (2 * var)
             continue
         seen = sorted({v for v in values if v is not None}, key=str)
         table = np.zeros((len(seen), k))
-        for v, yc in zip(values, y):
+        for v, yc, wv in zip(values, y, w):
             if v is not None:
-                table[seen.index(v), yc] += 1
+                table[seen.index(v), yc] += wv
         n_c = table.sum(axis=0)
         for r, x in enumerate(test[attribute]):
             if x is None:
@@ -73,6 +82,17 @@ def naive_bayes_log_joint(
                     continue
                 joint[r, c] += np.log(numerator) - np.log(n_c[c] + alpha * len(seen))
     return classes, joint
+
+
+def _exact_moments(values: list[float], weights: np.ndarray) -> tuple[float, float]:
+    """The weighted mean and population variance of ``values``, exact (as fractions) and
+    rounded once: a constant class has variance 0 exactly, whatever its weights."""
+    xs = [Fraction(v) for v in values]
+    ws = [Fraction(float(w)) for w in weights]
+    total = sum(ws)
+    mean = sum(w * x for w, x in zip(ws, xs, strict=True)) / total
+    var = sum(w * (x - mean) ** 2 for w, x in zip(ws, xs, strict=True)) / total
+    return float(mean), float(var)
 
 
 def softmax(joint: np.ndarray) -> np.ndarray:
