@@ -16,6 +16,7 @@ from warehouse_ml.engines import DuckDBWarehouse
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models import kinds
 from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.inspection.sections import TablePart, TextPart
 
 
 def write_or_print(table: pa.Table, output: str | None, rows: int = 20) -> None:
@@ -175,12 +176,15 @@ def cmd_show(args: argparse.Namespace, con: DuckDBWarehouse) -> None:
     print(f"settings: {', '.join(f'{k}={v!r}' for k, v in model.get_params().items())}")
     for feature in model.features_:
         print(f"  {feature.name}: {feature.kind} ({feature.sql_type})")
-    for heading, shown in model.sections(con):
-        if isinstance(shown, str):
-            print(f"\n{heading}\n{shown}")
-        else:
-            print(f"\n{heading} ({shown.num_rows} rows)")
-            print_table(shown, args.rows)
+    section = model.model_section(con)
+    for part in section.parts:  # a report's section of the model, in text (no pictures)
+        if isinstance(part, TextPart):
+            print(f"\n{part.title}\n{part.text}")
+        elif isinstance(part, TablePart):
+            print(f"\n{part.title} ({part.table.num_rows} rows)")
+            print_table(part.table, args.rows)
+            if part.note:
+                print(part.note)
 
 
 def cmd_sql(args: argparse.Namespace, con: DuckDBWarehouse) -> None:

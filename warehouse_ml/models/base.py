@@ -289,14 +289,6 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
         with session(con) as warehouse, self._current(warehouse) as record:
             return {part: catalog.read_part(warehouse, record, part) for part in record.parts}
 
-    def sections(self, con: Connectable) -> list[tuple[str, pa.Table | str]]:
-        """The fitted model in its family's own terms, as ``warehouse-ml show`` prints it after
-        the settings and features: (heading, table or text) pairs. Here every parameter table
-        (:meth:`parameters`), which a family whose tables are not its own best account
-        replaces (the linear families' coefficients by term, a tree's rules, k-NN's
-        search)."""
-        return list(self.parameters(con).items())
-
     @contextlib.contextmanager
     def _current(self, warehouse: Warehouse) -> Iterator[ModelRecord]:
         """The model's record, its tables verified against its fit's checksums (once per

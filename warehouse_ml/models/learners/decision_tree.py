@@ -373,10 +373,6 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         """The tree as indented rules, as Weka's J48 prints them (tree_inspection.py)."""
         return tree_inspection.rules_text(self.tree_.root, self.tree_.probabilities, self.classes_)
 
-    def sections(self, con: Connectable) -> list[tuple[str, pa.Table | str]]:
-        """The tree's rules (:meth:`tree_text`)."""
-        return [("tree", self.tree_text())]
-
     def plot_tree(self, ax: Any = None, levels: int = tree_inspection.DRAWN_LEVELS) -> Any:
         """The tree's first ``levels`` levels as a picture a page holds (matplotlib,
         ``warehouse-ml[report]``; tree_inspection.drawing): each node under its parent,

@@ -285,18 +285,6 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         assert isinstance(learned, KNearestNeighborsState)
         return learned.stored_rows
 
-    def sections(self, con: Connectable) -> list[tuple[str, pa.Table | str]]:
-        """The search (k, its votes, the metric, the stored rows), then the design each
-        stored and scored row is placed by."""
-        votes = "one vote each" if self.weights == "uniform" else "votes of 1 / distance"
-        search = (
-            f"the k={self.k} nearest of {self.stored_rows_} stored training rows vote "
-            f"({votes}), by {self.metric} distance"
-        )
-        design = self.parameters(con)["design"]
-        heading = "design (a number as (x - mean) / scale; levels 0 apart when equal, else 1)"
-        return [("search", search), (heading, design)]
-
     def model_section(self, con: Connectable) -> ModelSection:
         """The search's settings (k, weights, metric, the stored rows) and each attribute's
         coordinate: a numeric attribute's standardisation (mean, scale), a categorical

@@ -47,6 +47,7 @@ std_error, z_value and p_value NULL).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -55,10 +56,12 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
+from warehouse_ml.engines import Connectable
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores
+from warehouse_ml.models.inspection.sections import ModelSection, TablePart
 from warehouse_ml.models.learners import ledoit_wolf
 from warehouse_ml.models.learners.linear_design import (
     Design,
@@ -306,15 +309,20 @@ class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
         """Every class has its own row of coefficients."""
         return range(len(self.classes_))
 
-    def sections(self, con: Any) -> list[tuple[str, pa.Table | str]]:
-        """The coefficients and design (``LinearScores.sections``), then each class's prior."""
+    def model_section(self, con: Connectable) -> ModelSection:
+        """The coefficients by term (``LinearScores.model_section``), then each class's
+        prior."""
+        section = super().model_section(con)
         priors = pa.table(
             {
                 "class": pa.array([str(c) for c in self.classes_]),
                 "prior": pa.array(self.priors_, pa.float64()),
             }
         )
-        return [*super().sections(con), ("priors (each class's share of the rows)", priors)]
+        note = "each class's share of the training rows, or the priors given to the model"
+        return dataclasses.replace(
+            section, parts=[*section.parts, TablePart("Priors", priors, note)]
+        )
 
     @property
     def coef_(self) -> np.ndarray:

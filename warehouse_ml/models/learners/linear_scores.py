@@ -144,21 +144,6 @@ class LinearScores:
         ]
         return pa.Table.from_pylist(rows)
 
-    def sections(self, con: Any) -> list[tuple[str, pa.Table | str]]:
-        """``warehouse-ml show``'s account of a linear model (``Classifier.sections``): the
-        coefficients by term (:meth:`summary`) and the design (each column's attribute,
-        level, and the mean and scale a number is standardised by)."""
-        return [
-            (
-                "coefficients (a class's score: the intercept plus coefficient x value)",
-                self.summary(),
-            ),
-            (
-                "design (a number as (x - mean) / scale; a level as 1 or 0)",
-                self.parameters(con)["design"],
-            ),
-        ]
-
 
 class NewtonScores(LinearScores):
     """A linear model fitted by Newton passes (the logistic regression, the linear SVM): its

@@ -211,17 +211,3 @@ class LinearSVM(NewtonScores, Classifier, WeightedFit):
     def sigmoids_(self) -> np.ndarray:
         """Each scored class's Platt sigmoid ``(A, B)`` (rows as :attr:`coef_`)."""
         return np.array(self._report.sigmoids)
-
-    def sections(self, con: Connectable) -> list[tuple[str, pa.Table | str]]:
-        """The coefficients and design (``LinearScores.sections``), then each scored class's
-        Platt sigmoid."""
-        a, b = zip(*self._report.sigmoids, strict=True)
-        sigmoids = pa.table(
-            {
-                "class": pa.array([str(self.classes_[k]) for k in self._scored_classes()]),
-                "a": pa.array(a, pa.float64()),
-                "b": pa.array(b, pa.float64()),
-            }
-        )
-        heading = "sigmoids (P(class) = 1 / (1 + exp(a f + b)) of the decision value f)"
-        return [*super().sections(con), (heading, sigmoids)]

@@ -77,7 +77,6 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import pyarrow as pa
 from sqlglot import exp
 
 from warehouse_ml import charts
@@ -95,7 +94,7 @@ from warehouse_ml.models.capabilities import (
 )
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.render import render_tree
-from warehouse_ml.models.inspection.sections import ModelSection, PicturePart
+from warehouse_ml.models.inspection.sections import ModelSection, PicturePart, TextPart
 from warehouse_ml.models.learners import tan_terms
 from warehouse_ml.models.learners.chow_liu import parents_from_weights
 from warehouse_ml.models.learners.naive_bayes import (
@@ -424,15 +423,13 @@ class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries,
     def card_picture(self) -> str:
         return super().card_picture() + charts.svg(lambda ax: self.plot_tree(ax=ax))
 
-    def sections(self, con: Any) -> list[tuple[str, pa.Table | str]]:
-        """The tree (:meth:`tree_text`), then every parameter table."""
-        return [("tree (Mermaid)", self.tree_text()), *super().sections(con)]
-
     def model_section(self, con: Connectable) -> ModelSection:
-        """The attribute ranking (with each attribute's parent and CMI) and the tree."""
+        """The attribute ranking (with each attribute's parent and CMI) and the tree, drawn and
+        as text."""
         ranked = super().model_section(con)
         tree = PicturePart("tree", lambda ax: self.plot_tree(ax=ax), natural=True)
-        return ModelSection("Attributes and tree", [*ranked.parts, tree])
+        text = TextPart("The tree (Mermaid)", self.tree_text())
+        return ModelSection("Attributes and tree", [*ranked.parts, tree, text])
 
     def tree_text(self, format: str = "mermaid") -> str:
         """The model's structure as text: ``"mermaid"`` (a ``graph TD`` flowchart) or ``"dot"``
