@@ -228,15 +228,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         def relation(carried: Sequence[exp.Expression]) -> exp.Query:
             scored, kept = self._scored(design, source, carried)
             numbered = ROW if ROW in kept else None
-            floating = [
-                item.alias_or_name
-                for item in carried
-                if item.this.name in source.columns
-                and pa.types.is_floating(source.field(item.this.name).type)
-            ]
-            return search.voted(
-                scored.from_(exp.to_table(INPUT).as_("s")), kept, votes, numbered, floating
-            )
+            return search.voted(scored.from_(exp.to_table(INPUT).as_("s")), kept, votes, numbered)
 
         return AggregatedScores(relation, len(record.classes))
 

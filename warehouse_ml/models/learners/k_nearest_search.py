@@ -79,8 +79,9 @@ WEIGHTS = (UNIFORM, DISTANCE)
 
 
 def exact_text(kept: str) -> str:
-    """The column holding the text of the floating-point kept column ``kept``, by which
-    :class:`BoundedSearch` tells 0.0 and -0.0 apart (two rows, each with its own key)."""
+    """The column holding the text of the kept column ``kept``, by which
+    :class:`BoundedSearch` tells apart values its grouping would take for one: a float's 0.0
+    and -0.0 (equal numbers, two rows each with its own key)."""
     return f"{kept}_text"
 
 
@@ -106,16 +107,13 @@ class Search(abc.ABC):
         kept: Sequence[str],
         votes: Votes,
         numbered: str | None = None,
-        floating: Sequence[str] = (),
     ) -> exp.Query:
         """One row per row of ``scored`` (its ``kept`` columns and its coordinates): the kept
         columns, then ``votes``' columns over its k nearest stored rows. ``numbered``: the
         kept column numbering the rows (distinct), when the caller numbered them: each row's
-        neighbours (:meth:`ranked`) are grouped by it; else :meth:`unnumbered`, which tells
-        the kept columns in ``floating`` (floating-point ones, whose equality is not identity:
-        0.0 = -0.0) apart by their text too."""
+        neighbours (:meth:`ranked`) are grouped by it; else :meth:`unnumbered`."""
         if numbered is None:
-            return self.unnumbered(neighbours, scored, kept, votes, floating)
+            return self.unnumbered(neighbours, scored, kept, votes)
         grouped = [numbered, *(g for g in kept if g != numbered)]
         return votes.of(self.ranked(neighbours, scored, grouped), grouped, kept)
 
@@ -126,7 +124,6 @@ class Search(abc.ABC):
         scored: exp.Query,
         kept: Sequence[str],
         votes: Votes,
-        floating: Sequence[str] = (),
     ) -> exp.Query:
         """:meth:`voted` of rows with no number of the caller's."""
 
@@ -158,7 +155,6 @@ class WindowSearch(Search):
         scored: exp.Query,
         kept: Sequence[str],
         votes: Votes,
-        floating: Sequence[str] = (),
     ) -> exp.Query:
         number = alias(exp.Window(this=exp.RowNumber()), ROW_ID)
         rows = exp.select(number, exp.Star()).from_(scored.subquery("n"))
@@ -210,7 +206,6 @@ class LateralSearch(Search):
         scored: exp.Query,
         kept: Sequence[str],
         votes: Votes,
-        floating: Sequence[str] = (),
     ) -> exp.Query:
         return self._lateral(neighbours, scored, kept, votes.of(self.nearest(neighbours), [], []))
 
@@ -257,8 +252,9 @@ class BoundedSearch(Search):
 
     :meth:`voted` of rows with no number (a prediction view's) groups them by their columns
     instead (the distinct rows, each with the number of rows it stands for, its votes repeated
-    as many times): no row number, so a filter on a scored column passes every step down to
-    the source (a prediction view read by its key searches for that row alone). It reads the
+    as many times; each kept column by its text too, :func:`exact_text`, so that a key 0.0 and
+    a key -0.0 stay two rows): no row number, so a filter on a scored column passes every
+    step down to the source (a prediction view read by its key searches for that row alone). It reads the
     stored rows once: one pass keeps each row's k + 1 smallest reduced distances
     (``MIN(wml_reduced, k + 1)``) and the classes at its k smallest (``ARG_MIN(class_index,
     wml_reduced, k)``), both heaps of primitive values, in ascending order of distance. Where
@@ -294,10 +290,9 @@ class BoundedSearch(Search):
         scored: exp.Query,
         kept: Sequence[str],
         votes: Votes,
-        floating: Sequence[str] = (),
     ) -> exp.Query:
         coordinates = [coordinate(i) for i in range(len(neighbours.features))]
-        texts = [alias(expressions.as_text(column(g, "d")), exact_text(g)) for g in floating]
+        texts = [alias(expressions.as_text(column(g, "d")), exact_text(g)) for g in kept]
         distinct = [*kept, *coordinates]
         rows = (
             exp.select(
@@ -308,7 +303,7 @@ class BoundedSearch(Search):
             .from_(scored.subquery("d"))
             .group_by(*(column(g, "d") for g in distinct), *(t.this for t in texts))
         )
-        distinct += [exact_text(g) for g in floating]
+        distinct += [exact_text(g) for g in kept]
         grouped = [*distinct, COPIES]
         k, heaps = neighbours.k, exp.to_table(HEAPS)
         reduced = column(REDUCED, "p")
@@ -462,8 +457,7 @@ class Neighbours:
         kept: Sequence[str],
         votes: Votes,
         numbered: str | None = None,
-        floating: Sequence[str] = (),
     ) -> exp.Query:
         """One row per row of ``scored`` (its ``kept`` columns and its coordinates): the kept
-        columns and ``votes``' ``wml_j_<c>`` (``numbered``, ``floating``: :meth:`Search.voted`)."""
-        return self.search.voted(self, scored, kept, votes, numbered, floating)
+        columns and ``votes``' ``wml_j_<c>`` (``numbered``: :meth:`Search.voted`)."""
+        return self.search.voted(self, scored, kept, votes, numbered)
