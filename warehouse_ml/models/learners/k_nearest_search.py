@@ -254,8 +254,8 @@ class BoundedSearch(Search):
     instead (the distinct rows, each with the number of rows it stands for, its votes repeated
     as many times; each kept column by its text too, :func:`exact_text`, so that a key 0.0 and
     a key -0.0 stay two rows): no row number, so a filter on a scored column passes every
-    step down to the source (a prediction view read by its key searches for that row alone). It reads the
-    stored rows once: one pass keeps each row's k + 1 smallest reduced distances
+    step down to the source (a prediction view read by its key searches for that row alone).
+    It reads the stored rows once: one pass keeps each row's k + 1 smallest reduced distances
     (``MIN(wml_reduced, k + 1)``) and the classes at its k smallest (``ARG_MIN(class_index,
     wml_reduced, k)``), both heaps of primitive values, in ascending order of distance. Where
     the k-th distance is below the (k + 1)-th, those are the k nearest whatever a tie inside
