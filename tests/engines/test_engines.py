@@ -1295,7 +1295,8 @@ def test_exported_sql_runs_where_only_the_source_table_is(
     """A model fitted in DuckDB, exported for the engine: its SQL reads only the source table
     there (loaded under another name) and gives DuckDB's probabilities."""
     w = duckdb_engine.warehouse
-    model = kind().fit(w, duckdb_engine.load(TABLE, DATA), "label", keys=["id"], name="export")
+    data = duckdb_engine.load(TABLE, DATA)
+    model = kind().fit(w, data, "label", keys=["id"], name=f"export_{kind.__name__.lower()}")
     target = engine.load("wml_export_source", DATA)
     sql = model.sql(w, target, keys=["id"], dialect=engine.warehouse.dialect)
     got = run_text(engine, sql).sort_by("id")

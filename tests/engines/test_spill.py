@@ -38,19 +38,20 @@ def connect(path, **config: str) -> duckdb.DuckDBPyConnection:
 def test_a_fit_over_the_memory_limit_completes_and_matches_an_unconstrained_fit(
     database, tmp_path, kind
 ):
+    name = kind.__name__.lower()  # the module's database holds every kind's models
     con = connect(database, temp_directory=str(tmp_path / "free"))
-    free = kind().fit(con, "big", "cls", keys=["id"], name="free")
+    free = kind().fit(con, "big", "cls", keys=["id"], name=f"free_{name}")
     expected = free.parameters(con)
     con.close()
 
     con = connect(database, memory_limit=LIMIT, temp_directory="")  # spilling off
     before = objects(con)
     with pytest.raises(duckdb.OutOfMemoryException):  # the limit binds: without spilling,
-        kind().fit(con, "big", "cls", keys=["id"], name="limited")  # the fit runs out of memory
+        kind().fit(con, "big", "cls", keys=["id"], name=f"limited_{name}")  # the fit runs out of memory
     assert objects(con) == before  # ... and leaves nothing behind
     con.close()
     con = connect(database, memory_limit=LIMIT, temp_directory=str(tmp_path / "spill"))
-    model = kind().fit(con, "big", "cls", keys=["id"], name="limited")
+    model = kind().fit(con, "big", "cls", keys=["id"], name=f"limited_{name}")
     parameters = model.parameters(con)
     assert parameters.keys() == expected.keys()
     for part, table in parameters.items():  # bit for bit (test_numeric_robustness)
