@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 import duckdb
 import hypothesis_profiles  # noqa: F401  (loads $WML_HYPOTHESIS's profile first)
 import pytest
+from _pytest import nodes
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
@@ -40,6 +42,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         engines |= {name.removesuffix("_engine") for name in getattr(item, "fixturenames", ())}
         if SPARK_TARGETS & engines:
             item.add_marker(pytest.mark.xdist_group("spark"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse a ``--dist loadgroup`` run that would not group: pytest-xdist groups a test by
+    renaming its ``item._nodeid``, which a pytest whose ``nodeid`` is built otherwise (9.2)
+    ignores (pyproject.toml pins the two). Each worker would then start its own Spark
+    driver, and two JVMs on two cores slow the whole suite severalfold."""
+    if config.getoption("dist", "no") != "loadgroup":
+        return
+    if "_nodeid" not in inspect.getsource(nodes.Node.nodeid.fget):
+        raise pytest.UsageError(
+            f"pytest-xdist's --dist loadgroup cannot group the tests of pytest "
+            f"{pytest.__version__}: install the versions pyproject.toml pins "
+            '(python -m pip install -e ".[test]")'
+        )
 
 
 @pytest.fixture

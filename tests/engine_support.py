@@ -290,10 +290,29 @@ def spark_session(master: str = "local[2]") -> Iterator[Any]:
     )
     session.sparkContext.setLogLevel("ERROR")
     try:
+        if master.startswith("spark://"):
+            wait_for_executors(session, CLUSTER_EXECUTORS)
         yield session
     finally:
         session.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+CLUSTER_EXECUTORS = 2
+"""The executors of a cluster session: one per worker of :func:`spark_cluster`."""
+
+
+def wait_for_executors(session: Any, count: int, timeout: float = 120.0) -> None:
+    """Return once ``count`` executors have registered with ``session``'s driver (its own
+    block manager is registered too); RuntimeError after ``timeout`` seconds. The scheduler
+    waits for them before a job's first task only (``minRegisteredResourcesRatio``): a busy
+    machine can start a session whose second executor is still starting."""
+    status = session.sparkContext._jsc.sc()
+    deadline = time.monotonic() + timeout
+    while status.getExecutorMemoryStatus().size() - 1 < count:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{count} Spark executors did not register in {timeout:.0f} s")
+        time.sleep(0.2)
 
 
 class SparkSessions:

@@ -47,7 +47,9 @@ def test_a_fit_over_the_memory_limit_completes_and_matches_an_unconstrained_fit(
     con = connect(database, memory_limit=LIMIT, temp_directory="")  # spilling off
     before = objects(con)
     with pytest.raises(duckdb.OutOfMemoryException):  # the limit binds: without spilling,
-        kind().fit(con, "big", "cls", keys=["id"], name=f"limited_{name}")  # the fit runs out of memory
+        kind().fit(
+            con, "big", "cls", keys=["id"], name=f"limited_{name}"
+        )  # the fit runs out of memory
     assert objects(con) == before  # ... and leaves nothing behind
     con.close()
     con = connect(database, memory_limit=LIMIT, temp_directory=str(tmp_path / "spill"))
