@@ -359,6 +359,21 @@ def apply_at_once(engine: Engine, batch_id: str) -> list[str]:
     return sorted(results)
 
 
+@pytest.mark.engines
+def test_a_deadlock_the_server_breaks_is_a_write_conflict(postgres_engine):
+    """PostgreSQL breaks a deadlock between two publications by rolling one of them back
+    (DeadlockDetected, SQLSTATE 40P01: two updates of one batch at once met it on a loaded
+    machine, below): that one met a write-write conflict, a ConcurrentFitError to run again,
+    as is a serialization failure (40001); any other error is not."""
+    from psycopg import errors
+
+    warehouse = connect(postgres_engine.writer)
+    assert warehouse.write_conflict(errors.DeadlockDetected("deadlock detected"))
+    assert warehouse.write_conflict(errors.SerializationFailure("could not serialize access"))
+    assert not warehouse.write_conflict(errors.UniqueViolation("duplicate key value"))
+    assert not warehouse.write_conflict(RuntimeError("deadlock detected"))
+
+
 @pytest.mark.parametrize("engine_name", ENGINES)
 def test_one_batch_applied_by_two_connections_at_once_is_applied_once(engine_name, request):
     """Two connections apply the same update batch (the same id) at the same moment, four

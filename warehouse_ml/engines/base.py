@@ -222,8 +222,8 @@ class Warehouse(abc.ABC):
     def write_conflict(self, error: Exception) -> bool:
         """Whether ``error``, raised inside :meth:`transaction`, means that another connection
         wrote the same rows or objects at the same moment and the transaction was rolled back
-        for it. Here never: the engine makes the second writer wait for the first instead
-        (PostgreSQL's row locks), or has no transactions (Spark)."""
+        for it. Here never: the engine has no transactions (Spark); PostgreSQL's and DuckDB's
+        adapters say which of their errors are such conflicts."""
         return False
 
     def after_drop(self) -> None:  # noqa: B027 - most engines need nothing

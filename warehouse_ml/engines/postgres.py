@@ -325,3 +325,11 @@ class PostgresWarehouse(Warehouse):
         savepoint when the caller already has a transaction open)."""
         with self.connection.transaction():
             yield
+
+    def write_conflict(self, error: Exception) -> bool:
+        """PostgreSQL makes a second writer of a row wait for the first, but breaks a deadlock
+        between two transactions (each waiting for a row or object the other wrote) by
+        rolling one back with ``DeadlockDetected`` (SQLSTATE 40P01), and a serializable
+        transaction may fail with ``SerializationFailure`` (40001): either was rolled back
+        for another connection's writes."""
+        return isinstance(error, (pg_errors.DeadlockDetected, pg_errors.SerializationFailure))
