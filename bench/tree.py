@@ -17,7 +17,7 @@ in-memory DuckDB table ``t``.
 * scoring: the prediction view's probabilities read into Arrow against scikit-learn's read,
   encode and ``predict_proba`` (target: the view at least 3x faster), and the view's statement
   alone (one sum, nothing fetched); it says whether the tree scores by its nested CASE or walks
-  its node table (models/learners/tree_scoring.py);
+  its node table (models/learners/tree/scoring.py);
 * the process's peak resident memory at the end.
 
 Prints seconds and the ratios; asserts nothing.

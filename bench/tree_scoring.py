@@ -27,8 +27,8 @@ from sqlglot import exp
 from tree import NUMBERS, TEXT, sample
 
 from warehouse_ml.engines import connect
-from warehouse_ml.models.learners import tree_scoring
-from warehouse_ml.models.learners.tree_model import Node, Split, node_probabilities, route
+from warehouse_ml.models.learners.tree import scoring as tree_scoring
+from warehouse_ml.models.learners.tree.model import Node, Split, node_probabilities, route
 from warehouse_ml.models.scoring.query import score_query
 from warehouse_ml.models.scoring.scores import ClassProbabilities, Scores
 from warehouse_ml.sqlgen import expressions, templates

@@ -1,5 +1,5 @@
 """The linear families' tests' reference: the design their rules describe, built in numpy
-(models/learners/linear_design.py states the rules), a mixed data set, and the shared UCI data
+(models/learners/shared/design.py states the rules), a mixed data set, and the shared UCI data
 sets read as the tests read them."""
 
 from __future__ import annotations

@@ -163,8 +163,8 @@ def _parameters(model, con):
 
 
 def reference_terms(model, con, rows):
-    """term[row][attribute index][class] as the module docstrings of models/learners/naive_bayes.py
-    and models/learners/tan.py define them (NULL value: 0; unseen value: the unseen term; TAN: the
+    """term[row][attribute index][class] as the module docstrings of models/learners/bayes/naive_bayes.py
+    and models/learners/bayes/tan.py define them (NULL value: 0; unseen value: the unseen term; TAN: the
     observed pair, else the parent row for a seen value, else the class-only term)."""
     seen, unseen, prior, gaussian, cpt, cpt_parent = _parameters(model, con)
     parents = getattr(model, "parents_", {})
@@ -204,7 +204,7 @@ def reference_terms(model, con, rows):
 
 def tree_path(node, row: dict) -> list:
     """The nodes a row (attribute -> value, None for NULL) passes from ``node`` down a
-    decision tree (nodes and splits read by attribute, as models/learners/tree_model.py holds
+    decision tree (nodes and splits read by attribute, as models/learners/tree/model.py holds
     them), by the documented rule: ``x <= t`` to branch 0, a larger value to branch 1; a value
     in a branch's values to that branch, any other to the split's ``other``; NULL to its
     ``null`` branch."""
@@ -226,7 +226,7 @@ def tree_path(node, row: dict) -> list:
 
 def tan_log_joint(train: pd.DataFrame, test: pd.DataFrame, target, parents, alpha, prior_alpha):
     """Classes (sorted) and log P(c) + sum_i log P(a_i | c, parent) of each test row, with the
-    fallbacks documented in models/learners/tan.py (a NULL or unseen parent value, or a value
+    fallbacks documented in models/learners/bayes/tan.py (a NULL or unseen parent value, or a value
     never seen, falls back to P(a_i | c); a NULL value contributes nothing)."""
     train = train[train[target].notna()]
     classes = sorted(train[target].unique())

@@ -86,14 +86,14 @@ if TYPE_CHECKING:  # what the names below are, for type checkers; imported on fi
     from warehouse_ml.evaluation.splits import Split, assign_folds, holdout_split, leave_one_out
     from warehouse_ml.models.inspection.evidence import EVERY_CLASS
     from warehouse_ml.models.inspection.relevance import pair_information, rank_attributes
-    from warehouse_ml.models.learners.chow_liu import ChowLiuTree, chow_liu_tree
-    from warehouse_ml.models.learners.decision_tree import DecisionTree
-    from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors
-    from warehouse_ml.models.learners.linear_discriminant import LinearDiscriminant
-    from warehouse_ml.models.learners.linear_svm import LinearSVM
-    from warehouse_ml.models.learners.logistic_regression import LogisticRegression
-    from warehouse_ml.models.learners.naive_bayes import NaiveBayes
-    from warehouse_ml.models.learners.tan import TAN
+    from warehouse_ml.models.learners.bayes.chow_liu import ChowLiuTree, chow_liu_tree
+    from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes
+    from warehouse_ml.models.learners.bayes.tan import TAN
+    from warehouse_ml.models.learners.linear.linear_discriminant import LinearDiscriminant
+    from warehouse_ml.models.learners.linear.logistic_regression import LogisticRegression
+    from warehouse_ml.models.learners.linear.svm.linear_svm import LinearSVM
+    from warehouse_ml.models.learners.neighbors.k_nearest_neighbors import KNearestNeighbors
+    from warehouse_ml.models.learners.tree.decision_tree import DecisionTree
     from warehouse_ml.progress import Progress, ProgressCallback
 
 LAZY: dict[str, tuple[str, str | None]] = {
@@ -143,28 +143,28 @@ LAZY: dict[str, tuple[str, str | None]] = {
     "assign_folds": ("warehouse_ml.evaluation.splits", "assign_folds"),
     "holdout_split": ("warehouse_ml.evaluation.splits", "holdout_split"),
     "leave_one_out": ("warehouse_ml.evaluation.splits", "leave_one_out"),
-    "ChowLiuTree": ("warehouse_ml.models.learners.chow_liu", "ChowLiuTree"),
-    "chow_liu_tree": ("warehouse_ml.models.learners.chow_liu", "chow_liu_tree"),
-    "DecisionTree": ("warehouse_ml.models.learners.decision_tree", "DecisionTree"),
+    "ChowLiuTree": ("warehouse_ml.models.learners.bayes.chow_liu", "ChowLiuTree"),
+    "chow_liu_tree": ("warehouse_ml.models.learners.bayes.chow_liu", "chow_liu_tree"),
+    "DecisionTree": ("warehouse_ml.models.learners.tree.decision_tree", "DecisionTree"),
     "EVERY_CLASS": ("warehouse_ml.models.inspection.evidence", "EVERY_CLASS"),
     "KNearestNeighbors": (
-        "warehouse_ml.models.learners.k_nearest_neighbors",
+        "warehouse_ml.models.learners.neighbors.k_nearest_neighbors",
         "KNearestNeighbors",
     ),
     "LinearDiscriminant": (
-        "warehouse_ml.models.learners.linear_discriminant",
+        "warehouse_ml.models.learners.linear.linear_discriminant",
         "LinearDiscriminant",
     ),
-    "LinearSVM": ("warehouse_ml.models.learners.linear_svm", "LinearSVM"),
+    "LinearSVM": ("warehouse_ml.models.learners.linear.svm.linear_svm", "LinearSVM"),
     "LogisticRegression": (
-        "warehouse_ml.models.learners.logistic_regression",
+        "warehouse_ml.models.learners.linear.logistic_regression",
         "LogisticRegression",
     ),
-    "NaiveBayes": ("warehouse_ml.models.learners.naive_bayes", "NaiveBayes"),
+    "NaiveBayes": ("warehouse_ml.models.learners.bayes.naive_bayes", "NaiveBayes"),
     "pair_information": ("warehouse_ml.models.inspection.relevance", "pair_information"),
     "select_k": ("warehouse_ml.evaluation.k_nearest_selection", "select_k"),
     "rank_attributes": ("warehouse_ml.models.inspection.relevance", "rank_attributes"),
-    "TAN": ("warehouse_ml.models.learners.tan", "TAN"),
+    "TAN": ("warehouse_ml.models.learners.bayes.tan", "TAN"),
     "Progress": ("warehouse_ml.progress", "Progress"),
     "ProgressCallback": ("warehouse_ml.progress", "ProgressCallback"),
     "synthetic": ("warehouse_ml.synthetic", None),

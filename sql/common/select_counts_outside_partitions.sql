@@ -8,7 +8,7 @@
 --   $partitions (VALUES relation p(wml_part, wml_held_out): the models wanted), $count_type (BIGINT rows, or DOUBLE summed weights).
 -- Output columns: wml_part (the model), attribute (VARCHAR), value (VARCHAR),
 --   class_label (VARCHAR), n (BIGINT rows outside the held-out partition).
--- Rendered by: warehouse_ml/models/learners/naive_bayes.py, warehouse_ml/models/learners/tan.py.
+-- Rendered by: warehouse_ml/models/learners/bayes/naive_bayes.py, warehouse_ml/models/learners/bayes/tan.py.
 WITH totals AS (
     SELECT k.attribute, k.value, k.class_label, SUM(k.n) AS n
     FROM $per_partition AS k

@@ -56,7 +56,7 @@ from warehouse_ml.cli import main as cli_main
 from warehouse_ml.cli.demo import DEMO_TABLES
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.models.learners import tree_scoring
+from warehouse_ml.models.learners.tree import scoring as tree_scoring
 from warehouse_ml.models.scoring import literal_terms
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName

@@ -30,7 +30,7 @@ from stored_forms import details_of, with_details
 
 import warehouse_ml as wml
 from warehouse_ml.evaluation import crossval, splits
-from warehouse_ml.models.learners.tan_state import TANState
+from warehouse_ml.models.learners.bayes.tan_state import TANState
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.stats.counting import PARTITION
 

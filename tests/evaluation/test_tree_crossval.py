@@ -22,9 +22,11 @@ import pytest
 
 import warehouse_ml as wml
 from warehouse_ml.evaluation import splits
-from warehouse_ml.models.learners import decision_tree, tree_growth, tree_scoring
-from warehouse_ml.models.learners.decision_tree_state import TreeState
-from warehouse_ml.models.learners.tree_model import Node
+from warehouse_ml.models.learners.tree import decision_tree
+from warehouse_ml.models.learners.tree import growth as tree_growth
+from warehouse_ml.models.learners.tree import scoring as tree_scoring
+from warehouse_ml.models.learners.tree.model import Node
+from warehouse_ml.models.learners.tree.state import TreeState
 
 TOLERANCE = 1e-12
 FOLDS = 3

@@ -25,7 +25,7 @@ from warehouse_ml.errors import NotSupportedError
 from warehouse_ml.evaluation import loo, splits
 from warehouse_ml.models import capabilities, kinds
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.learners.naive_bayes import NaiveBayes
+from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes
 
 SPECS = kinds.specs()
 DIALECTS = ["duckdb", "postgres", "spark", "snowflake", "bigquery", "trino"]

@@ -19,7 +19,7 @@ from sklearn.tree import DecisionTreeClassifier
 import warehouse_ml as wml
 from warehouse_ml.errors import NotSupportedError
 from warehouse_ml.models import kinds
-from warehouse_ml.models.learners import tree_splits
+from warehouse_ml.models.learners.tree import splits as tree_splits
 
 # -- numpy references, written from the definitions -------------------------------------------
 
@@ -682,7 +682,7 @@ def test_explain_gives_each_rows_path_whose_changes_add_up_to_leaf_minus_root(co
 
 
 def _describe(split: dict, branch: int) -> str:
-    from warehouse_ml.models.learners.tree_model import Split
+    from warehouse_ml.models.learners.tree.model import Split
 
     return Split(
         split["attribute"], split["kind"], split["threshold"],

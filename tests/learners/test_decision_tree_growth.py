@@ -1,4 +1,4 @@
-"""One level of a decision tree's growth (models/learners/tree_growth.py): the one count
+"""One level of a decision tree's growth (models/learners/tree/growth.py): the one count
 statement of a level gives every open node's class counts and each attribute's (value or bin,
 class) counts exactly as a walk of the rows down the tree in Python does, NULLs and values
 unseen at a split included; closed nodes are not counted."""
@@ -12,9 +12,9 @@ from reference import tree_path
 
 from warehouse_ml.engines import session
 from warehouse_ml.engines.sources import open_source
-from warehouse_ml.models.learners import tree_growth
-from warehouse_ml.models.learners.tree_model import Node, Split
-from warehouse_ml.models.learners.tree_rows import Grid
+from warehouse_ml.models.learners.tree import growth as tree_growth
+from warehouse_ml.models.learners.tree.model import Node, Split
+from warehouse_ml.models.learners.tree.rows import Grid
 from warehouse_ml.models.training import Training, class_counts
 from warehouse_ml.stats import binning
 from warehouse_ml.stats.features import CATEGORICAL, NUMERIC, Feature

@@ -1,4 +1,4 @@
-"""What a decision tree shows of itself (models/learners/tree_inspection.py), on a tree built
+"""What a decision tree shows of itself (models/learners/tree/inspection.py), on a tree built
 here: its rules as text, its ranking by weighted gain, the part of it a picture draws (its top
 levels, wide ones folded to fit), and each row's decision path on DuckDB, whose steps follow a
 walk of the tree in Python and whose changes add up to the leaf's probability less the
@@ -12,8 +12,8 @@ import pytest
 from reference import tree_path
 from sqlglot import exp
 
-from warehouse_ml.models.learners import tree_inspection
-from warehouse_ml.models.learners.tree_model import Node, Split, node_probabilities
+from warehouse_ml.models.learners.tree import inspection as tree_inspection
+from warehouse_ml.models.learners.tree.model import Node, Split, node_probabilities
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import column
 

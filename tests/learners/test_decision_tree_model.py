@@ -1,7 +1,7 @@
-"""A decision tree as data (models/learners/tree_model.py): the nested CASE that routes a row
+"""A decision tree as data (models/learners/tree/model.py): the nested CASE that routes a row
 agrees with a walk of the tree in Python by the documented rule (thresholds, value sets, NULLs
 to the stored branch, unseen values to the heaviest) on DuckDB, and so does the walk of its
-node table one join per level (models/learners/tree_scoring.py), to the same probabilities;
+node table one join per level (models/learners/tree/scoring.py), to the same probabilities;
 node probabilities with alpha; C4.5's pessimistic pruning against Weka's error estimate
 computed here."""
 
@@ -17,8 +17,8 @@ from reference import tree_path
 from sqlglot import exp
 
 from warehouse_ml.engines import connect
-from warehouse_ml.models.learners import tree_scoring
-from warehouse_ml.models.learners.tree_model import (
+from warehouse_ml.models.learners.tree import scoring as tree_scoring
+from warehouse_ml.models.learners.tree.model import (
     Node,
     Split,
     node_probabilities,

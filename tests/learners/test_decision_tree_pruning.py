@@ -1,4 +1,4 @@
-"""Reduced-error pruning of a decision tree (models/learners/tree_pruning.py) against a
+"""Reduced-error pruning of a decision tree (models/learners/tree/pruning.py) against a
 reference written here from Quinlan's rule: the same rows held out by the MD5 of the key, the
 tree grown without pruning on the others, then pruned bottom up in Python wherever a node as a
 leaf makes no more errors on the held-out rows than its pruned subtree."""
@@ -14,7 +14,7 @@ from reference import tree_path
 
 import warehouse_ml as wml
 from warehouse_ml.errors import ColumnError, ParameterError
-from warehouse_ml.models.learners.tree_model import Node
+from warehouse_ml.models.learners.tree.model import Node
 
 
 def noisy(n: int, seed: int) -> pa.Table:

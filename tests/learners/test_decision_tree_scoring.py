@@ -1,6 +1,6 @@
 """A fitted decision tree past tree_scoring.LITERAL_LEAVES leaves (set low here, so that a quick
 fit grows one) scores through its node table,
-one join per level (models/learners/tree_scoring.py): the same probabilities as its nested CASE
+one join per level (models/learners/tree/scoring.py): the same probabilities as its nested CASE
 to 1e-15 (rows with NULLs and values the tree never saw included), through predict_proba, a
 prediction view, a reloaded model and the exported SQL; the SQL parses in every dialect."""
 
@@ -14,7 +14,7 @@ from reference import tree_path
 from sqlglot import exp
 
 import warehouse_ml as wml
-from warehouse_ml.models.learners import tree_scoring
+from warehouse_ml.models.learners.tree import scoring as tree_scoring
 from warehouse_ml.models.scoring.query import score_query
 from warehouse_ml.models.scoring.scores import ClassProbabilities
 from warehouse_ml.sqlgen import templates

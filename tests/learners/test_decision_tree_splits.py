@@ -1,4 +1,4 @@
-"""The split choice of a decision tree node (models/learners/tree_splits.py) on count tables
+"""The split choice of a decision tree node (models/learners/tree/splits.py) on count tables
 drawn at random, against measures written here from their definitions: every candidate's
 branches, NULL side, gain, gain ratio (with C4.5's threshold penalty) and Gini decrease, and
 the choice of each criterion. The counts are weights (rows times a weight per seed), the
@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from warehouse_ml.models.learners import tree_splits
-from warehouse_ml.models.learners.tree_splits import AttributeCounts
+from warehouse_ml.models.learners.tree import splits as tree_splits
+from warehouse_ml.models.learners.tree.splits import AttributeCounts
 
 
 def h(counts) -> float:

@@ -16,8 +16,8 @@ import warehouse_ml as wml
 from warehouse_ml.errors import IncompatibleModelError
 from warehouse_ml.models import kinds
 from warehouse_ml.models.capabilities import CountUpdates, WeightedFit
-from warehouse_ml.models.learners.naive_bayes import NaiveBayes
-from warehouse_ml.models.learners.tan import TAN
+from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes
+from warehouse_ml.models.learners.bayes.tan import TAN
 from warehouse_ml.models.state import FittedState, LearnedState, read_state
 
 SPECS = kinds.specs()

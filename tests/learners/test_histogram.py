@@ -1,4 +1,4 @@
-"""A Naive Bayes model's training histogram (models/learners/naive_bayes.py, stats/binning.py): the rows
+"""A Naive Bayes model's training histogram (models/learners/bayes/naive_bayes.py, stats/binning.py): the rows
 of each numeric attribute per equal-frequency bin and class, against numpy references computed
 from the rows; kept by updates on the stored edges; summed weights for a weighted fit; absent
 from models stored before it, which keep working."""

@@ -1,5 +1,5 @@
 """k-NN's metrics other than the Euclidean against scikit-learn's brute-force
-KNeighborsClassifier, on the design the family measures (models/learners/k_nearest_metrics.py).
+KNeighborsClassifier, on the design the family measures (models/learners/neighbors/metrics.py).
 
 The oracle's design: each numeric attribute standardised by the training rows (NULL: 0), each
 categorical attribute one indicator per level seen in training plus one for NULL or unseen,
@@ -21,8 +21,8 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from warehouse_ml.engines.duckdb import DuckDBWarehouse
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.models.learners.k_nearest_metrics import metric_of
-from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors
+from warehouse_ml.models.learners.neighbors.k_nearest_neighbors import KNearestNeighbors
+from warehouse_ml.models.learners.neighbors.metrics import metric_of
 from warehouse_ml.stats.features import Feature
 
 PROBABILITIES = 1e-12

@@ -16,7 +16,7 @@ import pytest
 import warehouse_ml as wml
 from warehouse_ml.engines.duckdb import DuckDBWarehouse
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors
+from warehouse_ml.models.learners.neighbors.k_nearest_neighbors import KNearestNeighbors
 
 PROBABILITIES = 1e-12
 

@@ -19,7 +19,7 @@ from engine_support import postgres_server
 
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.base import TableName
-from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors
+from warehouse_ml.models.learners.neighbors.k_nearest_neighbors import KNearestNeighbors
 from warehouse_ml.sqlgen import templates
 
 

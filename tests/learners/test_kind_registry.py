@@ -15,7 +15,7 @@ from warehouse_ml.cli.commands import model_from
 from warehouse_ml.cli.parser import parse_args
 from warehouse_ml.errors import IncompatibleModelError
 from warehouse_ml.models import kinds
-from warehouse_ml.models.learners.naive_bayes import NaiveBayes
+from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes
 
 TENNIS = str(FIXTURES / "play_tennis.csv")
 

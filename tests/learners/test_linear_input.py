@@ -2,7 +2,7 @@
 use: a NaN or +-inf training value, and values whose squares overflow double precision.
 
 The design standardises each numeric attribute by its mean and population standard deviation
-(models/learners/linear_design.py), from each class's exact moments (stats/moments.py) pooled
+(models/learners/shared/design.py), from each class's exact moments (stats/moments.py) pooled
 over the classes: the one computation of the fit that squares the attribute's own values. A
 class's variance and the pooled variance must be finite doubles, so the standard deviation at
 most sqrt(DBL_MAX), about 1.34e154; every later sum is over standardised values.

@@ -1,7 +1,7 @@
 """LogisticRegression against scikit-learn, statsmodels and numpy references.
 
 The oracle is scikit-learn's ``LogisticRegression(C=C, tol=1e-12, solver="newton-cholesky")``
-on the design the model's rules describe (models/learners/linear_design.py), built here in
+on the design the model's rules describe (models/learners/shared/design.py), built here in
 numpy: every level of a categorical attribute one-hot (NULL: all 0), numeric attributes
 standardised by the (weighted) mean and population standard deviation (NULL: 0). Both solve to
 a gradient far below 1e-10, so coefficients are compared to 1e-8 and probabilities to 1e-9: what
@@ -30,7 +30,7 @@ import warehouse_ml as wml
 from warehouse_ml.cli.commands import model_from
 from warehouse_ml.cli.parser import parse_args
 from warehouse_ml.errors import NotSupportedError, ParameterError
-from warehouse_ml.models.learners.logistic_regression import (
+from warehouse_ml.models.learners.linear.logistic_regression import (
     ConvergenceWarning,
     SeparationWarning,
 )

@@ -225,8 +225,8 @@ LEARNER_KINDS = {"naive_bayes", "tan", "nb"}
 names: it asks for a capability (models/capabilities.py) or the registry (models/kinds.py)."""
 MAY_NAME_LEARNERS = {
     "warehouse_ml",  # re-exports
-    "warehouse_ml.models.learners.naive_bayes",
-    "warehouse_ml.models.learners.tan",
+    "warehouse_ml.models.learners.bayes.naive_bayes",
+    "warehouse_ml.models.learners.bayes.tan",
     "warehouse_ml.models.kinds",  # the registry: dotted class paths as strings
 }
 
@@ -267,7 +267,7 @@ def test_only_the_learners_own_modules_name_a_learner(module):
 
 def test_the_learner_guard_sees_violations():
     source = (
-        "from warehouse_ml.models.learners.naive_bayes import NaiveBayes, write_parameters\n"
+        "from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes, write_parameters\n"
         "import warehouse_ml as wml\n"
         "def f(model):\n"
         "    if isinstance(model, wml.TAN) or model.kind == 'naive_bayes':\n"

@@ -116,7 +116,7 @@ class Warehouse(abc.ABC):
     * ``TOP_K_AGGREGATE``: whether the engine has an aggregate keeping the k smallest values of
       a group, structs ordered field by field included (DuckDB's ``MIN(value, k)``), by which
       a k-nearest-neighbour search bounds each row's k-th distance before it ranks the pairs
-      within it, instead of sorting every pair (models/learners/k_nearest_search.py).
+      within it, instead of sorting every pair (models/learners/neighbors/search.py).
     * ``LATERAL_TOP_K``: whether the engine runs a correlated ``LATERAL`` subquery ending in
       ``ORDER BY ... LIMIT k`` one outer row at a time (PostgreSQL), by which a
       k-nearest-neighbour search takes each scored row's k nearest with a bounded sort; an

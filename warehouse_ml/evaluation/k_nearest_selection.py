@@ -1,5 +1,5 @@
 """Choosing k of k nearest neighbours by cross-validation: every candidate k from ONE ranked
-neighbour table (:func:`select_k`; the SQL is models/learners/k_nearest_folds.py)."""
+neighbour table (:func:`select_k`; the SQL is models/learners/neighbors/folds.py)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import out_of_fold, planning, splits
-from warehouse_ml.models.learners.k_nearest_folds import fold_errors
-from warehouse_ml.models.learners.k_nearest_metrics import DEFAULT_P
-from warehouse_ml.models.learners.k_nearest_neighbors import KNearestNeighbors
-from warehouse_ml.models.learners.k_nearest_ties import KEY
+from warehouse_ml.models.learners.neighbors.folds import fold_errors
+from warehouse_ml.models.learners.neighbors.k_nearest_neighbors import KNearestNeighbors
+from warehouse_ml.models.learners.neighbors.metrics import DEFAULT_P
+from warehouse_ml.models.learners.neighbors.ties import KEY
 from warehouse_ml.models.state import read_common_state
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.store import catalog

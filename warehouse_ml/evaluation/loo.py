@@ -65,7 +65,7 @@ from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation, s
 from warehouse_ml.models import capabilities
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import ExactLeaveOneOut
-from warehouse_ml.models.learners.naive_bayes import write_parameters
+from warehouse_ml.models.learners.bayes.naive_bayes import write_parameters
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.names import FOLD, PREDICTION
 from warehouse_ml.models.scoring.query import score_query

@@ -238,7 +238,7 @@ register(
     KindSpec(
         kind="naive_bayes",
         aliases=("nb",),
-        cls="warehouse_ml.models.learners.naive_bayes.NaiveBayes",
+        cls="warehouse_ml.models.learners.bayes.naive_bayes.NaiveBayes",
         summary="Naive Bayes: categorical counts, Gaussian numbers",
         parameters=(
             Parameter("alpha", FLOAT, 1.0, "additive smoothing of P(value | class), >= 0"),
@@ -257,7 +257,7 @@ register(
     KindSpec(
         kind="tan",
         aliases=(),
-        cls="warehouse_ml.models.learners.tan.TAN",
+        cls="warehouse_ml.models.learners.bayes.tan.TAN",
         summary="Tree-Augmented Naive Bayes: a tree of attribute pairs, numbers in bins",
         parameters=(
             Parameter("alpha", FLOAT, 0.5, "additive smoothing of P(value | class, parent), >= 0"),
@@ -273,7 +273,7 @@ register(
     KindSpec(
         kind="logistic_regression",
         aliases=("logreg", "lr"),
-        cls="warehouse_ml.models.learners.logistic_regression.LogisticRegression",
+        cls="warehouse_ml.models.learners.linear.logistic_regression.LogisticRegression",
         summary="Logistic regression: Newton/IRLS passes, one-hot and standardised features",
         parameters=(
             Parameter("C", FLOAT, 1.0, "inverse strength of the L2 penalty, > 0"),
@@ -289,7 +289,7 @@ register(
     KindSpec(
         kind="linear_discriminant",
         aliases=("lda",),
-        cls="warehouse_ml.models.learners.linear_discriminant.LinearDiscriminant",
+        cls="warehouse_ml.models.learners.linear.linear_discriminant.LinearDiscriminant",
         summary="Linear discriminant analysis: class means and pooled covariance in one pass",
         parameters=(
             Parameter(
@@ -304,7 +304,7 @@ register(
     KindSpec(
         kind="linear_svm",
         aliases=("svm",),
-        cls="warehouse_ml.models.learners.linear_svm.LinearSVM",
+        cls="warehouse_ml.models.learners.linear.svm.linear_svm.LinearSVM",
         summary="Linear SVM: squared hinge loss by finite Newton passes, Platt's probabilities",
         parameters=(
             Parameter("C", FLOAT, 1.0, "weight of the squared hinge loss against w.w/2, > 0"),
@@ -321,7 +321,7 @@ register(
     KindSpec(
         kind="k_nearest_neighbors",
         aliases=("knn",),
-        cls="warehouse_ml.models.learners.k_nearest_neighbors.KNearestNeighbors",
+        cls="warehouse_ml.models.learners.neighbors.k_nearest_neighbors.KNearestNeighbors",
         summary="k nearest neighbours: exact top-k search in SQL over the stored training rows",
         parameters=(
             Parameter("k", INT, 5, "neighbours that vote, >= 1"),
@@ -339,7 +339,7 @@ register(
     KindSpec(
         kind="decision_tree",
         aliases=("tree", "dt"),
-        cls="warehouse_ml.models.learners.decision_tree.DecisionTree",
+        cls="warehouse_ml.models.learners.tree.decision_tree.DecisionTree",
         summary="Decision tree: information gain, gain ratio or Gini, grown level by level",
         parameters=(
             Parameter("criterion", TEXT, "gain_ratio", "entropy, gain_ratio or gini"),

@@ -4,8 +4,8 @@
 :class:`FittedState` is what every model keeps (its parameter tables and their checksums, each
 class's training rows and probability column, its weighting, the batches an update added,
 ...); its ``learned`` part is the family's own, a :class:`LearnedState` subclass that the
-learner names as its ``state_class`` (Naive Bayes: models/learners/naive_bayes_state.py; TAN:
-models/learners/tan_state.py) and returns from ``learn_tables``. Each is a frozen dataclass
+learner names as its ``state_class`` (Naive Bayes: models/learners/bayes/naive_bayes_state.py; TAN:
+models/learners/bayes/tan_state.py) and returns from ``learn_tables``. Each is a frozen dataclass
 with ``to_json()`` and ``from_json()``; the JSON is the catalog's ``details`` object, with the
 keys every version since catalog format 1 wrote (an absent key is a field of None, or empty), so
 models stored by earlier versions load as they are. Reading checks each field's type: a field

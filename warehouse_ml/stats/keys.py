@@ -1,7 +1,7 @@
 """The one rule for a key column: a column whose MD5 deals rows, into cross-validation folds
 and hold-out splits (evaluation/splits.py), resamples (evaluation/resampling.py), a decision
-tree's reduced-error pruning rows (models/learners/tree_pruning.py) or a linear SVM's Platt
-folds (models/learners/linear_svm_platt.py).
+tree's reduced-error pruning rows (models/learners/tree/pruning.py) or a linear SVM's Platt
+folds (models/learners/linear/svm/platt.py).
 
 A key must be:
 

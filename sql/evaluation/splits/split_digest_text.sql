@@ -3,6 +3,6 @@
 -- MD5 digest rows are ranked by (Warehouse.digest / digest_sort_keys in engines/base.py).
 -- Placeholders: $seed (integer), $repeat (the repeat column), $key (the key column).
 -- Output: text (VARCHAR).
--- Rendered by: warehouse_ml/evaluation/splits.py, warehouse_ml/models/learners/linear_svm_platt.py.
+-- Rendered by: warehouse_ml/evaluation/splits.py, warehouse_ml/models/learners/linear/svm/platt.py.
 SELECT CAST($seed AS VARCHAR) || ':' || CAST($repeat AS VARCHAR) || ':' || CAST($key AS VARCHAR)
     AS text

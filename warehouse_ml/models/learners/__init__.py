@@ -1,2 +1,3 @@
-"""The model families, each one module with its templates under sql/models/learners/<family>/
-and one entry in models/kinds.py."""
+"""The model families, one subpackage each (bayes/, linear/ with svm/, neighbors/, tree/) with
+its templates in the mirrored folder under sql/models/learners/, and one entry in
+models/kinds.py; shared/ holds what more than one family uses."""

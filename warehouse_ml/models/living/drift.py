@@ -6,7 +6,7 @@ from the model's stored counts (the training data is not read again):
 * an attribute: its values (categorical attributes, counted as the fit counted them: the
   ``categorical`` table summed over classes); a Naive Bayes numeric attribute on its training
   histogram (the ``histogram`` table: the rows of each of ``binning.DEFAULT_BINS``
-  equal-frequency bins of the training values, models/learners/naive_bayes.py); TAN's numeric
+  equal-frequency bins of the training values, models/learners/bayes/naive_bayes.py); TAN's numeric
   attributes on the model's own bins (the ``categorical`` table: TAN's bins are its
   histogram). The source's values are counted into the same cells, so the training table
   itself has no drift (PSI 0, p-value 1). What is compared is the data, not the model's fit:

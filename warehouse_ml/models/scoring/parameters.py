@@ -7,7 +7,7 @@ matched on some of the keys, the first matching level giving the term; the last 
 key (one row per attribute and class, e.g. Naive Bayes' ``unseen`` table) and is the default.
 A NULL value (``missing``) contributes 0 (log 1). Naive Bayes declares a categorical attribute
 as (seen value, unseen); TAN as (observed value and parent value, the parent value's row for a
-seen value, seen value, unseen) (models/learners/naive_bayes_terms.py, tan_terms.py).
+seen value, seen value, unseen) (models/learners/bayes/naive_bayes_terms.py, tan_terms.py).
 
 This module turns those declarations into the query's terms, choosing the reader by size
 (:func:`attribute_terms`):

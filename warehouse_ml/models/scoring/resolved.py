@@ -1,12 +1,12 @@
 """TAN attributes read by one join each: a fitted model's fallback chains resolved per (parent
 value, value) when the model is written.
 
-A TAN child's term is a chain (models/learners/tan_terms.py): the observed pair's ``cpt`` row,
+A TAN child's term is a chain (models/learners/bayes/tan_terms.py): the observed pair's ``cpt`` row,
 else its parent value's ``cpt_parent`` row for a seen value, else the seen value's class-only
 ``categorical`` row, else the ``unseen`` row. Read by joins on the sparse tables
 (models/scoring/parameters.py, joined_term) it costs three joins, a fitted model's
 ``unseen`` being literals; a view of a TAN over the literal limits held three per child. The
-``resolved`` table (sql/models/learners/tan/create_tan_resolved.sql, :func:`learn`) holds the
+``resolved`` table (sql/models/learners/bayes/tan/create_tan_resolved.sql, :func:`learn`) holds the
 chain's outcome for every seen value and every parent key: each seen value of the parent
 (``parent_seen`` 1), and one key for a NULL or unseen parent value (``parent_seen`` 0,
 ``parent_value`` ''), the root's only key. So the attribute is one LEFT JOIN

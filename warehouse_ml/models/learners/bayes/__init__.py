@@ -1,0 +1,2 @@
+"""The counting families: Naive Bayes and Tree-Augmented Naive Bayes (with its Chow-Liu tree),
+learned from GROUP BY counts; templates under sql/models/learners/bayes/."""
