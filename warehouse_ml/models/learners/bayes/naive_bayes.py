@@ -58,14 +58,15 @@ from warehouse_ml.models.capabilities import (
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.learners.bayes import naive_bayes_terms
 from warehouse_ml.models.learners.bayes.naive_bayes_state import NaiveBayesState
+from warehouse_ml.models.learners.shared.classes import create_classes_table
 from warehouse_ml.models.scoring import lookup
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.state import held_edges
-from warehouse_ml.models.training import ClassCount, Training, total
+from warehouse_ml.models.training import ClassCount, Training
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column
 from warehouse_ml.stats import binning, counting, integer_rule
-from warehouse_ml.stats.counting import PARTITION, CodeRanges
+from warehouse_ml.stats.counting import CodeRanges
 from warehouse_ml.stats.features import (
     CATEGORICAL,
     INTEGER_TYPES,
@@ -77,33 +78,6 @@ from warehouse_ml.stats.moments import numeric_moments
 from warehouse_ml.stats.validation import CardinalityCheck, non_negative
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
-
-
-def create_classes_table(
-    warehouse: Warehouse,
-    table: TableName,
-    models: Sequence[Sequence[ClassCount]],
-    prior_alpha: float,
-    count_type: exp.DataType | None = None,
-) -> None:
-    """Write a class table (wml_part, class_index, class_label, n, log_prior) from each model's
-    class counts (``models[p]``: partition p's), P(c) smoothed by ``prior_alpha`` (shared by
-    Naive Bayes and TAN); n of type ``count_type`` (counting.count_type; default rows)."""
-    rows = [
-        (part, c.index, c.label, c.n, total(model))
-        for part, model in enumerate(models)
-        for c in model
-    ]
-    warehouse.run(
-        "create_nb_classes",
-        table=table,
-        class_rows=templates.values(
-            rows, "r", (PARTITION, "class_index", "class_label", "n", "n_total")
-        ),
-        prior_alpha=prior_alpha,
-        n_classes=len(models[0]),
-        count_type=count_type or counting.count_type(None),
-    )
 
 
 def create_categorical_tables(

@@ -97,11 +97,9 @@ from warehouse_ml.models.inspection.render import render_tree
 from warehouse_ml.models.inspection.sections import ModelSection, PicturePart, TextPart
 from warehouse_ml.models.learners.bayes import tan_terms
 from warehouse_ml.models.learners.bayes.chow_liu import parents_from_weights
-from warehouse_ml.models.learners.bayes.naive_bayes import (
-    create_categorical_tables,
-    create_classes_table,
-)
+from warehouse_ml.models.learners.bayes.naive_bayes import create_categorical_tables
 from warehouse_ml.models.learners.bayes.tan_state import TANState
+from warehouse_ml.models.learners.shared.classes import create_classes_table
 from warehouse_ml.models.scoring import lookup, resolved
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.state import held_edges

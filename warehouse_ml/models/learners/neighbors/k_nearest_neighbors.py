@@ -53,7 +53,6 @@ from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
 from warehouse_ml.models.inspection.sections import ModelSection, TablePart
-from warehouse_ml.models.learners.bayes.naive_bayes import create_classes_table
 from warehouse_ml.models.learners.neighbors.metrics import DEFAULT_P, Metric, metric_of
 from warehouse_ml.models.learners.neighbors.search import (
     CLASS_INDEX,
@@ -70,6 +69,7 @@ from warehouse_ml.models.learners.neighbors.search import (
 )
 from warehouse_ml.models.learners.neighbors.state import KNearestNeighborsState
 from warehouse_ml.models.learners.neighbors.ties import KEY, tie_rule
+from warehouse_ml.models.learners.shared.classes import create_classes_table
 from warehouse_ml.models.learners.shared.design import Design
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.scores import AggregatedScores, Term

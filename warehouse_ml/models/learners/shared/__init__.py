@@ -1,1 +1,2 @@
-"""What more than one family uses: the one-hot and standardised design (design.py)."""
+"""What more than one family uses: the class table (classes.py) and the one-hot and
+standardised design (design.py)."""

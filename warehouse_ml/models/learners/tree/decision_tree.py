@@ -97,7 +97,7 @@ from warehouse_ml.models.inspection.sections import (
     TextPart,
     ranking_parts,
 )
-from warehouse_ml.models.learners.bayes.naive_bayes import create_classes_table
+from warehouse_ml.models.learners.shared.classes import create_classes_table
 from warehouse_ml.models.learners.tree import edges as tree_edges
 from warehouse_ml.models.learners.tree import inspection as tree_inspection
 from warehouse_ml.models.learners.tree import pruning as tree_pruning

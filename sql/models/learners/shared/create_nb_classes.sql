@@ -5,7 +5,7 @@
 --   $count_type (BIGINT rows, or DOUBLE summed weights: counting.count_type).
 -- Output columns: wml_part (INTEGER partition), class_index (INTEGER, 0-based in classes_
 --   order), class_label (VARCHAR), n (BIGINT rows, or DOUBLE summed weights), log_prior (DOUBLE, natural log).
--- Rendered by: warehouse_ml/models/learners/bayes/naive_bayes.py.
+-- Rendered by: warehouse_ml/models/learners/shared/classes.py.
 CREATE TABLE $table AS
 SELECT
     CAST(r.wml_part AS INTEGER) AS wml_part,
