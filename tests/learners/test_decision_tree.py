@@ -355,7 +355,7 @@ def weighted_edges(values: list[float], bins: int) -> list[float]:
 
 def reference_candidates(values, y, classes, numeric, splits, edges):
     """(groups as value sets or threshold, gain, ratio, gini) of every root candidate of one
-    attribute, written from the definitions of tree_splits.py."""
+    attribute, written from the definitions of models/learners/tree/splits.py."""
 
     y = np.array(y, dtype=object)
     present = np.array([v is not None for v in values])

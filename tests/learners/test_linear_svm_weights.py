@@ -8,7 +8,7 @@
   rest by 1), where the model weighs every row as its own class.
 * Probabilities: ``CalibratedClassifierCV(LinearSVC(...), method="sigmoid", ensemble=False)``
   with ``sample_weight`` on the same folds, to 1e-5. The folds deal each row by its weight
-  (linear_svm_platt.py): in the model's order (the MD5 of ``'0:0:' || key``, or scan order)
+  (models/learners/linear/svm/platt.py): in the model's order (the MD5 of ``'0:0:' || key``, or scan order)
   a row of weight w covers the unit slots [S, S + w), slot i in fold i mod k, so one row may
   have parts in several folds. The reference deals them here slot by slot, and gives
   scikit-learn one piece per (row, fold) of positive part: the piece is in that fold's test

@@ -1,5 +1,5 @@
 -- DuckDB: each scored row's k nearest stored rows, as their class index and reduced distance,
--- from its one pass of top-k aggregates (k_nearest_search.py BoundedSearch): wml_smallest, the
+-- from its one pass of top-k aggregates (models/learners/neighbors/search.py BoundedSearch): wml_smallest, the
 -- list of its k + 1 smallest reduced distances, and wml_classes, the classes of k stored rows
 -- at its k smallest distances, both in ascending order of distance. Only the rows whose k-th
 -- distance is below the (k + 1)-th (or that have at most k stored rows) are taken: the k

@@ -15,8 +15,8 @@ ROWS = sequence(sequence(NUMBER))
 
 @dataclass(frozen=True)
 class LinearDiscriminantState(ReportState):
-    """* ``columns``: each coefficient's name, ``(intercept)`` first (linear_design.py, each
-      categorical attribute's reference level dropped);
+    """* ``columns``: each coefficient's name, ``(intercept)`` first
+      (models/learners/shared/design.py, each categorical attribute's reference level dropped);
     * ``priors``: each class's prior (given, or its share of the training rows), in classes_
       order;
     * ``means``: each class's mean of the design columns (without the intercept);

@@ -48,7 +48,7 @@ Parameter tables (each led by ``wml_part``, 0 for a fitted model):
 
 * ``classes``: class_index, class_label, n, log_prior: the class's intercept (0 for the first
   class of a binary model), the base term scoring and explanations read;
-* ``design``: column_index, attribute, kind, level, mean, scale (linear_design.py);
+* ``design``: column_index, attribute, kind, level, mean, scale (models/learners/shared/design.py);
 * ``coefficients``: class_index, column_index (0 the intercept), coefficient, std_error,
   z_value, p_value (only the scored classes: class 1 of a binary model).
 

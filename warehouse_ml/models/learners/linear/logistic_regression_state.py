@@ -18,7 +18,8 @@ class LogisticRegressionState(ReportState):
     """* ``n_iter``: Newton passes over the data; ``converged``: whether the last step was at
       most ``tol``; ``separated``: whether every training row scored its own class highest;
       ``log_likelihood``: the (weighted) log-likelihood at the last pass;
-    * ``columns``: each coefficient's name, ``(intercept)`` first (linear_design.py);
+    * ``columns``: each coefficient's name, ``(intercept)`` first
+      (models/learners/shared/design.py);
       ``classes``: the class index of each row of coefficients (a binary model: class 1);
     * ``coefficients``, ``std_errors``: one row per scored class, in ``columns`` order."""
 

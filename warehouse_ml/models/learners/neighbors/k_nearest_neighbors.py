@@ -14,16 +14,16 @@ order of its stored values).
 Parameter tables (each led by ``wml_part``, 0 for a fitted model):
 
 * ``classes``: class_index, class_label, n (training rows), log_prior (the training prior);
-* ``design``: column_index, attribute, kind, level, mean, scale (linear_design.py: a
+* ``design``: column_index, attribute, kind, level, mean, scale (models/learners/shared/design.py: a
   categorical attribute's level number is its position among the attribute's rows);
 * ``neighbours``: neighbour (BIGINT, the key), class_index, then ``x_<i>`` per feature in
   feature order: the standardised value (DOUBLE) or the level number (INTEGER, -1 for NULL).
 
 Scoring: each scored row's k nearest stored rows (with ``ties="all"`` every stored row within
-the k-th distance, as Weka's IBk: k_nearest_ties.py) vote: uniform, 1 each; with
+the k-th distance, as Weka's IBk: ties.py) vote: uniform, 1 each; with
 ``weights="distance"``, 1 / distance, or, for a row with neighbours at distance 0, those alone,
 1 each, as scikit-learn. The votes renormalised are the probabilities (models/scoring/scores.py,
-``AggregatedScores``). The search (k_nearest_search.py) is the portable ROW_NUMBER window, a
+``AggregatedScores``). The search (search.py) is the portable ROW_NUMBER window, a
 LATERAL top-k per scored row where the adapter declares ``LATERAL_TOP_K`` (PostgreSQL), or one
 bounded by the engine's top-k aggregate where it declares ``TOP_K_AGGREGATE`` (DuckDB, two
 passes over the stored rows); SQL exported for another dialect is always portable. On DuckDB a
@@ -122,12 +122,12 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         weights: ``"uniform"`` (each neighbour one vote) or ``"distance"`` (1 / distance, as
             scikit-learn's).
         metric: ``"euclidean"``, ``"manhattan"``, ``"minkowski"`` (of power ``p``) or
-            ``"cosine"`` (1 - cos, as scikit-learn's; k_nearest_metrics.py).
+            ``"cosine"`` (1 - cos, as scikit-learn's; metrics.py).
         p: the Minkowski power, a finite number >= 1 (2: Euclidean, 1: Manhattan); only
             ``metric="minkowski"`` takes another than 2.
         ties: which stored rows tied at the k-th distance vote: ``"key"`` (exactly k, ties
             to the stored row of smaller key; scikit-learn also keeps k) or ``"all"`` (every
-            one, k or more, as Weka's IBk; k_nearest_ties.py).
+            one, k or more, as Weka's IBk; ties.py).
         categorical, numeric: columns to model as categorical / numeric whatever their type
             (stats/features.py).
         class_weight: None only: k-NN has no weighted form (any other value is a
@@ -182,7 +182,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
     # -- scoring --------------------------------------------------------------------------
     @property
     def _metric(self) -> Metric:
-        """The metric the model measures (``metric`` with ``p``; k_nearest_metrics.py)."""
+        """The metric the model measures (``metric`` with ``p``; metrics.py)."""
         return metric_of(self.metric, self.p)
 
     def neighbour_search(
@@ -328,7 +328,7 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         """Each row's neighbours (k, or more with ``ties="all"``), one row per neighbour, in
         source order, then rank order, then key order. Columns: the ``keys`` columns
         (default: ``row``, the 0-based source position, int64), ``rank`` (int64, 1 the
-        nearest; the tie rule of k_nearest_ties.py: with ``ties="all"`` rows at one distance
+        nearest; the tie rule of ties.py: with ``ties="all"`` rows at one distance
         share a rank, 1 + the number of stored rows nearer),
         ``neighbour`` (int64: the stored row's key in the ``neighbours`` table),
         ``distance`` (float64, in standardised units), ``class`` (the neighbour's class

@@ -64,7 +64,7 @@ NEIGHBOUR = "neighbour"
 CLASS_INDEX = "class_index"
 REDUCED = "wml_reduced"
 """A pair's reduced distance (DOUBLE >= 0), ranked and compared in the distance's place
-(k_nearest_metrics.py)."""
+(metrics.py)."""
 ROW_ID = "wml_n"
 """A scored row's number where the search groups each row's neighbours by it."""
 RANK = "wml_rank"
@@ -163,7 +163,7 @@ class WindowSearch(Search):
 
 class LateralSearch(Search):
     """Each scored row ``q``'s neighbours by a correlated ``LATERAL`` subquery over the
-    stored rows, the tie rule's (k_nearest_ties.py ``TieRule.nearest``: ``ORDER BY wml_reduced,
+    stored rows, the tie rule's (ties.py ``TieRule.nearest``: ``ORDER BY wml_reduced,
     neighbour LIMIT k``, on PostgreSQL a nested loop, one scan and a bounded sort of the stored
     rows per scored row; for ``ties="all"`` a second scan within the bound), its votes
     aggregated inside it:
@@ -262,7 +262,7 @@ class BoundedSearch(Search):
     them picked, and the votes need only their classes and distances. Where they are equal (a
     tie across the k-th neighbour, which the tie rule decides), a second pass takes the pairs
     within the k-th distance of those rows alone and keeps those the rule says
-    (k_nearest_ties.py ``TieRule.tied``); with no such row, DuckDB stops that pass after its
+    (ties.py ``TieRule.tied``); with no such row, DuckDB stops that pass after its
     first vector (a single aggregate of structs over every pair, without the first pass, cost
     about 1.6 times as much, and scoring 10,000 rows against 100,000 stored rows took it past
     20 GB of memory). The adapter's ``TOP_K_AGGREGATE`` chooses it."""
@@ -400,7 +400,7 @@ class Neighbours:
     condition between a scored row ``q`` and a stored row ``t``): its ``features``
     (coordinate order), its stored rows (a query of neighbour, class_index and the
     coordinates), ``k``, the engine's :class:`Search`, the model's ``metric`` and its tie
-    rule ``ties`` (k_nearest_ties.py)."""
+    rule ``ties`` (ties.py)."""
 
     features: Sequence[Feature]
     stored: exp.Query
@@ -420,7 +420,7 @@ class Neighbours:
 
     def rows(self, query: exp.Query, name: str) -> exp.Subquery:
         """``query``'s rows (coordinates among their columns) AS ``name``, with the columns
-        the metric computes once per row (k_nearest_metrics.py ``Metric.row_columns``)."""
+        the metric computes once per row (metrics.py ``Metric.row_columns``)."""
         extra = self.metric.row_columns(self.features, "r")
         if not extra:
             return query.subquery(name)

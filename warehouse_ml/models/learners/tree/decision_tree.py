@@ -1,11 +1,11 @@
 """Decision trees (ID3, C4.5, CART) learned by counts in the warehouse, scored by a plain SQL
 view.
 
-Learning (tree_growth.py): per level ONE statement counts the rows (a weighted fit: the summed
+Learning (growth.py): per level ONE statement counts the rows (a weighted fit: the summed
 weights, and the rows of positive weight beside them) of every open node per (attribute, value
 or bin, class), the row's node a nested CASE
 over the tree grown so far; the split of each open node is chosen in numpy on that small count
-table (tree_splits.py: ``entropy`` information gain as ID3; ``gain_ratio`` as C4.5 release 8
+table (splits.py: ``entropy`` information gain as ID3; ``gain_ratio`` as C4.5 release 8
 and Weka's J48, with the log2(N - 1) / |D| penalty on numeric thresholds; ``gini`` as CART).
 ``splits="multiway"`` gives a categorical attribute one branch per value seen at the node (as
 ID3 and C4.5); ``"binary"`` splits it in two (CART: with two classes, a prefix of its values
@@ -35,7 +35,7 @@ take and the leaf probabilities; so scaling every weight by a constant changes n
 row thresholds. An integer weight still counts as repeated rows in the impurities and the
 probabilities, not in the row thresholds.
 
-NULLs (tree_model.py, decided when a split is learned and stored with it): in a two-way split
+NULLs (model.py, decided when a split is learned and stored with it): in a two-way split
 NULLs go to the side of larger gain when the node's training rows had NULLs there (the
 criterion's measure; scikit-learn's rule since 1.3), else to the heavier side; in a multiway
 split NULL is a branch of its own when the node had NULLs, else goes to the heaviest branch. A
@@ -46,21 +46,21 @@ rows all weigh 0, takes its parent's).
 
 Cross-validation (FoldsAtOnce) grows every fold's tree in the same statements: one count per
 level for every fold's open nodes, each row counted for every fold that trains on it, each fold
-with its own bin edges, pruning and leaf probabilities (tree_rows.py, tree_edges.py), equal to
+with its own bin edges, pruning and leaf probabilities (rows.py, edges.py), equal to
 fitting each fold; one query scores every held-out row with its fold's tree.
 
 Pruning: ``none``; ``pessimistic``, C4.5's error-based pruning at ``confidence`` by subtree
 replacement (tree_model.prune_pessimistic; subtree raising is not done); ``reduced_error``,
 Quinlan's reduced-error pruning on the ``prune_fraction`` of the rows the MD5 of their ``key``
-holds out of the growth (tree_pruning.py).
+holds out of the growth (pruning.py).
 
 Parameter tables (``wml.<model_id>_<part>``): ``classes`` as Naive Bayes' (class_index,
 class_label, n, log_prior: the training prior); ``nodes`` (create_tree_nodes.sql: one row per
 node and class, with the node's parent, depth, split attribute, branch test, training count and,
 for a leaf, its probability: leaf_probability); ``routes`` (create_tree_routes.sql: per node,
 the child each code of a row's value goes to, and that child's test: what a large tree's
-scoring walks, tree_scoring.py). The tree itself is stored in the catalog details
-(decision_tree_state.py: nested nodes, each node's probabilities, the edges), from which the
+scoring walks, scoring.py). The tree itself is stored in the catalog details
+(state.py: nested nodes, each node's probabilities, the edges), from which the
 scoring query is written.
 
 Scoring: each class's probability is the leaf's, the scores the scoring query renormalises
@@ -157,7 +157,7 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
             midpoints of consecutive distinct values.
         alpha: Laplace smoothing of the leaf probabilities, >= 0.
         key: reduced-error pruning's unique, non-NULL integer or string column, whose MD5
-            holds rows out of the growth (tree_pruning.py), checked by stats/keys.py's rule
+            holds rows out of the growth (pruning.py), checked by stats/keys.py's rule
             (not the target, not a feature; ``features=None`` leaves it out).
         prune_fraction: the share of rows reduced-error pruning holds out, in (0, 1).
         categorical, numeric, class_weight: as for every kind (models/base.py).
@@ -235,10 +235,10 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> TreeState:
         """The tree of every model of ``training`` (a fit's one; cross-validation's, one per
-        fold, grown in the same statements: tree_growth.py): bin edges, growth level by level,
+        fold, grown in the same statements: growth.py): bin edges, growth level by level,
         pruning, then the ``classes``, ``nodes`` and ``routes`` tables (column wml_part: the
         model). Returns the tree, its nodes' probabilities and the edges
-        (decision_tree_state.py; cross-validation: one per fold)."""
+        (state.py; cross-validation: one per fold)."""
         create_classes_table(
             warehouse, tables.table("classes"), training.classes, 0.0, training.count_type
         )
@@ -348,7 +348,7 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
     # -- inspection -----------------------------------------------------------------------
     @property
     def tree_(self) -> TreeState:
-        """The fitted tree, its node probabilities and edges (decision_tree_state.py)."""
+        """The fitted tree, its node probabilities and edges (state.py)."""
         learned = self.record.state.learned
         assert isinstance(learned, TreeState)
         return learned
@@ -368,7 +368,7 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         )
 
     def tree_text(self) -> str:
-        """The tree as indented rules, as Weka's J48 prints them (tree_inspection.py)."""
+        """The tree as indented rules, as Weka's J48 prints them (inspection.py)."""
         return tree_inspection.rules_text(self.tree_.root, self.tree_.probabilities, self.classes_)
 
     def plot_tree(self, ax: Any = None, levels: int = tree_inspection.DRAWN_LEVELS) -> Any:
@@ -437,7 +437,7 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         against: Any = None,
         form: str = LONG,
     ) -> pa.Table:
-        """Each row's decision path, one row per split on it (tree_inspection.py), in source
+        """Each row's decision path, one row per split on it (inspection.py), in source
         order then step order. Columns: the ``keys`` columns (default: ``row``, the 0-based
         source position, int64), ``class`` (the predicted class), ``step`` (1 for the root's
         split), ``attribute``, ``test`` (the branch taken, in words), ``value`` (the row's

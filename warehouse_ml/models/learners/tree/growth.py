@@ -9,11 +9,11 @@ row for every model (tree_rows.node_rows), rows of closed leaves are left out, a
 attribute's counts are grouped by the row's nodes in every tree first, then summed per model's
 node (tree_rows.node_counts, keyed by tree_rows.node_key).
 A numeric attribute is counted on its bin index (each model's equal-frequency edges,
-tree_edges.py, counted on their union and summed to each model's own: tree_rows.Grid), or,
+edges.py, counted on their union and summed to each model's own: tree_rows.Grid), or,
 without bins, on its distinct values. The same statement counts each
 node's classes (a pseudo-attribute whose value is the class), so a node's NULL counts of an
 attribute are its class counts less the attribute's, exact (DECIMAL weights, BIGINT rows).
-The split of each open node is then chosen in numpy on that small table (tree_splits.py).
+The split of each open node is then chosen in numpy on that small table (splits.py).
 
 A wide model (more than counting.MAX_COUNTED_ATTRIBUTES attributes) counts a level chunk by
 chunk, one statement per chunk.

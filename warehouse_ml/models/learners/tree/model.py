@@ -11,7 +11,7 @@ Routing a row (:func:`route`), the one rule for counting and for scoring:
 * ``values`` (one branch per value seen at the node) and ``subset`` (a set of values against
   the rest) splits: the value as text, compared with each branch's values;
 * a NULL value goes to the split's ``null`` branch, decided when the split was learned and
-  stored with it (tree_splits.py: in a two-way split the side of larger gain when the node had
+  stored with it (splits.py: in a two-way split the side of larger gain when the node had
   NULLs, else the heavier side; in a multiway split its own branch when the node had NULLs,
   else the heaviest branch); a value the node never saw goes to its ``other`` branch, the
   heaviest.

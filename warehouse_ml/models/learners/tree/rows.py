@@ -13,7 +13,7 @@ levels), the groups are few, so the rows are not multiplied by the folds. A leve
 fold's tree is one count statement.
 
 Numeric bins: each model cuts its own equal-frequency edges on its training rows
-(tree_edges.py). The row is binned once on the union of every model's edges (:class:`Grid`,
+(edges.py). The row is binned once on the union of every model's edges (:class:`Grid`,
 by a balanced nested CASE: a comparison per halving), and the counts of each model's node
 are summed in Arrow from the union's bins to the model's own (:meth:`Grid.own_bins`): a
 model's edges are among the union's, so each union bin lies in one bin of the model, and the
@@ -43,7 +43,7 @@ from warehouse_ml.stats.counting import PARTITION
 from warehouse_ml.stats.features import valued_source
 
 Edges = Mapping[str, Sequence[float]]
-"""A model's equal-frequency edges of each numeric attribute (tree_edges.py)."""
+"""A model's equal-frequency edges of each numeric attribute (edges.py)."""
 
 
 def node_key(node: Node, model: int, n_models: int) -> int:

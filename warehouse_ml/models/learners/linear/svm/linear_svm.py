@@ -9,7 +9,7 @@ the training mean (0 after scaling), a NULL or unseen categorical value every in
 Each scored class k (two classes: class 1 against class 0; more: each class against the rest)
 has the coefficients ``w_k`` minimising ``w . w / 2 + C sum_i c_i max(0, 1 - y_i w . x_i)^2``,
 ``c_i`` the row's weight (``sample_weight`` times ``class_weight``, stats/weights.py; 1
-unweighted; the standardisation's moments are weighted alike, linear_design.py),
+unweighted; the standardisation's moments are weighted alike, models/learners/shared/design.py),
 the intercept a column of 1 that the penalty includes, as scikit-learn's
 ``LinearSVC(loss="squared_hinge", dual=False, intercept_scaling=1)``; the solver is
 models/learners/linear/svm/newton.py, its passes models/learners/linear/svm/sums.py. A row's

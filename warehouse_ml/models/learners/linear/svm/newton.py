@@ -15,7 +15,7 @@ leaves H singular to double precision along design columns that add up to anothe
 never moves along that direction, which the penalty's optimum has no component along). Along
 it ``f`` is a convex piecewise quadratic whose pieces end at the rows' breakpoints (the t where
 a row enters or leaves the margin); its minimum is found exactly, most often in one line pass
-(linear_svm_sums.py, :meth:`MarginPass.line`): the pass gives ``f'`` and ``f''`` at the
+(sums.py, :meth:`MarginPass.line`): the pass gives ``f'`` and ``f''`` at the
 candidate steps :data:`FIRST` (0 and around the Newton step 1) and the least and largest
 breakpoint between each two, so the two candidates whose ``f'`` change sign bracket the
 minimum, and the piece at either end of the bracket holds it when its root lies before the

@@ -16,7 +16,8 @@ ROWS = sequence(sequence(NUMBER))
 class LinearSvmState(ReportState):
     """* ``n_iter``: Newton passes over the data; ``line_passes``: the line searches' passes;
       ``converged``: whether the last Newton step was at most ``tol``;
-    * ``columns``: each coefficient's name, ``(intercept)`` first (linear_design.py);
+    * ``columns``: each coefficient's name, ``(intercept)`` first
+      (models/learners/shared/design.py);
       ``classes``: the class index of each row of coefficients (a binary model: class 1);
     * ``coefficients``: one row per scored class, in ``columns`` order;
     * ``sigmoids``: each scored class's Platt sigmoid ``(A, B)``: the class's probability
