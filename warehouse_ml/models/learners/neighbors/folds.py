@@ -19,11 +19,12 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
+from warehouse_ml.models.learners.neighbors.columns import RANK, ROW_ID, coordinate
 from warehouse_ml.models.learners.neighbors.k_nearest_neighbors import (
     KNearestNeighbors,
     stored_rows,
 )
-from warehouse_ml.models.learners.neighbors.search import RANK, ROW_ID, coordinate, search_for
+from warehouse_ml.models.learners.neighbors.search import search_for
 from warehouse_ml.models.learners.shared.design import Design
 from warehouse_ml.models.scoring.decision import score_column
 from warehouse_ml.models.scoring.steps import first_where, greatest

@@ -53,18 +53,20 @@ from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
 from warehouse_ml.models.inspection.sections import ModelSection, TablePart
-from warehouse_ml.models.learners.neighbors.metrics import DEFAULT_P, Metric, metric_of
-from warehouse_ml.models.learners.neighbors.search import (
+from warehouse_ml.models.learners.neighbors.columns import (
     CLASS_INDEX,
     NEIGHBOUR,
     RANK,
     REDUCED,
     ROW_ID,
+    coordinate,
+)
+from warehouse_ml.models.learners.neighbors.metrics import DEFAULT_P, Metric, metric_of
+from warehouse_ml.models.learners.neighbors.search import (
     WEIGHTS,
     Neighbours,
     Search,
     Votes,
-    coordinate,
     search_for,
 )
 from warehouse_ml.models.learners.neighbors.state import KNearestNeighborsState

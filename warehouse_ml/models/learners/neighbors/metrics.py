@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.models.learners.neighbors.search import coordinate
+from warehouse_ml.models.learners.neighbors.columns import coordinate
 from warehouse_ml.models.scoring.steps import balanced_sum
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import alias, column, literal

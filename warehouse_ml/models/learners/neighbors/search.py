@@ -50,6 +50,14 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.models.learners.neighbors.columns import (
+    CLASS_INDEX,
+    NEIGHBOUR,
+    RANK,
+    REDUCED,
+    ROW_ID,
+    coordinate,
+)
 from warehouse_ml.models.scoring.decision import score_column
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
@@ -59,18 +67,6 @@ if TYPE_CHECKING:
     from warehouse_ml.models.learners.neighbors.metrics import Metric
     from warehouse_ml.models.learners.neighbors.ties import TieRule
 
-NEIGHBOUR = "neighbour"
-"""A stored row's key (BIGINT, 1-based): its rank in the order of its stored values."""
-CLASS_INDEX = "class_index"
-REDUCED = "wml_reduced"
-"""A pair's reduced distance (DOUBLE >= 0), ranked and compared in the distance's place
-(metrics.py)."""
-ROW_ID = "wml_n"
-"""A scored row's number where the search groups each row's neighbours by it."""
-RANK = "wml_rank"
-"""A neighbour's rank among a scored row's neighbours (1 the nearest)."""
-NEAREST = "wml_nearest"
-"""A scored row's k nearest as a list of structs (wml_reduced, neighbour, class_index)."""
 HEAPS, SMALLEST, CLASSES = "wml_heaps", "wml_smallest", "wml_classes"
 """A prediction view's one pass of top-k aggregates (:class:`BoundedSearch`): per scored row,
 its k + 1 smallest reduced distances and the classes of its k nearest."""
@@ -83,11 +79,6 @@ def exact_text(kept: str) -> str:
     :class:`BoundedSearch` tells apart values its grouping would take for one: a float's 0.0
     and -0.0 (equal numbers, two rows each with its own key)."""
     return f"{kept}_text"
-
-
-def coordinate(i: int) -> str:
-    """The column of feature ``i``'s coordinate, stored and scored alike."""
-    return f"x_{i}"
 
 
 class Search(abc.ABC):

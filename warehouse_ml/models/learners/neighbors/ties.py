@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from sqlglot import exp
 
 from warehouse_ml.errors import ParameterError
-from warehouse_ml.models.learners.neighbors.search import (
+from warehouse_ml.models.learners.neighbors.columns import (
     CLASS_INDEX,
     NEAREST,
     NEIGHBOUR,
