@@ -354,11 +354,8 @@ class Plain(Classifier):
     def learn_tables(self, *args):
         return self._learner().learn_tables(*args)
 
-    def _terms(self, *args):
-        return self._learner()._terms(*args)
-
-    def _parts(self, *args):
-        return self._learner()._parts(*args)
+    def _scores(self, *args):
+        return self._learner()._scores(*args)
 
 
 PLAIN = kinds.KindSpec(
@@ -392,6 +389,8 @@ def test_a_kind_without_a_capability_is_refused_by_every_call_that_needs_it(
         ("CountSummaries", lambda: model.attribute_ranking(con)),
         ("ExactLeaveOneOut", lambda: loo.cross_validate_leave_one_out(con, table, "y", Plain())),
         ("WeightedFit", lambda: Plain().fit(con, table, "y", sample_weight="w")),
+        ("Evidence", lambda: model.explain(con, table)),
+        ("Evidence", lambda: model.create_explanation_view(con, "e", "rows")),
     ]
     for capability, call in refused:
         with pytest.raises(NotSupportedError, match=f"{capability}; model kind 'plain_nb'"):

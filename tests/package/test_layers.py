@@ -481,3 +481,28 @@ def test_the_details_guard_sees_violations():
     assert set(_details_reads(ast.parse(source))) == {
         (2, "bins"), (2, "lookup"), (3, None), (3, "demo")
     }  # fmt: skip
+
+
+LEARNER_MODULES = sorted(m for m in MODULES if m.startswith("warehouse_ml.models.learners."))
+
+
+def _only_raises(function: ast.FunctionDef) -> bool:
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    return len(body) == 1 and isinstance(body[0], ast.Raise)
+
+
+@pytest.mark.parametrize("module", LEARNER_MODULES)
+def test_no_learner_method_only_raises(module):
+    """A kind without a capability has none of its methods (models/capabilities.py), rather
+    than a method that only refuses: the generic entry points refuse it by capability."""
+    tree = ast.parse(MODULES[module].read_text())
+    stubs = [
+        f"{node.name}.{item.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        for item in node.body
+        if isinstance(item, ast.FunctionDef) and _only_raises(item)
+    ]
+    assert stubs == []

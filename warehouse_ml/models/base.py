@@ -2,10 +2,11 @@
 loading (scoring and export: models/scoring/prediction.py; registered views:
 models/scoring/views.py).
 
-A subclass (Naive Bayes, TAN) implements two methods: :meth:`Classifier.learn_tables`, which
-writes its parameter tables from a :class:`warehouse_ml.models.training.Training` (one model,
-or one per cross-validation fold), and :meth:`Classifier._terms`, which says how those tables
-score a row. Everything else (the fit protocol here; predictions and SQL export in
+A subclass implements two methods: :meth:`Classifier.learn_tables`, which writes its parameter
+tables from a :class:`warehouse_ml.models.training.Training` (one model, or one per
+cross-validation fold), and :meth:`Classifier._scores`, which says how those tables score a row
+(a kind with additive scores has it from models/capabilities.py's ``AdditiveScores``, which asks
+for the terms instead). Everything else (the fit protocol here; predictions and SQL export in
 prediction.py; registered views in views.py) is shared, so all models keep one contract,
 including the guest contract (docs/RELIABILITY.md): every call runs in a session of the user's
 connection (warehouse.session), every object it creates is owned (ownership.py), output
@@ -32,13 +33,12 @@ from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import NotFittedError, SourceError, StaleModelError
 from warehouse_ml.models import capabilities
 from warehouse_ml.models.inspection import relevance
-from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import Explainer
 from warehouse_ml.models.living.monitoring import Monitor
 from warehouse_ml.models.living.updating import Updater
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.prediction import Predictor
-from warehouse_ml.models.scoring.scores import AdditiveTerms, Scores, Term
+from warehouse_ml.models.scoring.scores import Scores
 from warehouse_ml.models.scoring.views import ViewKeeper
 from warehouse_ml.models.state import (
     FittedState,
@@ -71,14 +71,15 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
       wml_part), naming each new table with ``tables.table(part)`` (a
       :class:`warehouse_ml.store.ownership.Staging`: registered before it is created, dropped if
       the fit fails), returning its ``state_class`` state;
-    * :meth:`_terms`: the log-space terms that score a row with those tables, or, for a
-      family whose scores are not a sum of terms, :meth:`_scores` (per-class probability
-      expressions, a relation aggregating per row: models/scoring/scores.py);
+    * :meth:`_scores`: how those tables score a row (per-class log-space terms, probability
+      expressions, or a relation aggregating per row: models/scoring/scores.py);
     * the capabilities it has beyond this protocol, declared by naming them among its bases
-      (models/capabilities.py: additive scores, weighted fit, updates by counts, exact
-      leave-one-out, drift and ranking from stored counts, folds learned at once). The calls
-      that need one (``update``, ``drift``, ``attribute_ranking``, ``fit`` with weights,
-      exact leave-one-out) refuse a kind without it (NotSupportedError).
+      before this class, so that their hooks come first (models/capabilities.py: additive
+      scores, which gives :meth:`_scores` from the kind's ``_terms``; per-attribute evidence;
+      weighted fit; updates by counts; exact leave-one-out; drift and ranking from stored
+      counts; folds learned at once). The calls that need one (``update``, ``drift``,
+      ``attribute_ranking``, explanation views, ``fit`` with weights, exact leave-one-out)
+      refuse a kind without it (NotSupportedError).
     """
 
     kind: ClassVar[str]
@@ -156,20 +157,11 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
         """
 
     @abc.abstractmethod
-    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
-        """The log-space terms that score ``source`` with the model in ``record`` (whose
-        parameter tables ``warehouse`` can read)."""
-
     def _scores(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> Scores:
-        """Each class's score of a row of ``source`` (step 1 of models/scoring/query.py): the
-        sum of :meth:`_terms` unless the family gives its scores another way."""
-        return AdditiveTerms(self._terms(warehouse, record, source))
-
-    @abc.abstractmethod
-    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
-        """One term per attribute of the fitted model ``record``, in feature order, with what
-        an explanation shows of it (models/inspection/evidence.py): their sum with the prior is the
-        joint log score of :meth:`_terms`."""
+        """Each class's score of a row of ``source`` (step 1 of models/scoring/query.py) with
+        the model in ``record`` (whose parameter tables ``warehouse`` can read): the sum of the
+        terms of a kind with additive scores (models/capabilities.py ``AdditiveScores``),
+        the family's own scores otherwise."""
 
     def record_of(
         self,

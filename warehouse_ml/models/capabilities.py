@@ -1,7 +1,8 @@
 """What a model family can do beyond the learner protocol every kind keeps (models/base.py:
 fit, catalog, predict, views, export), each capability a small mixin a family declares by
-naming it among its bases, e.g. ``class NaiveBayes(Classifier, AdditiveScores, WeightedFit,
-CountUpdates, ExactLeaveOneOut, CountSummaries, FoldsAtOnce)``.
+naming it among its bases, before ``Classifier`` so its hooks come first, e.g.
+``class NaiveBayes(AdditiveScores, WeightedFit, CountUpdates, ExactLeaveOneOut, CountSummaries,
+FoldsAtOnce, Classifier)``.
 
 Code outside a learner's own module asks ``isinstance(model, <capability>)`` (or
 :func:`require`, which raises :class:`~warehouse_ml.errors.NotSupportedError` naming the kind
@@ -14,21 +15,58 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from warehouse_ml.errors import NotSupportedError
 from warehouse_ml.stats.features import Feature
 
+if TYPE_CHECKING:  # annotations of the hooks: the roles above this one define them
+    from warehouse_ml.engines.base import Warehouse
+    from warehouse_ml.engines.sources import Source
+    from warehouse_ml.models.inspection.evidence import Part
+    from warehouse_ml.models.scoring.scores import Scores, Term
+    from warehouse_ml.store.catalog import ModelRecord
+
 
 class Capability(abc.ABC):  # noqa: B024 (a marker: its subclasses are the capabilities)
-    """Base of the capabilities (:func:`require` names them by class)."""
+    """Base of the capabilities (:func:`require` names them by class). A capability holds the
+    hooks it needs (abstract methods a declaring kind implements) beside what it promises: a
+    kind that does not declare one has none of its hooks."""
 
 
-class AdditiveScores(Capability):
+class Evidence(Capability):
+    """Each attribute's part of a row's score is an explanation's evidence (``_parts``:
+    models/inspection/evidence.py), so ``explain`` weighs the attributes of a row, the
+    explanation views give its reason codes, and ``attribute_ranking(source=...)`` its mean
+    evidence. A kind without it explains its rows another way (its own ``explain``: a
+    tree's decision path, k-NN's neighbours) and has no explanation view. Checked by
+    ``test_additive_scores_explain_the_log_odds_exactly`` for the kinds whose evidence is exact
+    (:class:`AdditiveScores`)."""
+
+    @abc.abstractmethod
+    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
+        """One term per attribute of the fitted model ``record``, in feature order, with what
+        an explanation shows of it (models/inspection/evidence.py)."""
+
+
+class AdditiveScores(Evidence):
     """The joint log score of a class is the log prior plus one log-space term per attribute
-    (``Classifier._terms`` / ``_parts``), so an explanation's per-attribute evidence sums
+    (``_terms``), each class's score their sum (``_scores``), so an explanation's per-attribute
+    evidence (``_parts``, whose sum with the prior is the joint log score of ``_terms``) sums
     exactly to the log-odds of two classes (models/inspection/evidence.py). Checked by
     ``test_additive_scores_explain_the_log_odds_exactly``."""
+
+    @abc.abstractmethod
+    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
+        """The log-space terms that score ``source`` with the model in ``record`` (whose
+        parameter tables ``warehouse`` can read)."""
+
+    def _scores(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> Scores:
+        """Each class's score of a row of ``source`` (step 1 of models/scoring/query.py): the
+        sum of :meth:`_terms`."""
+        from warehouse_ml.models.scoring.scores import AdditiveTerms  # a role above this one
+
+        return AdditiveTerms(self._terms(warehouse, record, source))
 
 
 class WeightedFit(Capability):

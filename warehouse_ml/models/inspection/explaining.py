@@ -2,7 +2,9 @@
 
 :class:`Explainer` is a base of :class:`warehouse_ml.models.base.Classifier` (as
 models/scoring/prediction.py's ``Predictor`` is); it relies on the classifier's ``classes_``,
-``_current`` and ``_parts`` (one term per attribute, models/inspection/evidence.py's ``Part``). The
+``_current`` and, for a kind that declares models/capabilities.py's ``Evidence``, ``_parts`` (one
+term per attribute, models/inspection/evidence.py's ``Part``); a kind without it explains its
+rows with its own ``explain`` and has no explanation view. The
 SQL and its rules are in models/inspection/evidence.py (evidence, contrasts) and
 models/inspection/reasons.py (ranks, layouts). An explanation view is owned and registered with its
 model like a prediction view, so a re-fit rebuilds it in the same transaction
@@ -22,7 +24,7 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.models import capabilities
-from warehouse_ml.models.capabilities import CountSummaries
+from warehouse_ml.models.capabilities import CountSummaries, Evidence
 from warehouse_ml.models.inspection import relevance, sections
 from warehouse_ml.models.inspection.evidence import Contrast, mean_evidence_query
 from warehouse_ml.models.inspection.reasons import LONG, Layout, explanation_query
@@ -132,6 +134,7 @@ class Explainer:
         evidence of a row equals ln p(class | row) - ln p(against | row). ``form="wide"``
         gives the reason codes of :meth:`create_explanation_view` instead (``top`` required).
         """
+        capabilities.require(self, Evidence, "explain")
         layout = Layout.make(form, top)
         with (
             session(con) as warehouse,
@@ -169,6 +172,9 @@ class Explainer:
         view, or the source itself, is a NameConflictError before anything runs). Returns the
         view's schema-qualified name.
         """
+        capabilities.require(
+            self, Evidence, "create_explanation_view", "the kind's explain() explains its rows"
+        )
         layout = Layout.make(form, top)
         options = {
             "keys": None if keys is None else column_names(keys, "keys"),

@@ -190,13 +190,13 @@ def unseen_log_prob(alpha: float, m: float) -> exp.Expression:
 
 
 class NaiveBayes(
-    Classifier,
     AdditiveScores,
     WeightedFit,
     CountUpdates,
     ExactLeaveOneOut,
     CountSummaries,
     FoldsAtOnce,
+    Classifier,
 ):
     """Naive Bayes over categorical (counts) and numeric (Gaussian) attributes.
 

@@ -114,7 +114,7 @@ from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 
 
-class TAN(Classifier, AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce):
+class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce, Classifier):
     """Tree-Augmented Naive Bayes: each attribute depends on the class and on at most one other
     attribute, the tree maximising the conditional mutual information given the class.
 

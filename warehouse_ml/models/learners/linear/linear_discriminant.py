@@ -222,7 +222,7 @@ def class_priors(
     return np.array([priors[label] for label in labels])
 
 
-class LinearDiscriminant(LinearScores, Classifier, AdditiveScores):
+class LinearDiscriminant(LinearScores, AdditiveScores, Classifier):
     """Linear discriminant analysis, as scikit-learn's with ``solver="lsqr"`` (module
     docstring).
 

@@ -183,7 +183,7 @@ def _separates(sums: NewtonSums, beta: np.ndarray) -> bool:
     return sums.margin >= 0 and bool(np.any(beta != 0))
 
 
-class LogisticRegression(NewtonScores, Classifier, AdditiveScores, WeightedFit):
+class LogisticRegression(NewtonScores, AdditiveScores, WeightedFit, Classifier):
     """Logistic regression, L2-penalised or not, binary or multinomial (module docstring).
 
     Args:

@@ -46,10 +46,9 @@ from sqlglot import exp
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.errors import NotSupportedError, ParameterError
+from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import ScoresByStoredRows
-from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
 from warehouse_ml.models.inspection.sections import ModelSection, TablePart
@@ -74,7 +73,7 @@ from warehouse_ml.models.learners.neighbors.ties import KEY, tie_rule
 from warehouse_ml.models.learners.shared.classes import create_classes_table
 from warehouse_ml.models.learners.shared.design import Design
 from warehouse_ml.models.scoring import names
-from warehouse_ml.models.scoring.scores import AggregatedScores, Term
+from warehouse_ml.models.scoring.scores import AggregatedScores
 from warehouse_ml.models.scoring.steps import INPUT, ROW
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
@@ -233,21 +232,6 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
             return search.voted(scored.from_(exp.to_table(INPUT).as_("s")), kept, votes, numbered)
 
         return AggregatedScores(relation, len(record.classes))
-
-    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
-        """None: k-NN scores by its neighbours' votes (:meth:`_scores`), not by terms."""
-        raise NotSupportedError(
-            f"additive log-space terms need a model whose score is a sum of terms; model kind "
-            f"{self.kind!r} scores each class by its nearest neighbours' votes"
-        )
-
-    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
-        """None: a k-NN score is no sum of attribute terms; :meth:`explain` gives the
-        neighbours instead."""
-        raise NotSupportedError(
-            f"per-attribute evidence needs a model whose score is a sum of attribute terms; "
-            f"model kind {self.kind!r} scores by its nearest neighbours (explain gives them)"
-        )
 
     def sql(
         self,

@@ -85,10 +85,9 @@ from warehouse_ml import charts
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.errors import NotSupportedError, ParameterError
+from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import FoldsAtOnce, WeightedFit
-from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
 from warehouse_ml.models.inspection.sections import (
@@ -112,7 +111,7 @@ from warehouse_ml.models.learners.tree.model import (
 )
 from warehouse_ml.models.learners.tree.state import TreeState
 from warehouse_ml.models.scoring import names
-from warehouse_ml.models.scoring.scores import ClassProbabilities, Term
+from warehouse_ml.models.scoring.scores import ClassProbabilities
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
@@ -329,21 +328,6 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
             record.parameters(tree_scoring.ROUTES), record.parameters("nodes"),
             tree_scoring.value_of(record), record.state.partition_column,
         )  # fmt: skip
-
-    def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
-        """None: a tree scores by probabilities (:meth:`_scores`), not by log-space terms."""
-        raise NotSupportedError(
-            f"additive log-space terms need a model whose score is a sum of terms; model kind "
-            f"{self.kind!r} scores each class by its leaf probability"
-        )
-
-    def _parts(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Part]:
-        """None: a tree's score is no sum of per-attribute terms; :meth:`explain` gives its
-        decision path instead."""
-        raise NotSupportedError(
-            f"per-attribute evidence needs a model whose score is a sum of attribute terms; "
-            f"model kind {self.kind!r} scores by a path down its tree (explain gives it)"
-        )
 
     # -- inspection -----------------------------------------------------------------------
     @property

@@ -52,7 +52,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.capabilities import WeightedFit
+from warehouse_ml.models.capabilities import Evidence, WeightedFit
 from warehouse_ml.models.inspection.sections import ModelSection, TablePart
 from warehouse_ml.models.learners.linear.scores import NewtonScores
 from warehouse_ml.models.learners.linear.svm import platt as linear_svm_platt
@@ -80,7 +80,7 @@ def _positive(name: str, value: Any) -> float:
     return float(value)
 
 
-class LinearSVM(NewtonScores, Classifier, WeightedFit):
+class LinearSVM(NewtonScores, Evidence, WeightedFit, Classifier):
     """L2-loss linear SVM, one-vs-rest, with Platt's probabilities (module docstring).
 
     Args:
