@@ -31,10 +31,10 @@ def datasets_dir() -> Path | None:
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The suite runs on two pytest-xdist workers (``--dist loadgroup`` in pyproject.toml):
+    """The suite runs on three pytest-xdist workers (``--dist loadgroup`` in pyproject.toml):
     every test on Spark (a parameter ``engine`` or ``engine_name``, or a fixture
     ``<target>_engine``, naming one of SPARK_TARGETS) goes to one of them, so one driver JVM
-    serves them all (``spark_sessions``), while the other tests are shared out between both
+    serves them all (``spark_sessions``), while the other tests are shared out between the
     workers."""
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
