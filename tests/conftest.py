@@ -32,18 +32,16 @@ def datasets_dir() -> Path | None:
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The suite runs on three pytest-xdist workers (``--dist loadgroup`` in pyproject.toml):
-    every test on a Spark target (a parameter ``engine`` or ``engine_name``, or a fixture
-    ``<target>_engine``, naming one of SPARK_TARGETS) goes to that target's worker, so one
-    driver JVM serves each target (``spark_sessions``): the ``local[2]`` tests and the
-    cluster's run side by side, as each group alone takes longer than the rest of the suite
-    on one worker, while the other tests are shared out between the workers."""
+    every test on Spark (a parameter ``engine`` or ``engine_name``, or a fixture
+    ``<target>_engine``, naming one of SPARK_TARGETS) goes to one of them, so one driver JVM
+    serves them all (``spark_sessions``), while the other tests are shared out between the
+    workers."""
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         engines = {params.get("engine"), params.get("engine_name")}
         engines |= {name.removesuffix("_engine") for name in getattr(item, "fixturenames", ())}
-        targets = SPARK_TARGETS & engines
-        if targets:
-            item.add_marker(pytest.mark.xdist_group(max(targets)))  # spark_cluster over spark
+        if SPARK_TARGETS & engines:
+            item.add_marker(pytest.mark.xdist_group("spark"))
 
 
 def pytest_configure(config: pytest.Config) -> None:

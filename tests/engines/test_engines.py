@@ -12,9 +12,8 @@ integers, strings and booleans exact, floats within 1e-9, same column names in t
 PostgreSQL is started by a fixture (initdb + pg_ctl in a temporary folder, 127.0.0.1, a free
 port); Spark runs ``local[2]`` and on a standalone cluster, a master and two one-core workers
 on 127.0.0.1 whose executors write the tables into the warehouse folder the driver reads
-(tests/engine_support.py), each target's tests on a pytest-xdist worker of their own
-(tests/conftest.py) and one session at a time in a worker (``spark_sessions``); all are
-stopped at the end of the session. An engine whose software is missing is skipped with the reason. Deselect
+(tests/engine_support.py), one session at a time (``spark_sessions``); all are stopped at the
+end of the session. An engine whose software is missing is skipped with the reason. Deselect
 the whole suite with ``-m "not engines"``.
 
 Every engine test runs on ``local[2]``; the cluster runs those marked ``on_the_cluster_too``:
@@ -155,8 +154,8 @@ def spark_cluster_engine(spark_sessions) -> Engine:
 def engine_name(request) -> str:
     """Each engine in turn (the reference DuckDB included, as a check of the suite itself);
     a test marked ``on_the_cluster_too`` also takes ``spark_cluster``. Session scope makes
-    pytest run each engine's tests together: a worker's Spark session is set up once per
-    target (tests/conftest.py sends each target's tests to one worker)."""
+    pytest run each engine's tests together: the two Spark targets share one driver, one
+    session at a time, and switch once."""
     return request.param
 
 
