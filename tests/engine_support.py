@@ -179,8 +179,14 @@ def _alive_workers(web_ui: int) -> int:
     return sum(worker["state"] == "ALIVE" for worker in status["workers"])
 
 
+CLUSTER_EXECUTORS = 2
+"""The workers of :func:`spark_cluster`, and so the executors of a session on it."""
+
+
 @contextlib.contextmanager
-def spark_cluster(workers: int = 2, memory: str = "768m", timeout: float = 180) -> Iterator[str]:
+def spark_cluster(
+    workers: int = CLUSTER_EXECUTORS, memory: str = "768m", timeout: float = 180
+) -> Iterator[str]:
     """Start a standalone Spark cluster on 127.0.0.1; yields its master URL
     ``spark://127.0.0.1:<port>``.
 
@@ -296,10 +302,6 @@ def spark_session(master: str = "local[2]") -> Iterator[Any]:
     finally:
         session.stop()
         shutil.rmtree(root, ignore_errors=True)
-
-
-CLUSTER_EXECUTORS = 2
-"""The executors of a cluster session: one per worker of :func:`spark_cluster`."""
 
 
 def wait_for_executors(session: Any, count: int, timeout: float = 120.0) -> None:
