@@ -447,11 +447,15 @@ class Warehouse(abc.ABC):
             )
         return text
 
-    def digest_numbers(self, text: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
-        """Two integers (to be summed as an order-free checksum) from the MD5 digest of
-        ``text``: its hex digits 1-8 and 9-16, by portable arithmetic
+    def checksum_digest(self, text: exp.Expression) -> exp.Expression:
+        """The per-row value a checksum reads its numbers from (:meth:`digest_numbers`): here
+        the MD5 digest of ``text`` as 32 lowercase hex digits (sql/engines/md5_text.sql)."""
+        return templates.expression("md5_text", text=text)
+
+    def digest_numbers(self, digest: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+        """Two integers (to be summed as an order-free checksum) from a column holding a
+        :meth:`checksum_digest`: its hex digits 1-8 and 9-16, by portable arithmetic
         (sql/hex_digits_number.sql)."""
-        digest = templates.expression("md5_text", text=text)
         return (
             templates.expression("hex_digits_number", digest=digest, first=1),
             templates.expression("hex_digits_number", digest=digest.copy(), first=9),

@@ -247,12 +247,17 @@ class DuckDBWarehouse(Warehouse):
     def engine_version(self) -> str:
         return f"duckdb {duckdb.__version__}"
 
-    def digest_numbers(self, text: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
-        """DuckDB reads the MD5 digest as two 64-bit numbers itself (md5_number_upper/lower),
-        which plans and runs several times faster than the portable digit arithmetic."""
+    def checksum_digest(self, text: exp.Expression) -> exp.Expression:
+        """The row's text itself: DuckDB's :meth:`digest_numbers` hash it."""
+        return text
+
+    def digest_numbers(self, digest: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+        """DuckDB reads the MD5 digest of the text as two 64-bit numbers itself
+        (md5_number_upper/lower), which plans and runs several times faster than the portable
+        digit arithmetic."""
         return (
-            templates.expression("engine_duckdb_md5_upper", text=text),
-            templates.expression("engine_duckdb_md5_lower", text=text.copy()),
+            templates.expression("engine_duckdb_md5_upper", text=digest),
+            templates.expression("engine_duckdb_md5_lower", text=digest.copy()),
         )
 
     # -- the user's connection ------------------------------------------------------------

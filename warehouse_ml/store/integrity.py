@@ -32,9 +32,12 @@ def checksums(warehouse: Warehouse, tables: Mapping[str, TableName]) -> dict[str
     [n_rows, checksum_high, checksum_low]}}``, taken in one query."""
     queries = []
     for part, table in tables.items():
-        high, low = warehouse.digest_numbers(warehouse.row_text(table))
+        digest = warehouse.checksum_digest(warehouse.row_text(table))
+        high, low = warehouse.digest_numbers(templates.column("wml_digest", "d"))
         queries.append(
-            templates.build("select_table_checksum", table=table, part=part, high=high, low=low)
+            templates.build(
+                "select_table_checksum", table=table, part=part, digest=digest, high=high, low=low
+            )
         )
     with warehouse.exact_float_text():
         rows = warehouse.fetch_tree(templates.union_all(queries)).to_pylist()
