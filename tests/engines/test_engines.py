@@ -1105,6 +1105,26 @@ def test_double_literals_read_back_bit_for_bit(engine: Engine) -> None:
     assert all(type(row[f"x{i}"]) is float for i in range(len(HARD_DOUBLES)))
 
 
+def test_a_spark_schema_is_read_without_a_job(spark_engine: Engine) -> None:
+    """``schema_of`` on Spark takes the analysed query's schema, as ``toArrow`` converts it
+    (every type the suite's tables hold, a view's computed columns too), and runs no job."""
+    spark = spark_engine.connection
+    table = spark_engine.load("wml_engine_zoned", ZONED)
+    query = (
+        f"SELECT *, CAST(1.5 AS DECIMAL(12, 3)) AS d, DATE'2024-01-02' AS day, "
+        f"ARRAY(1, 2) AS a FROM {table}"
+    )
+    spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW wml_engine_typed AS {query}")
+    tracker = spark.sparkContext.statusTracker()
+    for name in (table, "wml_engine_typed", spark_engine.load(TABLE, DATA)):
+        before = len(tracker.getJobIdsForGroup(None))
+        schema = spark_engine.warehouse.schema_of(TableName((name,)))
+        assert len(tracker.getJobIdsForGroup(None)) == before
+        assert schema == spark.sql(f"SELECT * FROM {name} LIMIT 0").toArrow().schema
+    with pytest.raises(wml.SourceError):
+        spark_engine.warehouse.schema_of(TableName(("wml_no_such_table",)))
+
+
 def test_missing_table_is_a_source_error(engine: Engine) -> None:
     with pytest.raises(wml.SourceError):
         wml.NaiveBayes().fit(engine.warehouse, "wml_no_such_table", "label")

@@ -150,6 +150,11 @@ class Warehouse(abc.ABC):
     def _query(self, sql: str) -> pa.Table:
         """Run one query and return all its rows."""
 
+    def _schema(self, sql: str) -> pa.Schema:
+        """The Arrow schema :meth:`_query` would give the rows of a query that returns none
+        (here: by running it)."""
+        return self._query(sql).schema
+
     @abc.abstractmethod
     def register_arrow(self, data: pa.Table | pa.RecordBatchReader) -> TableName:
         """Make Arrow data queryable under a fresh temporary name and return that name."""
@@ -430,7 +435,10 @@ class Warehouse(abc.ABC):
 
     def schema_of(self, relation: TableName | exp.Table) -> pa.Schema:
         """Column names and Arrow types of a table, view or table function, without reading rows."""
-        return self.fetch("select_no_rows", source=relation).schema
+        description, text = self._rendered("select_no_rows", {"source": relation})
+        if self._reporter is not None:
+            self._reporter.statement(description)
+        return self._schema(self._record(text))
 
     def row_text(self, table: TableName) -> exp.Expression:
         """The text of a row of ``table`` (alias ``t``) for checksums (integrity.py): every
