@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import hashlib
 import io
 import math
 from collections.abc import Callable, Iterator
@@ -60,7 +61,7 @@ from warehouse_ml.models.learners.tree import scoring as tree_scoring
 from warehouse_ml.models.scoring import literal_terms
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
-from warehouse_ml.store import catalog, ownership
+from warehouse_ml.store import catalog, integrity, ownership
 
 pytestmark = pytest.mark.engines
 
@@ -1123,6 +1124,35 @@ def test_a_spark_schema_is_read_without_a_job(spark_engine: Engine) -> None:
         assert schema == spark.sql(f"SELECT * FROM {name} LIMIT 0").toArrow().schema
     with pytest.raises(wml.SourceError):
         spark_engine.warehouse.schema_of(TableName(("wml_no_such_table",)))
+
+
+_ROW_TEXTS = {
+    "duckdb": ["{'n': 1, 's': a}", "{'n': 22, 's': NULL}", "{'n': 3, 's': ccc}"],
+    "postgres": ["(1,a)", "(22,)", "(3,ccc)"],
+    "spark": ["1:1|1:a", "2:22|null", "1:3|3:ccc"],
+}
+"""Each engine's text of the rows (1, 'a'), (22, NULL), (3, 'ccc'): DuckDB's and PostgreSQL's
+cast of the whole row, the portable length-prefixed cells elsewhere (sql/engines/)."""
+
+
+def _digest_numbers(engine: str, text: str) -> tuple[int, int]:
+    """The two checksum numbers of a row's text: DuckDB's md5_number_upper/lower (the digest's
+    two halves read little-endian), elsewhere its hex digits 1-8 and 9-16."""
+    digest = hashlib.md5(text.encode()).digest()
+    if engine == "duckdb":
+        return int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
+    return int(digest.hex()[:8], 16), int(digest.hex()[8:16], 16)
+
+
+def test_checksums_sum_the_digest_numbers_of_each_rows_text(engine: Engine) -> None:
+    """A checksum is the row count and the sums over rows of two numbers of the MD5 of each
+    row's text (PostgreSQL by the portable digit arithmetic, Spark by CONV)."""
+    sums = pa.table({"n": pa.array([1, 22, 3], pa.int64()), "s": ["a", None, "ccc"]})
+    table = TableName((engine.load("wml_engine_sums", sums),))
+    found = integrity.checksums(engine.warehouse, {"sums": table})["parts"]["sums"]
+    texts = _ROW_TEXTS[engine.name.removesuffix("_cluster")]
+    numbers = [_digest_numbers(engine.name, t) for t in texts]
+    assert found == [3, sum(h for h, _ in numbers), sum(lo for _, lo in numbers)]
 
 
 def test_missing_table_is_a_source_error(engine: Engine) -> None:
