@@ -151,8 +151,7 @@ class Warehouse(abc.ABC):
         """Run one query and return all its rows."""
 
     def _schema(self, sql: str) -> pa.Schema:
-        """The Arrow schema :meth:`_query` would give the rows of a query that returns none
-        (here: by running it)."""
+        """The Arrow schema of a query that returns no rows, as :meth:`_query` gives it."""
         return self._query(sql).schema
 
     @abc.abstractmethod
@@ -379,16 +378,19 @@ class Warehouse(abc.ABC):
     def fetch(self, template: str, /, **bindings: Any) -> pa.Table:
         """Render ``sql/<template>.sql`` for this engine (:meth:`_rendered`) and return its rows
         as Arrow."""
+        return self._query(self._reported(template, bindings))
+
+    def _reported(self, template: str, bindings: dict[str, Any]) -> str:
+        """:meth:`_rendered`'s text, its description reported and the text recorded."""
         description, text = self._rendered(template, bindings)
         if self._reporter is not None:
             self._reporter.statement(description)
-        return self._query(self._record(text))
+        return self._record(text)
 
     def _rendered(self, template: str, bindings: dict[str, Any]) -> tuple[str, str]:
         """The progress description and the text of ``template`` bound to ``bindings`` on this
-        engine: rendered once per process when the bindings are all plain values
-        (engines/texts.py), whose text depends on nothing else than the template, the
-        dialect and :meth:`_text_context`."""
+        engine: rendered once per process when the bindings are plain values (engines/texts.py),
+        whose text depends only on the template, the dialect and :meth:`_text_context`."""
         values = texts.plain(bindings)
         key = (type(self), self.dialect, self._text_context(), template, values)
 
@@ -435,35 +437,28 @@ class Warehouse(abc.ABC):
 
     def schema_of(self, relation: TableName | exp.Table) -> pa.Schema:
         """Column names and Arrow types of a table, view or table function, without reading rows."""
-        description, text = self._rendered("select_no_rows", {"source": relation})
-        if self._reporter is not None:
-            self._reporter.statement(description)
-        return self._schema(self._record(text))
+        return self._schema(self._reported("select_no_rows", {"source": relation}))
 
     def row_text(self, table: TableName) -> exp.Expression:
-        """The text of a row of ``table`` (alias ``t``) for checksums (integrity.py): every
-        column, length-prefixed, NULL marked (sql/checksum_cell.sql). Engines that can cast a
-        whole row to text do that instead."""
+        """The text of a row of ``table`` (alias ``t``) for checksums (integrity.py): every column,
+        length-prefixed, NULL marked (sql/checksum_cell.sql); or the engine's cast of a row."""
         cells = [
             templates.expression("checksum_cell", value=templates.column(n, "t"))
             for n in self.schema_of(table).names
         ]
+        bar = templates.literal("|")
         text = cells[0]
         for cell in cells[1:]:
-            text = exp.DPipe(
-                this=exp.DPipe(this=text, expression=templates.literal("|")), expression=cell
-            )
+            text = exp.DPipe(this=exp.DPipe(this=text, expression=bar.copy()), expression=cell)
         return text
 
     def checksum_digest(self, text: exp.Expression) -> exp.Expression:
-        """The per-row value a checksum reads its numbers from (:meth:`digest_numbers`): here
-        the MD5 digest of ``text`` as 32 lowercase hex digits (sql/engines/md5_text.sql)."""
+        """What :meth:`digest_numbers` reads: the MD5 hex digits of ``text`` (md5_text.sql)."""
         return templates.expression("md5_text", text=text)
 
     def digest_numbers(self, digest: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
-        """Two integers (to be summed as an order-free checksum) from a column holding a
-        :meth:`checksum_digest`: its hex digits 1-8 and 9-16, by portable arithmetic
-        (sql/hex_digits_number.sql)."""
+        """Two integers (summed as an order-free checksum) from a :meth:`checksum_digest`
+        column: its hex digits 1-8 and 9-16, by portable arithmetic (hex_digits_number.sql)."""
         return (
             templates.expression("hex_digits_number", digest=digest, first=1),
             templates.expression("hex_digits_number", digest=digest.copy(), first=9),

@@ -125,10 +125,8 @@ class DuckDBWarehouse(Warehouse):
         which refuses (``duckdb.ResourceInUseException``) a connection holding an unfinished
         result of the user's where ``execute`` would discard it (:meth:`_usable`)."""
         if self._facts is None:
-            description, text = self._rendered("engine_duckdb_session", {})
-            if self._reporter is not None:
-                self._reporter.statement(description)
-            self._facts = self._query_if_idle(self._record(text)).to_pylist()[0]
+            text = self._reported("engine_duckdb_session", {})
+            self._facts = self._query_if_idle(text).to_pylist()[0]
         return self._facts
 
     def _query_if_idle(self, sql: str) -> pa.Table:
