@@ -15,6 +15,7 @@ round trip) and drawn small (up to 18 rows), where the degenerate cases are most
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import warnings
 from collections.abc import Callable, Iterator
@@ -221,6 +222,7 @@ def test_naive_bayes(case, weighted):
         options = {"sample_weight": "w"} if weighted else {}
         return wml.NaiveBayes().fit(con, train, "y", features=features, keys=["id"], **options)
 
+    @functools.cache  # the oracle and the tolerance read the same reference
     def joint() -> np.ndarray:
         test = _finite_part(case)
         columns = {f: case.train[f].to_pylist() for f in features}
