@@ -7,7 +7,7 @@ its partition (column wml_part) in the same long-format tables as every other fo
 attribute and level), the query grows with the attributes times the classes and runs one join
 per attribute and level: soybean's 35 attributes and 19 classes made 250 KB of SQL that took
 longer to build and to plan than to run. :func:`summed_term` reads the learner's declarations
-(models/scoring/parameters.py :class:`LogicalTerm`) instead as one relation, for any scored
+(models/scoring/declarations.py :class:`LogicalTerm`) instead as one relation, for any scored
 rows with a column identifying each (a cross-validation's key, or a query's row number) and
 any model partition (a fitted model's is 0):
 
@@ -38,10 +38,10 @@ compared as text, integer codes included: the stored value of a code is its text
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from warehouse_ml.models.scoring.declarations import Key, LogicalTerm
 from warehouse_ml.models.scoring.relations import Join, pivot_columns
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.scoring.steps import INPUT
@@ -49,9 +49,6 @@ from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats.counting import PARTITION
 from warehouse_ml.store.catalog import ModelRecord
-
-if TYPE_CHECKING:
-    from warehouse_ml.models.scoring.parameters import Key, LogicalTerm
 
 KEY = "wml_key"
 """The scored row's identity (its key or number) in the long-format relations."""

@@ -1,13 +1,14 @@
 """One planner for reading a model's parameters in its scoring query.
 
-A learner declares each attribute's term as a :class:`LogicalTerm`: the scored row's values it
-keys on (:class:`Key`), and its fallback chain, an ordered list of :class:`Level`: the rows of
-one long-format parameter table (wml_part, attribute, key columns..., class_index, log_prob),
-matched on some of the keys, the first matching level giving the term; the last level has no
-key (one row per attribute and class, e.g. Naive Bayes' ``unseen`` table) and is the default.
-A NULL value (``missing``) contributes 0 (log 1). Naive Bayes declares a categorical attribute
-as (seen value, unseen); TAN as (observed value and parent value, the parent value's row for a
-seen value, seen value, unseen) (models/learners/bayes/naive_bayes_terms.py, tan_terms.py).
+A learner declares each attribute's term as a :class:`LogicalTerm`
+(models/scoring/declarations.py): the scored row's values it keys on (:class:`Key`), and its
+fallback chain, an ordered list of :class:`Level`: the rows of one long-format parameter table
+(wml_part, attribute, key columns..., class_index, log_prob), matched on some of the keys, the
+first matching level giving the term; the last level has no key (one row per attribute and
+class, e.g. Naive Bayes' ``unseen`` table) and is the default. A NULL value (``missing``)
+contributes 0 (log 1). Naive Bayes declares a categorical attribute as (seen value, unseen);
+TAN as (observed value and parent value, the parent value's row for a seen value, seen value,
+unseen) (models/learners/bayes/naive_bayes_terms.py, tan_terms.py).
 
 This module turns those declarations into the query's terms, choosing the reader by size
 (:func:`attribute_terms`):
@@ -47,84 +48,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from sqlglot import exp
 
 from warehouse_ml.models.scoring import literal_terms, long_terms
+from warehouse_ml.models.scoring.declarations import Key, LogicalTerm
 from warehouse_ml.models.scoring.literal_terms import LiteralParameters
 from warehouse_ml.models.scoring.relations import Join, partition_condition, pivot_rows
 from warehouse_ml.models.scoring.scores import Term
-from warehouse_ml.sqlgen import expressions
 from warehouse_ml.sqlgen.templates import column, literal
 from warehouse_ml.store.catalog import ModelRecord
-
-
-@dataclass(frozen=True)
-class Key:
-    """A key column of the parameter tables (e.g. ``value``, ``parent_value``, stored as text)
-    and the scored row's expression it is compared with: ``operand`` as text, or for integer
-    codes (``integer``) the row's integer against the stored text read as BIGINT."""
-
-    column: str
-    operand: exp.Expression
-    integer: bool = False
-
-    def stored(self, text: str) -> exp.Expression:
-        """The literal a stored value is compared as."""
-        return literal(int(text)) if self.integer else literal(text)
-
-    def matches(self, relation: str) -> exp.Expression:
-        """``relation.<column> = operand`` (the stored side cast to BIGINT for codes)."""
-        stored: exp.Expression = column(self.column, relation)
-        if self.integer:
-            stored = expressions.as_bigint(stored)
-        return expressions.equals(stored, self.operand)
-
-
-@dataclass(frozen=True)
-class Level:
-    """One step of a fallback chain: the attribute's rows of parameter table ``part``, found by
-    the key columns ``keys`` (none for the default), used when the level ``requires`` (the
-    ``part`` of another level; None: no condition) found its row too."""
-
-    part: str
-    keys: tuple[str, ...] = ()
-    requires: str | None = None
-
-
-@dataclass(frozen=True)
-class LogicalTerm:
-    """log P(attribute's value | c, ...) of one attribute as a fallback chain over its
-    long-format parameter tables (``value_column`` per class); ``keys`` in the order the
-    literal CASE nests them, outermost first; NULL ``missing`` gives 0."""
-
-    attribute: str
-    missing: exp.Expression
-    keys: tuple[Key, ...]
-    chain: tuple[Level, ...]
-    value_column: str = "log_prob"
-
-    def keyed(self) -> list[Level]:
-        """The levels found by key (every one but the default)."""
-        return [level for level in self.chain if level.keys]
-
-    def first_found(
-        self,
-        found: Mapping[str, exp.Expression],
-        values: Mapping[str, exp.Expression],
-        case: exp.Case,
-    ) -> exp.Case:
-        """The chain read from joined rows, for one class: ``case`` (its branches first, e.g.
-        a NULL value's 0) continued by ``WHEN <a keyed level's row found, and its required
-        level's> THEN <its value>`` in chain order, ``ELSE <the default level's value>``;
-        ``found`` holds each keyed level's condition, ``values`` each level's value."""
-        for level in self.keyed():
-            condition = found[level.part].copy()
-            if level.requires is not None:
-                condition = exp.and_(condition, found[level.requires].copy(), copy=False)
-            case.when(condition, values[level.part].copy(), copy=False)
-        return case.else_(values[self.chain[-1].part].copy(), copy=False)
 
 
 def attribute_terms(

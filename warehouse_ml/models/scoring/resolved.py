@@ -36,8 +36,8 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.models.scoring import parameters
+from warehouse_ml.models.scoring.declarations import Key, LogicalTerm
 from warehouse_ml.models.scoring.literal_terms import LiteralParameters
-from warehouse_ml.models.scoring.parameters import Key, LogicalTerm
 from warehouse_ml.models.scoring.relations import Join, pivot_columns
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.sqlgen import expressions, templates

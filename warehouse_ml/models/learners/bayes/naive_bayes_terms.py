@@ -20,7 +20,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.inspection.evidence import Part, shown_value
 from warehouse_ml.models.scoring import literal_terms, lookup, parameters
-from warehouse_ml.models.scoring.parameters import Key, Level, LogicalTerm
+from warehouse_ml.models.scoring.declarations import Key, Level, LogicalTerm
 from warehouse_ml.models.scoring.relations import Join, partition_condition, pivot_one_row
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.sqlgen import expressions, templates

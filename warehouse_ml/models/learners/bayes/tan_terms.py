@@ -24,7 +24,7 @@ from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.inspection.evidence import Part, shown_value
 from warehouse_ml.models.learners.bayes.naive_bayes_terms import categorical_logical, prior_term
 from warehouse_ml.models.scoring import literal_terms, lookup, parameters, resolved
-from warehouse_ml.models.scoring.parameters import Key, Level, LogicalTerm
+from warehouse_ml.models.scoring.declarations import Key, Level, LogicalTerm
 from warehouse_ml.models.scoring.relations import per_partition
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.sqlgen.templates import column
