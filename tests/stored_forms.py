@@ -8,7 +8,7 @@ import dataclasses
 from typing import Any
 
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.state import read_state
+from warehouse_ml.models.reading import read_state
 
 
 def details_of(model: Classifier) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.errors import NameConflictError, ViewRebuildError
 from warehouse_ml.models import kinds
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.state import read_common_state, read_state
+from warehouse_ml.models.reading import read_state
+from warehouse_ml.models.state import read_common_state
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store import catalog, leftovers, ownership
 

@@ -18,7 +18,8 @@ from warehouse_ml.models import kinds
 from warehouse_ml.models.capabilities import CountUpdates, WeightedFit
 from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes
 from warehouse_ml.models.learners.bayes.tan import TAN
-from warehouse_ml.models.state import FittedState, LearnedState, read_state
+from warehouse_ml.models.reading import read_state
+from warehouse_ml.models.state import FittedState, LearnedState
 
 SPECS = kinds.specs()
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from warehouse_ml.errors import IncompatibleModelError
-from warehouse_ml.models import kinds
 from warehouse_ml.stats.weights import Weighting
 
 
@@ -359,13 +358,6 @@ class FittedState:
         selection that chose it, the call that made it, facts of its own), read as the
         catalog's."""
         return cls.from_json(facts or {}, LearnedState, model)
-
-
-def read_state(kind: str, model: str, facts: Mapping[str, Any]) -> FittedState:
-    """The state of model ``model`` of ``kind`` from its catalog details: the state class its
-    family declares (``state_class``, found through the registry, models/kinds.py); an
-    IncompatibleModelError for a kind unknown here or a malformed field."""
-    return FittedState.from_json(facts, kinds.class_of(kind, model).state_class, model)
 
 
 def read_common_state(kind: str, model: str, facts: Mapping[str, Any]) -> FittedState:
