@@ -25,7 +25,7 @@ import datetime as dt
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from sqlglot import exp
 
@@ -33,9 +33,6 @@ from warehouse_ml.engines.base import LIBRARY_SCHEMA
 from warehouse_ml.errors import CorruptModelError, IncompatibleModelError
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, literal
-
-if TYPE_CHECKING:
-    from warehouse_ml.models.state import FittedState
 
 SCHEMA = LIBRARY_SCHEMA
 CATALOG_NAME = "models"
@@ -57,13 +54,34 @@ CATALOG_COLUMNS = (
 )  # fmt: skip
 JSON_COLUMNS = ("features", "feature_types", "smoothing", "classes", "details")
 
-StateReader = Callable[[str, str, Mapping[str, Any]], "FittedState"]
+
+class StoredState(Protocol):
+    """What the store reads of a model's fitted state (models/state.py ``FittedState``, a layer
+    above the store, which keeps it whole without knowing the families): the part names of its
+    parameter tables, the selection that chose its settings, the library call that made it,
+    and the JSON object stored as column ``details``."""
+
+    @property
+    def tables(self) -> tuple[str, ...]: ...
+
+    @property
+    def selection(self) -> tuple[str, ...] | None: ...
+
+    @property
+    def made_by(self) -> str | None: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+State = TypeVar("State", bound=StoredState)
+
+StateReader = Callable[[str, str, Mapping[str, Any]], StoredState]
 """(kind, model name, the ``details`` object) -> the model's state
-(models/state.py's ``read_state``)."""
+(models/reading.py's ``read_state``)."""
 
 
 @dataclass(frozen=True)
-class ModelRecord:
+class ModelRecord(Generic[State]):
     """One catalog row, decoded. JSON columns are Python objects here; column ``details`` is
     the model's typed ``state`` (models/state.py).
 
@@ -84,7 +102,7 @@ class ModelRecord:
     n_rows: int
     n_null_target: int
     classes: list[Any]
-    state: FittedState
+    state: State
     created_at: dt.datetime | None = None
     library_version: str = ""
     format_version: int = FORMAT_VERSION
