@@ -52,6 +52,7 @@ class Imports:
 
     top_level: set[str] = field(default_factory=set)  # run when the module is imported
     anywhere: set[str] = field(default_factory=set)  # including imports inside functions
+    type_level: set[str] = field(default_factory=set)  # under ``if TYPE_CHECKING:``
     private_names: list[str] = field(default_factory=list)  # "line: module._name"
 
 
@@ -73,7 +74,10 @@ def _imports(module: str) -> Imports:
 
     def visit(node: ast.AST, top: bool) -> None:
         if isinstance(node, ast.If) and _is_type_checking(node):
-            return  # annotations only: not a run-time dependency
+            for child in ast.walk(node):  # annotations only: a dependency of the types
+                if isinstance(child, ast.ImportFrom) and child.module.startswith("warehouse_ml"):
+                    found.type_level |= {_resolve(child.module, a.name) for a in child.names}
+            return
         if isinstance(node, ast.Import):
             for item in node.names:
                 if item.name.startswith("warehouse_ml"):
@@ -176,27 +180,37 @@ def test_no_module_is_over_the_line_limit(module):
     assert lines <= MAX_LINES, f"{module}: {lines} lines, over {MAX_LINES}: split it by purpose"
 
 
-def test_no_import_cycles():
-    """Among top-level imports (those that run when a module loads)."""
-    graph = {m: found.top_level for m, found in IMPORTS.items()}
+def _first_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """The first import ring found in ``graph`` (module -> the modules it imports), as the
+    modules around it back to the first; empty when there is none."""
     state: dict[str, int] = {}  # 1 on the path, 2 done
     path: list[str] = []
 
-    def walk(node: str) -> None:
+    def walk(node: str) -> list[str]:
         state[node] = 1
         path.append(node)
         for target in sorted(graph.get(node, ())):
             if state.get(target) == 1:
-                ring = [*path[path.index(target) :], target]
-                raise AssertionError("import cycle: " + " -> ".join(ring))
-            if target not in state:
-                walk(target)
+                return [*path[path.index(target) :], target]
+            if target not in state and (ring := walk(target)):
+                return ring
         path.pop()
         state[node] = 2
+        return []
 
     for module in sorted(graph):
-        if module not in state:
-            walk(module)
+        if module not in state and (ring := walk(module)):
+            return ring
+    return []
+
+
+def test_no_import_cycles():
+    """Among module-level imports (those that run when a module loads) and those of its
+    annotations (under ``if TYPE_CHECKING:``): a ring of either kind ties its modules into one
+    that cannot be read, tested or moved apart."""
+    graph = {m: found.top_level | found.type_level for m, found in IMPORTS.items()}
+    ring = _first_cycle(graph)
+    assert ring == [], "import cycle: " + " -> ".join(ring)
 
 
 def test_the_guard_sees_violations(tmp_path, monkeypatch):
@@ -216,6 +230,29 @@ def test_the_guard_sees_violations(tmp_path, monkeypatch):
     assert [p.split(": ")[1] for p in found.private_names] == [
         "warehouse_ml.engines.base._something",
         "warehouse_ml.models.scoring.query._private",
+    ]
+
+
+def test_the_cycle_guard_sees_a_ring_of_annotations(tmp_path, monkeypatch):
+    """A ring closed only by an import under ``if TYPE_CHECKING:`` is a cycle too."""
+    sources = {
+        "warehouse_ml.sqlgen.ring_a": "from warehouse_ml.sqlgen import ring_b\n",
+        "warehouse_ml.sqlgen.ring_b": (
+            "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from warehouse_ml.sqlgen.ring_a import Thing\n"
+        ),
+    }
+    for name, text in sources.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text(text)
+        monkeypatch.setitem(MODULES, name, path)
+    found = {name: _imports(name) for name in sources}
+    assert found["warehouse_ml.sqlgen.ring_b"].type_level == {"warehouse_ml.sqlgen.ring_a"}
+    graph = {name: f.top_level | f.type_level for name, f in found.items()}
+    assert _first_cycle(graph) == [
+        "warehouse_ml.sqlgen.ring_a",
+        "warehouse_ml.sqlgen.ring_b",
+        "warehouse_ml.sqlgen.ring_a",
     ]
 
 
