@@ -65,7 +65,6 @@ from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation, s
 from warehouse_ml.models import capabilities
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import ExactLeaveOneOut
-from warehouse_ml.models.learners.bayes.naive_bayes import write_parameters
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.names import FOLD, PREDICTION
 from warehouse_ml.models.scoring.query import score_query
@@ -423,7 +422,7 @@ def leave_one_out_open(
 
 def _scoring_query(
     warehouse: Warehouse,
-    nb: Classifier,
+    nb: ExactLeaveOneOut,
     src: Source,
     key: str | None,
     target: str,
@@ -454,7 +453,7 @@ def _scoring_query(
         moments = materialise("moments", numeric_moments(relation, target, numeric))
         rest = without_extremes(relation, target, numeric, tables.named("moments"))
         materialise("rest_moments", numeric_moments(rest, target, numeric))
-    write_parameters(warehouse, nb, counts, moments, [classes], tables, categorical=categorical)
+    nb._write_count_parameters(warehouse, counts, moments, classes, tables, categorical=categorical)
     table = tables.named
     if categorical:
         create_categorical_table(

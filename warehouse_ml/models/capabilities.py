@@ -21,11 +21,15 @@ from warehouse_ml.errors import NotSupportedError
 from warehouse_ml.stats.features import Feature
 
 if TYPE_CHECKING:  # annotations of the hooks: the roles above this one define them
+    from sqlglot import exp
+
     from warehouse_ml.engines.base import Warehouse
     from warehouse_ml.engines.sources import Source
     from warehouse_ml.models.inspection.evidence import Part
     from warehouse_ml.models.scoring.scores import Scores, Term
+    from warehouse_ml.models.training import ClassCount
     from warehouse_ml.store.catalog import ModelRecord
+    from warehouse_ml.store.ownership import Staging
 
 
 class Capability(abc.ABC):  # noqa: B024 (a marker: its subclasses are the capabilities)
@@ -92,14 +96,32 @@ class CountUpdates(Capability):
 class ExactLeaveOneOut(Capability):
     """Leave-one-out cross-validation has a closed form from the full counts (evaluation/loo.py
     subtracts each row's own counts): it equals n re-fits, each without one row. The closed
-    form reads Naive Bayes' settings (below), which a declaring kind has. Checked by
-    ``test_exact_leave_one_out_equals_n_refits``."""
+    form reads Naive Bayes' settings (below), which a declaring kind has, and starts from the
+    full-data model's parameter tables, which the kind writes from its counts
+    (:meth:`_write_count_parameters`). Checked by ``test_exact_leave_one_out_equals_n_refits``."""
 
     alpha: float
     prior_alpha: float
     m: float
     var_smoothing: float
     block_size: int
+
+    @abc.abstractmethod
+    def _write_count_parameters(
+        self,
+        warehouse: Warehouse,
+        counts: exp.Query | None,
+        moments: exp.Query | None,
+        classes: Sequence[ClassCount],
+        tables: Staging,
+        *,
+        categorical: Sequence[str],
+    ) -> None:
+        """The full-data model's parameter tables (``classes``, ``categorical``, ``unseen``,
+        ``gaussian``) in ``tables``, from the class counts ``classes`` and the training counts:
+        ``counts`` (wml_part, attribute, value, class_label, n) of the ``categorical``
+        attributes and ``moments`` (wml_part, attribute, class_label, n, mean, variance) of the
+        numeric ones; None where there is no such attribute."""
 
 
 class CountSummaries(Capability):

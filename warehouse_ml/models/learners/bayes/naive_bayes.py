@@ -330,6 +330,21 @@ class NaiveBayes(
             warehouse.run("insert_rows", table=staged, rows=chunk)
         return staged
 
+    def _write_count_parameters(
+        self,
+        warehouse: Warehouse,
+        counts: exp.Query | None,
+        moments: exp.Query | None,
+        classes: Sequence[ClassCount],
+        tables: Staging,
+        *,
+        categorical: Sequence[str],
+    ) -> None:
+        """One model's parameter tables from its counts (:func:`write_parameters`)."""
+        write_parameters(
+            warehouse, self, counts, moments, [classes], tables, categorical=categorical
+        )
+
     def _terms(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
         """The prior and each attribute's term (naive_bayes_terms.model_terms)."""
         return naive_bayes_terms.model_terms(warehouse, record, source)
