@@ -249,12 +249,12 @@ def spark_cluster(
         shutil.rmtree(root, ignore_errors=True)
 
 
-JAVA_OPTIONS = "-XX:+UseParallelGC -XX:TieredStopAtLevel=1"
+JAVA_OPTIONS = "-XX:+UseParallelGC"
 """The Spark JVMs' options for short statements on small heaps: the throughput collector
-(8% less of the driver's CPU than the default G1 over this suite's Spark cases), and the
-quick C1 compiler only: the C2 compiler's work never pays back within a test, and leaving
-it out cut the machine's CPU for the ``value_rules`` Spark case from 77.7 s to 51.6 s
-(wall 45.1 s to 38.6 s) on 2 cores."""
+(8% less of the driver's CPU than the default G1 over this suite's Spark cases). The quick C1
+compiler alone (``-XX:TieredStopAtLevel=1``) was tried: less CPU on the short statements of
+``value_rules`` (77.7 s to 51.6 s), but the whole suite took 1171.7 s with it and 1053.6 s
+without, on one clean clone and one machine: C2 pays back on the longer measure statements."""
 
 
 @contextlib.contextmanager
