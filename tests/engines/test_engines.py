@@ -88,24 +88,20 @@ class Engine:
         if name not in self.loaded:
             registered = self.warehouse.register_arrow(table)
             try:
-                self.warehouse.run("drop_table", table=TableName((name,)))
-                self.warehouse.run_tree(
-                    templates.create_table_as(
-                        TableName((name,)), templates.build("select_all", source=registered)
-                    )
-                )
+                self.materialise(registered, name)
             finally:
                 self.warehouse.unregister(registered)
             self.loaded.add(name)
         return name
 
-    def materialise(self, view: object, name: str) -> str:
-        """The rows of ``view`` (a prediction view) written as table ``name``: the measures
-        read them as the engine scored them, without scoring them again for every measure."""
+    def materialise(self, relation: TableName, name: str) -> str:
+        """The rows of ``relation`` (a registered Arrow table, a prediction view) written as
+        the durable table ``name``, replacing one of that name: the measures read a view's
+        rows as the engine scored them, without scoring them again for every measure."""
         table = TableName((name,))
         self.warehouse.run("drop_table", table=table)
         self.warehouse.run_tree(
-            templates.create_table_as(table, templates.build("select_all", source=view))
+            templates.create_table_as(table, templates.build("select_all", source=relation))
         )
         return name
 
