@@ -163,6 +163,15 @@ def test_every_template_renders_and_transpiles(name, dialect):
     assert "$" not in sql
 
 
+def test_a_template_tree_carries_no_notes_of_its_source_text():
+    """What each build copies is the statement only: no token positions, no comments (which
+    no generated SQL carries), whether the tree was parsed or read from a stored file."""
+    for name in templates.template_names():
+        for node in templates._parsed(name).walk():
+            assert node.comments is None, (name, node)
+            assert not (node.meta_get("line") or node.meta_get("start")), (name, node)
+
+
 def _modules_naming(name: str) -> set[str]:
     """The package's modules that name template ``name`` in code (doctest lines and
     subscripts such as ``row["log_prior"]``, a column of that name, aside)."""

@@ -27,8 +27,9 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
-FORMAT = 1
-"""The layout of a stored file: ``(FORMAT, text, tree)``; another layout is parsed anew."""
+FORMAT = 2
+"""The layout of a stored file: ``(FORMAT, text, tree)``; another layout is parsed anew (2: the
+tree without the parser's source positions and comments)."""
 
 
 def cache_path(template: Path) -> Path:

@@ -279,8 +279,26 @@ def _parsed(name: str) -> exp.Expression:
         raise TemplateError(f"{path} does not parse as DuckDB SQL: {error}") from error
     if len(statements) != 1:
         raise TemplateError(f"{path} must hold exactly one statement, found {len(statements)}")
-    compiled_templates.store(file, text, statements[0])
-    return statements[0]
+    tree = _without_source_notes(statements[0])
+    compiled_templates.store(file, text, tree)
+    return tree
+
+
+_SOURCE_POSITION = frozenset({"line", "col", "start", "end"})
+
+
+def _without_source_notes(tree: exp.Expression) -> exp.Expression:
+    """``tree`` without what the parser noted of the template's text: each token's position
+    (``meta``) and its comments, which no generated statement carries (``comments=False`` in
+    :func:`generate`). Every :func:`build` deep-copies its template, and those notes were
+    40% of the time a copy takes (5,683 position dicts in the 13,185 nodes of the 185
+    templates)."""
+    for node in tree.walk():
+        if node._meta is not None:
+            kept = {key: value for key, value in node._meta.items() if key not in _SOURCE_POSITION}
+            node._meta = kept or None
+        node.comments = None
+    return tree
 
 
 @functools.cache
