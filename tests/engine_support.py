@@ -257,6 +257,15 @@ compiler alone (``-XX:TieredStopAtLevel=1``) was tried: less CPU on the short st
 without, on one clean clone and one machine: C2 pays back on the longer measure statements."""
 
 
+def partitions(master: str) -> str:
+    """The partitions of a stage on ``master``: two on the cluster, one per executor, so both
+    share every stage; one on ``local[2]``, whose statements read a few hundred rows (half
+    the tasks, each with its fixed cost: on the engines suite's ``value_rules``, ``updates``
+    and ``explanations`` cases, 186 s of machine CPU with two partitions, 168 s with one;
+    wall 116 s and 108 s)."""
+    return "2" if master.startswith("spark://") else "1"
+
+
 @contextlib.contextmanager
 def spark_session(master: str = "local[2]") -> Iterator[Any]:
     """A SparkSession for small data on ``master`` (``local[2]``, or a standalone cluster's
@@ -267,18 +276,19 @@ def spark_session(master: str = "local[2]") -> Iterator[Any]:
 
     Table files are written as for many small statements: without checksum files (the raw
     local file system), committed in place (committer algorithm 2) and without a
-    ``_SUCCESS`` marker (the engines suite's update case, 400 statements, 69 s to 63 s)."""
+    ``_SUCCESS`` marker (the engines suite's update case, 400 statements, 69 s to 63 s).
+    Each stage has :func:`partitions` partitions."""
     from pyspark.sql import SparkSession
 
     root = Path(tempfile.mkdtemp(prefix="wml-spark-"))
     session = (
         SparkSession.builder.master(master)
         .appName("warehouse-ml-tests")
-        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.shuffle.partitions", partitions(master))
+        .config("spark.default.parallelism", partitions(master))
         .config("spark.hadoop.fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem")
         .config("spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version", "2")
         .config("spark.hadoop.mapreduce.fileoutputcommitter.marksuccessfuljobs", "false")
-        .config("spark.default.parallelism", "2")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.host", "127.0.0.1")
