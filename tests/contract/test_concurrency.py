@@ -374,6 +374,31 @@ def test_a_deadlock_the_server_breaks_is_a_write_conflict(postgres_engine):
     assert not warehouse.write_conflict(RuntimeError("deadlock detected"))
 
 
+def test_an_update_whose_read_meets_a_write_conflict_is_a_concurrent_fit_error(monkeypatch):
+    """An update reads the counts of the version it started from while another connection
+    publishes a version and drops them; PostgreSQL may break the two by rolling the update's
+    read back (DeadlockDetected, met by the test below on a loaded machine), DuckDB refuses
+    it as a write-write conflict: either is the race a ConcurrentFitError names, whatever the
+    catalog holds when the error is read (the other publication may not have committed)."""
+    from warehouse_ml.engines.duckdb import DuckDBWarehouse
+
+    con = duckdb.connect()
+    warehouse = connect(con)
+    load(warehouse)
+    model = FITS["A"](con)
+    stored = f'"{model.record_.model_id}_'  # the version's own tables
+    query, execute = DuckDBWarehouse._query, DuckDBWarehouse._execute
+
+    def refused(sql: str) -> None:
+        if stored in sql:
+            raise duckdb.TransactionException("Catalog write-write conflict on alter with table")
+
+    monkeypatch.setattr(DuckDBWarehouse, "_query", lambda w, sql: refused(sql) or query(w, sql))
+    monkeypatch.setattr(DuckDBWarehouse, "_execute", lambda w, sql: refused(sql) or execute(w, sql))
+    with pytest.raises(wml.ConcurrentFitError, match="while this update was reading"):
+        model.update(con, "train_b", batch_id="nightly")
+
+
 @pytest.mark.parametrize("engine_name", ENGINES)
 def test_one_batch_applied_by_two_connections_at_once_is_applied_once(engine_name, request):
     """Two connections apply the same update batch (the same id) at the same moment, four

@@ -200,19 +200,28 @@ def _refused_if_replaced(warehouse: Warehouse, record: ModelRecord) -> Iterator[
     """An update reads ``record``'s tables while another connection may publish a version of
     the model and drop them: a SourceError that finds the catalog holding another version is
     that race, a ConcurrentFitError (as :func:`catalog.publish` raises when the row changed
-    before the swap); any other error passes unchanged. Inside the model's ``_current``,
-    which refuses a version replaced before the update began (StaleModelError)."""
+    before the swap); so is a write conflict (:meth:`Warehouse.write_conflict`: the engine
+    rolled the read back for the other connection's writes, PostgreSQL's deadlock between the
+    read and the drop among them), whatever the catalog holds by then, since the other
+    publication may not have committed yet (and the catalog is not read again after the
+    engine's error). Any other error passes unchanged. Inside the model's ``_current``, which
+    refuses a version replaced before the update began (StaleModelError)."""
     try:
         yield
-    except SourceError as error:
-        now = catalog.current_version(warehouse, record.name)
-        if now == record.model_id:
+    except Exception as error:
+        if warehouse.write_conflict(error):
+            cause = "the other connection's writes conflicted with the read, rolled back"
+        elif isinstance(error, SourceError):
+            now = catalog.current_version(warehouse, record.name)
+            if now == record.model_id:
+                raise
+            cause = f"the catalog now holds version {now!r}"
+        else:
             raise
         raise ConcurrentFitError(
             f"model {record.name!r} was changed by another connection while this update was "
-            f"reading its counts (it started from version {record.model_id!r}, the catalog "
-            f"now holds {now!r}); nothing was published: load the model and apply the batch "
-            "again"
+            f"reading its counts (it started from version {record.model_id!r}; {cause}); "
+            "nothing was published: load the model and apply the batch again"
         ) from error
 
 
