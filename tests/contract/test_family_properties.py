@@ -458,15 +458,15 @@ def test_logistic_regression(case, weighted):
             con, train, "y", features=features, keys=["id"], **options
         )
 
+    X, Xs, y = _design(case, features, weight)
+
     def oracle(model):
-        X, Xs, y = _design(case, features, weight)
         sk = LogisticRegression(tol=1e-12, solver="newton-cholesky", max_iter=1000)
         sk.fit(X, y, sample_weight=weight)
         coef, intercept = polished_logistic(X, y, weight, sk.coef_, sk.intercept_)
         return logistic_probabilities(Xs, coef, intercept)
 
     def tolerance():
-        _, Xs, _ = _design(case, features, weight)
         return np.maximum(PROBABILITIES, COEFFICIENTS * np.abs(Xs).sum(axis=1))[:, None]
 
     check(case, fit, oracle, tolerance=tolerance)

@@ -24,8 +24,8 @@ families' cases, linear discriminant analysis (``FAMILY_CASES``: its fit one pas
 scores a plain expression) runs on the cluster in place of ``local[2]``; logistic regression,
 k-NN, the decision tree and the linear SVM run on ``local[2]`` (on the cluster they took 174 s
 of machine CPU for the SVM and logistic regression, 90 s on ``local[2]``). A cluster adds no
-SQL of its own: the statements are the same Spark SQL, run elsewhere. It changes where the work happens:
-executors write every table's files, the driver lists and commits them, Arrow data travels
+SQL of its own: the statements are the same Spark SQL, run elsewhere. It changes where the
+work happens: executors write every table's files, the driver lists and commits them, Arrow data travels
 from the driver and results back to it; the subset crosses each of those paths. Running every
 test there too would add about as much time again as all the ``local[2]`` tests take (a case
 takes about as long on the cluster, often longer, and the cluster half a minute or more to
