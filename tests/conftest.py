@@ -29,19 +29,31 @@ def datasets_dir() -> Path | None:
     return None
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(hookwrapper=True)  # around pytest-xdist reading the groups, pytest's ordering
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """The suite runs on three pytest-xdist workers (``--dist loadgroup`` in pyproject.toml):
     every test on Spark (a parameter ``engine`` or ``engine_name``, or a fixture
     ``<target>_engine``, naming one of SPARK_TARGETS) goes to one of them, so one driver JVM
     serves them all (``spark_sessions``), while the other tests are shared out between the
-    workers."""
+    workers.
+
+    The cluster's tests run after every ``local[2]`` one: the driver holds one session at a
+    time (``spark_sessions``), so each change of target stops the live session and starts the
+    other (on the cluster, two executor JVMs that compile Spark's code again from cold), and in
+    collection order the target changed six times. (The order is set after every
+    other hook, pytest's own reordering by parameters included.)"""
+    on_cluster: list[pytest.Item] = []
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         engines = {params.get("engine"), params.get("engine_name")}
         engines |= {name.removesuffix("_engine") for name in getattr(item, "fixturenames", ())}
         if SPARK_TARGETS & engines:
             item.add_marker(pytest.mark.xdist_group("spark"))
+        if "spark_cluster" in engines:
+            on_cluster.append(item)
+    yield
+    last = set(map(id, on_cluster))
+    items[:] = [item for item in items if id(item) not in last] + on_cluster
 
 
 def pytest_configure(config: pytest.Config) -> None:
