@@ -16,7 +16,8 @@ from _pytest import nodes
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
 
-SPARK_TARGETS = {"spark", "spark_cluster"}
+CLUSTER_TARGET = "spark_cluster"
+SPARK_TARGETS = {"spark", CLUSTER_TARGET}
 """The Spark targets of the engines suite: ``local[2]`` and a standalone cluster."""
 
 
@@ -42,18 +43,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     other (on the cluster, two executor JVMs that compile Spark's code again from cold), and in
     collection order the target changed six times. (The order is set after every
     other hook, pytest's own reordering by parameters included.)"""
-    on_cluster: list[pytest.Item] = []
+    on_cluster: set[int] = set()
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         engines = {params.get("engine"), params.get("engine_name")}
         engines |= {name.removesuffix("_engine") for name in getattr(item, "fixturenames", ())}
         if SPARK_TARGETS & engines:
             item.add_marker(pytest.mark.xdist_group("spark"))
-        if "spark_cluster" in engines:
-            on_cluster.append(item)
+        if CLUSTER_TARGET in engines:
+            on_cluster.add(id(item))
     yield
-    last = set(map(id, on_cluster))
-    items[:] = [item for item in items if id(item) not in last] + on_cluster
+    items.sort(key=lambda item: id(item) in on_cluster)  # stable: each part keeps its order
 
 
 def pytest_configure(config: pytest.Config) -> None:

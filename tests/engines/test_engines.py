@@ -23,13 +23,15 @@ and cross-validation, the same statements again, run on ``local[2]``. Of the lat
 families' cases, linear discriminant analysis (``FAMILY_CASES``: its fit one pass of sums, its
 scores a plain expression) runs on the cluster in place of ``local[2]``; logistic regression,
 k-NN, the decision tree and the linear SVM run on ``local[2]`` (on the cluster they took 174 s
-of machine CPU for the SVM and logistic regression, 90 s on ``local[2]``). A cluster adds no
-SQL of its own: the statements are the same Spark SQL, run elsewhere. It changes where the
-work happens: executors write every table's files, the driver lists and commits them, Arrow data travels
-from the driver and results back to it; the subset crosses each of those paths. Running every
-test there too would add about as much time again as all the ``local[2]`` tests take (a case
-takes about as long on the cluster, often longer, and the cluster half a minute or more to
-start), far past the minute and a half the suite's time allows for it.
+of machine CPU for the SVM and logistic regression, 90 s on ``local[2]``). A cluster adds
+no SQL of its own: the statements are the same Spark SQL, run elsewhere. It changes where
+the work happens: executors write every table's files, the driver lists and commits them,
+Arrow data travels from the driver and results back to it; the subset crosses each of those
+paths. Running every test there too would add about as much time again as all the
+``local[2]`` tests take (a case takes about as long on the cluster, often longer, and the
+cluster half a minute or more to start), far past the minute and a half the suite's time
+allows for it. The cluster's tests run after every ``local[2]`` one (tests/conftest.py), so
+each session starts once.
 """
 
 from __future__ import annotations
