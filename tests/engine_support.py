@@ -208,6 +208,7 @@ def spark_cluster(
         "SPARK_LOCAL_DIRS": str(root / "scratch"),
         "SPARK_LOG_DIR": str(root / "logs"),
         "SPARK_DAEMON_MEMORY": "256m",
+        "SPARK_DAEMON_JAVA_OPTS": DAEMON_JAVA_OPTIONS,
         "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false",  # no fixed port 6066
     }
     daemons: list[tuple[subprocess.Popen, Path]] = []
@@ -256,6 +257,17 @@ compiler alone (``-XX:TieredStopAtLevel=1``) was tried: less CPU on the short st
 ``value_rules`` (77.7 s to 51.6 s), but the whole suite took 1171.7 s with it and 1053.6 s
 without, on one clean clone and one machine: C2 pays back on the longer measure statements."""
 
+CLUSTER_JAVA_OPTIONS = f"{JAVA_OPTIONS} -XX:TieredStopAtLevel=1"
+"""The cluster's executors' options: the quick C1 compiler alone. An executor lives for the
+cluster's few cases only (the driver, shared with ``local[2]``, is warm by then), and C2's
+compilations of its short tasks cost more than they return: the cluster's cases
+``naive_bayes``, ``tan`` and ``linear_discriminant`` after a warm driver took 81.5 s wall with
+the driver's options and 57.1 s with these (machine CPU of the run 203.1 s and 166.4 s)."""
+
+DAEMON_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+"""The standalone master's and workers' options: they only register workers and start
+executors (the run above: 166.4 s of machine CPU, 158.9 s with these)."""
+
 
 def partitions(master: str) -> str:
     """The partitions of a stage on ``master``: two on the cluster, one per executor, so both
@@ -264,6 +276,12 @@ def partitions(master: str) -> str:
     and ``explanations`` cases, 186 s of machine CPU with two partitions, 168 s with one;
     wall 116 s and 108 s)."""
     return "2" if master.startswith("spark://") else "1"
+
+
+def executor_java_options(master: str) -> str:
+    """The executors' JVM options on ``master``: a cluster's are :data:`CLUSTER_JAVA_OPTIONS`;
+    ``local[2]`` runs its tasks in the driver, whose options are :data:`JAVA_OPTIONS`."""
+    return CLUSTER_JAVA_OPTIONS if master.startswith("spark://") else JAVA_OPTIONS
 
 
 @contextlib.contextmanager
@@ -302,7 +320,7 @@ def spark_session(master: str = "local[2]") -> Iterator[Any]:
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.sql.warehouse.dir", str(root / "warehouse"))
         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={root} {JAVA_OPTIONS}")
-        .config("spark.executor.extraJavaOptions", JAVA_OPTIONS)
+        .config("spark.executor.extraJavaOptions", executor_java_options(master))
         .config("spark.sql.adaptive.enabled", "false")
         .config("spark.sql.sources.parallelPartitionDiscovery.parallelism", "2")
         .getOrCreate()
