@@ -23,7 +23,7 @@ import warehouse_ml as wml
 from warehouse_ml.cli import main
 from warehouse_ml.errors import NotSupportedError
 from warehouse_ml.evaluation import loo, splits
-from warehouse_ml.models import capabilities, kinds
+from warehouse_ml.models import capabilities, kind_parameters, kinds
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes
 
@@ -364,7 +364,7 @@ PLAIN = kinds.KindSpec(
     cls=f"{__name__}.Plain",
     summary="a throwaway kind of the tests without capabilities",
     parameters=(
-        kinds.Parameter("alpha", kinds.FLOAT, 1.0, "additive smoothing"),
+        kind_parameters.Parameter("alpha", kind_parameters.FLOAT, 1.0, "additive smoothing"),
         *SPECS[0].parameters[-3:],
     ),
 )

@@ -14,7 +14,7 @@ from warehouse_ml.cli import main
 from warehouse_ml.cli.commands import model_from
 from warehouse_ml.cli.parser import parse_args
 from warehouse_ml.errors import IncompatibleModelError
-from warehouse_ml.models import kinds
+from warehouse_ml.models import kind_parameters, kinds
 from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes
 
 TENNIS = str(FIXTURES / "play_tennis.csv")
@@ -36,8 +36,8 @@ SPEC = kinds.KindSpec(
     cls=f"{__name__}.Tempered",
     summary="a throwaway Naive Bayes of the tests",
     parameters=(
-        kinds.Parameter("alpha", kinds.FLOAT, 1.0, "additive smoothing"),
-        kinds.Parameter("temper", kinds.INT, 3, "kept, unused"),
+        kind_parameters.Parameter("alpha", kind_parameters.FLOAT, 1.0, "additive smoothing"),
+        kind_parameters.Parameter("temper", kind_parameters.INT, 3, "kept, unused"),
     ),
 )
 

@@ -134,7 +134,7 @@ def test_no_module_uses_another_modules_private_names(module):
 
 
 MODEL_ROLES = [
-    ("capabilities", "kinds", "state", "reading", "training"),
+    ("capabilities", "kind_parameters", "kinds", "state", "reading", "training"),
     ("scoring",),
     ("inspection",),
     ("living",),
@@ -142,10 +142,11 @@ MODEL_ROLES = [
     ("learners",),
 ]
 """The roles inside ``models`` (docs/ARCHITECTURE.md), lowest first: the protocol's leaves
-(capabilities, the registry of kinds, a fitted model's typed state and its reader by kind,
-what a learner learns from); scoring (queries, parameter reading, predictions, views, export); inspection
-(explanations, rankings); living models (updates, drift); the root classifier that gathers
-them; the learners. A module imports at load time from its own role and the roles below it."""
+(capabilities, how a kind declares its parameters and the registry of kinds, a fitted model's
+typed state and its reader by kind, what a learner learns from); scoring (queries, parameter
+reading, predictions, views, export); inspection (explanations, rankings); living models
+(updates, drift); the root classifier that gathers them; the learners. A module imports at load
+time from its own role and the roles below it."""
 
 
 def _model_role(module: str) -> int:

@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from warehouse_ml.models import kinds
+from warehouse_ml.models import kind_parameters, kinds
 
 MODEL_OPTIONS = ("alpha", "prior_alpha", "bins", "class_weight")
 """Model constructor arguments the CLI offers as options of their own (any parameter of the
@@ -77,7 +77,7 @@ def default_of(kind: str, option: str) -> object:
 def class_weight(text: str) -> str | dict[str, float]:
     """``--class-weight``: ``balanced`` or a JSON object mapping class labels to weights."""
     try:
-        return kinds.CLASS_WEIGHT.parse(text)
+        return kind_parameters.CLASS_WEIGHT.parse(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -136,6 +136,7 @@ def kinds_help() -> str:
     for spec in kinds.specs():
         lines.append(f"  {'/'.join(spec.spellings)}: {spec.summary}")
         lines.extend(
-            f"    {p.name}={p.type.name} (default {p.default}): {p.help}" for p in spec.settable
+            f"    {p.name}={p.type.name} (default {p.default}): {p.help}"
+            for p in spec.settable
         )
     return "\n".join(lines)
