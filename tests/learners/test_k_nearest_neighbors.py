@@ -247,8 +247,8 @@ def test_weights_and_updates_are_refused(con):
     [
         ({"k": 0}, "k must be an integer >= 1"),
         ({"k": 2.0}, "k must be an integer >= 1"),
-        ({"weights": "inverse"}, "weights must be one of uniform, distance"),
-        ({"metric": "chebyshev"}, "metric must be one of euclidean"),
+        ({"weights": "inverse"}, "weights must be one of 'uniform', 'distance'"),
+        ({"metric": "chebyshev"}, "metric must be one of 'euclidean'"),
     ],
 )
 def test_settings_are_checked(options, message):

@@ -168,5 +168,5 @@ def test_select_k_with_every_tie_equals_cross_validating_each_k(data):
 
 
 def test_the_tie_rule_is_checked():
-    with pytest.raises(ParameterError, match="ties must be one of key, all; got 'every'"):
+    with pytest.raises(ParameterError, match="ties must be one of 'key', 'all', got 'every'"):
         KNearestNeighbors(ties="every")

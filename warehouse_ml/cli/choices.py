@@ -136,7 +136,7 @@ def kinds_help() -> str:
     for spec in kinds.specs():
         lines.append(f"  {'/'.join(spec.spellings)}: {spec.summary}")
         lines.extend(
-            f"    {p.name}={p.type.name} (default {p.default}): {p.help}"
+            f"    {p.name}={p.type.name} (default {p.default}): {p.description}"
             for p in spec.settable
         )
     return "\n".join(lines)

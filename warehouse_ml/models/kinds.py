@@ -18,16 +18,25 @@ from typing import TYPE_CHECKING, Any
 
 from warehouse_ml.errors import IncompatibleModelError
 from warehouse_ml.models.kind_parameters import (
+    AT_LEAST_ONE,
+    ATTRIBUTE_NAME,
     CLASS_WEIGHT,
+    COLUMN_NAME,
     COLUMNS,
     FLOAT,
     INT,
+    NON_NEGATIVE,
     OPTIONAL_INT,
     OPTIONAL_TEXT,
+    POSITIVE,
     PRIORS,
     SHRINKAGE,
     TEXT,
     Parameter,
+    integer_at_least,
+    number_within,
+    one_of,
+    or_none,
 )
 from warehouse_ml.version import VERSION
 
@@ -80,6 +89,12 @@ class KindSpec:
         if name == CLASS_WEIGHT_PARAMETER:
             raise ValueError(f"{self.kind} has no weighted form: it takes no {name}")
         raise ValueError(f"{self.kind} has no parameter {name!r}")
+
+    def checked(self, **values: Any) -> dict[str, Any]:
+        """``values`` (constructor arguments by name) as the model keeps them, each held to
+        its parameter's constraint (:meth:`Parameter.check`), in the order given."""
+        declared = {p.name: p for p in self.parameters}
+        return {name: declared[name].check(value) for name, value in values.items()}
 
     def defaults(self) -> dict[str, Any]:
         """Each parameter's default, by name."""
@@ -165,13 +180,17 @@ register(
         cls="warehouse_ml.models.learners.bayes.naive_bayes.NaiveBayes",
         summary="Naive Bayes: categorical counts, Gaussian numbers",
         parameters=(
-            Parameter("alpha", FLOAT, 1.0, "additive smoothing of P(value | class), >= 0"),
-            Parameter("prior_alpha", FLOAT, 0.0, "additive smoothing of P(class), >= 0"),
-            Parameter("m", FLOAT, 0.0, "m-estimate weight with a uniform prior, >= 0"),
+            Parameter("alpha", FLOAT, 1.0, "additive smoothing of P(value | class)", NON_NEGATIVE),
+            Parameter("prior_alpha", FLOAT, 0.0, "additive smoothing of P(class)", NON_NEGATIVE),
+            Parameter("m", FLOAT, 0.0, "m-estimate weight with a uniform prior", NON_NEGATIVE),
             Parameter(
-                "var_smoothing", FLOAT, 1e-9, "variance floor, a fraction of the largest variance"
+                "var_smoothing",
+                FLOAT,
+                1e-9,
+                "variance floor, a fraction of the largest variance",
+                NON_NEGATIVE,
             ),
-            Parameter("block_size", INT, 4, "attributes counted per scan"),
+            Parameter("block_size", INT, 4, "attributes counted per scan", integer_at_least(1)),
             *_SHARED,
         ),
         weighted=True,
@@ -184,10 +203,14 @@ register(
         cls="warehouse_ml.models.learners.bayes.tan.TAN",
         summary="Tree-Augmented Naive Bayes: a tree of attribute pairs, numbers in bins",
         parameters=(
-            Parameter("alpha", FLOAT, 0.5, "additive smoothing of P(value | class, parent), >= 0"),
-            Parameter("prior_alpha", FLOAT, 0.5, "additive smoothing of P(class), >= 0"),
-            Parameter("root", TEXT, None, "the attribute at the root of the tree"),
-            Parameter("bins", INT, 5, "equal-frequency bins of a numeric column, >= 1"),
+            Parameter(
+                "alpha", FLOAT, 0.5, "additive smoothing of P(value | class, parent)", NON_NEGATIVE
+            ),
+            Parameter("prior_alpha", FLOAT, 0.5, "additive smoothing of P(class)", NON_NEGATIVE),
+            Parameter("root", TEXT, None, "the attribute at the root of the tree", ATTRIBUTE_NAME),
+            Parameter(
+                "bins", INT, 5, "equal-frequency bins of a numeric column", integer_at_least(1)
+            ),
             *_SHARED,
         ),
         weighted=True,
@@ -200,10 +223,24 @@ register(
         cls="warehouse_ml.models.learners.linear.logistic_regression.LogisticRegression",
         summary="Logistic regression: Newton/IRLS passes, one-hot and standardised features",
         parameters=(
-            Parameter("C", FLOAT, 1.0, "inverse strength of the L2 penalty, > 0"),
-            Parameter("penalty", OPTIONAL_TEXT, "l2", "l2, or none: the likelihood alone"),
-            Parameter("max_iter", INT, 100, "most Newton passes over the data"),
-            Parameter("tol", FLOAT, 1e-10, "stop at a Newton step of at most tol (1 + max |b|)"),
+            Parameter("C", FLOAT, 1.0, "inverse strength of the L2 penalty", POSITIVE),
+            Parameter(
+                "penalty",
+                OPTIONAL_TEXT,
+                "l2",
+                "the penalty (none: the likelihood alone)",
+                one_of("l2", None),
+            ),
+            Parameter(
+                "max_iter", INT, 100, "most Newton passes over the data", integer_at_least(1)
+            ),
+            Parameter(
+                "tol",
+                FLOAT,
+                1e-10,
+                "stop at a Newton step of at most tol (1 + max |b|)",
+                NON_NEGATIVE,
+            ),
             *_SHARED,
         ),
         weighted=True,
@@ -231,11 +268,31 @@ register(
         cls="warehouse_ml.models.learners.linear.svm.linear_svm.LinearSVM",
         summary="Linear SVM: squared hinge loss by finite Newton passes, Platt's probabilities",
         parameters=(
-            Parameter("C", FLOAT, 1.0, "weight of the squared hinge loss against w.w/2, > 0"),
-            Parameter("max_iter", INT, 100, "most Newton passes over the data"),
-            Parameter("tol", FLOAT, 1e-10, "stop at a Newton step of at most tol (1 + max |w|)"),
-            Parameter("folds", INT, 5, "folds of the decision values Platt's sigmoids fit, >= 2"),
-            Parameter("key", TEXT, None, "unique column dealing rows to those folds by its MD5"),
+            Parameter("C", FLOAT, 1.0, "weight of the squared hinge loss against w.w/2", POSITIVE),
+            Parameter(
+                "max_iter", INT, 100, "most Newton passes over the data", integer_at_least(1)
+            ),
+            Parameter(
+                "tol",
+                FLOAT,
+                1e-10,
+                "stop at a Newton step of at most tol (1 + max |w|)",
+                NON_NEGATIVE,
+            ),
+            Parameter(
+                "folds",
+                INT,
+                5,
+                "folds of the decision values Platt's sigmoids fit",
+                integer_at_least(2),
+            ),
+            Parameter(
+                "key",
+                TEXT,
+                None,
+                "unique column dealing rows to those folds by its MD5",
+                COLUMN_NAME,
+            ),
             *_SHARED,
         ),
         weighted=True,
@@ -248,13 +305,29 @@ register(
         cls="warehouse_ml.models.learners.neighbors.k_nearest_neighbors.KNearestNeighbors",
         summary="k nearest neighbours: exact top-k search in SQL over the stored training rows",
         parameters=(
-            Parameter("k", INT, 5, "neighbours that vote, >= 1"),
-            Parameter("weights", TEXT, "uniform", "uniform or distance (1 / distance votes)"),
+            Parameter("k", INT, 5, "neighbours that vote", integer_at_least(1)),
             Parameter(
-                "metric", TEXT, "euclidean", "euclidean, manhattan, minkowski (power p) or cosine"
+                "weights",
+                TEXT,
+                "uniform",
+                "how a neighbour's vote weighs (distance: 1 / distance)",
+                one_of("uniform", "distance"),
             ),
-            Parameter("p", FLOAT, 2.0, "power of the minkowski metric, finite and >= 1"),
-            Parameter("ties", TEXT, "key", "k-th distance ties: key (k, smaller key) or all (IBk)"),
+            Parameter(
+                "metric",
+                TEXT,
+                "euclidean",
+                "the distance (minkowski: of power p)",
+                one_of("euclidean", "manhattan", "minkowski", "cosine"),
+            ),
+            Parameter("p", FLOAT, 2.0, "power of the minkowski metric", AT_LEAST_ONE),
+            Parameter(
+                "ties",
+                TEXT,
+                "key",
+                "who votes at the k-th distance (key: k, smaller key; all: IBk)",
+                one_of("key", "all"),
+            ),
             *_SHARED,
         ),
     )
@@ -266,18 +339,86 @@ register(
         cls="warehouse_ml.models.learners.tree.decision_tree.DecisionTree",
         summary="Decision tree: information gain, gain ratio or Gini, grown level by level",
         parameters=(
-            Parameter("criterion", TEXT, "gain_ratio", "entropy, gain_ratio or gini"),
-            Parameter("splits", TEXT, "multiway", "multiway or binary categorical splits"),
-            Parameter("max_depth", OPTIONAL_INT, None, "the deepest level split, or none"),
-            Parameter("min_leaf", INT, 2, "least rows of a branch (whatever the weights), >= 1"),
-            Parameter("min_samples_split", INT, 2, "least rows of a node to split it, >= 2"),
-            Parameter("max_leaf_nodes", OPTIONAL_INT, None, "most leaves, grown best-first"),
-            Parameter("pruning", TEXT, "pessimistic", "none, pessimistic or reduced_error"),
-            Parameter("confidence", FLOAT, 0.25, "confidence of pessimistic pruning, (0, 0.5]"),
-            Parameter("bins", OPTIONAL_INT, 32, "equal-frequency threshold edges, or none"),
-            Parameter("alpha", FLOAT, 0.0, "Laplace smoothing of the leaf probabilities, >= 0"),
-            Parameter("key", TEXT, None, "unique column whose MD5 holds out reduced_error's rows"),
-            Parameter("prune_fraction", FLOAT, 1 / 3, "share of rows reduced_error holds out"),
+            Parameter(
+                "criterion",
+                TEXT,
+                "gain_ratio",
+                "the impurity a split lowers",
+                one_of("entropy", "gain_ratio", "gini"),
+            ),
+            Parameter(
+                "splits",
+                TEXT,
+                "multiway",
+                "how a categorical attribute splits",
+                one_of("multiway", "binary"),
+            ),
+            Parameter(
+                "max_depth",
+                OPTIONAL_INT,
+                None,
+                "the deepest level split",
+                or_none(integer_at_least(0)),
+            ),
+            Parameter(
+                "min_leaf",
+                INT,
+                2,
+                "least rows of a branch (whatever the weights)",
+                integer_at_least(1),
+            ),
+            Parameter(
+                "min_samples_split",
+                INT,
+                2,
+                "least rows of a node to split it",
+                integer_at_least(2),
+            ),
+            Parameter(
+                "max_leaf_nodes",
+                OPTIONAL_INT,
+                None,
+                "most leaves, grown best-first",
+                or_none(integer_at_least(2)),
+            ),
+            Parameter(
+                "pruning",
+                TEXT,
+                "pessimistic",
+                "how the grown tree is pruned",
+                one_of("none", "pessimistic", "reduced_error"),
+            ),
+            Parameter(
+                "confidence",
+                FLOAT,
+                0.25,
+                "confidence of pessimistic pruning",
+                number_within(0, 0.5, low_open=True, high_open=False),
+            ),
+            Parameter(
+                "bins",
+                OPTIONAL_INT,
+                32,
+                "equal-frequency threshold edges (none: every value)",
+                or_none(integer_at_least(2)),
+            ),
+            Parameter(
+                "alpha", FLOAT, 0.0, "Laplace smoothing of the leaf probabilities", NON_NEGATIVE
+            ),
+            Parameter(
+                "key",
+                TEXT,
+                None,
+                "unique column whose MD5 holds out reduced_error's rows",
+                COLUMN_NAME,
+            ),
+            Parameter(
+                "prune_fraction",
+                FLOAT,
+                1 / 3,
+                "share of rows reduced_error holds out",
+                number_within(0, 1, low_open=True, high_open=True),
+            ),
             *_SHARED,
         ),
         weighted=True,

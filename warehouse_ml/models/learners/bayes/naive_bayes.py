@@ -45,7 +45,6 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
-from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import (
     AdditiveScores,
@@ -59,6 +58,7 @@ from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.learners.bayes import naive_bayes_terms
 from warehouse_ml.models.learners.bayes.naive_bayes_state import NaiveBayesState
 from warehouse_ml.models.learners.shared.classes import create_classes_table
+from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.scoring import lookup
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.state import held_edges
@@ -75,7 +75,7 @@ from warehouse_ml.stats.features import (
     valued_source,
 )
 from warehouse_ml.stats.moments import numeric_moments
-from warehouse_ml.stats.validation import CardinalityCheck, non_negative
+from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 
@@ -231,13 +231,10 @@ class NaiveBayes(
         class_weight: str | dict[Any, float] | None = None,
     ) -> None:
         super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
-        self.alpha = non_negative("alpha", alpha)
-        self.prior_alpha = non_negative("prior_alpha", prior_alpha)
-        self.m = non_negative("m", m)
-        self.var_smoothing = non_negative("var_smoothing", var_smoothing)
-        if not isinstance(block_size, int) or block_size < 1:
-            raise ParameterError(f"block_size must be an integer >= 1, got {block_size!r}")
-        self.block_size = block_size
+        keep_checked(
+            self, NaiveBayes.kind, alpha=alpha, prior_alpha=prior_alpha, m=m,
+            var_smoothing=var_smoothing, block_size=block_size,
+        )  # fmt: skip
 
     def learns_folds_at_once(self, features: Sequence[Feature]) -> bool:
         """Every cross-validation fold is counted in the same scan, whatever the features."""

@@ -83,7 +83,7 @@ from warehouse_ml import charts
 from warehouse_ml.engines import Connectable
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
-from warehouse_ml.errors import ColumnError, ParameterError
+from warehouse_ml.errors import ColumnError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import (
     AdditiveScores,
@@ -100,13 +100,14 @@ from warehouse_ml.models.learners.bayes.chow_liu import parents_from_weights
 from warehouse_ml.models.learners.bayes.naive_bayes import create_categorical_tables
 from warehouse_ml.models.learners.bayes.tan_state import TANState
 from warehouse_ml.models.learners.shared.classes import create_classes_table
+from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.scoring import lookup, resolved
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.state import held_edges
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import column, literal
-from warehouse_ml.stats import binning, counting, pairs, validation
+from warehouse_ml.stats import binning, counting, pairs
 from warehouse_ml.stats.counting import PARTITION
 from warehouse_ml.stats.features import NUMERIC, Feature
 from warehouse_ml.stats.validation import CardinalityCheck
@@ -148,12 +149,7 @@ class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce
         class_weight: str | dict[Any, float] | None = None,
     ) -> None:
         super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
-        self.alpha = validation.non_negative("alpha", alpha)
-        self.prior_alpha = validation.non_negative("prior_alpha", prior_alpha)
-        if root is not None and not isinstance(root, str):
-            raise ParameterError(f"root must be an attribute name or None, got {root!r}")
-        self.root = root
-        self.bins = binning.check_bins(bins)
+        keep_checked(self, TAN.kind, alpha=alpha, prior_alpha=prior_alpha, root=root, bins=bins)
 
     # -- learning -------------------------------------------------------------------------
     def learns_folds_at_once(self, features: Sequence[Feature]) -> bool:

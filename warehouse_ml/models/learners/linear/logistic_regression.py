@@ -77,7 +77,7 @@ import pyarrow as pa
 
 from warehouse_ml.engines import Connectable
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.errors import ModelError, ParameterError
+from warehouse_ml.errors import ModelError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import AdditiveScores, WeightedFit
 from warehouse_ml.models.inspection.sections import ModelSection, TablePart
@@ -90,6 +90,7 @@ from warehouse_ml.models.learners.shared.design import (
     write_classes,
     write_coefficients,
 )
+from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.training import Training
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.ownership import Staging
@@ -111,7 +112,6 @@ class ConvergenceWarning(UserWarning):
     """Newton's method stopped at ``max_iter`` passes with a step larger than its tolerance."""
 
 
-PENALTIES = ("l2", None)
 """The ``penalty`` settings: L2, or none."""
 
 
@@ -217,18 +217,9 @@ class LogisticRegression(NewtonScores, AdditiveScores, WeightedFit, Classifier):
         class_weight: str | dict[Any, float] | None = None,
     ) -> None:
         super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
-        if isinstance(C, bool) or not isinstance(C, (int, float)) or not 0 < C < math.inf:
-            raise ParameterError(f"C must be a finite number > 0, got {C!r}")
-        if penalty not in PENALTIES:
-            raise ParameterError(f"penalty must be 'l2' or None, got {penalty!r}")
-        if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-            raise ParameterError(f"max_iter must be an integer >= 1, got {max_iter!r}")
-        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < math.inf:
-            raise ParameterError(f"tol must be a finite number >= 0, got {tol!r}")
-        self.C = float(C)
-        self.penalty = penalty
-        self.max_iter = max_iter
-        self.tol = float(tol)
+        keep_checked(
+            self, LogisticRegression.kind, C=C, penalty=penalty, max_iter=max_iter, tol=tol
+        )
 
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck

@@ -46,7 +46,6 @@ from sqlglot import exp
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import ScoresByStoredRows
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
@@ -62,7 +61,6 @@ from warehouse_ml.models.learners.neighbors.columns import (
 )
 from warehouse_ml.models.learners.neighbors.metrics import DEFAULT_P, Metric, metric_of
 from warehouse_ml.models.learners.neighbors.search import (
-    WEIGHTS,
     Neighbours,
     Search,
     Votes,
@@ -72,6 +70,7 @@ from warehouse_ml.models.learners.neighbors.state import KNearestNeighborsState
 from warehouse_ml.models.learners.neighbors.ties import KEY, tie_rule
 from warehouse_ml.models.learners.shared.classes import create_classes_table
 from warehouse_ml.models.learners.shared.design import Design
+from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.scores import AggregatedScores
 from warehouse_ml.models.scoring.steps import INPUT, ROW
@@ -151,17 +150,10 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         class_weight: str | dict[Any, float] | None = None,
     ) -> None:
         super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ParameterError(f"k must be an integer >= 1, got {k!r}")
-        if weights not in WEIGHTS:
-            raise ParameterError(f"weights must be one of {', '.join(WEIGHTS)}; got {weights!r}")
-        metric_of(metric, p)
-        tie_rule(ties)
-        self.k = k
-        self.weights = weights
-        self.metric = metric
-        self.p = float(p)
-        self.ties = ties
+        keep_checked(
+            self, KNearestNeighbors.kind, k=k, weights=weights, metric=metric, p=p, ties=ties
+        )
+        metric_of(self.metric, self.p)  # a power other than the default needs minkowski
         self._export_dialect: str | None = None
         """The dialect of the SQL being exported by :meth:`sql` (None: the engine's own)."""
 

@@ -71,7 +71,6 @@ HEAPS, SMALLEST, CLASSES = "wml_heaps", "wml_smallest", "wml_classes"
 """A prediction view's one pass of top-k aggregates (:class:`BoundedSearch`): per scored row,
 its k + 1 smallest reduced distances and the classes of its k nearest."""
 UNIFORM, DISTANCE = "uniform", "distance"
-WEIGHTS = (UNIFORM, DISTANCE)
 
 
 def exact_text(kept: str) -> str:

@@ -97,6 +97,7 @@ from warehouse_ml.models.inspection.sections import (
     ranking_parts,
 )
 from warehouse_ml.models.learners.shared.classes import create_classes_table
+from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.learners.tree import edges as tree_edges
 from warehouse_ml.models.learners.tree import inspection as tree_inspection
 from warehouse_ml.models.learners.tree import pruning as tree_pruning
@@ -116,23 +117,9 @@ from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats.features import Feature, column_names
-from warehouse_ml.stats.validation import CardinalityCheck, non_negative
+from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
-
-PRUNINGS = ("none", "pessimistic", "reduced_error")
-
-
-def _choice(name: str, value: Any, allowed: Sequence[str]) -> str:
-    if value not in allowed:
-        raise ParameterError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-    return value
-
-
-def _count(name: str, value: Any, least: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ParameterError(f"{name} must be an integer >= {least}, got {value!r}")
-    return value
 
 
 class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
@@ -194,31 +181,17 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         class_weight: str | dict[Any, float] | None = None,
     ) -> None:
         super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
-        self.criterion = _choice("criterion", criterion, tree_splits.CRITERIA)
-        self.splits = _choice("splits", splits, tree_splits.SPLITS)
-        self.max_depth = None if max_depth is None else _count("max_depth", max_depth, 0)
-        self.min_leaf = _count("min_leaf", min_leaf, 1)
-        self.min_samples_split = _count("min_samples_split", min_samples_split, 2)
-        self.max_leaf_nodes = (
-            None if max_leaf_nodes is None else _count("max_leaf_nodes", max_leaf_nodes, 2)
-        )
-        self.pruning = _choice("pruning", pruning, PRUNINGS)
-        self.confidence = non_negative("confidence", confidence)
-        if not 0 < self.confidence <= 0.5:
-            raise ParameterError(f"confidence must be within (0, 0.5], got {confidence!r}")
-        self.bins = None if bins is None else _count("bins", bins, 2)
-        self.alpha = non_negative("alpha", alpha)
-        if key is not None and not isinstance(key, str):
-            raise ParameterError(f"key must be a column name or None, got {key!r}")
+        keep_checked(
+            self, DecisionTree.kind, criterion=criterion, splits=splits, max_depth=max_depth,
+            min_leaf=min_leaf, min_samples_split=min_samples_split,
+            max_leaf_nodes=max_leaf_nodes, pruning=pruning, confidence=confidence, bins=bins,
+            alpha=alpha, key=key, prune_fraction=prune_fraction,
+        )  # fmt: skip
         if self.pruning == "reduced_error" and key is None:
             raise ParameterError(
                 "pruning='reduced_error' holds rows out of the growth by the MD5 of a key: give "
                 "key=<a unique integer or string column>"
             )
-        self.key = key
-        self.prune_fraction = non_negative("prune_fraction", prune_fraction)
-        if not 0 < self.prune_fraction < 1:
-            raise ParameterError(f"prune_fraction must be within (0, 1), got {prune_fraction!r}")
 
     # -- learning -------------------------------------------------------------------------
     def key_columns(self) -> list[str]:

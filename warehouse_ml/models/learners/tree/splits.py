@@ -37,9 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 ENTROPY, GAIN_RATIO, GINI = "entropy", "gain_ratio", "gini"
-CRITERIA = (ENTROPY, GAIN_RATIO, GINI)
 MULTIWAY, BINARY = "multiway", "binary"
-SPLITS = (MULTIWAY, BINARY)
 THRESHOLD, VALUES, SUBSET = "threshold", "values", "subset"
 """Kinds of split: ``x <= t`` (numeric), one branch per value (multiway), a set of values
 against the rest (binary categorical)."""

@@ -39,7 +39,6 @@ its decision value (for two classes: class 1's against class 0's, whose decision
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -50,7 +49,6 @@ from sqlglot import exp
 from warehouse_ml.engines import Connectable
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
-from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import Evidence, WeightedFit
 from warehouse_ml.models.inspection.sections import ModelSection, TablePart
@@ -64,6 +62,7 @@ from warehouse_ml.models.learners.shared.design import (
     write_classes,
     write_coefficients,
 )
+from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.scoring.scores import ClassProbabilities, Scores
 from warehouse_ml.models.scoring.steps import balanced_sum
 from warehouse_ml.models.training import Training
@@ -72,12 +71,6 @@ from warehouse_ml.sqlgen.templates import alias, column
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
-
-
-def _positive(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-        raise ParameterError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
 
 
 class LinearSVM(NewtonScores, Evidence, WeightedFit, Classifier):
@@ -115,19 +108,7 @@ class LinearSVM(NewtonScores, Evidence, WeightedFit, Classifier):
         class_weight: str | dict[Any, float] | None = None,
     ) -> None:
         super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
-        self.C = _positive("C", C)
-        if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-            raise ParameterError(f"max_iter must be an integer >= 1, got {max_iter!r}")
-        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < math.inf:
-            raise ParameterError(f"tol must be a finite number >= 0, got {tol!r}")
-        if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
-            raise ParameterError(f"folds must be an integer >= 2, got {folds!r}")
-        if key is not None and not isinstance(key, str):
-            raise ParameterError(f"key must be a column name or None, got {key!r}")
-        self.max_iter = max_iter
-        self.tol = float(tol)
-        self.folds = folds
-        self.key = key
+        keep_checked(self, LinearSVM.kind, C=C, max_iter=max_iter, tol=tol, folds=folds, key=key)
 
     def key_columns(self) -> list[str]:
         """The Platt folds' key, never a feature (stats/keys.py)."""
