@@ -238,7 +238,10 @@ def test_every_search_gives_the_same_neighbours_ties_included(con, monkeypatch, 
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"metric": "chebyshev"}, "metric must be one of 'euclidean', 'manhattan', 'minkowski', 'cosine'"),
+        (
+            {"metric": "chebyshev"},
+            "metric must be one of 'euclidean', 'manhattan', 'minkowski', 'cosine'",
+        ),
         ({"metric": "minkowski", "p": 0.5}, r"p must be a finite number >= 1, got 0.5"),
         ({"metric": "minkowski", "p": float("inf")}, r"p must be a finite number >= 1, got inf"),
         ({"metric": "minkowski", "p": float("nan")}, r"p must be a finite number >= 1, got nan"),

@@ -56,13 +56,19 @@ def test_the_constraints_mean_what_they_say():
     assert [half_open.holds(v) for v in (0, 1e-300, 0.5, 0.5000001, math.nan, True)] == [
         False, True, True, False, False, False
     ]  # fmt: skip
-    assert kind_parameters.NON_NEGATIVE.holds(0) and not kind_parameters.NON_NEGATIVE.holds(math.inf)
-    assert not kind_parameters.NON_NEGATIVE.holds(-1e-300) and not kind_parameters.NON_NEGATIVE.holds("1.5")
+    assert kind_parameters.NON_NEGATIVE.holds(0) and not kind_parameters.NON_NEGATIVE.holds(
+        math.inf
+    )
+    assert not kind_parameters.NON_NEGATIVE.holds(
+        -1e-300
+    ) and not kind_parameters.NON_NEGATIVE.holds("1.5")
     assert not kind_parameters.POSITIVE.holds(0.0) and kind_parameters.POSITIVE.holds(5e-324)
     optional = kind_parameters.or_none(kind_parameters.integer_at_least(2))
     assert optional.expected == "an integer >= 2 or None"
     assert optional.holds(None) and optional.holds(2) and not optional.holds(1)
-    assert kind_parameters.one_of("l2", None).holds(None) and not kind_parameters.one_of("l2", None).holds("L2")
+    assert kind_parameters.one_of("l2", None).holds(None) and not kind_parameters.one_of(
+        "l2", None
+    ).holds("L2")
 
 
 def test_a_number_is_kept_as_a_float_and_an_integer_as_given():

@@ -24,6 +24,7 @@ from conftest import FIXTURES, REPO
 from readme_blocks import Block, all_blocks, readme_blocks
 
 from warehouse_ml.cli import main
+from warehouse_ml.models import kinds
 
 TOUR_ROWS = 20_000
 
@@ -89,3 +90,13 @@ def test_every_engine_block_is_run_by_the_engines_suite():
     assert tagged == {"postgres", "spark"}
     for engine in tagged:
         assert f'run_readme_blocks("{engine}"' in engines_suite
+
+
+def test_the_parameter_table_is_the_registrys():
+    """The README's table of each kind's parameters is the registry's own text
+    (models/kinds.py ``parameters_table``): a parameter added, renamed or constrained anew shows
+    there, or this fails with the table to paste."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    start = text.index("<!-- parameters:")
+    shown = text[text.index("\n", start) + 1 : text.index("<!-- /parameters -->")]
+    assert shown.strip() == kinds.parameters_table().strip()

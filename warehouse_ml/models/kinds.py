@@ -164,6 +164,28 @@ def class_of(kind: str, model: str) -> type[Classifier]:
     return spec.load()
 
 
+def parameters_table() -> str:
+    """Every registered kind's own parameters (not those every kind shares: ``categorical``,
+    ``numeric``, ``class_weight``) as a Markdown table: columns kind (its ``--kind``
+    spellings), parameter, default (as Python writes it), meaning and what the value must be
+    (its constraint; "see the kind's section" when the constructor checks it itself). The
+    README's table is this text (tests/package/test_readme.py)."""
+    rows = ["| kind | parameter | default | meaning | takes |", "|---|---|---|---|---|"]
+    for spec in specs():
+        for parameter in (p for p in spec.settable if p not in _SHARED):
+            takes = (
+                "see the kind's section"
+                if parameter.constraint is None
+                else parameter.constraint.expected
+            )
+            cells = [
+                "/".join(f"`{s}`" for s in spec.spellings), f"`{parameter.name}`",
+                f"`{parameter.default!r}`", parameter.help, takes,
+            ]  # fmt: skip
+            rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
 def named(text: str) -> KindSpec:
     """The kind a ``--kind`` value names (any case); ValueError listing the spellings."""
     for spec in _REGISTRY.values():
