@@ -4,11 +4,13 @@ is a ParameterError saying what the value must be, the same text for every kind.
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import pytest
 
 import warehouse_ml as wml
+from warehouse_ml.evaluation import k_nearest_selection
 from warehouse_ml.models import kind_parameters, kinds
 
 SPECS = kinds.specs()
@@ -86,3 +88,14 @@ def test_help_says_what_each_value_must_be():
     assert tree.parameter("criterion").description.endswith(
         "one of 'entropy', 'gain_ratio', 'gini'"
     )
+
+
+def test_select_k_takes_the_kinds_settings_with_the_kinds_defaults():
+    """``select_k`` (evaluation/k_nearest_selection.py) names the k-NN settings it passes on;
+    their defaults are the kind's declared ones."""
+    spec = kinds.spec_of(k_nearest_selection.KIND)
+    signature = inspect.signature(wml.select_k).parameters
+    declared = {p.name: p.default for p in spec.parameters if p.name in signature}
+    assert set(declared) == {"weights", "metric", "p", "ties", "categorical", "numeric",
+                             "class_weight"}  # fmt: skip
+    assert {name: signature[name].default for name in declared} == declared

@@ -1,5 +1,8 @@
 """Choosing k of k nearest neighbours by cross-validation: every candidate k from ONE ranked
-neighbour table (:func:`select_k`; the SQL is models/learners/neighbors/folds.py)."""
+neighbour table (:func:`select_k`), which the kind gives by its capability
+:class:`~warehouse_ml.models.capabilities.ErrorsOfEveryK` (the SQL is
+models/learners/neighbors/folds.py). The kind's class comes from the registry
+(models/kinds.py), as ``wml.load`` finds a stored model's: nothing here imports a learner."""
 
 from __future__ import annotations
 
@@ -11,15 +14,18 @@ import pyarrow as pa
 
 from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
-from warehouse_ml.errors import ParameterError
+from warehouse_ml.errors import NotSupportedError, ParameterError
 from warehouse_ml.evaluation import out_of_fold, planning, splits
-from warehouse_ml.models.learners.neighbors.folds import fold_errors
-from warehouse_ml.models.learners.neighbors.k_nearest_neighbors import KNearestNeighbors
-from warehouse_ml.models.learners.neighbors.metrics import DEFAULT_P
-from warehouse_ml.models.learners.neighbors.ties import KEY
+from warehouse_ml.models import capabilities, kinds
+from warehouse_ml.models.base import Classifier
+from warehouse_ml.models.capabilities import ErrorsOfEveryK
 from warehouse_ml.models.state import read_common_state
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.store import catalog
+
+KIND = "k_nearest_neighbors"
+"""The registered kind whose k :func:`select_k` chooses (its class declares
+:class:`ErrorsOfEveryK`)."""
 
 MADE_BY = "select_k"
 """The call ``select_k``'s refit is made by (its catalog state's ``made_by``), the prefix of
@@ -32,7 +38,7 @@ class KSelection:
     ``comparison``: one row per candidate, columns k (int64), error (float64: the share of
     held-out rows predicted wrong), accuracy (float64, 1 - error), chosen (bool)."""
 
-    model: KNearestNeighbors
+    model: Classifier
     comparison: pa.Table
 
 
@@ -44,8 +50,8 @@ def select_k(
     *,
     weights: str = "uniform",
     metric: str = "euclidean",
-    p: float = DEFAULT_P,
-    ties: str = KEY,
+    p: float = 2.0,
+    ties: str = "key",
     folds: int = 10,
     stratified: bool = True,
     seed: int = 0,
@@ -81,7 +87,9 @@ def select_k(
         raise ParameterError("select_k needs at least one k")
     splits.check_folds(folds)
     settings = {"weights": weights, "metric": metric, "p": p, "ties": ties}
-    largest = KNearestNeighbors(k=chosen_ks[-1], class_weight=class_weight, **settings)
+    searcher = _searcher()
+    largest = searcher(k=chosen_ks[-1], class_weight=class_weight, **settings)
+    capabilities.require(largest, ErrorsOfEveryK, "select_k")
     model_name = catalog.validate_name(name if name is not None else f"{MADE_BY}_{target}")
     with session(con, "select_k", progress) as warehouse:
         if isinstance(source, pa.RecordBatchReader):  # read by the search and the refit
@@ -107,14 +115,14 @@ def select_k(
                         split.table.to_table(), warehouse.schema_of(split.table),
                         src.description, True,
                     )  # fmt: skip
-                    errors = fold_errors(
+                    errors = largest._errors_of_every_k(
                         warehouse, rows, split.fold_column, folds, target, plan.features,
-                        plan.classes, chosen_ks, largest, work, plan.check,
+                        plan.classes, chosen_ks, work, plan.check,
                     )  # fmt: skip
                 finally:
                     work.drop()
         best = min(chosen_ks, key=lambda k: (errors[k], k))
-        model = KNearestNeighbors(k=best, **settings).fit(
+        model = searcher(k=best, **settings).fit(
             warehouse, source, target, **plan.selection, keys=[key] if key else None,
             name=model_name, details={"made_by": MADE_BY},
             allow_high_cardinality=allow_high_cardinality,
@@ -128,6 +136,15 @@ def select_k(
         }
     )
     return KSelection(model, comparison)
+
+
+def _searcher() -> type[Classifier]:
+    """The class of :data:`KIND`, from the registry (a NotSupportedError when the kind is not
+    registered)."""
+    spec = kinds.spec_of(KIND)
+    if spec is None:
+        raise NotSupportedError(f"select_k needs the model kind {KIND!r}, which is not registered")
+    return spec.load()
 
 
 def _k(value: object) -> int:

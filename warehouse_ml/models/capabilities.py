@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # annotations of the hooks: the roles above this one define t
     from warehouse_ml.models.inspection.evidence import Part
     from warehouse_ml.models.scoring.scores import Scores, Term
     from warehouse_ml.models.training import ClassCount
+    from warehouse_ml.stats.validation import CardinalityCheck
     from warehouse_ml.store.catalog import ModelRecord
     from warehouse_ml.store.ownership import Staging
 
@@ -140,6 +141,33 @@ class FoldsAtOnce(Capability):
     @abc.abstractmethod
     def learns_folds_at_once(self, features: Sequence[Feature]) -> bool:
         """Whether every fold's model is learned at once for these features."""
+
+
+class ErrorsOfEveryK(Capability):
+    """One search ranks every held-out row's nearest stored rows of its training folds, and
+    each k up to the largest reads its votes from that one ranked table (ranks <= k), so
+    ``select_k`` (evaluation/k_nearest_selection.py) cross-validates every candidate k at the
+    cost of one cross-validation (:meth:`_errors_of_every_k`). Checked by
+    ``tests/learners/test_k_nearest_neighbors.py::test_select_k_errors_equal_cross_validating_each_k``."""
+
+    @abc.abstractmethod
+    def _errors_of_every_k(
+        self,
+        warehouse: Warehouse,
+        split: Source,
+        fold: str,
+        n_folds: int,
+        target: str,
+        features: Sequence[Feature],
+        classes: Sequence[ClassCount],
+        ks: Sequence[int],
+        tables: Staging,
+        check: CardinalityCheck,
+    ) -> dict[int, float]:
+        """Each k of ``ks``' cross-validated error (the share of labelled held-out rows
+        predicted wrong) of this model's settings (its own k the largest of ``ks``) on
+        ``split``, whose rows carry their fold in column ``fold`` (0 .. n_folds - 1);
+        ``classes`` number the classes."""
 
 
 class ScoresByStoredRows(Capability):

@@ -47,7 +47,7 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.capabilities import ScoresByStoredRows
+from warehouse_ml.models.capabilities import ErrorsOfEveryK, ScoresByStoredRows
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
 from warehouse_ml.models.inspection.sections import ModelSection, TablePart
@@ -74,7 +74,7 @@ from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.scores import AggregatedScores
 from warehouse_ml.models.scoring.steps import INPUT, ROW
-from warehouse_ml.models.training import Training
+from warehouse_ml.models.training import ClassCount, Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats.features import Feature, column_names
@@ -113,7 +113,7 @@ def stored_rows(design: Design, training: Training, part: int = 0) -> exp.Query:
     ).from_(rows.subquery("r"))
 
 
-class KNearestNeighbors(Classifier, ScoresByStoredRows):
+class KNearestNeighbors(ErrorsOfEveryK, ScoresByStoredRows, Classifier):
     """k nearest neighbours by a distance of standardised attributes and the overlap distance of
     categorical ones (module docstring).
 
@@ -156,6 +156,27 @@ class KNearestNeighbors(Classifier, ScoresByStoredRows):
         metric_of(self.metric, self.p)  # a power other than the default needs minkowski
         self._export_dialect: str | None = None
         """The dialect of the SQL being exported by :meth:`sql` (None: the engine's own)."""
+
+    def _errors_of_every_k(
+        self,
+        warehouse: Warehouse,
+        split: Source,
+        fold: str,
+        n_folds: int,
+        target: str,
+        features: Sequence[Feature],
+        classes: Sequence[ClassCount],
+        ks: Sequence[int],
+        tables: Staging,
+        check: CardinalityCheck,
+    ) -> dict[int, float]:
+        """Every k's error from one ranked table of each held-out row's neighbours
+        (models/learners/neighbors/folds.py)."""
+        from warehouse_ml.models.learners.neighbors import folds  # it builds on this module
+
+        return folds.fold_errors(
+            warehouse, split, fold, n_folds, target, features, classes, ks, self, tables, check
+        )
 
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
