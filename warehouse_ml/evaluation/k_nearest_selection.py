@@ -20,6 +20,7 @@ from warehouse_ml.models import capabilities, kinds
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import ErrorsOfEveryK
 from warehouse_ml.models.state import read_common_state
+from warehouse_ml.models.training import FoldedRows
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.store import catalog
 
@@ -115,10 +116,12 @@ def select_k(
                         split.table.to_table(), warehouse.schema_of(split.table),
                         src.description, True,
                     )  # fmt: skip
+                    folded = FoldedRows(
+                        rows, split.fold_column, folds, target, plan.features, plan.classes
+                    )
                     errors = largest._errors_of_every_k(
-                        warehouse, rows, split.fold_column, folds, target, plan.features,
-                        plan.classes, chosen_ks, work, plan.check,
-                    )  # fmt: skip
+                        warehouse, folded, chosen_ks, work, plan.check
+                    )
                 finally:
                     work.drop()
         best = min(chosen_ks, key=lambda k: (errors[k], k))

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # annotations of the hooks: the roles above this one define t
     from warehouse_ml.engines.sources import Source
     from warehouse_ml.models.inspection.evidence import Part
     from warehouse_ml.models.scoring.scores import Scores, Term
-    from warehouse_ml.models.training import ClassCount
+    from warehouse_ml.models.training import ClassCount, FoldedRows
     from warehouse_ml.stats.validation import CardinalityCheck
     from warehouse_ml.store.catalog import ModelRecord
     from warehouse_ml.store.ownership import Staging
@@ -152,22 +152,12 @@ class ErrorsOfEveryK(Capability):
 
     @abc.abstractmethod
     def _errors_of_every_k(
-        self,
-        warehouse: Warehouse,
-        split: Source,
-        fold: str,
-        n_folds: int,
-        target: str,
-        features: Sequence[Feature],
-        classes: Sequence[ClassCount],
-        ks: Sequence[int],
-        tables: Staging,
+        self, warehouse: Warehouse, folded: FoldedRows, ks: Sequence[int], tables: Staging,
         check: CardinalityCheck,
-    ) -> dict[int, float]:
+    ) -> dict[int, float]:  # fmt: skip
         """Each k of ``ks``' cross-validated error (the share of labelled held-out rows
-        predicted wrong) of this model's settings (its own k the largest of ``ks``) on
-        ``split``, whose rows carry their fold in column ``fold`` (0 .. n_folds - 1);
-        ``classes`` number the classes."""
+        predicted wrong) of this model's settings (its own k the largest of ``ks``) on the
+        ``folded`` rows, its work tables in ``tables``."""
 
 
 class ScoresByStoredRows(Capability):

@@ -114,6 +114,18 @@ _SHARED = (
     ),
 )
 
+_MAX_ITER = Parameter("max_iter", INT, 100, "most Newton passes over the data", integer_at_least(1))
+"""The iteration bound of the families fitted by Newton passes (logistic regression, the SVM)."""
+
+
+def _newton_tol(coefficient: str) -> Parameter:
+    """The convergence tolerance of a Newton family whose coefficients are ``coefficient``."""
+    return Parameter(
+        "tol", FLOAT, 1e-10, f"stop at a Newton step of at most tol (1 + max |{coefficient}|)",
+        NON_NEGATIVE,
+    )  # fmt: skip
+
+
 _REGISTRY: dict[str, KindSpec] = {}
 
 
@@ -253,16 +265,8 @@ register(
                 "the penalty (none: the likelihood alone)",
                 one_of("l2", None),
             ),
-            Parameter(
-                "max_iter", INT, 100, "most Newton passes over the data", integer_at_least(1)
-            ),
-            Parameter(
-                "tol",
-                FLOAT,
-                1e-10,
-                "stop at a Newton step of at most tol (1 + max |b|)",
-                NON_NEGATIVE,
-            ),
+            _MAX_ITER,
+            _newton_tol("b"),
             *_SHARED,
         ),
         weighted=True,
@@ -291,16 +295,8 @@ register(
         summary="Linear SVM: squared hinge loss by finite Newton passes, Platt's probabilities",
         parameters=(
             Parameter("C", FLOAT, 1.0, "weight of the squared hinge loss against w.w/2", POSITIVE),
-            Parameter(
-                "max_iter", INT, 100, "most Newton passes over the data", integer_at_least(1)
-            ),
-            Parameter(
-                "tol",
-                FLOAT,
-                1e-10,
-                "stop at a Newton step of at most tol (1 + max |w|)",
-                NON_NEGATIVE,
-            ),
+            _MAX_ITER,
+            _newton_tol("w"),
             Parameter(
                 "folds",
                 INT,

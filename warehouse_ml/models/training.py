@@ -62,6 +62,20 @@ class ClassCount:
 
 
 @dataclass(frozen=True)
+class FoldedRows:
+    """Labelled rows dealt to folds, as a cross-validation learns from them: ``rows`` (each
+    with its fold, 0 .. ``folds`` - 1, in column ``fold``), the ``target``, the ``features``
+    and the ``classes`` the folds' models number."""
+
+    rows: Source
+    fold: str
+    folds: int
+    target: str
+    features: Sequence[Feature]
+    classes: Sequence[ClassCount]
+
+
+@dataclass(frozen=True)
 class StoredCounts:
     """A fitted model's counts, laid out as a learner stages a source's counts per partition
     (the roles ``part_counts``, ``part_moments``, ``part_histogram`` and

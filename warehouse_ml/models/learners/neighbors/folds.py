@@ -28,11 +28,10 @@ from warehouse_ml.models.learners.neighbors.search import search_for
 from warehouse_ml.models.learners.shared.design import Design
 from warehouse_ml.models.scoring.decision import score_column
 from warehouse_ml.models.scoring.steps import first_where, greatest
-from warehouse_ml.models.training import ClassCount, Training
+from warehouse_ml.models.training import FoldedRows, Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats.counting import PARTITION
-from warehouse_ml.stats.features import Feature
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store.ownership import Staging
 
@@ -50,22 +49,14 @@ def _fold_rows(split: Source, fold: str, index: int, held_out: bool) -> exp.Sele
 
 
 def fold_errors(
-    warehouse: Warehouse,
-    split: Source,
-    fold: str,
-    n_folds: int,
-    target: str,
-    features: Sequence[Feature],
-    classes: Sequence[ClassCount],
-    ks: Sequence[int],
-    model: KNearestNeighbors,
-    tables: Staging,
-    check: CardinalityCheck,
-) -> dict[int, float]:
+    warehouse: Warehouse, folded: FoldedRows, ks: Sequence[int], model: KNearestNeighbors,
+    tables: Staging, check: CardinalityCheck,
+) -> dict[int, float]:  # fmt: skip
     """The cross-validated error (the share of labelled held-out rows predicted wrong) of
-    ``model`` (its settings; its k the largest of ``ks``) with each k of ``ks`` on ``split``
-    (rows with their fold in column ``fold``, 0 .. n_folds - 1), ``classes`` numbering the
-    classes (module docstring)."""
+    ``model`` (its settings; its k the largest of ``ks``) with each k of ``ks`` on the
+    ``folded`` rows (module docstring)."""
+    split, fold, n_folds = folded.rows, folded.fold, folded.folds
+    target, features, classes = folded.target, folded.features, folded.classes
     stored, held = [], []
     for f in range(n_folds):
         outside = _fold_rows(split, fold, f, held_out=False).subquery("wml_training")

@@ -74,7 +74,7 @@ from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.scores import AggregatedScores
 from warehouse_ml.models.scoring.steps import INPUT, ROW
-from warehouse_ml.models.training import ClassCount, Training
+from warehouse_ml.models.training import FoldedRows, Training
 from warehouse_ml.sqlgen import expressions, templates
 from warehouse_ml.sqlgen.templates import alias, column, literal
 from warehouse_ml.stats.features import Feature, column_names
@@ -158,25 +158,14 @@ class KNearestNeighbors(ErrorsOfEveryK, ScoresByStoredRows, Classifier):
         """The dialect of the SQL being exported by :meth:`sql` (None: the engine's own)."""
 
     def _errors_of_every_k(
-        self,
-        warehouse: Warehouse,
-        split: Source,
-        fold: str,
-        n_folds: int,
-        target: str,
-        features: Sequence[Feature],
-        classes: Sequence[ClassCount],
-        ks: Sequence[int],
-        tables: Staging,
+        self, warehouse: Warehouse, folded: FoldedRows, ks: Sequence[int], tables: Staging,
         check: CardinalityCheck,
-    ) -> dict[int, float]:
+    ) -> dict[int, float]:  # fmt: skip
         """Every k's error from one ranked table of each held-out row's neighbours
         (models/learners/neighbors/folds.py)."""
         from warehouse_ml.models.learners.neighbors import folds  # it builds on this module
 
-        return folds.fold_errors(
-            warehouse, split, fold, n_folds, target, features, classes, ks, self, tables, check
-        )
+        return folds.fold_errors(warehouse, folded, ks, self, tables, check)
 
     def learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
