@@ -10,6 +10,7 @@ window over every pair.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 
 import numpy as np
@@ -19,6 +20,7 @@ from engine_support import postgres_server
 
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.base import TableName
+from warehouse_ml.models.learners.neighbors import k_nearest_neighbors
 from warehouse_ml.models.learners.neighbors.k_nearest_neighbors import KNearestNeighbors
 from warehouse_ml.sqlgen import templates
 
@@ -189,3 +191,39 @@ def test_a_duckdb_view_read_by_its_key_reads_the_stored_rows_once(con, tmp_path)
         if op["name"] == "SEQ_SCAN" and "_neighbours" in op["extra_info"]["Table"]
     ]
     assert stored and n <= sum(stored) <= n + 2048, stored
+
+
+def test_an_export_for_another_dialect_leaves_a_concurrent_prediction_its_engines_search(
+    con, monkeypatch
+):
+    """The dialect SQL is exported to belongs to that call (models/scoring/context.py): while
+    one thread exports a model's SQL for PostgreSQL (the portable window search), another
+    thread scoring with the same model object on DuckDB still gets DuckDB's own search."""
+    con.register("arrow_rows", rows(60, 5))
+    con.execute("CREATE TABLE knn_rows AS SELECT * FROM arrow_rows")
+    model = KNearestNeighbors(k=3).fit(con, "knn_rows", "y", keys=["id"], name="knn_shared")
+    exporting, scored = threading.Event(), threading.Event()
+    searches: list[str] = []
+    chosen = k_nearest_neighbors.search_for
+
+    def search_for(warehouse):
+        search = chosen(warehouse)
+        searches.append(type(search).__name__)
+        if len(searches) == 1:  # the export's: hold it until the other thread has scored
+            exporting.set()
+            assert scored.wait(30)
+        return search
+
+    monkeypatch.setattr(k_nearest_neighbors, "search_for", search_for)
+    exported: list[str] = []
+    exporter = threading.Thread(
+        target=lambda: exported.append(model.sql(con.cursor(), "knn_rows", dialect="postgres"))
+    )
+    exporter.start()
+    try:
+        assert exporting.wait(30)
+        model.predict_proba(con.cursor(), "knn_rows")
+    finally:
+        scored.set()
+        exporter.join(30)
+    assert searches == ["WindowSearch", "BoundedSearch"] and exported

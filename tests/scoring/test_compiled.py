@@ -15,6 +15,7 @@ from warehouse_ml.engines import connect
 from warehouse_ml.engines.sources import open_source
 from warehouse_ml.models.scoring import compiled, prediction
 from warehouse_ml.models.scoring import query as scoring
+from warehouse_ml.models.scoring.context import ScoringContext
 
 N = 300
 
@@ -75,8 +76,8 @@ def test_the_compiled_text_is_the_text_built_for_the_source(con):
     ran = [s for s in statements[before:] if "wml_posterior" in s]
     with warehouse.session() as session, open_source(session, "t2") as source:
         built = model.scoring_query(
-            session, model.record, source, passthrough=[("id", "id")],
-            prediction_name="prediction", decision=scoring.Decision(), keep_order=True,
+            ScoringContext(session, ordered=True), model.record, source,
+            passthrough=[("id", "id")], prediction_name="prediction", decision=scoring.Decision(),
         )  # fmt: skip
         assert ran == [session.generate(built)]
 

@@ -55,6 +55,7 @@ from warehouse_ml.evaluation.planning import (
 from warehouse_ml.evaluation.result import Evaluation, settings
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.models.scoring.names import PREDICTION
 from warehouse_ml.progress import ProgressCallback
 from warehouse_ml.sqlgen import templates
@@ -187,7 +188,7 @@ def evaluate(
             rows = templates.build("select_rows_with_target", source=src.relation, target=target)
             labelled = Source(rows.subquery("wml_labelled"), src.schema, src.description, False)
             query = model.scoring_query(
-                warehouse, record, labelled,
+                ScoringContext(warehouse), record, labelled,
                 passthrough=[(c, c) for c in [*keys, target]],
                 probability_names=probability_names, prediction_name=PREDICTION,
             )  # fmt: skip

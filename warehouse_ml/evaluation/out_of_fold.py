@@ -31,6 +31,7 @@ from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import folds_at_once
 from warehouse_ml.models.inspection import relevance
 from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.models.scoring.names import FOLD, PREDICTION, WEIGHT, probability_columns
 from warehouse_ml.models.state import FittedState
 from warehouse_ml.models.training import ClassCount, Training
@@ -262,7 +263,7 @@ def cross_validate_planned(
                     rows.subquery("wml_rows"), split_source.schema, src.description, True
                 )
                 return model.scoring_query(
-                    warehouse, record, held_out, passthrough=passthrough,
+                    ScoringContext(warehouse), record, held_out, passthrough=passthrough,
                     probability_names=probability_names, prediction_name=PREDICTION,
                 )  # fmt: skip
 

@@ -37,6 +37,7 @@ from warehouse_ml.models.inspection.explaining import Explainer
 from warehouse_ml.models.living.monitoring import Monitor
 from warehouse_ml.models.living.updating import Updater
 from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.models.scoring.prediction import Predictor
 from warehouse_ml.models.scoring.scores import Scores
 from warehouse_ml.models.scoring.views import ViewKeeper
@@ -157,9 +158,10 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
         """
 
     @abc.abstractmethod
-    def _scores(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> Scores:
+    def _scores(self, context: ScoringContext, record: ModelRecord, source: Source) -> Scores:
         """Each class's score of a row of ``source`` (step 1 of models/scoring/query.py) with
-        the model in ``record`` (whose parameter tables ``warehouse`` can read): the sum of the
+        the model in ``record`` (whose parameter tables ``context.warehouse`` can read), for
+        ``context``'s dialect (models/scoring/context.py): the sum of the
         terms of a kind with additive scores (models/capabilities.py ``AdditiveScores``),
         the family's own scores otherwise."""
 

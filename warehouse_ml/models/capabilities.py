@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # annotations of the hooks: the roles above this one define t
     from warehouse_ml.engines.base import Warehouse
     from warehouse_ml.engines.sources import Source
     from warehouse_ml.models.inspection.evidence import Part
+    from warehouse_ml.models.scoring.context import ScoringContext
     from warehouse_ml.models.scoring.scores import Scores, Term
     from warehouse_ml.models.training import ClassCount, FoldedRows
     from warehouse_ml.stats.validation import CardinalityCheck
@@ -66,12 +67,12 @@ class AdditiveScores(Evidence):
         """The log-space terms that score ``source`` with the model in ``record`` (whose
         parameter tables ``warehouse`` can read)."""
 
-    def _scores(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> Scores:
+    def _scores(self, context: ScoringContext, record: ModelRecord, source: Source) -> Scores:
         """Each class's score of a row of ``source`` (step 1 of models/scoring/query.py): the
-        sum of :meth:`_terms`."""
+        sum of :meth:`_terms`, the same in every dialect."""
         from warehouse_ml.models.scoring.scores import AdditiveTerms  # a role above this one
 
-        return AdditiveTerms(self._terms(warehouse, record, source))
+        return AdditiveTerms(self._terms(context.warehouse, record, source))
 
 
 class WeightedFit(Capability):

@@ -30,6 +30,7 @@ from warehouse_ml.models.inspection.evidence import Contrast, mean_evidence_quer
 from warehouse_ml.models.inspection.reasons import LONG, Layout, explanation_query
 from warehouse_ml.models.inspection.sections import ModelSection, ranking_parts
 from warehouse_ml.models.scoring import compiled, literal_terms, names
+from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats.features import column_names
 from warehouse_ml.store.catalog import EXPLANATION_VIEW, ModelRecord
@@ -48,7 +49,7 @@ class Explainer:
 
     def explanation_query(
         self,
-        warehouse: Warehouse,
+        context: ScoringContext,
         record: ModelRecord,
         source: Source,
         *,
@@ -56,12 +57,13 @@ class Explainer:
         contrast: Contrast,
         layout: Layout,
         row_number: str | None = None,
-        keep_order: bool = False,
     ) -> exp.Query:
-        """The query explaining ``source`` with ``record``: the ``keys`` columns (and, with
+        """The query explaining ``source`` with ``record``, for ``context`` (its rows in
+        source order when ``context.ordered``): the ``keys`` columns (and, with
         ``row_number``, the 0-based source position under that name), then the layout's
         columns (models/inspection/reasons.py). A key named like an output column is refused."""
         self._check_explanation(record, source, keys, layout, row_number)
+        warehouse = context.warehouse
         parts = self._parts(warehouse, record, source)
         prior = literal_terms.prior_term(literal_terms.load(warehouse, record))
         return explanation_query(
@@ -72,9 +74,9 @@ class Explainer:
             contrast,
             layout,
             passthrough=[(k, k) for k in keys],
-            row=names.fresh("wml_row", source.columns) if keep_order else None,
+            row=names.fresh("wml_row", source.columns) if context.ordered else None,
             row_number=row_number,
-            materialized=warehouse.MATERIALIZED_STEPS,
+            materialized=context.materialized,
         )
 
     def _check_explanation(
@@ -92,18 +94,21 @@ class Explainer:
     def _explanation_text(
         self, warehouse: Warehouse, record: ModelRecord, source: Source, **options: Any
     ) -> str:
-        """The text of :meth:`explanation_query` (``options`` are its keyword arguments),
-        compiled once per process, model version, source schema and options as a prediction's
-        is (models/scoring/compiled.py); a model outside the catalog's, every time. Building
-        and generating the statement took 0.5-0.8 s of a PostgreSQL TAN explanation (300
-        rows, 6 attributes, 8 classes) whose planning and run took under 0.1 s."""
+        """The text of :meth:`explanation_query` in source order (``options`` are its keyword
+        arguments), compiled once per process, model version, source schema and options as a
+        prediction's is (models/scoring/compiled.py); a model outside the catalog's, every
+        time. Building and generating the statement took 0.5-0.8 s of a PostgreSQL TAN
+        explanation (300 rows, 6 attributes, 8 classes) whose planning and run took under
+        0.1 s."""
         self._check_explanation(
             record, source, options["keys"], options["layout"], options.get("row_number")
         )
 
         return compiled.model_text(
             warehouse, record, source, (type(self).__name__, "explanation"), options,
-            lambda opened: self.explanation_query(warehouse, record, opened, **options),
+            lambda opened: self.explanation_query(
+                ScoringContext(warehouse, ordered=True), record, opened, **options
+            ),
         )  # fmt: skip
 
     def explain(
@@ -145,7 +150,6 @@ class Explainer:
             text = self._explanation_text(
                 warehouse, record, src, keys=tuple(column_names(keys, "keys")),
                 contrast=contrast, layout=layout, row_number=None if keys else ROW_NUMBER,
-                keep_order=True,
             )  # fmt: skip
             return warehouse.fetch_text(text)
 
@@ -268,7 +272,7 @@ class Explainer:
         layout = Layout.make(options["form"], options["top"])
         keys = options["keys"]
         return self.explanation_query(
-            warehouse, record, source,
+            ScoringContext(warehouse), record, source,
             keys=_default_keys(record, source, layout) if keys is None else keys,
             contrast=Contrast.from_json(options["against"], record.classes), layout=layout,
         )  # fmt: skip

@@ -23,6 +23,7 @@ from warehouse_ml.models import capabilities
 from warehouse_ml.models.capabilities import CountSummaries
 from warehouse_ml.models.living import drift as drift_measures
 from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats import binning
 from warehouse_ml.store.catalog import DRIFT_VIEW, ModelRecord
@@ -87,7 +88,9 @@ class Monitor:
         predictions of ``source``)."""
         bins = binning.check_bins(bins)
         prediction = names.fresh("wml_prediction", source.columns)
-        predictions = self.scoring_query(warehouse, record, source, prediction_name=prediction)
+        predictions = self.scoring_query(
+            ScoringContext(warehouse), record, source, prediction_name=prediction
+        )
         return drift_measures.drift_query(warehouse, record, source, predictions, prediction, bins)
 
     def stored_drift_query(

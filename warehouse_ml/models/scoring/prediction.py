@@ -26,6 +26,7 @@ from warehouse_ml.errors import (
     DataError,
 )
 from warehouse_ml.models.scoring import compiled, export, names
+from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.models.scoring.decision import Decision
 from warehouse_ml.models.scoring.names import PREDICTION
 from warehouse_ml.models.scoring.query import FiniteCheck, score_query
@@ -66,7 +67,7 @@ class Predictor:
 
     def scoring_query(
         self,
-        warehouse: Warehouse,
+        context: ScoringContext,
         record: ModelRecord,
         source: Source,
         *,
@@ -75,21 +76,21 @@ class Predictor:
         log_probability_names: Sequence[str] | None = None,
         prediction_name: str | None = None,
         decision: Decision | None = None,
-        keep_order: bool = False,
         column_order: Sequence[int] | None = None,
     ) -> exp.Query:
-        """The query scoring ``source`` with ``record``'s tables. ``passthrough``: (source
-        column, output name) pairs; an output name that equals (ignoring case) one of the
-        probability, log-probability or prediction names is refused (names.check_outputs).
-        Probability names are given in class order, their columns output in ``column_order``
+        """The query scoring ``source`` with ``record``'s tables, for ``context`` (its rows
+        in source order when ``context.ordered``). ``passthrough``: (source column, output
+        name) pairs; an output name that equals (ignoring case) one of the probability,
+        log-probability or prediction names is refused (names.check_outputs). Probability names
+        are given in class order, their columns output in ``column_order``
         (scoring.score_query)."""
         self._check_outputs(
             record, source, passthrough,
             [*(probability_names or []), *(log_probability_names or []), prediction_name],
         )  # fmt: skip
-        if keep_order:
+        if context.ordered:
             source = dataclasses.replace(source, row=names.row_number(source.columns))
-        scores = self._scores(warehouse, record, source)
+        scores = self._scores(context, record, source)
         numeric = [n for n in record.features if record.feature_types[n]["kind"] == NUMERIC]
         return score_query(
             source.relation,
@@ -101,9 +102,9 @@ class Predictor:
             prediction_name=prediction_name,
             decision=decision,
             row=source.row,
-            ordered=keep_order,
+            ordered=context.ordered,
             column_order=column_order,
-            materialized=warehouse.MATERIALIZED_STEPS,
+            materialized=context.materialized,
             finite=FiniteCheck(numeric, names.fresh("wml_finite", source.columns)),
         )
 
@@ -125,9 +126,10 @@ class Predictor:
     def _fetch_scores(
         self, warehouse: Warehouse, record: ModelRecord, source: Source, **options: Any
     ) -> pa.Table:
-        """The rows of :meth:`scoring_query` (``options`` are its keyword arguments). A catalog
-        model's query text is compiled once per process, model version, source schema and
-        options (models/scoring/compiled.py); a cross-validation fold's is built every time."""
+        """The rows of :meth:`scoring_query` in source order (``options`` are its keyword
+        arguments). A catalog model's query text is compiled once per process, model version,
+        source schema and options (models/scoring/compiled.py); a cross-validation fold's is
+        built every time."""
         self._check_outputs(
             record, source, options.get("passthrough", ()),
             [*options.get("probability_names", []), *options.get("log_probability_names", []),
@@ -136,7 +138,9 @@ class Predictor:
         text = compiled.model_text(
             warehouse, record, source, (type(self).__name__, "scores"),
             {name: _hashable(value) for name, value in options.items()},
-            lambda opened: self.scoring_query(warehouse, record, opened, **options),
+            lambda opened: self.scoring_query(
+                ScoringContext(warehouse, ordered=True), record, opened, **options
+            ),
         )  # fmt: skip
         return warehouse.fetch_text(text)
 
@@ -151,7 +155,7 @@ class Predictor:
         ):
             named, order = self._probability_layout(warehouse, record)
             table = self._fetch_scores(
-                warehouse, record, src, keep_order=True, column_order=order,
+                warehouse, record, src, column_order=order,
                 **{"log_probability_names" if log else "probability_names": internal},
             )  # fmt: skip
         return table.rename_columns([named[i] for i in order])
@@ -191,33 +195,32 @@ class Predictor:
         ):
             return self._fetch_scores(
                 warehouse, record, src, passthrough=[(k, k) for k in column_names(keys, "keys")],
-                prediction_name=PREDICTION, decision=decision, keep_order=True,
+                prediction_name=PREDICTION, decision=decision,
             )  # fmt: skip
 
     def view_query(
         self,
-        warehouse: Warehouse,
+        context: ScoringContext,
         record: ModelRecord,
         source: Source,
         *,
         keys: Sequence[str] | None = None,
         decision: Decision | None = None,
-        keep_order: bool = False,
     ) -> exp.Query:
-        """The query behind a prediction view: key columns (default: every source column),
-        ``p_<label>`` per class (DOUBLE; the model's stored names, in their column order:
-        :meth:`probability_columns`), ``prediction``."""
+        """The query behind a prediction view, for ``context``: key columns (default: every
+        source column), ``p_<label>`` per class (DOUBLE; the model's stored names, in their
+        column order: :meth:`probability_columns`), ``prediction``."""
         chosen = source.columns if keys is None else column_names(keys, "keys")
+        named, order = self._probability_layout(context.warehouse, record)
         return self.scoring_query(
-            warehouse,
+            context,
             record,
             source,
             passthrough=[(k, k) for k in chosen],
-            probability_names=self._probability_layout(warehouse, record)[0],
+            probability_names=named,
             prediction_name=PREDICTION,
             decision=decision,
-            keep_order=keep_order,
-            column_order=self._probability_layout(warehouse, record)[1],
+            column_order=order,
         )
 
     def probability_names(self, warehouse: Warehouse) -> list[str]:
@@ -269,7 +272,7 @@ class Predictor:
                     "expected a labelled source (or pass target=...)"
                 )
             query = self.scoring_query(
-                warehouse, record, src, passthrough=[(truth, "wml_truth")],
+                ScoringContext(warehouse), record, src, passthrough=[(truth, "wml_truth")],
                 prediction_name="wml_prediction",
             )  # fmt: skip
             row = warehouse.fetch(
@@ -302,8 +305,9 @@ class Predictor:
             self._current(warehouse) as record,
         ):
             query = self.view_query(
-                warehouse, record, src, keys=keys, decision=decision, keep_order=True
-            )
+                ScoringContext(warehouse, ordered=True), record, src, keys=keys,
+                decision=decision,
+            )  # fmt: skip
             return warehouse.fetch_tree(query)
 
     def create_table(
@@ -332,7 +336,9 @@ class Predictor:
             open_source(warehouse, source) as src,
             self._current(warehouse) as record,
         ):
-            query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
+            query = self.view_query(
+                ScoringContext(warehouse), record, src, keys=keys, decision=decision
+            )
             claimed = ownership.claim(
                 warehouse, TableName.parse(table), "table", sources=src.objects
             )
@@ -363,9 +369,10 @@ class Predictor:
             dialects.check_dialect(dialect)
         with session(con) as warehouse, self._current(warehouse) as record:
             src = export.export_source(warehouse, record, source, column_names(keys, "keys"))
-            query = self.view_query(warehouse, record, src, keys=keys, decision=decision)
+            context = ScoringContext(warehouse, export_dialect=dialect)
+            query = self.view_query(context, record, src, keys=keys, decision=decision)
             query = export.inline_parameters(warehouse, record, query)
-            return templates.generate(query, dialect or warehouse.dialect)
+            return templates.generate(query, context.dialect)
 
 
 def _hashable(value: Any) -> Hashable:

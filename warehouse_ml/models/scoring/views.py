@@ -26,6 +26,7 @@ from warehouse_ml.errors import (
     ViewRebuildError,
     WarehouseMLError,
 )
+from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.models.scoring.decision import Decision
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column
@@ -119,7 +120,9 @@ class ViewKeeper:
         if role == DRIFT_VIEW:
             return model.stored_drift_query(warehouse, record, source, options)
         decision = Decision.from_json(options["decision"], record.classes)
-        return model.view_query(warehouse, record, source, keys=options["keys"], decision=decision)
+        return model.view_query(
+            ScoringContext(warehouse), record, source, keys=options["keys"], decision=decision
+        )
 
     @staticmethod
     def _check_views_keep(

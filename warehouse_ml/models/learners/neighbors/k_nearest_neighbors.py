@@ -72,6 +72,7 @@ from warehouse_ml.models.learners.shared.classes import create_classes_table
 from warehouse_ml.models.learners.shared.design import Design
 from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.models.scoring.scores import AggregatedScores
 from warehouse_ml.models.scoring.steps import INPUT, ROW
 from warehouse_ml.models.training import FoldedRows, Training
@@ -154,8 +155,6 @@ class KNearestNeighbors(ErrorsOfEveryK, ScoresByStoredRows, Classifier):
             self, KNearestNeighbors.kind, k=k, weights=weights, metric=metric, p=p, ties=ties
         )
         metric_of(self.metric, self.p)  # a power other than the default needs minkowski
-        self._export_dialect: str | None = None
-        """The dialect of the SQL being exported by :meth:`sql` (None: the engine's own)."""
 
     def _errors_of_every_k(
         self, warehouse: Warehouse, folded: FoldedRows, ks: Sequence[int], tables: Staging,
@@ -203,13 +202,13 @@ class KNearestNeighbors(ErrorsOfEveryK, ScoresByStoredRows, Classifier):
         """How this model's neighbours vote among ``n_classes`` classes."""
         return Votes(n_classes, self.weights, self._metric)
 
-    def _search(self, warehouse: Warehouse, record: ModelRecord) -> tuple[Design, Neighbours]:
-        """The design and the search of the fitted model ``record`` on ``warehouse`` (the
-        portable search for SQL exported to another dialect)."""
-        design = Design.read(warehouse, record)
+    def _search(self, context: ScoringContext, record: ModelRecord) -> tuple[Design, Neighbours]:
+        """The design and the search of the fitted model ``record`` for ``context``: the
+        engine's own search when the SQL runs there, the portable one for SQL exported to
+        another dialect."""
+        design = Design.read(context.warehouse, record)
         stored = exp.select(exp.Star()).from_(record.parameter_relation("neighbours", "n"))
-        own = self._export_dialect in (None, warehouse.dialect)
-        search = search_for(warehouse if own else None)
+        search = search_for(context.warehouse if context.native else None)
         return design, self.neighbour_search(design.features, stored, search)
 
     @staticmethod
@@ -222,10 +221,10 @@ class KNearestNeighbors(ErrorsOfEveryK, ScoresByStoredRows, Classifier):
         return exp.select(*carried, *coordinates), [item.alias_or_name for item in carried]
 
     def _scores(
-        self, warehouse: Warehouse, record: ModelRecord, source: Source
+        self, context: ScoringContext, record: ModelRecord, source: Source
     ) -> AggregatedScores:
         """The votes of each row's k nearest stored rows (module docstring)."""
-        design, search = self._search(warehouse, record)
+        design, search = self._search(context, record)
         votes = self.neighbour_votes(len(record.classes))
 
         def relation(carried: Sequence[exp.Expression]) -> exp.Query:
@@ -234,28 +233,6 @@ class KNearestNeighbors(ErrorsOfEveryK, ScoresByStoredRows, Classifier):
             return search.voted(scored.from_(exp.to_table(INPUT).as_("s")), kept, votes, numbered)
 
         return AggregatedScores(relation, len(record.classes))
-
-    def sql(
-        self,
-        con: Connectable,
-        source: SourceLike | None = None,
-        *,
-        keys: Sequence[str] | None = None,
-        dialect: str | None = None,
-        threshold: float | None = None,
-        positive: Any = None,
-        loss: Sequence[Sequence[float]] | None = None,
-    ) -> str:
-        """As every model's ``sql`` (models/scoring/prediction.py); the search is the portable
-        window unless the SQL is for the connection's own engine."""
-        self._export_dialect = dialect
-        try:
-            return super().sql(
-                con, source, keys=keys, dialect=dialect, threshold=threshold,
-                positive=positive, loss=loss,
-            )  # fmt: skip
-        finally:
-            self._export_dialect = None
 
     # -- inspection -----------------------------------------------------------------------
     @property
@@ -344,7 +321,7 @@ class KNearestNeighbors(ErrorsOfEveryK, ScoresByStoredRows, Classifier):
                 alias(column(row, "s"), ROW_ID),
                 *(alias(column(c, "s"), f"wml_k_{i}") for i, (c, _) in enumerate(shown)),
             ]
-            design, search = self._search(warehouse, record)
+            design, search = self._search(ScoringContext(warehouse), record)
             scored, grouped = self._scored(design, src, carried)
             ranked = search.ranked(scored.from_(numbered.subquery("s")), grouped)
             first = column(grouped[1], "r")

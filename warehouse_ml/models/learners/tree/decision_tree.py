@@ -112,6 +112,7 @@ from warehouse_ml.models.learners.tree.model import (
 )
 from warehouse_ml.models.learners.tree.state import TreeState
 from warehouse_ml.models.scoring import names
+from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.models.scoring.scores import ClassProbabilities
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import expressions, templates
@@ -287,9 +288,9 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
 
     # -- scoring --------------------------------------------------------------------------
     def _scores(
-        self, warehouse: Warehouse, record: ModelRecord, source: Source
+        self, context: ScoringContext, record: ModelRecord, source: Source
     ) -> ClassProbabilities:
-        """Each class's leaf probability: a nested CASE over the row up to
+        """Each class's leaf probability, in every dialect: a nested CASE over the row up to
         tree_scoring.LITERAL_LEAVES leaves, else a walk of the ``routes`` table, one join per
         level (module docstring)."""
         learned = record.state.learned

@@ -63,6 +63,7 @@ from warehouse_ml.models.learners.shared.design import (
     write_coefficients,
 )
 from warehouse_ml.models.learners.shared.parameters import keep_checked
+from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.models.scoring.scores import ClassProbabilities, Scores
 from warehouse_ml.models.scoring.steps import balanced_sum
 from warehouse_ml.models.training import Training
@@ -158,11 +159,11 @@ class LinearSVM(NewtonScores, Evidence, WeightedFit, Classifier):
         learned: LinearSvmState = record.state.learned
         return [balanced_sum([t.per_class[k] for t in terms]) for k in learned.classes]
 
-    def _scores(self, warehouse: Warehouse, record: ModelRecord, source: Source) -> Scores:
+    def _scores(self, context: ScoringContext, record: ModelRecord, source: Source) -> Scores:
         """Platt's probability of each class (module docstring), each scored class's decision
-        value computed once per row (step ``wml_derived``)."""
+        value computed once per row (step ``wml_derived``), in every dialect."""
         learned: LinearSvmState = record.state.learned
-        values = self._decision_values(warehouse, record, source)
+        values = self._decision_values(context.warehouse, record, source)
         derived = [alias(f, f"wml_f_{r}") for r, f in enumerate(values)]
         sigmoid = [
             linear_svm_platt.probability(column(f"wml_f_{r}", "s"), a, b)
