@@ -19,6 +19,10 @@ FIXTURES = REPO / "fixtures"
 CLUSTER_TARGET = "spark_cluster"
 SPARK_TARGETS = {"spark", CLUSTER_TARGET}
 """The Spark targets of the engines suite: ``local[2]`` and a standalone cluster."""
+SERVER_TARGETS = {*SPARK_TARGETS, "postgres"}
+"""The engines a test reaches through a server of its own (a PostgreSQL cluster, a JVM)."""
+SERVER_FIXTURES = {"postgres_conninfo", "spark_sessions"}
+"""The session fixtures that start those servers."""
 
 
 def datasets_dir() -> Path | None:
@@ -42,12 +46,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     time (``spark_sessions``), so each change of target stops the live session and starts the
     other (on the cluster, two executor JVMs that compile Spark's code again from cold), and in
     collection order the target changed six times. (The order is set after every
-    other hook, pytest's own reordering by parameters included.)"""
+    other hook, pytest's own reordering by parameters included.)
+
+    A test on PostgreSQL or Spark (such a parameter, or a fixture that starts a server,
+    :data:`SERVER_FIXTURES`) is marked ``engines``, and every ``engines`` test ``slow``: the
+    quick loop (``-m "not slow"``) starts no server."""
     on_cluster: set[int] = set()
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
+        fixtures = set(getattr(item, "fixturenames", ()))
         engines = {params.get("engine"), params.get("engine_name")}
-        engines |= {name.removesuffix("_engine") for name in getattr(item, "fixturenames", ())}
+        engines |= {name.removesuffix("_engine") for name in fixtures}
+        if SERVER_TARGETS & engines or SERVER_FIXTURES & fixtures:
+            item.add_marker(pytest.mark.engines)
+        if item.get_closest_marker("engines") is not None:
+            item.add_marker(pytest.mark.slow)
         if SPARK_TARGETS & engines:
             item.add_marker(pytest.mark.xdist_group("spark"))
         if CLUSTER_TARGET in engines:
