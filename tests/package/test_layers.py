@@ -135,7 +135,7 @@ def test_no_module_uses_another_modules_private_names(module):
 
 
 MODEL_ROLES = [
-    ("capabilities", "kind_parameters", "kinds", "state", "reading", "training"),
+    ("capabilities", "kind_parameters", "kind_spec", "kinds", "state", "reading", "training"),
     ("scoring",),
     ("inspection",),
     ("living",),

@@ -11,18 +11,14 @@ constructor's)."""
 from __future__ import annotations
 
 import contextlib
-import importlib
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from warehouse_ml.errors import IncompatibleModelError
 from warehouse_ml.models.kind_parameters import (
     AT_LEAST_ONE,
     ATTRIBUTE_NAME,
-    CLASS_WEIGHT,
     COLUMN_NAME,
-    COLUMNS,
     FLOAT,
     INT,
     NON_NEGATIVE,
@@ -38,81 +34,12 @@ from warehouse_ml.models.kind_parameters import (
     one_of,
     or_none,
 )
+from warehouse_ml.models.kind_spec import SHARED_PARAMETERS, KindSpec
 from warehouse_ml.version import VERSION
 
 if TYPE_CHECKING:
     from warehouse_ml.models.base import Classifier
 
-
-CLASS_WEIGHT_PARAMETER = "class_weight"
-"""The constructor parameter every kind takes and only a kind with a weighted form accepts a
-value of (``KindSpec.weighted``)."""
-
-
-@dataclass(frozen=True)
-class KindSpec:
-    """A model kind: ``kind`` (its catalog name, ``Classifier.kind``), ``aliases`` (other
-    spellings of ``--kind``), ``cls`` (``"module.Class"``, imported by :meth:`load`), a one-line
-    ``summary``, its constructor's ``parameters`` in order, and ``weighted``: whether the kind
-    has a weighted form (its class declares ``WeightedFit``, models/capabilities.py, which
-    tests/learners/test_conformance.py holds it to). A kind without one refuses weights
-    everywhere: its ``class_weight`` takes only None and the command line refuses
-    ``--class-weight`` and ``--sample-weight`` for it."""
-
-    kind: str
-    aliases: tuple[str, ...]
-    cls: str
-    summary: str
-    parameters: tuple[Parameter, ...]
-    weighted: bool = False
-
-    @property
-    def spellings(self) -> tuple[str, ...]:
-        """Every ``--kind`` value naming this kind, in lower case (compared with the given
-        value in lower case)."""
-        return tuple(s.lower() for s in (*self.aliases, self.kind))
-
-    @property
-    def settable(self) -> tuple[Parameter, ...]:
-        """The parameters a caller may give a value: every one, but ``class_weight`` of a kind
-        without a weighted form (whose constructor refuses any value but None)."""
-        return tuple(
-            p for p in self.parameters if self.weighted or p.name != CLASS_WEIGHT_PARAMETER
-        )
-
-    def parameter(self, name: str) -> Parameter:
-        """The settable parameter ``name``; ValueError otherwise (``class_weight`` of a kind
-        without a weighted form says so)."""
-        for parameter in self.settable:
-            if parameter.name == name:
-                return parameter
-        if name == CLASS_WEIGHT_PARAMETER:
-            raise ValueError(f"{self.kind} has no weighted form: it takes no {name}")
-        raise ValueError(f"{self.kind} has no parameter {name!r}")
-
-    def checked(self, **values: Any) -> dict[str, Any]:
-        """``values`` (constructor arguments by name) as the model keeps them, each held to
-        its parameter's constraint (:meth:`Parameter.check`), in the order given."""
-        declared = {p.name: p for p in self.parameters}
-        return {name: declared[name].check(value) for name, value in values.items()}
-
-    def defaults(self) -> dict[str, Any]:
-        """Each parameter's default, by name."""
-        return {p.name: p.default for p in self.parameters}
-
-    def load(self) -> type[Classifier]:
-        """The kind's class (importing its module on first use)."""
-        module, _, name = self.cls.rpartition(".")
-        return getattr(importlib.import_module(module), name)
-
-
-_SHARED = (
-    Parameter("categorical", COLUMNS, None, "columns to count as categories, whatever their type"),
-    Parameter("numeric", COLUMNS, None, "integer or decimal columns to model as numbers"),
-    Parameter(
-        CLASS_WEIGHT_PARAMETER, CLASS_WEIGHT, None, "weigh every row of a class: balanced or JSON"
-    ),
-)
 
 _MAX_ITER = Parameter("max_iter", INT, 100, "most Newton passes over the data", integer_at_least(1))
 """The iteration bound of the families fitted by Newton passes (logistic regression, the SVM)."""
@@ -184,7 +111,7 @@ def parameters_table() -> str:
     README's table is this text (tests/package/test_readme.py)."""
     rows = ["| kind | parameter | default | meaning | takes |", "|---|---|---|---|---|"]
     for spec in specs():
-        for parameter in (p for p in spec.settable if p not in _SHARED):
+        for parameter in (p for p in spec.settable if p not in SHARED_PARAMETERS):
             takes = (
                 "see the kind's section"
                 if parameter.constraint is None
@@ -225,7 +152,7 @@ register(
                 NON_NEGATIVE,
             ),
             Parameter("block_size", INT, 4, "attributes counted per scan", integer_at_least(1)),
-            *_SHARED,
+            *SHARED_PARAMETERS,
         ),
         weighted=True,
     )
@@ -245,7 +172,7 @@ register(
             Parameter(
                 "bins", INT, 5, "equal-frequency bins of a numeric column", integer_at_least(1)
             ),
-            *_SHARED,
+            *SHARED_PARAMETERS,
         ),
         weighted=True,
     )
@@ -267,7 +194,7 @@ register(
             ),
             _MAX_ITER,
             _newton_tol("b"),
-            *_SHARED,
+            *SHARED_PARAMETERS,
         ),
         weighted=True,
     )
@@ -283,7 +210,7 @@ register(
                 "shrinkage", SHRINKAGE, None, "covariance shrinkage in [0, 1], auto (Ledoit-Wolf)"
             ),
             Parameter("priors", PRIORS, None, "class priors: JSON list in class order, or object"),
-            *_SHARED,
+            *SHARED_PARAMETERS,
         ),
     )
 )
@@ -311,7 +238,7 @@ register(
                 "unique column dealing rows to those folds by its MD5",
                 COLUMN_NAME,
             ),
-            *_SHARED,
+            *SHARED_PARAMETERS,
         ),
         weighted=True,
     )
@@ -346,7 +273,7 @@ register(
                 "who votes at the k-th distance (key: k, smaller key; all: IBk)",
                 one_of("key", "all"),
             ),
-            *_SHARED,
+            *SHARED_PARAMETERS,
         ),
     )
 )
@@ -437,7 +364,7 @@ register(
                 "share of rows reduced_error holds out",
                 number_within(0, 1, low_open=True, high_open=True),
             ),
-            *_SHARED,
+            *SHARED_PARAMETERS,
         ),
         weighted=True,
     )
