@@ -5,6 +5,10 @@ an IncompatibleModelError naming the known kinds."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
+from pathlib import Path
+
 import duckdb
 import pytest
 from conftest import FIXTURES
@@ -134,3 +138,36 @@ def test_a_model_of_a_kind_no_longer_registered_can_be_dropped_or_fitted_over():
         "AND table_name NOT IN ('models', 'objects')"
     ).fetchone()[0]
     assert tables == len(wml.load(con, "over").record.parts)
+
+
+def test_the_librarys_kinds_are_found_in_their_families_specs_modules():
+    """The registry holds, in order, the kinds each family package under models/learners/
+    declares in its ``specs`` module, and nothing models/kinds.py lists itself."""
+    declared = [
+        spec.kind
+        for family in ("bayes", "linear", "neighbors", "tree")
+        for spec in importlib.import_module(f"{kinds.FAMILIES}.{family}.specs").SPECS
+    ]
+    assert [s.kind for s in kinds.specs()][: len(declared)] == declared
+    assert "KindSpec(" not in inspect.getsource(kinds)
+
+
+def test_a_family_package_of_its_own_is_found_by_its_specs_module(tmp_path, monkeypatch):
+    """A package of families outside the library (a family subpackage with a ``specs``
+    module, another without) registers its kinds without an edit to a shared file."""
+    families = tmp_path / "outside_families"
+    (families / "tempered").mkdir(parents=True)
+    (families / "helpers").mkdir()
+    for folder in (families, families / "tempered", families / "helpers"):
+        (folder / "__init__.py").write_text("")
+    (families / "tempered" / "specs.py").write_text(
+        "from test_kind_registry import SPEC\n\nSPECS = (SPEC,)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    try:
+        assert kinds.register_families("outside_families") == [SPEC]
+        assert kinds.named("tempered") == SPEC
+    finally:
+        kinds.unregister(SPEC.kind)
+    assert kinds.spec_of(SPEC.kind) is None

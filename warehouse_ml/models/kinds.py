@@ -1,56 +1,33 @@
-"""The model kinds, declared as data: each kind's catalog name, the spellings the command line
+"""The registry of model kinds: each kind's catalog name, the spellings the command line
 accepts for it, the dotted path of its class (imported on first use) and its constructor's
-parameters (type, default, one-line help). ``warehouse_ml.load``, the command line (its
-``--kind``, ``--param`` and ``--help``) and the conformance tests read this registry; nothing
-here imports a learner, DuckDB, Arrow, sqlglot or numpy, so ``warehouse-ml --help`` can.
+parameters (type, default, one-line help), as its family declares them
+(models/kind_spec.py's :class:`KindSpec`). ``warehouse_ml.load``, the public names of
+``warehouse_ml``, the command line (its ``--kind``, ``--param`` and ``--help``) and the
+conformance tests read it; nothing here imports a learner, DuckDB, Arrow, sqlglot or numpy, so
+``warehouse-ml --help`` can.
 
-A new kind is one :class:`KindSpec` given to :func:`register`
-(``tests/learners/test_conformance.py`` checks that its parameters are its class's
-constructor's)."""
+Each family package under models/learners/ declares its kinds in its own ``specs`` module
+(``SPECS``, a tuple of :class:`KindSpec`), which imports only the declarations; the registry
+finds them (:func:`register_families`, families in name order, each one's kinds in its order),
+so a new family edits no shared file. :func:`register` adds a kind at run time (a test's
+throwaway kind; ``tests/learners/test_conformance.py`` checks that every kind's parameters are
+its class's constructor's)."""
 
 from __future__ import annotations
 
 import contextlib
+import importlib
+import importlib.util
+import pkgutil
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from warehouse_ml.errors import IncompatibleModelError
-from warehouse_ml.models.kind_parameters import (
-    AT_LEAST_ONE,
-    ATTRIBUTE_NAME,
-    COLUMN_NAME,
-    FLOAT,
-    INT,
-    NON_NEGATIVE,
-    OPTIONAL_INT,
-    OPTIONAL_TEXT,
-    POSITIVE,
-    PRIORS,
-    SHRINKAGE,
-    TEXT,
-    Parameter,
-    integer_at_least,
-    number_within,
-    one_of,
-    or_none,
-)
 from warehouse_ml.models.kind_spec import SHARED_PARAMETERS, KindSpec
 from warehouse_ml.version import VERSION
 
 if TYPE_CHECKING:
     from warehouse_ml.models.base import Classifier
-
-
-_MAX_ITER = Parameter("max_iter", INT, 100, "most Newton passes over the data", integer_at_least(1))
-"""The iteration bound of the families fitted by Newton passes (logistic regression, the SVM)."""
-
-
-def _newton_tol(coefficient: str) -> Parameter:
-    """The convergence tolerance of a Newton family whose coefficients are ``coefficient``."""
-    return Parameter(
-        "tol", FLOAT, 1e-10, f"stop at a Newton step of at most tol (1 + max |{coefficient}|)",
-        NON_NEGATIVE,
-    )  # fmt: skip
 
 
 _REGISTRY: dict[str, KindSpec] = {}
@@ -134,238 +111,25 @@ def named(text: str) -> KindSpec:
     raise ValueError(f"unknown model kind {text!r}; expected one of {', '.join(spellings)}")
 
 
-register(
-    KindSpec(
-        kind="naive_bayes",
-        aliases=("nb",),
-        cls="warehouse_ml.models.learners.bayes.naive_bayes.NaiveBayes",
-        summary="Naive Bayes: categorical counts, Gaussian numbers",
-        parameters=(
-            Parameter("alpha", FLOAT, 1.0, "additive smoothing of P(value | class)", NON_NEGATIVE),
-            Parameter("prior_alpha", FLOAT, 0.0, "additive smoothing of P(class)", NON_NEGATIVE),
-            Parameter("m", FLOAT, 0.0, "m-estimate weight with a uniform prior", NON_NEGATIVE),
-            Parameter(
-                "var_smoothing",
-                FLOAT,
-                1e-9,
-                "variance floor, a fraction of the largest variance",
-                NON_NEGATIVE,
-            ),
-            Parameter("block_size", INT, 4, "attributes counted per scan", integer_at_least(1)),
-            *SHARED_PARAMETERS,
-        ),
-        weighted=True,
-    )
-)
-register(
-    KindSpec(
-        kind="tan",
-        aliases=(),
-        cls="warehouse_ml.models.learners.bayes.tan.TAN",
-        summary="Tree-Augmented Naive Bayes: a tree of attribute pairs, numbers in bins",
-        parameters=(
-            Parameter(
-                "alpha", FLOAT, 0.5, "additive smoothing of P(value | class, parent)", NON_NEGATIVE
-            ),
-            Parameter("prior_alpha", FLOAT, 0.5, "additive smoothing of P(class)", NON_NEGATIVE),
-            Parameter("root", TEXT, None, "the attribute at the root of the tree", ATTRIBUTE_NAME),
-            Parameter(
-                "bins", INT, 5, "equal-frequency bins of a numeric column", integer_at_least(1)
-            ),
-            *SHARED_PARAMETERS,
-        ),
-        weighted=True,
-    )
-)
-register(
-    KindSpec(
-        kind="logistic_regression",
-        aliases=("logreg", "lr"),
-        cls="warehouse_ml.models.learners.linear.logistic_regression.LogisticRegression",
-        summary="Logistic regression: Newton/IRLS passes, one-hot and standardised features",
-        parameters=(
-            Parameter("C", FLOAT, 1.0, "inverse strength of the L2 penalty", POSITIVE),
-            Parameter(
-                "penalty",
-                OPTIONAL_TEXT,
-                "l2",
-                "the penalty (none: the likelihood alone)",
-                one_of("l2", None),
-            ),
-            _MAX_ITER,
-            _newton_tol("b"),
-            *SHARED_PARAMETERS,
-        ),
-        weighted=True,
-    )
-)
-register(
-    KindSpec(
-        kind="linear_discriminant",
-        aliases=("lda",),
-        cls="warehouse_ml.models.learners.linear.linear_discriminant.LinearDiscriminant",
-        summary="Linear discriminant analysis: class means and pooled covariance in one pass",
-        parameters=(
-            Parameter(
-                "shrinkage", SHRINKAGE, None, "covariance shrinkage in [0, 1], auto (Ledoit-Wolf)"
-            ),
-            Parameter("priors", PRIORS, None, "class priors: JSON list in class order, or object"),
-            *SHARED_PARAMETERS,
-        ),
-    )
-)
-register(
-    KindSpec(
-        kind="linear_svm",
-        aliases=("svm",),
-        cls="warehouse_ml.models.learners.linear.svm.linear_svm.LinearSVM",
-        summary="Linear SVM: squared hinge loss by finite Newton passes, Platt's probabilities",
-        parameters=(
-            Parameter("C", FLOAT, 1.0, "weight of the squared hinge loss against w.w/2", POSITIVE),
-            _MAX_ITER,
-            _newton_tol("w"),
-            Parameter(
-                "folds",
-                INT,
-                5,
-                "folds of the decision values Platt's sigmoids fit",
-                integer_at_least(2),
-            ),
-            Parameter(
-                "key",
-                TEXT,
-                None,
-                "unique column dealing rows to those folds by its MD5",
-                COLUMN_NAME,
-            ),
-            *SHARED_PARAMETERS,
-        ),
-        weighted=True,
-    )
-)
-register(
-    KindSpec(
-        kind="k_nearest_neighbors",
-        aliases=("knn",),
-        cls="warehouse_ml.models.learners.neighbors.k_nearest_neighbors.KNearestNeighbors",
-        summary="k nearest neighbours: exact top-k search in SQL over the stored training rows",
-        parameters=(
-            Parameter("k", INT, 5, "neighbours that vote", integer_at_least(1)),
-            Parameter(
-                "weights",
-                TEXT,
-                "uniform",
-                "how a neighbour's vote weighs (distance: 1 / distance)",
-                one_of("uniform", "distance"),
-            ),
-            Parameter(
-                "metric",
-                TEXT,
-                "euclidean",
-                "the distance (minkowski: of power p)",
-                one_of("euclidean", "manhattan", "minkowski", "cosine"),
-            ),
-            Parameter("p", FLOAT, 2.0, "power of the minkowski metric", AT_LEAST_ONE),
-            Parameter(
-                "ties",
-                TEXT,
-                "key",
-                "who votes at the k-th distance (key: k, smaller key; all: IBk)",
-                one_of("key", "all"),
-            ),
-            *SHARED_PARAMETERS,
-        ),
-    )
-)
-register(
-    KindSpec(
-        kind="decision_tree",
-        aliases=("tree", "dt"),
-        cls="warehouse_ml.models.learners.tree.decision_tree.DecisionTree",
-        summary="Decision tree: information gain, gain ratio or Gini, grown level by level",
-        parameters=(
-            Parameter(
-                "criterion",
-                TEXT,
-                "gain_ratio",
-                "the impurity a split lowers",
-                one_of("entropy", "gain_ratio", "gini"),
-            ),
-            Parameter(
-                "splits",
-                TEXT,
-                "multiway",
-                "how a categorical attribute splits",
-                one_of("multiway", "binary"),
-            ),
-            Parameter(
-                "max_depth",
-                OPTIONAL_INT,
-                None,
-                "the deepest level split",
-                or_none(integer_at_least(0)),
-            ),
-            Parameter(
-                "min_leaf",
-                INT,
-                2,
-                "least rows of a branch (whatever the weights)",
-                integer_at_least(1),
-            ),
-            Parameter(
-                "min_samples_split",
-                INT,
-                2,
-                "least rows of a node to split it",
-                integer_at_least(2),
-            ),
-            Parameter(
-                "max_leaf_nodes",
-                OPTIONAL_INT,
-                None,
-                "most leaves, grown best-first",
-                or_none(integer_at_least(2)),
-            ),
-            Parameter(
-                "pruning",
-                TEXT,
-                "pessimistic",
-                "how the grown tree is pruned",
-                one_of("none", "pessimistic", "reduced_error"),
-            ),
-            Parameter(
-                "confidence",
-                FLOAT,
-                0.25,
-                "confidence of pessimistic pruning",
-                number_within(0, 0.5, low_open=True, high_open=False),
-            ),
-            Parameter(
-                "bins",
-                OPTIONAL_INT,
-                32,
-                "equal-frequency threshold edges (none: every value)",
-                or_none(integer_at_least(2)),
-            ),
-            Parameter(
-                "alpha", FLOAT, 0.0, "Laplace smoothing of the leaf probabilities", NON_NEGATIVE
-            ),
-            Parameter(
-                "key",
-                TEXT,
-                None,
-                "unique column whose MD5 holds out reduced_error's rows",
-                COLUMN_NAME,
-            ),
-            Parameter(
-                "prune_fraction",
-                FLOAT,
-                1 / 3,
-                "share of rows reduced_error holds out",
-                number_within(0, 1, low_open=True, high_open=True),
-            ),
-            *SHARED_PARAMETERS,
-        ),
-        weighted=True,
-    )
-)
+FAMILIES = "warehouse_ml.models.learners"
+"""The package holding one subpackage per model family."""
+SPEC_MODULE = "specs"
+"""The module of a family package that declares its kinds (``SPECS``)."""
+
+
+def register_families(package: str = FAMILIES) -> list[KindSpec]:
+    """Register every kind each family subpackage of ``package`` declares in its
+    :data:`SPEC_MODULE` module, families in name order (a subpackage without one, such as
+    ``shared``, declares none); returns them. Only the declaring modules are imported, not the
+    learners. The library's own families are registered when this module is first imported."""
+    found = []
+    parent = importlib.import_module(package)
+    for family in sorted(m.name for m in pkgutil.iter_modules(parent.__path__) if m.ispkg):
+        name = f"{package}.{family}.{SPEC_MODULE}"
+        if importlib.util.find_spec(name) is None:
+            continue
+        found += [register(spec) for spec in importlib.import_module(name).SPECS]
+    return found
+
+
+register_families()

@@ -1,5 +1,6 @@
 """A learner's constructor arguments held to the one declaration of its kind's parameters
-(models/kinds.py: type, default, constraint and help, which the command line, ``--help`` and
+(its family's ``specs`` module, registered in models/kinds.py: type, default, constraint
+and help, which the command line, ``--help`` and
 the README read too)."""
 
 from __future__ import annotations
