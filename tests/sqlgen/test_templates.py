@@ -259,3 +259,28 @@ def test_generation_leaves_every_statement_tree_unchanged(con, monkeypatch):
         ev.auc("p")
         ev.lift_table("p")
     assert len(checked) > 50
+
+
+def test_an_outside_folders_templates_are_found_only_while_it_is_added(tmp_path):
+    """A family outside the package adds its own template folder (templates.outside_folder):
+    its templates build by name inside the block and are gone after; a name the package's
+    templates already have is refused before the block runs."""
+    area = tmp_path / "sql" / "outside"
+    area.mkdir(parents=True)
+    (area / "select_outside_answer.sql").write_text("-- An answer.\nSELECT $answer AS answer\n")
+    with templates.outside_folder(tmp_path / "sql") as names:
+        assert names == ["select_outside_answer"]
+        assert "select_outside_answer" in templates.template_names()
+        built = templates.build("select_outside_answer", answer=42)
+        assert templates.generate(built) == "SELECT 42 AS answer"
+        assert templates.template_path("select_outside_answer").endswith(
+            "sql/outside/select_outside_answer.sql"
+        )
+    assert "select_outside_answer" not in templates.template_names()
+    (area / "create_nb_classes.sql").write_text("-- A clash.\nSELECT 1 AS one\n")
+    with (
+        pytest.raises(wml.TemplateError, match="two SQL templates named 'create_nb_classes'"),
+        templates.outside_folder(tmp_path / "sql"),
+    ):
+        pass
+    assert "select_outside_answer" not in templates.template_names()

@@ -20,10 +20,11 @@ A placeholder is bound according to where it stands:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -215,22 +216,59 @@ def generate(tree: exp.Expression, dialect: str = "duckdb") -> str:
         raise TemplateError(f"cannot generate {dialect} SQL: {error}") from error
 
 
+_OUTSIDE_FOLDERS: list[Path] = []
+"""Template folders of model families outside the library's package (:func:`outside_folder`)."""
+
+
 @functools.cache
 def _index() -> dict[str, Path]:
-    """Every template's path by name (file stem); names are unique across the area folders."""
+    """Every template's path by name (file stem), the shipped ones' and those of the folders
+    :func:`outside_folder` adds; names are unique across all of them."""
     index: dict[str, Path] = {}
-    for path in sorted(template_dir().rglob("*.sql")):
-        if path.stem in index:
-            raise TemplateError(
-                f"two SQL templates named {path.stem!r}: {template_path(path.stem)} and "
-                f"sql/{path.relative_to(template_dir()).as_posix()}; names must be unique"
-            )
-        index[path.stem] = path
+    for folder in (template_dir(), *_OUTSIDE_FOLDERS):
+        for path in sorted(folder.rglob("*.sql")):
+            if path.stem in index:
+                raise TemplateError(
+                    f"two SQL templates named {path.stem!r}: {_shown(index[path.stem])} and "
+                    f"{_shown(path)}; names must be unique"
+                )
+            index[path.stem] = path
     return index
 
 
+def _shown(path: Path) -> str:
+    """A template's path as messages show it: ``sql/<area>/<name>.sql`` for a shipped one,
+    the whole path for one of a folder outside the package."""
+    if path.is_relative_to(template_dir()):
+        return f"sql/{path.relative_to(template_dir()).as_posix()}"
+    return path.as_posix()
+
+
+@contextlib.contextmanager
+def outside_folder(folder: Path) -> Iterator[list[str]]:
+    """The templates under ``folder`` (a model family's outside the library's package, in
+    area folders of its own) found by name as the shipped ones are, for the duration of a
+    ``with`` block, which gets their names; one named like another template is a
+    TemplateError before the block runs."""
+    _OUTSIDE_FOLDERS.append(folder)
+    _forget_paths()
+    try:
+        _index()
+        yield sorted(path.stem for path in folder.rglob("*.sql"))
+    finally:
+        _OUTSIDE_FOLDERS.remove(folder)
+        _forget_paths()
+
+
+def _forget_paths() -> None:
+    """Drop the cached template paths, for a change of the folders searched."""
+    _index.cache_clear()
+    template_path.cache_clear()
+
+
 def template_names() -> list[str]:
-    """Names (file stems) of every shipped template, sorted."""
+    """Names (file stems) of every template, sorted: the shipped ones (and those of an
+    :func:`outside_folder` while it is added)."""
     return sorted(_index())
 
 
@@ -242,7 +280,7 @@ def template_path(name: str) -> str:
     path = _index().get(name)
     if path is None:
         return f"sql/{name}.sql"
-    return f"sql/{path.relative_to(template_dir()).as_posix()}"
+    return _shown(path)
 
 
 TYPE_PLACEHOLDER = re.compile(r"\$([a-z_]+_type)\b")
