@@ -258,7 +258,7 @@ def test_the_cycle_guard_sees_a_ring_of_annotations(tmp_path, monkeypatch):
     ]
 
 
-LEARNER_CLASSES = {spec.cls.rpartition(".")[2] for spec in kinds.specs()}
+LEARNER_CLASSES = set(kinds.by_class_name())
 LEARNER_KINDS = {spelling for spec in kinds.specs() for spelling in spec.spellings}
 """The registered learners' class names and kind spellings, which code outside the learners'
 own package never names: it asks for a capability (models/capabilities.py) or the registry

@@ -71,10 +71,14 @@ class KindSpec:
         """Each parameter's default, by name."""
         return {p.name: p.default for p in self.parameters}
 
+    @property
+    def class_name(self) -> str:
+        """The name of the kind's class, also its public name (``warehouse_ml.<name>``)."""
+        return self.cls.rpartition(".")[2]
+
     def load(self) -> type[Classifier]:
         """The kind's class (importing its module on first use)."""
-        module, _, name = self.cls.rpartition(".")
-        return getattr(importlib.import_module(module), name)
+        return getattr(importlib.import_module(self.cls.rpartition(".")[0]), self.class_name)
 
 
 SHARED_PARAMETERS = (

@@ -63,6 +63,12 @@ def specs() -> list[KindSpec]:
     return list(_REGISTRY.values())
 
 
+def by_class_name() -> dict[str, KindSpec]:
+    """Every registered kind by its class's name (``KindSpec.class_name``), the public name
+    ``warehouse_ml`` gives the class."""
+    return {spec.class_name: spec for spec in _REGISTRY.values()}
+
+
 def spec_of(kind: str) -> KindSpec | None:
     """The registered kind whose catalog name is ``kind``, or None."""
     return _REGISTRY.get(kind)
