@@ -6,18 +6,22 @@ capability (models/capabilities.py) promises, checked on each kind that declares
 scores explain the log-odds exactly; integer weights count as repeated rows; an update equals a
 fit on base + batch; exact leave-one-out equals n re-fits; stored counts show no drift on the
 training table. A kind without a capability gets a NotSupportedError naming the kind and the
-capability from every call that needs it. A new kind registered in models/kinds.py is tested
-here without a line added."""
+capability from every call that needs it. A new kind, declared in its family's ``specs``
+module, is tested here without a line added (one and four DuckDB threads giving the same probabilities); ZeroR (tests/extra_families/zero_rule/), a family
+written outside the library from its own files only, is registered for this module's tests and
+passes them too."""
 
 from __future__ import annotations
 
 import inspect
 
 import duckdb
+import extra_families
 import numpy as np
 import pyarrow as pa
 import pytest
 import sqlglot
+from extra_families.zero_rule import specs as zero_rule_specs
 
 import warehouse_ml as wml
 from warehouse_ml.cli import main
@@ -27,9 +31,18 @@ from warehouse_ml.models import capabilities, kind_parameters, kinds
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes
 
-SPECS = kinds.specs()
+SPECS = [*kinds.specs(), *zero_rule_specs.SPECS]
+"""The library's kinds and those of the families outside it (:func:`outside_families`)."""
 DIALECTS = ["duckdb", "postgres", "spark", "snowflake", "bigquery", "trino"]
 LABELS = ["c0", "c1", "c2"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def outside_families():
+    """The families written outside the library (tests/extra_families/: ZeroR, from its own
+    module, specs and SQL folder), registered as a new family is, for this module's tests."""
+    with extra_families.registered() as found:
+        yield found
 
 
 def by_kind(test):
@@ -100,6 +113,19 @@ def test_probabilities_sum_to_one_with_nulls_and_mixed_columns(con, spec):
     assert p.shape == (table.num_rows, 3)
     assert np.all((p >= 0) & (p <= 1))
     np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-9)
+
+
+@by_kind
+def test_fits_and_probabilities_agree_across_duckdb_thread_counts(spec):
+    """One and four DuckDB threads (parallel scans, aggregates summed in another order) give
+    the same probabilities to 1e-12."""
+    table = data(600, seed=8)
+    found = []
+    for threads in (1, 4):
+        with duckdb.connect() as own:
+            own.execute(f"SET threads = {threads}")
+            found.append(probabilities(fit(spec, own, table, "m"), own, table))
+    np.testing.assert_allclose(found[1], found[0], rtol=0, atol=1e-12)
 
 
 @by_kind
@@ -407,3 +433,15 @@ def test_a_kind_without_a_capability_is_refused_by_every_call_that_needs_it(
         stored.execute("CREATE TABLE batch AS SELECT * FROM rows")
     assert main(["update", "m", "batch", "--batch-id", "b", "--db", db]) != 0
     assert "capability CountUpdates; model kind 'plain_nb'" in capsys.readouterr().err
+
+
+def test_a_family_outside_the_library_is_a_kind_like_the_librarys(outside_families, capsys):
+    """ZeroR, registered from its own files, is listed by ``train --help`` with its parameter
+    and taken by ``--kind``, as the library's own kinds are."""
+    assert [spec.kind for spec in outside_families] == ["zero_rule"]
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    listed = capsys.readouterr().out
+    assert "zeror/zero_rule: ZeroR: every row scored by the training classes' shares" in listed
+    assert "alpha=float (default 0.0): additive smoothing of P(class)" in listed
+    assert kinds.named("ZEROR").load().__module__ == "extra_families.zero_rule.zero_rule"

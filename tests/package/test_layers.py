@@ -333,7 +333,10 @@ TEST_FOLDERS = {"sqlgen", "engines", "stats", "learners", "scoring", "inspection
 TEST_FOLDERS |= {"evaluation", "cli", "contract", "package"}
 """The folders of tests/, one a layer or role of the package and the contract, the command and
 the package as a whole (docs/ARCHITECTURE.md "Tests"); the helpers several folders share are
-modules at tests/ itself."""
+modules at tests/ itself, or the packages of :data:`HELPER_PACKAGES`."""
+HELPER_PACKAGES = {"extra_families"}
+"""Packages at tests/ that are shared helpers as a whole: the model families written outside
+the library, each a folder of its own module, specs and SQL (tests/extra_families/)."""
 
 
 def _misplaced_test_files(root: Path) -> list[str]:
@@ -342,7 +345,9 @@ def _misplaced_test_files(root: Path) -> list[str]:
     found = []
     for path in sorted(root.rglob("*.py")):
         parts = path.relative_to(root).parts
-        helper = len(parts) == 1 and not path.name.startswith("test_")
+        helper = not path.name.startswith("test_") and (
+            len(parts) == 1 or parts[0] in HELPER_PACKAGES
+        )
         test = len(parts) == 2 and parts[0] in TEST_FOLDERS and path.name.startswith("test_")
         if not (helper or test):
             found.append("/".join(parts))
@@ -378,7 +383,8 @@ def _imported_test_modules(root: Path, path: Path) -> list[str]:
             found += [
                 (node.lineno, target.relative_to(root).as_posix())
                 for target in sorted(targets)
-                if target.parent != root or target.is_dir()
+                if (target.parent != root or target.is_dir())
+                and target.relative_to(root).parts[0] not in HELPER_PACKAGES
             ]
     return [f"{line}: {what}" for line, what in sorted(found)]
 
