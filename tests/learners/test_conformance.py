@@ -14,6 +14,8 @@ passes them too."""
 from __future__ import annotations
 
 import inspect
+import shutil
+from pathlib import Path
 
 import duckdb
 import extra_families
@@ -85,6 +87,31 @@ def fit(spec: kinds.KindSpec, con, source, name: str, settings=None, **options) 
     return model.fit(con, source, "y", features=FEATURES, name=name, **options)
 
 
+@pytest.fixture(scope="module")
+def fitted_files() -> dict[str, Path]:
+    """Each kind's fitted database (:func:`fitted`) of this worker, by kind."""
+    return {}
+
+
+@pytest.fixture
+def fitted(spec, fitted_files, tmp_path_factory, tmp_path):
+    """A connection to this test's own copy of a database holding the table ``t``
+    (:func:`data`, in ``id`` order) and the model ``m`` of ``spec``'s kind fitted on it, and
+    the model read back: one fit per kind (and worker), each test reading a copy of its file,
+    so nothing one test does reaches another."""
+    if spec.kind not in fitted_files:
+        path = tmp_path_factory.mktemp(f"fitted_{spec.kind}") / "fitted.duckdb"
+        with duckdb.connect(str(path)) as con:
+            con.register("rows", data())
+            con.execute("CREATE TABLE t AS SELECT * FROM rows ORDER BY id")
+            fit(spec, con, "t", "m")
+        fitted_files[spec.kind] = path
+    copy = tmp_path / "fitted.duckdb"
+    shutil.copyfile(fitted_files[spec.kind], copy)
+    with duckdb.connect(str(copy)) as con:
+        yield con, wml.load(con, "m")
+
+
 def probabilities(model, con, source) -> np.ndarray:
     return np.column_stack([c.to_numpy() for c in model.predict_proba(con, source).columns])
 
@@ -106,9 +133,9 @@ def test_every_kind_has_its_own_spellings():
 
 
 @by_kind
-def test_probabilities_sum_to_one_with_nulls_and_mixed_columns(con, spec):
+def test_probabilities_sum_to_one_with_nulls_and_mixed_columns(fitted):
+    con, model = fitted
     table = data()
-    model = fit(spec, con, table, "m")
     p = probabilities(model, con, table)
     assert p.shape == (table.num_rows, 3)
     assert np.all((p >= 0) & (p <= 1))
@@ -146,10 +173,8 @@ def test_a_prediction_view_and_a_reloaded_model_give_predict_proba(con, spec):
 
 
 @by_kind
-def test_exported_sql_parses_in_every_target_dialect(con, spec):
-    con.register("rows", data())
-    con.execute("CREATE TABLE t AS SELECT * FROM rows")
-    model = fit(spec, con, "t", "m")
+def test_exported_sql_parses_in_every_target_dialect(fitted):
+    con, model = fitted
     for dialect in DIALECTS:
         text = model.sql(con, "t", keys=["id"], dialect=dialect)
         statements = sqlglot.parse(text, read=dialect)
