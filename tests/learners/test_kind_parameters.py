@@ -1,4 +1,4 @@
-"""Each kind's parameters are declared once (models/kinds.py: type, default, constraint, help)
+"""Each kind's parameters are declared once (its family's specs.py: type, default, constraint, help)
 and the constructor holds its arguments to that declaration: a value the constraint refuses
 is a ParameterError saying what the value must be, the same text for every kind."""
 
