@@ -27,7 +27,8 @@ def design(
             x = train[name].to_numpy(zero_copy_only=False).astype(float)
             seen = ~np.isnan(x)
             mean = np.average(x[seen], weights=w[seen])
-            std = math.sqrt(np.average((x[seen] - mean) ** 2, weights=w[seen])) or 1.0
+            variance = np.average((x[seen] - mean) ** 2, weights=w[seen])
+            std = 1.0 if _constant(variance, mean, int(seen.sum())) else math.sqrt(variance)
             z = (rows[name].to_numpy(zero_copy_only=False).astype(float) - mean) / std
             columns.append(np.nan_to_num(z, nan=0.0))
             names.append(name)
@@ -38,6 +39,15 @@ def design(
             columns.append(np.array([v == level for v in values], float))
             names.append(f"{name}={level}")
     return np.column_stack(columns), names
+
+
+def _constant(variance: float, mean: float, n: int) -> bool:
+    """Whether a column of ``n`` values with this mean and variance is constant, as
+    scikit-learn's ``StandardScaler`` decides it (``_is_constant_feature``): a variance within
+    the rounding error of summing the values (a constant column under uneven weights has a
+    mean 1 ulp off, and so a variance of some 1e-32 instead of 0)."""
+    eps = np.finfo(np.float64).eps
+    return variance <= n * eps * variance + (n * mean * eps) ** 2
 
 
 def probabilities(model, con, source) -> np.ndarray:
