@@ -338,6 +338,12 @@ def test_integer_codes_score_every_fold_in_one_query(con, monkeypatch, model):
 # -- hypothesis: random small categorical tables ----------------------------------------------
 @st.composite
 def _small_tables(draw) -> pa.Table:
+    """n rows of 2-3 attributes and a class; every attribute has a value in more rows than a
+    fold of the 3-fold split holds (n/3 and one per class at most), so every fold's training
+    rows have a value of it. A fit from scratch leaves out an attribute whose training rows are
+    all NULL (with a warning), while the cross-validation's fold models keep the attributes
+    the whole table has: hypothesis 6.170.27 drew a fold whose only value of a0 was held out,
+    and a table with no value at all (a DataError before any fit, as documented)."""
     n = draw(st.integers(12, 40))
     d = draw(st.integers(2, 3))
     labels = draw(st.lists(st.sampled_from(["x", "y", "z"]), min_size=n, max_size=n))
@@ -348,6 +354,7 @@ def _small_tables(draw) -> pa.Table:
         values = draw(st.sampled_from([["p", "q", "r", "s"], [0, 1, 2, 3], [1, 2, 4]]))
         cell = st.one_of(st.none(), st.sampled_from(values))  # integer codes: the lookup
         cells = draw(st.lists(cell, min_size=n, max_size=n))
+        assume(sum(c is not None for c in cells) > n // 3 + len(counts))
         # typed as written (a column drawn all-NULL is still text or integers, not Arrow null)
         columns[f"a{i}"] = pa.array(cells, pa.string() if values[0] == "p" else pa.int64())
     columns["y"] = labels
