@@ -1,9 +1,10 @@
 """The registry of model kinds: each kind's catalog name, the spellings the command line
 accepts for it, the dotted path of its class (imported on first use) and its constructor's
 parameters (type, default, one-line help), as its family declares them
-(models/kind_spec.py's :class:`KindSpec`). ``warehouse_ml.load``, the public names of
-``warehouse_ml``, the command line (its ``--kind``, ``--param`` and ``--help``) and the
-conformance tests read it; nothing here imports a learner, DuckDB, Arrow, sqlglot or numpy, so
+(models/kind_spec.py's :class:`KindSpec`). ``warehouse_ml.load``, the command line (its
+``--kind``, ``--param`` and ``--help``) and the conformance tests read it (the public names of
+``warehouse_ml`` are written there, for type checkers, and held to it by
+tests/cli/test_cli_startup.py); nothing here imports a learner, DuckDB, Arrow, sqlglot or numpy, so
 ``warehouse-ml --help`` can.
 
 Each family package under models/learners/ declares its kinds in its own ``specs`` module
