@@ -35,6 +35,7 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.sources import SourceLike, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.evaluation import splits
+from warehouse_ml.evaluation.kept_as import kept_as
 from warehouse_ml.models.training import ClassCount, class_counts
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, column
@@ -147,9 +148,10 @@ def resample(
     ratio = _check(strategy, ratio)
     seed = splits.check_seed(seed)
     sample_id = splits.new_id("sample")
+    form = kept_as(view)
     with session(con) as warehouse, open_source(warehouse, source) as src:
-        warehouse.require_writing("the resample's " + ("view" if view else "table"))
-        splits.prepare(src, key, target, view, True, [COPY])
+        warehouse.require_writing(f"the resample's {form.kind}")
+        splits.prepare(src, key, target, form, True, [COPY])
         classes, _ = class_counts(warehouse, src, target)
         splits.profile(warehouse, src, key)  # a unique, non-NULL key, as the splits check it
         kept = quotas(classes, strategy, ratio)
@@ -169,7 +171,7 @@ def resample(
             },
         )
         query = splits.split_rows(warehouse, src, key, target, seed, 1, True, assignment)
-        name = splits.write(warehouse, src, query, table, view, sample_id, "resample", "sample")
+        name = splits.write(warehouse, src, query, table, form, sample_id, "resample", "sample")
     return Resample(
         name, key or splits.ROW_KEY, target, strategy, ratio, seed,
         {c.label: c.n for c in classes},

@@ -49,6 +49,7 @@ from warehouse_ml.engines import Connectable, session
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ColumnError, DataError, ParameterError
+from warehouse_ml.evaluation.kept_as import TABLE, KeptAs, kept_as
 from warehouse_ml.models.scoring import names
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName, alias, column
@@ -269,7 +270,7 @@ def prepare(
     source: Source,
     key: str | None,
     stratify: str | None,
-    view: bool,
+    kept: KeptAs,
     keep_columns: bool,
     added: Sequence[str],
 ) -> bool:
@@ -277,12 +278,8 @@ def prepare(
     if stratify is not None:
         source.field(stratify)
     check_key(source, key, stratify)
+    kept.check_key(key)
     if key is None:
-        if view:
-            raise ParameterError(
-                "a split view needs a key column: without one, rows are numbered in scan "
-                "order, which only a materialised table keeps (use view=False or key=...)"
-            )
         keep_columns = True  # the row number is only useful next to the rows it numbers
     if key is None and ROW_KEY.casefold() in {c.casefold() for c in source.columns}:
         raise ColumnError(
@@ -298,19 +295,18 @@ def write(
     source: Source,
     query: exp.Query,
     table: str | Sequence[str] | TableName | None,
-    view: bool,
+    kept: KeptAs,
     split_id: str,
     created_by: str,
     owner_kind: str = "split",
 ) -> TableName:
     """Create the split (or, ``owner_kind="sample"``, a resample: resampling.py) as
     warehouse-ml's own table or view (``wml.<split_id>`` by default)."""
-    warehouse.require_writing(f"the {owner_kind}'s " + ("view" if view else "table"))
-    if view:
-        source.durable_spec(f"a {owner_kind} view")
+    warehouse.require_writing(f"the {owner_kind}'s {kept.kind}")
+    kept.check_source(source, owner_kind)
     name = TableName.parse(table) if table is not None else warehouse.library_table(split_id)
     sources = [] if source.object is None else [source.object]
-    claimed = ownership.claim(warehouse, name, "view" if view else "table", sources=sources)
+    claimed = ownership.claim(warehouse, name, kept.kind, sources=sources)
     return ownership.create(
         warehouse, claimed, query, owner_kind=owner_kind, owner=split_id, role=owner_kind,
         created_by=created_by, lifetime=ownership.KEPT,
@@ -326,13 +322,13 @@ def fold_rows(
     key: str | None,
     stratify: str | None,
     keep_columns: bool,
-    view: bool = False,
+    kept: KeptAs = TABLE,
     fold_column: str = FOLD,
 ) -> tuple[exp.Query, int]:
     """The query of a k-fold assignment (``folds`` None: leave-one-out) and the row count.
     ``fold_column`` names the fold (a fresh name when the caller needs one no source column
     has: cross-validation)."""
-    keep_columns = prepare(source, key, stratify, view, keep_columns, [fold_column])
+    keep_columns = prepare(source, key, stratify, kept, keep_columns, [fold_column])
     n_rows = profile(warehouse, source, key)
     if folds is None:
         folds = n_rows
@@ -386,8 +382,9 @@ def assign_folds(
     if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
         raise ParameterError(f"folds must be an integer >= 2, got {folds!r}")
     return _folds(
-        con, source, folds, seed, key, stratify, table, view, keep_columns, "assign_folds"
-    )
+        con, source, folds, seed, key, stratify, table, kept_as(view), keep_columns,
+        "assign_folds",
+    )  # fmt: skip
 
 
 def leave_one_out(
@@ -403,7 +400,9 @@ def leave_one_out(
 
     Arguments and output columns as :func:`assign_folds`; ``Split.folds`` is the row count.
     """
-    return _folds(con, source, None, 0, key, None, table, view, keep_columns, "leave_one_out")
+    return _folds(
+        con, source, None, 0, key, None, table, kept_as(view), keep_columns, "leave_one_out"
+    )
 
 
 def new_id(prefix: str = "split") -> str:
@@ -419,7 +418,7 @@ def _folds(
     key: str | None,
     stratify: str | None,
     table: str | Sequence[str] | TableName | None,
-    view: bool,
+    kept: KeptAs,
     keep_columns: bool,
     created_by: str,
 ) -> Split:
@@ -428,9 +427,9 @@ def _folds(
     with session(con) as warehouse, open_source(warehouse, source) as src:
         query, n_rows = fold_rows(
             warehouse, src, folds, seed=seed, key=key, stratify=stratify,
-            keep_columns=keep_columns, view=view,
+            keep_columns=keep_columns, kept=kept,
         )  # fmt: skip
-        name = write(warehouse, src, query, table, view, split_id, created_by)
+        name = write(warehouse, src, query, table, kept, split_id, created_by)
     k = n_rows if folds is None else folds
     return Split(name, key or ROW_KEY, "folds", n_rows, k, 1, seed, stratify, FOLD, split_id)
 
@@ -472,14 +471,15 @@ def holdout_split(
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ParameterError(f"repeats must be an integer >= 1, got {repeats!r}")
     split_id = new_id()
+    kept = kept_as(view)
     with session(con) as warehouse, open_source(warehouse, source) as src:
-        keep_columns = prepare(src, key, target, view, keep_columns, HOLDOUT_COLUMNS)
+        keep_columns = prepare(src, key, target, kept, keep_columns, HOLDOUT_COLUMNS)
         n_rows = profile(warehouse, src, key)
         assignment = Assignment(
             "select_holdout_split", HOLDOUT_COLUMNS, {"test_fraction": fraction}
         )
         query = split_rows(warehouse, src, key, target, seed, repeats, keep_columns, assignment)
-        name = write(warehouse, src, query, table, view, split_id, "holdout_split")
+        name = write(warehouse, src, query, table, kept, split_id, "holdout_split")
     return Split(
         name, key or ROW_KEY, "holdout", n_rows, None, repeats, seed, target, FOLD, split_id
     )
