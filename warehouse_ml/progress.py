@@ -31,9 +31,10 @@ class Progress:
         operation: the operation reporting, e.g. ``"fit"``, ``"cross_validate"``,
             ``"create_table"`` (the outermost one when operations nest).
         statement: 1-based number of this statement within the operation.
-        phase: what the statement does: the SQL template's name (``sql/<name>.sql``, e.g.
-            ``create_pair_counts``) or the statement kind (``create``, ``select``...), followed
-            by the table it writes, if any (e.g. ``create_pair_counts wml.m1f..._pair_counts``).
+        phase: what the statement does: the SQL template's name (a file under
+            ``warehouse_ml/sql/``, e.g. ``create_pair_counts``) or the statement kind
+            (``create``, ``select``...), followed by the table it writes, if any (e.g.
+            ``create_pair_counts wml.m1f..._pair_counts``).
         elapsed: seconds since the operation started (monotonic clock), at the moment this
             statement is about to run.
     """

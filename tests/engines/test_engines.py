@@ -1148,7 +1148,7 @@ _ROW_TEXTS = {
     "spark": ["1:1|1:a", "2:22|null", "1:3|3:ccc"],
 }
 """Each engine's text of the rows (1, 'a'), (22, NULL), (3, 'ccc'): DuckDB's and PostgreSQL's
-cast of the whole row, the portable length-prefixed cells elsewhere (sql/engines/)."""
+cast of the whole row, the portable length-prefixed cells elsewhere (warehouse_ml/sql/engines/)."""
 
 
 def _digest_numbers(engine: str, text: str) -> tuple[int, int]:
@@ -1306,9 +1306,10 @@ def test_an_open_postgres_transaction_is_refused(postgres_engine: Engine) -> Non
 def test_postgres_statements_run_without_jit_and_leave_the_setting(
     postgres_engine: Engine,
 ) -> None:
-    """Every statement of the library runs with JIT off (sql/engines/engine_postgres_no_jit.sql:
-    LLVM compiles the wide statements far slower than PostgreSQL runs them), set for its own
-    transaction only: the connection's setting is as it was."""
+    """Every statement of the library runs with JIT off
+    (warehouse_ml/sql/engines/engine_postgres_no_jit.sql: LLVM compiles the wide statements far
+    slower than PostgreSQL runs them), set for its own transaction only: the connection's setting is
+    as it was."""
     connection = postgres_engine.connection
     (own,) = connection.execute("SHOW jit").fetchone()
     assert postgres_engine.warehouse._query("SHOW jit").column(0).to_pylist() == ["off"]
@@ -1398,7 +1399,7 @@ def test_a_spark_cluster_session_runs_the_library_on_two_executors(
     assert len(after) == 2 and all(after[e] > before.get(e, 0) for e in after), after
 
 
-# -- the README's engine blocks, as written (tests/package/test_readme.py runs the DuckDB tour) --------
+# -- the README's engine blocks, as written (tests/package/test_readme.py runs the DuckDB tour) --
 @pytest.fixture(scope="module")
 def demo_folder(tmp_path_factory) -> Path:
     """A folder with the demo's ``demo.duckdb``, as the README's tour has it."""

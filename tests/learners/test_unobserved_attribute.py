@@ -1,7 +1,7 @@
 """An attribute with no non-NULL value among the labelled training rows: every value it is
 scored with is unseen, and no value was seen to weigh it against, so it contributes nothing to
-any class (sql/models/learners/bayes/naive_bayes/create_nb_unseen.sql). Naive Bayes and TAN score as
-fitted without it: through ``predict_proba``, a prediction view, the exported SQL and a
+any class (warehouse_ml/sql/models/learners/bayes/naive_bayes/create_nb_unseen.sql). Naive Bayes and
+TAN score as fitted without it: through ``predict_proba``, a prediction view, the exported SQL and a
 cross-validation (every fold's model in long format)."""
 
 from __future__ import annotations

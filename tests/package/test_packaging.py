@@ -14,7 +14,7 @@ from warehouse_ml.sqlgen import templates
 
 def test_wheel_contains_every_sql_template(tmp_path):
     # built from a copy without build artefacts: setuptools' build/ folder keeps files that
-    # were deleted from sql/ since it was made, and building in place would write one
+    # were deleted from warehouse_ml/sql/ since it was made, and building in place would write one
     checkout = tmp_path / "checkout"
     shutil.copytree(
         REPO,

@@ -182,8 +182,9 @@ def test_a_1e25_outlier_leaves_the_other_classes_moments_exact(con):
 
 def test_cross_validation_with_a_1e25_outlier_equals_refits_of_every_fold(con):
     """Cross-validation learns every fold from per-fold moments (scaled per class and fold) pooled
-    over the other folds (sql/select_moments_outside_partitions.sql): each fold's predictions
-    equal scikit-learn's GaussianNB fitted on the other folds' rows."""
+    over the other folds
+    (warehouse_ml/sql/models/learners/bayes/naive_bayes/select_moments_outside_partitions.sql): each
+    fold's predictions equal scikit-learn's GaussianNB fitted on the other folds' rows."""
     from sklearn.naive_bayes import GaussianNB
 
     x, y = outlier_data(n=1200)

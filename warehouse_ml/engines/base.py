@@ -372,12 +372,12 @@ class Warehouse(abc.ABC):
         return self._query(self._record(sql))
 
     def run(self, template: str, /, **bindings: Any) -> None:
-        """Render ``sql/<template>.sql`` for this engine and execute it."""
+        """Render ``warehouse_ml/sql/<template>.sql`` for this engine and execute it."""
         self._run(templates.build(template, **bindings), template)
 
     def fetch(self, template: str, /, **bindings: Any) -> pa.Table:
-        """Render ``sql/<template>.sql`` for this engine (:meth:`_rendered`) and return its rows
-        as Arrow."""
+        """Render ``warehouse_ml/sql/<template>.sql`` for this engine (:meth:`_rendered`) and return
+        its rows as Arrow."""
         return self._query(self._reported(template, bindings))
 
     def _reported(self, template: str, bindings: dict[str, Any]) -> str:
@@ -440,8 +440,8 @@ class Warehouse(abc.ABC):
         return self._schema(self._reported("select_no_rows", {"source": relation}))
 
     def row_text(self, table: TableName) -> exp.Expression:
-        """The text of a row of ``table`` (alias ``t``) for checksums (integrity.py): every column,
-        length-prefixed, NULL marked (sql/checksum_cell.sql); or the engine's cast of a row."""
+        """A row of ``table`` (alias ``t``) as text for checksums (integrity.py): every column,
+        length-prefixed, NULL marked (warehouse_ml/sql/engines/checksum_cell.sql), or a cast."""
         cells = [
             templates.expression("checksum_cell", value=templates.column(n, "t"))
             for n in self.schema_of(table).names
@@ -466,8 +466,8 @@ class Warehouse(abc.ABC):
 
     def digest(self, text: exp.Expression) -> exp.Expression:
         """The MD5 digest of ``text`` in the form this engine sorts fastest: here its 32
-        lowercase hex digits (sql/engines/md5_text.sql), whose text order every engine shares.
-        :meth:`digest_sort_keys` gives the keys that sort digests in that order."""
+        lowercase hex digits (warehouse_ml/sql/engines/md5_text.sql), whose text order every engine
+        shares. :meth:`digest_sort_keys` gives the keys that sort digests in that order."""
         return templates.expression("md5_text", text=text)
 
     def digest_sort_keys(self, digest: exp.Expression) -> list[exp.Expression]:

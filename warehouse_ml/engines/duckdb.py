@@ -121,9 +121,9 @@ class DuckDBWarehouse(Warehouse):
         return part.translate(_ASCII_LOWER)
 
     def _session_facts(self) -> dict[str, Any]:
-        """The facts of sql/engines/engine_duckdb_session.sql, read through the relation API,
-        which refuses (``duckdb.ResourceInUseException``) a connection holding an unfinished
-        result of the user's where ``execute`` would discard it (:meth:`_usable`)."""
+        """The facts of warehouse_ml/sql/engines/engine_duckdb_session.sql, read through the
+        relation API, which refuses (``duckdb.ResourceInUseException``) a connection holding an
+        unfinished result of the user's where ``execute`` would discard it (:meth:`_usable`)."""
         if self._facts is None:
             text = self._reported("engine_duckdb_session", {})
             self._facts = self._query_if_idle(text).to_pylist()[0]
@@ -228,7 +228,7 @@ class DuckDBWarehouse(Warehouse):
         return [self._located(row) for row in reached]
 
     def _located(self, row: dict[str, Any]) -> Located:
-        """A row of sql/engines/engine_duckdb_relations.sql as a :class:`Located`."""
+        """A row of warehouse_ml/sql/engines/engine_duckdb_relations.sql as a :class:`Located`."""
         located = self._object(row["database_name"], row["schema_name"], row["object_name"])
         if row["is_temporary"]:
             located = ObjectName(TableName(("temp", "main", row["object_name"])), located.key)
@@ -260,8 +260,9 @@ class DuckDBWarehouse(Warehouse):
 
     # -- the user's connection ------------------------------------------------------------
     def digest(self, text: exp.Expression) -> exp.Expression:
-        """The MD5 digest as one 128-bit integer (sql/engines/engine_duckdb_md5_number.sql):
-        sorting two 64-bit integers costs far less than sorting hex text."""
+        """The MD5 digest as one 128-bit integer
+        (warehouse_ml/sql/engines/engine_duckdb_md5_number.sql): sorting two 64-bit integers costs
+        far less than sorting hex text."""
         return templates.expression("engine_duckdb_md5_number", text=text)
 
     def digest_sort_keys(self, digest: exp.Expression) -> list[exp.Expression]:

@@ -74,7 +74,7 @@ _MISSING = (pg_errors.UndefinedTable, pg_errors.InvalidSchemaName, pg_errors.Und
 
 @functools.cache
 def _no_jit() -> bytes:
-    """sql/engines/engine_postgres_no_jit.sql's text, run before each of the library's
+    """warehouse_ml/sql/engines/engine_postgres_no_jit.sql's text, run before each of the library's
     statements in its transaction."""
     return templates.render("engine_postgres_no_jit", "postgres").encode("utf-8")
 

@@ -187,8 +187,8 @@ class SparkWarehouse(Warehouse):
 
     def digest_numbers(self, digest: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
         """The portable numbers (hex digits 1-8 and 9-16) by Spark's ``CONV``
-        (sql/engines/engine_spark_hex_number.sql): a Naive Bayes model's checksum statement
-        went from 20.9 kB to 6.8-10.2 kB, and its planning with it."""
+        (warehouse_ml/sql/engines/engine_spark_hex_number.sql): a Naive Bayes model's checksum
+        statement went from 20.9 kB to 6.8-10.2 kB, and its planning with it."""
         return (
             templates.expression("engine_spark_hex_number", digest=digest, first=1),
             templates.expression("engine_spark_hex_number", digest=digest.copy(), first=9),

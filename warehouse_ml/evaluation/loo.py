@@ -10,15 +10,16 @@ form. For class c and a row of class y, ``own = 1`` if c == y else 0:
   when prior_alpha = 0: impossible);
 * categorical attribute with the row's value x: n'_xc = n_xc - own and n'_c = n_c - own (n_c =
   the class's non-NULL count of the attribute) in the usual smoothing
-  (n' + alpha + m/|X|) / (n'_c + alpha |X| + m) (``sql/smoothed_log_prob.sql``, shared with the
+  (n' + alpha + m/|X|) / (n'_c + alpha |X| + m)
+  (``warehouse_ml/sql/models/learners/bayes/naive_bayes/smoothed_log_prob.sql``, shared with the
   fit); a value seen only in this row is unseen in its fold: it contributes the unseen term
-  (``sql/unseen_log_prob.sql``) with |X| - 1 values and n'_c, for every class (nothing when no
-  value of the attribute is left); NULL values contribute nothing; a zero probability
-  (alpha = m = 0) makes the class impossible, a zero denominator gives -ln|X|, exactly as the
-  fitted model's tables and scoring do. Both cases a row can be in (of class c or not) are
-  computed once per (attribute, value, class) in a small table
-  (``sql/create_loo_categorical.sql``), so scoring a row is one join per attribute, as in
-  ordinary scoring;
+  (``warehouse_ml/sql/models/learners/bayes/naive_bayes/unseen_log_prob.sql``) with |X| - 1 values
+  and n'_c, for every class (nothing when no value of the attribute is left); NULL values contribute
+  nothing; a zero probability (alpha = m = 0) makes the class impossible, a zero denominator gives
+  -ln|X|, exactly as the fitted model's tables and scoring do. Both cases a row can be in (of class
+  c or not) are computed once per (attribute, value, class) in a small table
+  (``warehouse_ml/sql/evaluation/crossval/create_loo_categorical.sql``), so scoring a row is one
+  join per attribute, as in ordinary scoring;
 * numeric attribute: the class's mean and population variance without the row,
   mean' = (n mean - x) / (n - 1), M2' = M2 - (x - mean)(x - mean'); for the one row of its
   class holding the class's extreme value (the farthest from the mean), whose removal this
@@ -180,9 +181,10 @@ def create_categorical_table(
     categorical_table: TableName,
     unseen_table: TableName,
 ) -> None:
-    """Write the leave-one-out categorical parameters (``sql/create_loo_categorical.sql``):
-    per (attribute, value, class) the log-probability with the row left out, for a row of
-    another class and for a row of this class, from the full-data model's tables."""
+    """Write the leave-one-out categorical parameters
+    (``warehouse_ml/sql/evaluation/crossval/create_loo_categorical.sql``): per (attribute, value,
+    class) the log-probability with the row left out, for a row of another class and for a row of
+    this class, from the full-data model's tables."""
     k, u = "k", "u"
     smoothing = {"alpha": model.alpha, "m": model.m}
     fewer_values = _minus(column("n_values", u), literal(1))
@@ -251,7 +253,8 @@ def gaussian_term(
 ) -> Term:
     """Leave-one-out Gaussian log-density of one numeric attribute: the class's mean and
     variance without the row (the exact moments of the class's other values for the row that
-    holds its extreme value), floored by the full-data epsilon (``sql/term_gaussian.sql``)."""
+    holds its extreme value), floored by the full-data epsilon
+    (``warehouse_ml/sql/models/learners/bayes/naive_bayes/term_gaussian.sql``)."""
     k = len(own)
     parts = (
         ("n", "n"), ("mean", "mean"), ("variance", "var"), ("epsilon", "eps"), ("extreme", "ext"),

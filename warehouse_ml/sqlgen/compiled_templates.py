@@ -4,7 +4,7 @@ Each template is parsed once per process (:func:`warehouse_ml.sqlgen.templates.b
 every new process (a command-line call, a job's first fit) parses again each template it
 uses: 20 ms of CPU for the 29 templates of a Naive Bayes fit, where unpickling their parsed
 trees takes 5 ms. So each parsed template is stored the way the interpreter stores a
-module's bytecode: in ``__pycache__`` beside ``sql/<area>/<name>.sql``, or under
+module's bytecode: in ``__pycache__`` beside ``warehouse_ml/sql/<area>/<name>.sql``, or under
 ``sys.pycache_prefix`` (``PYTHONPYCACHEPREFIX``) when it is set; and never written when the
 interpreter writes no bytecode (``sys.dont_write_bytecode``, ``PYTHONDONTWRITEBYTECODE``).
 

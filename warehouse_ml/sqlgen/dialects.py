@@ -14,9 +14,9 @@ few rewrites sqlglot does not do, as AST transforms applied in one place:
     ``CREATE TABLE (...)`` likewise (Spark 4 treats a bare ``VARCHAR`` as a length-checked
     type).
   - **spark**: ``x AT TIME ZONE 'UTC'`` (a timestamp's UTC wall-clock time,
-    sql/utc_timestamp.sql) -> ``TIMESTAMPADD(MICROSECOND, UNIX_MICROS(x), TIMESTAMP_NTZ
-    '1970-01-01 00:00:00')``: sqlglot writes ``FROM_UTC_TIMESTAMP(x, 'UTC')``, which returns
-    the same instant, still shown in ``spark.sql.session.timeZone``; the epoch microseconds
+    warehouse_ml/sql/stats/utc_timestamp.sql) -> ``TIMESTAMPADD(MICROSECOND, UNIX_MICROS(x),
+    TIMESTAMP_NTZ '1970-01-01 00:00:00')``: sqlglot writes ``FROM_UTC_TIMESTAMP(x, 'UTC')``, which
+    returns the same instant, still shown in ``spark.sql.session.timeZone``; the epoch microseconds
     added to the epoch as a timestamp without time zone are the UTC wall-clock time.
 
   - **postgres**: ``x COLLATE C`` (a text value compared by its bytes,

@@ -1,8 +1,8 @@
 """Typed one-line SQL expressions: casts and comparisons the query builders share.
 
 A formula with meaning of its own (a smoothed log-probability, a scoring term) is a template
-under ``sql/`` (``templates.expression``), where its header documents it; what is only SQL
-syntax, a cast or an equality, is built here as a sqlglot node, with the same tree the
+under ``warehouse_ml/sql/`` (``templates.expression``), where its header documents it; what is only
+SQL syntax, a cast or an equality, is built here as a sqlglot node, with the same tree the
 one-line template would have parsed to. Every argument is copied: a node may be placed in
 several parts of a query.
 """

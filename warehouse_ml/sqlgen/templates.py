@@ -1,6 +1,6 @@
 """The one place SQL text is produced.
 
-SQL lives in ``sql/<area>/*.sql`` (shipped inside the package as ``warehouse_ml.sql``), one
+SQL lives in ``warehouse_ml/sql/<area>/*.sql`` (package data, in the wheel too), one
 statement per file, with ``$snake_case`` placeholders. :func:`render` parses a template with sqlglot
 (DuckDB syntax), substitutes every placeholder by an AST node, and generates SQL for the target
 dialect with ``unsupported_level=RAISE``. No SQL is ever built with string formatting. A
@@ -40,12 +40,12 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def template_dir() -> Path:
-    """Where the ``*.sql`` templates are: ``warehouse_ml/sql`` inside an installed wheel, the
-    repository's top-level ``sql/`` in a checkout or an editable install."""
-    for candidate in (_PACKAGE / "sql", _PACKAGE.parent / "sql"):
-        if candidate.is_dir():
-            return candidate
-    raise TemplateError(f"no sql/ folder next to {_PACKAGE}: is the package installed correctly?")
+    """Where the ``*.sql`` templates are: ``warehouse_ml/sql``, package data of the package
+    itself in a checkout, an editable install and a wheel alike."""
+    folder = _PACKAGE / "sql"
+    if not folder.is_dir():
+        raise TemplateError(f"no sql/ folder in {_PACKAGE}: is the package installed correctly?")
+    return folder
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ A categorical value is counted, stored and compared at scoring through its text
 scoring and TAN alike):
 
 * a floating-point value (categorical or numeric) has its zero made positive
-  (sql/stats/positive_zero.sql): -0.0 is the number 0.0, whose text is '0.0', not '-0.0', and
-  which a tree's exact thresholds count as one value;
+  (warehouse_ml/sql/stats/positive_zero.sql): -0.0 is the number 0.0, whose text is '0.0', not
+  '-0.0', and which a tree's exact thresholds count as one value;
 * a timestamp with a time zone (DuckDB ``TIMESTAMPTZ``, PostgreSQL ``timestamptz``, Spark
   ``TIMESTAMP``) is the UTC wall-clock time ``x AT TIME ZONE 'UTC'`` (on Spark, computed from
   its epoch microseconds, see dialects.py): its own text depends on the session's time zone,
@@ -156,8 +156,8 @@ FLOATING_TYPES = ("halffloat", "float", "double")
 def value_expression(feature: Feature, value: exp.Expression) -> exp.Expression:
     """A feature's value as counted, stored (as text) and compared when scoring: ``value`` (the
     feature's column) itself; for a floating-point column, the value with its zero made
-    positive (sql/stats/positive_zero.sql); for a timestamp with a time zone, its UTC
-    wall-clock time (sql/utc_timestamp.sql; see the module docstring)."""
+    positive (warehouse_ml/sql/stats/positive_zero.sql); for a timestamp with a time zone, its UTC
+    wall-clock time (warehouse_ml/sql/stats/utc_timestamp.sql; see the module docstring)."""
     if feature.sql_type in FLOATING_TYPES:
         return templates.expression("positive_zero", value=value)
     if feature.kind == CATEGORICAL and zoned(feature.sql_type):

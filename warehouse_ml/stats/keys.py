@@ -14,7 +14,7 @@ A key must be:
   it holds out nothing or everything.
 
 :func:`check_key_column` checks the first two from the source's schema (no statement);
-:func:`count_keyed_rows` the last, in one statement (sql/stats/select_key_profile.sql);
+:func:`count_keyed_rows` the last, in one statement (warehouse_ml/sql/stats/select_key_profile.sql);
 :func:`check_key` both. Each refusal is a ColumnError naming the column, what deals by it and
 what was expected.
 """

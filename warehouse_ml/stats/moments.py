@@ -2,7 +2,7 @@
 
 A parallel ``AVG`` or ``VAR_POP`` of DOUBLE values depends on the order in which the engine's
 threads add their partial sums, so its last bits change between runs and thread counts. Here
-every sum is exact (sql/select_exact_class_moments.sql):
+every sum is exact (warehouse_ml/sql/stats/select_exact_class_moments.sql):
 
 * the mean: values are scaled by the attribute's largest finite magnitude ``u`` in their class
   (and partition) (into [-1, 1]) and summed as DECIMAL(38, 26); ``mean = sum(x / u) / n * u``;
@@ -161,7 +161,7 @@ def class_moments(
     weight: str | None = None,
 ) -> exp.Query:
     """Wide per-class moments: class_label, wml_part, n_<i>, mean_<i>, var_<i> per attribute
-    (sql/select_exact_class_moments.sql); with ``weight``, weighted."""
+    (warehouse_ml/sql/stats/select_exact_class_moments.sql); with ``weight``, weighted."""
     parts, groups = partition_items(partition, "src")
     output = [alias(column(PARTITION, "f"), PARTITION)]
     same_u, same, same_q = exp.true(), exp.true(), exp.true()
@@ -226,10 +226,10 @@ def without_extremes(
 ) -> exp.Query:
     """The target and the numeric ``attributes`` of ``source``, each attribute NULL where it
     holds its class's extreme value (column ``extreme`` of ``moments``, a numeric_moments
-    table of the same rows; sql/select_without_extremes.sql). Their numeric_moments are, for a
-    class with one row holding that value, the exact moments of the class without that row,
-    which leave-one-out needs for it (loo.py): downdating the full moments by a value that
-    dominates them cancels every significant digit."""
+    table of the same rows; warehouse_ml/sql/stats/select_without_extremes.sql). Their
+    numeric_moments are, for a class with one row holding that value, the exact moments of the class
+    without that row, which leave-one-out needs for it (loo.py): downdating the full moments by a
+    value that dominates them cancels every significant digit."""
     picked = [
         alias(
             exp.Max(

@@ -1,10 +1,10 @@
 """Integrity of stored models: a fit records each parameter table's row count and checksum, and
 the library verifies them before it first scores with that model version in a process.
 
-The checksum (sql/select_table_checksum.sql) is an order-free sum over rows of numbers read
-from the MD5 digest of each row's text, so it does not depend on the order the engine returns
-rows in. It is the engine's own: the checksums record the engine and its version, and are
-only compared under that version (another may render a row as other text); a model moved to
+The checksum (warehouse_ml/sql/store/catalog/select_table_checksum.sql) is an order-free sum over
+rows of numbers read from the MD5 digest of each row's text, so it does not depend on the order the
+engine returns rows in. It is the engine's own: the checksums record the engine and its version, and
+are only compared under that version (another may render a row as other text); a model moved to
 another engine, or read after an engine upgrade, scores unverified until it is fitted again.
 A table whose rows were deleted, added or edited by hand raises
 :class:`~warehouse_ml.errors.CorruptModelError` naming it, instead of silently scoring with

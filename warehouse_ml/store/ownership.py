@@ -1,10 +1,11 @@
 """The guest contract: warehouse-ml owns a registry of every object it creates, and replaces or
 drops only what the registry says is its own.
 
-The registry is the table ``wml.objects`` (columns in sql/create_object_registry.sql). Each
-object is recorded under the identity the engine resolves its name to (schema, case folding,
-PostgreSQL's 63-byte truncation: :class:`warehouse_ml.engines.base.ObjectName`) BEFORE it is
-created, so a crash can leave an object behind but never an object nobody can find:
+The registry is the table ``wml.objects`` (columns in
+warehouse_ml/sql/store/catalog/create_object_registry.sql). Each object is recorded under the
+identity the engine resolves its name to (schema, case folding, PostgreSQL's 63-byte truncation:
+:class:`warehouse_ml.engines.base.ObjectName`) BEFORE it is created, so a crash can leave an object
+behind but never an object nobody can find:
 
 * :class:`Staging` owns the objects one call creates under fresh names (a fit's parameter
   tables, a cross-validation's fold and prediction tables): each name is registered, then

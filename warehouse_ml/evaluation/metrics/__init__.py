@@ -14,12 +14,12 @@ with a NULL prediction are left out of the confusion-matrix measures; rows with 
 probability are left out of the ranking measures (ROC, PR, AUC, lift) of that class.
 
 Every measure is one entry of the registry (registry.py): its query builder renders
-``sql/evaluation/metrics/*.sql`` templates into one query, and its function (``metrics.<name>``,
-made from the entry) runs it in the warehouse and returns an Arrow table or a small frozen
-dataclass. :func:`create_measure_view` stores the same query as a view (plain SQL, no UDFs) that SQL
-clients can query later; :func:`measure_sql` returns its text for any dialect. Logarithms are
-natural (``LN``); every division has a DOUBLE side; sums of floating terms are added exactly
-as decimals (see ``select_exact_sum.sql``) so that the same input gives the same result on
+``warehouse_ml/sql/evaluation/metrics/*.sql`` templates into one query, and its function
+(``metrics.<name>``, made from the entry) runs it in the warehouse and returns an Arrow table or a
+small frozen dataclass. :func:`create_measure_view` stores the same query as a view (plain SQL, no
+UDFs) that SQL clients can query later; :func:`measure_sql` returns its text for any dialect.
+Logarithms are natural (``LN``); every division has a DOUBLE side; sums of floating terms are added
+exactly as decimals (see ``select_exact_sum.sql``) so that the same input gives the same result on
 every run and engine.
 
 The modules: spec.py (resolving the columns, the prepared predictions), registry.py (the

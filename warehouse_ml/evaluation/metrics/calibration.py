@@ -1,6 +1,6 @@
 """Calibration: how well one class's probabilities match the share of the class among the rows
 given them, as a reliability diagram's bins
-(``sql/evaluation/metrics/select_calibration_bins.sql``)."""
+(``warehouse_ml/sql/evaluation/metrics/select_calibration_bins.sql``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Measures of decisions: the confusion matrix, accuracy with its interval, and the per-class
 and averaged measures of one class against the rest
-(``sql/evaluation/metrics/select_confusion_cells.sql`` and the templates reading it)."""
+(``warehouse_ml/sql/evaluation/metrics/select_confusion_cells.sql`` and the templates reading
+it)."""
 
 from __future__ import annotations
 

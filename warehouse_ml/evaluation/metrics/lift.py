@@ -1,5 +1,5 @@
 """The lift table: lift and cumulative gains of one class over quantiles of decreasing
-confidence in it (``sql/evaluation/metrics/select_lift_table.sql``)."""
+confidence in it (``warehouse_ml/sql/evaluation/metrics/select_lift_table.sql``)."""
 
 from __future__ import annotations
 

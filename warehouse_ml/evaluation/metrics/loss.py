@@ -1,6 +1,7 @@
 """Decisions under a loss matrix L(true, predicted): the minimum-expected-loss decision of each
 row, and the mean loss of the predictions, of those decisions and of the model's own
-expectation (``sql/evaluation/metrics/select_loss_decisions.sql`` and the templates reading it)."""
+expectation (``warehouse_ml/sql/evaluation/metrics/select_loss_decisions.sql`` and the templates
+reading it)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Choosing a decision threshold from the ROC points of one class
-(``sql/evaluation/metrics/select_best_threshold.sql``): the cheapest under a cost ratio, or the
-largest that reaches a target recall. The threshold feeds ``predict(..., threshold=t, positive=c)``
-and prediction views."""
+(``warehouse_ml/sql/evaluation/metrics/select_best_threshold.sql``): the cheapest under a cost
+ratio, or the largest that reaches a target recall. The threshold feeds ``predict(..., threshold=t,
+positive=c)`` and prediction views."""
 
 from __future__ import annotations
 

@@ -54,10 +54,10 @@ def create_measure_view(
 ) -> TableName:
     """Create (or replace) a plain-SQL view computing ``measure`` over a durable predictions
     relation (a table or view name, or a Parquet/CSV path). The view's columns are those of the
-    measure's template (see the ``sql/select_*.sql`` headers; ranking views keep class_index
-    and have no class_label column). The view is warehouse-ml's own (ownership.py): its name
-    must be new or a measure view made earlier (replaced); a user's object of that name, or the
-    predictions relation itself, is a NameConflictError before anything runs."""
+    measure's template (see the ``warehouse_ml/sql/evaluation/metrics/*.sql`` headers; ranking views
+    keep class_index and have no class_label column). The view is warehouse-ml's own (ownership.py):
+    its name must be new or a measure view made earlier (replaced); a user's object of that name, or
+    the predictions relation itself, is a NameConflictError before anything runs."""
     build = registry.entry(measure).build
     with session(con) as warehouse, open_source(warehouse, predictions) as src:
         src.durable_spec("a measure view")

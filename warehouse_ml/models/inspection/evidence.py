@@ -10,7 +10,7 @@ log-density of a numeric one) and ln P(x_i | parent value, c) for a TAN attribut
 attribute on its bin). Each difference is the attribute's *evidence* (natural log, nats): no
 sampling, no baseline. It is whatever the scoring formula gives the row, so a NULL value
 gives 0 and an unseen value gives the difference of the unseen terms; a zero probability
-(alpha = 0 only) gives +/-Infinity by the rule of sql/models/inspection/evidence.sql.
+(alpha = 0 only) gives +/-Infinity by the rule of warehouse_ml/sql/models/inspection/evidence.sql.
 
 Which classes a row compares (:class:`Contrast`): its predicted class against the runner-up
 (the default), against a named class (a row predicted as that class: against the runner-up),
@@ -256,8 +256,8 @@ def evidence_steps(
         ],
     )
     # Each term of the class and of the against class (NULL for a row with no class to
-    # explain), then their difference by the rule of sql/models/inspection/evidence.sql: 2
-    # CASEs of k branches a part, each read once.
+    # explain), then their difference by the rule of
+    # warehouse_ml/sql/models/inspection/evidence.sql: 2 CASEs of k branches a part, each read once.
     sides = layer(
         _INDEXED,
         [

@@ -9,8 +9,8 @@ keeps the source's order. Two ways, by what costs less:
 
 * every rank counted (long layout, ``top`` None or above :data:`SELECTED_RANKS`): the source
   row crossed with its parts (0..n), an attribute's rank 1 + the attributes ranked before it
-  (sql/models/inspection/ranked_before.sql), one sum over the row's keys: n comparisons a part, a
-  statement that grows as the attributes;
+  (warehouse_ml/sql/models/inspection/ranked_before.sql), one sum over the row's keys: n comparisons
+  a part, a statement that grows as the attributes;
 * the first m ranks selected (``top`` = m at most :data:`SELECTED_RANKS`, and the wide
   layout): one rank at a time, the greatest key once the attributes picked before drop below
   every key, then the first attribute holding it (2 steps and 2n comparisons a rank).

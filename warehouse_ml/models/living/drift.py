@@ -23,8 +23,8 @@ from the model's stored counts (the training data is not read again):
 A weighted model's training counts are its summed weights (every count of the model is), its
 histogram included; the source's are rows.
 
-Per distribution (sql/models/living/drift/select_drift.sql), with n_e, n_o a cell's training and
-source counts and N_e, N_o their totals over the cells (NULL values left out):
+Per distribution (warehouse_ml/sql/models/living/drift/select_drift.sql), with n_e, n_o a cell's
+training and source counts and N_e, N_o their totals over the cells (NULL values left out):
 
 * population stability index ``psi = sum (q_o - q_e) ln(q_o / q_e)`` on proportions smoothed
   by half a row per cell, ``q = (n + 0.5) / (N + 0.5 B)`` with B the cells (so a value seen on
@@ -33,9 +33,9 @@ source counts and N_e, N_o their totals over the cells (NULL values left out):
 * Jensen-Shannon distance, base 2, of the unsmoothed proportions (0 identical, 1 disjoint);
 * the chi-square statistic of homogeneity of the 2 x B table (training, source),
   ``sum (n_e N_o - n_o N_e)^2 / ((n_e + n_o) N_e N_o)``, its B - 1 degrees of freedom and
-  p-value (sql/models/living/drift/select_chi_square_p_values.sql: the closed-form series of the
-  chi-square survival function up to 1,999 degrees of freedom, the Wilson-Hilferty approximation
-  beyond);
+  p-value (warehouse_ml/sql/models/living/drift/select_chi_square_p_values.sql: the closed-form
+  series of the chi-square survival function up to 1,999 degrees of freedom, the Wilson-Hilferty
+  approximation beyond);
 * ``n_unseen``: source rows in cells with no training row (a new category; for the binned
   attributes every value falls in a bin).
 
@@ -77,7 +77,7 @@ ATTRIBUTE, CLASS, PREDICTION = "attribute", "class", "prediction"
 
 def chi_square_p_values(tests: exp.Expression) -> exp.Query:
     """P(X >= x) of chi-square statistics: ``tests`` a relation of (item, x, df); output
-    columns item, p_value (sql/models/living/drift/select_chi_square_p_values.sql)."""
+    columns item, p_value (warehouse_ml/sql/models/living/drift/select_chi_square_p_values.sql)."""
 
     def erfc(argument: str) -> exp.Expression:
         return templates.expression(

@@ -13,7 +13,7 @@ or here (prior, Gaussian):
 * a categorical attribute with at most :data:`MAX_LITERAL_VALUES` seen values (every one, and
   no lookup block, when the model has more than :data:`MAX_JOINED_ATTRIBUTES` attributes):
   ``CASE WHEN x IS NULL THEN 0 ELSE CASE x WHEN v1 THEN log P(v1|c) ... ELSE <unseen> END END``;
-* a numeric attribute: sql/models/learners/bayes/naive_bayes/term_gaussian.sql with the
+* a numeric attribute: warehouse_ml/sql/models/learners/bayes/naive_bayes/term_gaussian.sql with the
   class's mean and variance;
 * a TAN attribute with at most :data:`MAX_LITERAL_PAIRS` observed (value, parent value) pairs:
   a CASE over the parent's value, then over the value.

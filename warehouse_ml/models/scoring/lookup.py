@@ -17,17 +17,18 @@ folds) shift partition p's codes by ``p * width``. The layout, a list of blocks
 ``{"first_code": c, "attributes": [[name, low, high], ...]}``, is stored in the model's
 catalog details (key ``lookup``). Attributes with gaps keep the text join.
 
-A TAN model does the same per (value, parent value) (sql/create_tan_lookup.sql,
-:func:`learn_tan`): an attribute's block holds ``stride`` parent slots per value slot, and each
-code's row is already what TAN scoring gives it (the conditional term from the sparse ``cpt``
-or ``cpt_parent`` table, or its class-only fallback for a NULL or unseen parent value), so the
-attribute costs one INNER join on ``first_code + value slot * stride + parent slot``. With one
-tree per partition (cross-validation folds), the parent's slot is chosen per row by a CASE over
-its partition. The layout is ``{attribute: [first_code, low, high, stride]}``. Scoring 1M rows
-x 20 codes: 0.18 s, against 1.6-3.3 s for the text joins on (value, parent value). The block
-is dense over (value slot, parent slot), (|A| + 2) * stride rows, so an attribute is placed
-only while that stays within :data:`MAX_TAN_CODES` (a 3,500-value attribute under a
-3,500-value parent would need 12M rows); the others keep the text joins on the sparse tables.
+A TAN model does the same per (value, parent value)
+(warehouse_ml/sql/models/learners/bayes/tan/create_tan_lookup.sql, :func:`learn_tan`): an
+attribute's block holds ``stride`` parent slots per value slot, and each code's row is already what
+TAN scoring gives it (the conditional term from the sparse ``cpt`` or ``cpt_parent`` table, or its
+class-only fallback for a NULL or unseen parent value), so the attribute costs one INNER join on
+``first_code + value slot * stride + parent slot``. With one tree per partition (cross-validation
+folds), the parent's slot is chosen per row by a CASE over its partition. The layout is
+``{attribute: [first_code, low, high, stride]}``. Scoring 1M rows x 20 codes: 0.18 s, against
+1.6-3.3 s for the text joins on (value, parent value). The block is dense over (value slot, parent
+slot), (|A| + 2) * stride rows, so an attribute is placed only while that stays within
+:data:`MAX_TAN_CODES` (a 3,500-value attribute under a 3,500-value parent would need 12M rows); the
+others keep the text joins on the sparse tables.
 """
 
 from __future__ import annotations
@@ -270,7 +271,8 @@ TAN_LAYOUT_COLUMNS = (
     "wml_part", "attribute", "parent", "low", "high", "parent_low", "parent_high", "first_code",
     "stride",
 )  # fmt: skip
-"""Columns of the ``$layout`` relation of sql/create_tan_lookup.sql."""
+"""Columns of the ``$layout`` relation of
+warehouse_ml/sql/models/learners/bayes/tan/create_tan_lookup.sql."""
 
 
 def tan_layout(
@@ -331,8 +333,8 @@ def learn_tan(
 ) -> dict[str, TanLayout]:
     """Lay out the integer-coded attributes of the TAN models being learned in ``tables`` (one
     tree per model partition, ``parents``) and
-    write its lookup table (sql/create_tan_lookup.sql, part ``lookup``) when any is placed.
-    Returns the catalog details ``{"lookup": layout}``."""
+    write its lookup table (warehouse_ml/sql/models/learners/bayes/tan/create_tan_lookup.sql, part
+    ``lookup``) when any is placed. Returns the catalog details ``{"lookup": layout}``."""
     placed = tan_layout(
         contiguous_ranges(warehouse, tables.named("categorical"), features), parents
     )
@@ -363,7 +365,7 @@ def learn_tan(
 
 def _slot(value: exp.Expression, low: int, high: int, null_slot: int) -> exp.Expression:
     """value - low within low..high, high - low + 1 for any other value, ``null_slot`` for NULL
-    (sql/lookup_slot.sql)."""
+    (warehouse_ml/sql/models/learners/bayes/tan/lookup_slot.sql)."""
     return templates.expression(
         "lookup_slot",
         value=value,

@@ -61,7 +61,7 @@ class FiniteCheck:
     """The numeric attributes a scored row must hold finite numbers (or NULL) in to be scored:
     their source ``columns``, and ``flag``, a name no source column has (names.fresh), for
     the input step's column that says whether the row does
-    (sql/models/scoring/finite_or_null.sql)."""
+    (warehouse_ml/sql/models/scoring/finite_or_null.sql)."""
 
     columns: Sequence[str]
     flag: str

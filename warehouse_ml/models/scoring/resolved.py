@@ -6,9 +6,9 @@ else its parent value's ``cpt_parent`` row for a seen value, else the seen value
 ``categorical`` row, else the ``unseen`` row. Read by joins on the sparse tables
 (models/scoring/parameters.py, joined_term) it costs three joins, a fitted model's
 ``unseen`` being literals; a view of a TAN over the literal limits held three per child. The
-``resolved`` table (sql/models/learners/bayes/tan/create_tan_resolved.sql, :func:`learn`) holds the
-chain's outcome for every seen value and every parent key: each seen value of the parent
-(``parent_seen`` 1), and one key for a NULL or unseen parent value (``parent_seen`` 0,
+``resolved`` table (warehouse_ml/sql/models/learners/bayes/tan/create_tan_resolved.sql,
+:func:`learn`) holds the chain's outcome for every seen value and every parent key: each seen value
+of the parent (``parent_seen`` 1), and one key for a NULL or unseen parent value (``parent_seen`` 0,
 ``parent_value`` ''), the root's only key. So the attribute is one LEFT JOIN
 (:func:`tan_terms`) on its value and its parent key: the parent's value when the parent's value
 is seen, else the other key. Whether it is seen is known without another join: from the

@@ -1,2 +1,2 @@
 """The counting families: Naive Bayes and Tree-Augmented Naive Bayes (with its Chow-Liu tree),
-learned from GROUP BY counts; templates under sql/models/learners/bayes/."""
+learned from GROUP BY counts; templates under warehouse_ml/sql/models/learners/bayes/."""

@@ -165,8 +165,9 @@ def write_parameters(
 
 
 def categorical_log_prob(alpha: float, m: float) -> exp.Expression:
-    """The ``$log_prob`` of create_nb_categorical.sql: sql/smoothed_log_prob.sql over its rows
-    (f.n, t.n_class, t.n_values), the formula leave-one-out scoring shares (loo.py)."""
+    """The ``$log_prob`` of create_nb_categorical.sql:
+    warehouse_ml/sql/models/learners/bayes/naive_bayes/smoothed_log_prob.sql over its rows (f.n,
+    t.n_class, t.n_values), the formula leave-one-out scoring shares (loo.py)."""
     return templates.expression(
         "smoothed_log_prob",
         n=column("n", "f"),
@@ -178,8 +179,9 @@ def categorical_log_prob(alpha: float, m: float) -> exp.Expression:
 
 
 def unseen_log_prob(alpha: float, m: float) -> exp.Expression:
-    """The ``$log_prob`` of create_nb_unseen.sql: sql/unseen_log_prob.sql over its rows
-    (t.n_class, t.n_values), the formula leave-one-out scoring shares (loo.py)."""
+    """The ``$log_prob`` of create_nb_unseen.sql:
+    warehouse_ml/sql/models/learners/bayes/naive_bayes/unseen_log_prob.sql over its rows (t.n_class,
+    t.n_values), the formula leave-one-out scoring shares (loo.py)."""
     return templates.expression(
         "unseen_log_prob",
         n_class=column("n_class", "t"),

@@ -345,8 +345,8 @@ class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce
         )
 
     def _log_prob(self, n: exp.Expression) -> exp.Expression:
-        """sql/tan_log_prob.sql with count ``n``, over a row ``f`` holding n_parent and
-        n_values (create_tan_cpt.sql, create_tan_cpt_parent.sql)."""
+        """warehouse_ml/sql/models/learners/bayes/tan/tan_log_prob.sql with count ``n``, over a row
+        ``f`` holding n_parent and n_values (create_tan_cpt.sql, create_tan_cpt_parent.sql)."""
         return templates.expression(
             "tan_log_prob",
             n=n,

@@ -12,8 +12,8 @@ discriminant's one pass, models/learners/linear/linear_discriminant.py) and mean
 2. ``mu = trace(R) / p``; ``delta = ||R - mu I||_F^2 / p``;
    ``beta = (E[||z||^4] - ||R||_F^2) / (p n)`` with ``z`` a standardised row, the one moment
    not in the pass: :func:`fourth_moments` sums ``||z||^4`` per class in one more SQL pass
-   (sql/models/learners/linear/linear_discriminant/class_standardized_square.sql); the shrinkage is
-   ``min(beta, delta) / delta`` (0 when that is 0, or with one column);
+   (warehouse_ml/sql/models/learners/linear/linear_discriminant/class_standardized_square.sql); the
+   shrinkage is ``min(beta, delta) / delta`` (0 when that is 0, or with one column);
 3. the class's covariance is ``s s' * ((1 - shrinkage) R + shrinkage mu I)``.
 
 The fourth moments are summed in DOUBLE in the engine's order, as the discriminant's pass

@@ -4,7 +4,7 @@ At the current coefficients ``B`` (one row per scored class, written into the qu
 literals) every training row gets its class scores ``s_k = b_k . x`` (a binary model scores
 class 0 as 0 and class 1 by its one coefficient vector), the max-shifted softmax ``p_k``, and
 the per-row weights of the negative log-likelihood's derivatives
-(sql/models/learners/linear/logistic_regression/newton_*.sql):
+(warehouse_ml/sql/models/learners/linear/logistic_regression/newton_*.sql):
 
 * gradient of the log-likelihood: ``sum_rows w (y_k - p_k) x_j`` per scored class k;
 * Hessian block (k, l): ``sum_rows w p_k (delta_kl - p_l) x_i x_j`` (binary: ``w p (1 - p)``);

@@ -1,5 +1,5 @@
 """The class table every family writes: each model's classes, their counts and smoothed log
-priors (sql/models/learners/shared/create_nb_classes.sql)."""
+priors (warehouse_ml/sql/models/learners/shared/create_nb_classes.sql)."""
 
 from __future__ import annotations
 

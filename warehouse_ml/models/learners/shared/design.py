@@ -19,8 +19,8 @@ Rules shared by the linear models (the tests' scikit-learn pipelines mirror them
   later sum of the linear fits is over the standardised values.
 
 The design is stored as the parameter table ``design``
-(sql/models/learners/linear/logistic_regression/create_linear_design.sql): one row per design
-column, 1-based, column 0 being the intercept.
+(warehouse_ml/sql/models/learners/linear/logistic_regression/create_linear_design.sql): one row per
+design column, 1-based, column 0 being the intercept.
 A model's linear score of class k, ``b_k0 + sum_j b_kj x_j``, is scored as one additive term
 per attribute (:meth:`Design.terms`): a numeric attribute's ``b_kj`` times its standardised
 value, a categorical attribute's ``CASE value WHEN level THEN b_k,level ... ELSE 0 END``.
@@ -246,8 +246,9 @@ class Design:
 COEFFICIENT_COLUMNS = (
     "wml_part", "class_index", "column_index", "coefficient", "std_error", "z_value", "p_value",
 )  # fmt: skip
-"""The columns of the ``coefficients`` table (sql/models/learners/linear/logistic_regression/
-create_linear_coefficients.sql states their types and units)."""
+"""The columns of the ``coefficients`` table
+(warehouse_ml/sql/models/learners/linear/logistic_regression/ create_linear_coefficients.sql states
+their types and units)."""
 
 
 def write_coefficients(warehouse: Warehouse, table: TableName, rows: Sequence[tuple]) -> None:

@@ -1,2 +1,2 @@
 """The decision tree: growth from per-level counts, splits, pruning, scoring and inspection;
-templates under sql/models/learners/tree/."""
+templates under warehouse_ml/sql/models/learners/tree/."""

@@ -3,7 +3,7 @@
 The held-out rows are those whose ``key`` (a unique, non-NULL integer or string column) has an
 MD5 digest whose first 8 hex digits, read as an integer h in [0, 2^32), satisfy
 ``h < fraction * 2^32``: ``MD5(CAST(key AS VARCHAR))``, the same rows on every engine
-(sql/engines/md5_text.sql, hex_digits_number.sql; Python: ``int(hashlib.md5(str(key)
+(warehouse_ml/sql/engines/md5_text.sql, hex_digits_number.sql; Python: ``int(hashlib.md5(str(key)
 .encode()).hexdigest()[:8], 16)``). The tree grows on the other rows (its bin edges too).
 
 Pruning, bottom up: the held-out rows are routed down the grown tree to their leaves and

@@ -1,2 +1,2 @@
 """The linear SVM: its finite Newton method, its SQL passes and its Platt probabilities;
-templates under sql/models/learners/linear/svm/."""
+templates under warehouse_ml/sql/models/learners/linear/svm/."""

@@ -3,8 +3,8 @@
 with the rows' weights as ``sample_weight``.
 
 1. The training rows are dealt to ``folds`` folds by their weights, in SQL
-   (sql/models/learners/linear/svm/select_platt_folds.sql, platt_fold_weight.sql). The rows
-   are ordered as an unstratified k-fold split with seed 0 ranks them (``wml.assign_folds(...,
+   (warehouse_ml/sql/models/learners/linear/svm/select_platt_folds.sql, platt_fold_weight.sql). The
+   rows are ordered as an unstratified k-fold split with seed 0 ranks them (``wml.assign_folds(...,
    key=key)``: by the MD5 of their key), or in scan order without a key. A row of weight w
    (1 unweighted) covers the unit slots [S, S + w), S the exact sum of the weights before it
    in that order; slot i belongs to fold i modulo k, and the row's part in fold f is the

@@ -27,7 +27,8 @@ expressions are written once, with the problem's numbers read from its columns.
   ``u = o + t delta`` the decision value at t and ``delta = d_k . x`` (the derivatives of the
   loss along the line, up to the factor 2); and, between consecutive candidates, the least and
   the largest breakpoint ``(1 - y o) / (y delta)`` of the rows of positive weight (the t where
-  a row enters or leaves the margin: sql/models/learners/linear/svm/svm_breakpoint.sql).
+  a row enters or leaves the margin:
+  warehouse_ml/sql/models/learners/linear/svm/svm_breakpoint.sql).
 
 The sums are DOUBLE, in the engine's order (docs/ARCHITECTURE.md).
 """
