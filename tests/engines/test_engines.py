@@ -61,8 +61,8 @@ from warehouse_ml.cli import main as cli_main
 from warehouse_ml.cli.demo import DEMO_TABLES
 from warehouse_ml.engines import connect
 from warehouse_ml.engines.base import Warehouse
+from warehouse_ml.models.keyed_terms import literal_terms
 from warehouse_ml.models.learners.tree import scoring as tree_scoring
-from warehouse_ml.models.scoring import literal_terms
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store import catalog, integrity, ownership
@@ -1002,7 +1002,7 @@ def tan_uncounted_pairs(engine: Engine) -> dict[str, Any]:
 @case
 def long_format_terms(engine: Engine) -> dict[str, Any]:
     """Naive Bayes and TAN (maximum likelihood and smoothed) whose every attribute is read in
-    long format (models/scoring/long_terms.py, as for a fitted model with many parameters):
+    long format (models/keyed_terms/long_terms.py, as for a fitted model with many parameters):
     seen, unseen and NULL values, pairs never counted, NULL parent values."""
     table = engine.load(TABLE, DATA)
     scored = uncounted_pairs_table()
@@ -1024,7 +1024,7 @@ def long_format_terms(engine: Engine) -> dict[str, Any]:
 @case
 def resolved_terms(engine: Engine) -> dict[str, Any]:
     """TAN (maximum likelihood and smoothed) whose attributes over the literal limits a view
-    reads by one join each, on their chains resolved when fitted (models/scoring/resolved.py):
+    reads by one join each, on their chains resolved when fitted (models/keyed_terms/resolved.py):
     the view's rows for pairs counted and never counted, unseen values and NULLs, unseen and
     NULL parent values."""
     table = engine.load(TABLE, DATA)

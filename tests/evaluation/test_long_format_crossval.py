@@ -1,4 +1,4 @@
-"""Cross-validation scores every fold's rows in long format (models/scoring/long_terms.py): the
+"""Cross-validation scores every fold's rows in long format (models/keyed_terms/long_terms.py): the
 rows unpivoted to one row per attribute, one join per level of the fallback chain, each class's
 terms summed per row and joined back on the row's key.
 

@@ -95,7 +95,7 @@ WRITTEN_KEYS = {
     },
 }  # fmt: skip
 """The keys a fit of catalog format 4 wrote before the state was typed (numeric attributes
-and integer codes present), and since: TAN's ``resolved`` (models/scoring/resolved.py; an
+and integer codes present), and since: TAN's ``resolved`` (models/keyed_terms/resolved.py; an
 earlier version keeps it among a caller's facts)."""
 
 

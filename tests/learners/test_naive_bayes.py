@@ -244,8 +244,8 @@ def coded_datasets(draw):
 )
 def test_integer_codes_match_reference(data, test_type):
     """Contiguous integer codes are scored through the lookup table (one INNER join per
-    block of consecutive ones), codes with gaps through the text join; both equal the numpy reference, for
-    NULLs, unseen values and a scoring column of another integer width."""
+    block of consecutive ones), codes with gaps through the text join; both equal the numpy
+    reference, for NULLs, unseen values and a scoring column of another integer width."""
     train, target, test, alpha = data
     con = duckdb.connect()
     table = pa.table({**{a: pa.array(v, pa.int32()) for a, v in train.items()}, "y": target})
@@ -330,7 +330,7 @@ def test_lookup_holds_one_row_per_code(con):
 def test_lookup_blocks_hold_consecutive_attributes_within_the_code_limit(con, monkeypatch):
     """Looked-up attributes are blocked in feature order (text attributes and integer codes
     with gaps are joined on their text); a block never exceeds MAX_BLOCK_CODES codes."""
-    from warehouse_ml.models.scoring import lookup
+    from warehouse_ml.models.keyed_terms import lookup
 
     monkeypatch.setattr(lookup, "MAX_BLOCK_CODES", 30)
     table = pa.table(
@@ -384,7 +384,7 @@ def test_fitted_model_scored_from_literals(monkeypatch, limits, joins):
     """A fitted model's parameters are written into its query where they are few (a CASE per
     attribute and class), every attribute's above MAX_JOINED_ATTRIBUTES; each form equals
     the numpy reference, views included."""
-    from warehouse_ml.models.scoring import literal_terms
+    from warehouse_ml.models.keyed_terms import literal_terms
 
     for name, value in limits.items():
         monkeypatch.setattr(literal_terms, name, value)

@@ -22,8 +22,8 @@ import warehouse_ml as wml
 from warehouse_ml.cli import main
 from warehouse_ml.errors import HighCardinalityError, HighCardinalityWarning
 from warehouse_ml.evaluation import crossval
+from warehouse_ml.models.keyed_terms import lookup
 from warehouse_ml.models.learners.bayes.tan_state import TANState
-from warehouse_ml.models.scoring import lookup
 from warehouse_ml.stats import validation
 from warehouse_ml.stats.counting import PARTITION
 

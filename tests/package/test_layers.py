@@ -136,7 +136,7 @@ def test_no_module_uses_another_modules_private_names(module):
 
 MODEL_ROLES = [
     ("capabilities", "kind_parameters", "kind_spec", "kinds", "state", "reading", "training"),
-    ("scoring",),
+    ("scoring", "keyed_terms"),
     ("inspection",),
     ("living",),
     ("base",),
@@ -144,10 +144,10 @@ MODEL_ROLES = [
 ]
 """The roles inside ``models`` (docs/ARCHITECTURE.md), lowest first: the protocol's leaves
 (capabilities, how a kind declares its parameters and the registry of kinds, a fitted model's
-typed state and its reader by kind, what a learner learns from); scoring (queries, parameter
-reading, predictions, views, export); inspection (explanations, rankings); living models
-(updates, drift); the root classifier that gathers them; the learners. A module imports at load
-time from its own role and the roles below it."""
+typed state and its reader by kind, what a learner learns from); scoring (queries,
+predictions, views, export) and the keyed parameter planner (keyed_terms); inspection (explanations,
+rankings); living models (updates, drift); the root classifier that gathers them; the learners. A
+module imports at load time from its own role and the roles below it."""
 
 
 def _model_role(module: str) -> int:

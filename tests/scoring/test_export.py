@@ -1,6 +1,7 @@
-"""Exported scoring SQL is self-contained (warehouse_ml/models/scoring/export.py): run on a database that
-holds only the source table, it gives the model's own predictions. The same on PostgreSQL and
-Spark is in tests/engines/test_engines.py; other dialects, transpiled back, in tests/sqlgen/test_dialects.py."""
+"""Exported scoring SQL is self-contained (warehouse_ml/models/scoring/export.py): run on a database
+that holds only the source table, it gives the model's own predictions. The same on PostgreSQL and
+Spark is in tests/engines/test_engines.py; other dialects, transpiled back, in
+tests/sqlgen/test_dialects.py."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from kinds_under_test import KIND_CLASSES
 from sqlglot import exp
 
 import warehouse_ml as wml
-from warehouse_ml.models.scoring import literal_terms
+from warehouse_ml.models.keyed_terms import literal_terms
 
 N = 240
 

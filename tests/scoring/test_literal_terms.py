@@ -12,7 +12,7 @@ from reader_cases import MODELS, SCORED, training
 
 import warehouse_ml as wml
 from warehouse_ml.engines import connect
-from warehouse_ml.models.scoring import literal_terms
+from warehouse_ml.models.keyed_terms import literal_terms
 
 
 def scored_both_ways(con, model, monkeypatch) -> tuple[pa.Table, pa.Table, str, str]:
@@ -55,7 +55,8 @@ def test_literal_scoring_equals_the_joined_tables(con, monkeypatch, model):
 def test_an_attribute_over_the_limits_keeps_its_joins(con, monkeypatch):
     """With two seen values allowed, the three-valued attributes are joined, ``c`` is a
     literal; the probabilities stay those of the all-literal query. A joined attribute is one
-    join: its seen values' pivot (its unseen term is a literal, models/scoring/parameters.py)."""
+    join: its seen values' pivot (its unseen term is a literal,
+    models/keyed_terms/parameters.py)."""
     fitted = wml.NaiveBayes().fit(con, training(), "label", keys=["id"], name="m")
     every = fitted.predict_proba(con, SCORED)
     monkeypatch.setattr(literal_terms, "MAX_LITERAL_VALUES", 2)
@@ -106,7 +107,7 @@ def test_a_views_query_reads_tan_attributes_over_the_limits_by_joins_and_numbers
 ):
     """A view's query (here the export) never numbers its rows, so that a filter on its output
     reaches the source: TAN attributes over the limits are read there from the resolved table,
-    one join per attribute (models/scoring/resolved.py; the sparse tables took three per child
+    one join per attribute (models/keyed_terms/resolved.py; the sparse tables took three per child
     and one for the root; predict_proba reads them in long format:
     tests/scoring/test_long_format_scoring.py), with the same probabilities."""
     fitted = wml.TAN().fit(con, training(), "label", keys=["id"], name="m")

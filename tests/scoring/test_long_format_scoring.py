@@ -1,5 +1,5 @@
-"""A fitted model's many parameters read in long format (models/scoring/long_terms.py, as
-models/scoring/parameters.py chooses for a query reading every row in scan order) score as its
+"""A fitted model's many parameters read in long format (models/keyed_terms/long_terms.py, as
+models/keyed_terms/parameters.py chooses for a query reading every row in scan order) score as its
 literals do: the same probabilities (1e-12) and predictions for seen, unseen and NULL values,
 unseen and NULL parent values, binned numeric attributes and impossible classes (alpha = 0);
 the statement stays small: its joins do not grow with the attributes, its text not with the
@@ -18,7 +18,7 @@ from reader_cases import MODELS, SCORED, assert_same_scores, training
 
 import warehouse_ml as wml
 from warehouse_ml.engines import connect
-from warehouse_ml.models.scoring import literal_terms
+from warehouse_ml.models.keyed_terms import literal_terms
 from warehouse_ml.sqlgen.dialects import KNOWN_DIALECTS
 
 

@@ -1,9 +1,9 @@
-"""A fitted TAN's fallback chains resolved per (parent value, value) (models/scoring/resolved.py)
-score a view's query with one join per attribute over the literal limits, and exactly as the
-literals, the joins on the sparse tables and predict_proba's long format do (1e-12): seen,
-unseen and NULL values, unseen and NULL parent values, integer codes with gaps, a binned numeric
-attribute, impossible classes (alpha = 0); a parent within the limits tells its seen values by
-literals; a key filter on such a view still reaches the source."""
+"""A fitted TAN's fallback chains resolved per (parent value, value)
+(models/keyed_terms/resolved.py) score a view's query with one join per attribute over the literal
+limits, and exactly as the literals, the joins on the sparse tables and predict_proba's long format
+do (1e-12): seen, unseen and NULL values, unseen and NULL parent values, integer codes with gaps, a
+binned numeric attribute, impossible classes (alpha = 0); a parent within the limits tells its seen
+values by literals; a key filter on such a view still reaches the source."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import sqlglot
 from reader_cases import SCORED, assert_same_scores, training
 
 import warehouse_ml as wml
-from warehouse_ml.models.scoring import literal_terms, resolved
+from warehouse_ml.models.keyed_terms import literal_terms, resolved
 from warehouse_ml.sqlgen.dialects import KNOWN_DIALECTS
 
 N = 300

@@ -21,7 +21,7 @@ from sklearn.naive_bayes import GaussianNB
 import warehouse_ml as wml
 from warehouse_ml.errors import ColumnError
 from warehouse_ml.evaluation.loo import cross_validate_leave_one_out
-from warehouse_ml.models.scoring import literal_terms
+from warehouse_ml.models.keyed_terms import literal_terms
 
 UTC = dt.timezone.utc
 INSTANTS = [

@@ -307,7 +307,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
     def _refuse_stale(warehouse: Warehouse, record: ModelRecord) -> None:
         """A StaleModelError when the catalog no longer holds ``record``'s version: checked
         on every call, as a process may score a version from its cached literals and query
-        text (models/scoring/literal_terms.py, models/scoring/compiled.py) without reading its
+        text (models/keyed_terms/literal_terms.py, models/scoring/compiled.py) without reading its
         tables."""
         now = catalog.current_version(warehouse, record.name)
         if now != record.model_id:

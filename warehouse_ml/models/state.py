@@ -280,7 +280,7 @@ class FittedState:
       their model (held-out fold);
     * ``row_key``: a cross-validation's models only, the scored rows' unique, non-NULL key
       column, on which their terms summed in long format are joined back
-      (models/scoring/long_terms.py);
+      (models/keyed_terms/long_terms.py);
     * ``selection``: the name parts of the model-selection comparison that chose the model's
       settings (evaluation/selection.py), kept while the model is;
     * ``made_by``: the library call that fitted the model under a name of its own

@@ -9,7 +9,7 @@ another engine, or read after an engine upgrade, scores unverified until it is f
 A table whose rows were deleted, added or edited by hand raises
 :class:`~warehouse_ml.errors.CorruptModelError` naming it, instead of silently scoring with
 other probabilities. Views read by SQL clients are plain SQL and are NOT verified (most of a
-fitted model's parameters are literals inside its views, models/scoring/literal_terms.py).
+fitted model's parameters are literals inside its views, models/keyed_terms/literal_terms.py).
 Models stored by catalog format 1 have no checksums: they load and score "unverified".
 """
 

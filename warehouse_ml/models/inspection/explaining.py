@@ -29,7 +29,8 @@ from warehouse_ml.models.inspection import relevance, sections
 from warehouse_ml.models.inspection.evidence import Contrast, mean_evidence_query
 from warehouse_ml.models.inspection.reasons import LONG, Layout, explanation_query
 from warehouse_ml.models.inspection.sections import ModelSection, ranking_parts
-from warehouse_ml.models.scoring import compiled, literal_terms, names
+from warehouse_ml.models.keyed_terms import literal_terms
+from warehouse_ml.models.scoring import compiled, names
 from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats.features import column_names

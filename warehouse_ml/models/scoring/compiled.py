@@ -6,7 +6,7 @@ costs more in Python than DuckDB spends running it on a small table: 40 ms of a 
 model's 90 ms ``predict_proba`` on 3,196 rows. A model version never changes (a re-fit writes a
 new one under a new id, store/catalog.py), so the text of its query depends only on
 
-* the model version (``model_id``) and the limits of models/scoring/literal_terms.py;
+* the model version (``model_id``) and the limits of models/keyed_terms/literal_terms.py;
 * the engine's dialect;
 * the source's schema (column names and Arrow types, which choose casts and comparisons), not
   the source itself: the query reads it in one place, ``FROM <source>``;
@@ -34,7 +34,7 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, byte_compared
 from warehouse_ml.errors import TemplateError
-from warehouse_ml.models.scoring import literal_terms
+from warehouse_ml.models.keyed_terms import literal_terms
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.store.catalog import ModelRecord
 
@@ -107,7 +107,7 @@ def model_text(
 ) -> str:
     """The text of ``build(source)``, the query ``query`` names (e.g. the classifier's class and
     what it computes) of the model version ``record`` with the call's ``options``: compiled
-    once per process, dialect, model version, limits of models/scoring/literal_terms.py,
+    once per process, dialect, model version, limits of models/keyed_terms/literal_terms.py,
     source schema and options (:func:`scoring_text`); a model outside the catalog's (a
     cross-validation fold's) built every time."""
     if record.locations is not None:

@@ -48,7 +48,7 @@ def fresh(base: str, taken: Iterable[str]) -> str:
 
 def row_number(columns: Iterable[str]) -> str:
     """The column numbering the scored rows of a source with ``columns`` in a scoring query:
-    the one its terms read when they are summed per row (models/scoring/parameters.py)."""
+    the one its terms read when they are summed per row (models/keyed_terms/parameters.py)."""
     return fresh("wml_row", columns)
 
 

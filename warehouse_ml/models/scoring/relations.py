@@ -25,7 +25,7 @@ class Join:
     (for a relation that holds a matching row for every scored row, e.g. a lookup table).
     ``query`` is a query (joined as a subquery) or a table. Joins are made in increasing
     ``order`` (stable): a condition reading another joined relation (a TAN child's resolved
-    row keyed on its parent's found, models/scoring/resolved.py) orders its join after it."""
+    row keyed on its parent's found, models/keyed_terms/resolved.py) orders its join after it."""
 
     query: exp.Query | exp.Table
     name: str

@@ -52,7 +52,8 @@ TERMS = "wml_terms"
 @dataclass(frozen=True)
 class Term:
     """One additive part of the joint log score: an expression per class, plus its joins;
-    ``numbered``: they read the input's row number (a sum per row, models/scoring/long_terms.py)."""
+    ``numbered``: they read the input's row number (a sum per row,
+    models/keyed_terms/long_terms.py)."""
 
     per_class: list[exp.Expression]
     joins: list[Join] = field(default_factory=list)

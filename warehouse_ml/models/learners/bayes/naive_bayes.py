@@ -55,11 +55,11 @@ from warehouse_ml.models.capabilities import (
     WeightedFit,
 )
 from warehouse_ml.models.inspection.evidence import Part
+from warehouse_ml.models.keyed_terms import lookup
 from warehouse_ml.models.learners.bayes import naive_bayes_terms
 from warehouse_ml.models.learners.bayes.naive_bayes_state import NaiveBayesState
 from warehouse_ml.models.learners.shared.classes import create_classes_table
 from warehouse_ml.models.learners.shared.parameters import keep_checked
-from warehouse_ml.models.scoring import lookup
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.state import held_edges
 from warehouse_ml.models.training import ClassCount, Training

@@ -32,11 +32,11 @@ BLOCK = Shape(
     ),
     lambda v: block(v["first_code"], v["attributes"]),
 )
-"""One block of integer-coded attributes looked up together (models/scoring/lookup.py)."""
+"""One block of integer-coded attributes looked up together (models/keyed_terms/lookup.py)."""
 
 
 def block(first_code: int, attributes: Sequence[Sequence[Any]]) -> dict[str, Any]:
-    """A lookup block as models/scoring/lookup.py reads it: its first code and its
+    """A lookup block as models/keyed_terms/lookup.py reads it: its first code and its
     attributes' [name, low, high]."""
     return {"first_code": first_code, "attributes": [list(a) for a in attributes]}
 

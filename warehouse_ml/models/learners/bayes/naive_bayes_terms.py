@@ -3,9 +3,9 @@ log P(value | c), read from the model's parameter tables by the cheapest form in
 
 A categorical attribute is declared once (:func:`categorical_logical`): a NULL value gives 0,
 a seen value its row of the ``categorical`` table, any other the ``unseen`` table's; the
-planner of models/scoring/parameters.py reads it as literals within the limits of
-models/scoring/literal_terms.py, from a lookup block of integer codes
-(models/scoring/lookup.py: faster on many rows than a CASE per code) unless the model is wide,
+planner of models/keyed_terms/parameters.py reads it as literals within the limits of
+models/keyed_terms/literal_terms.py, from a lookup block of integer codes
+(models/keyed_terms/lookup.py: faster on many rows than a CASE per code) unless the model is wide,
 or by a join on the categorical pivot (cross-validation's models, one partition per fold,
 always). The prior and numeric attributes are literals for a fitted model, joins on the pivots
 of their tables for cross-validation's (models/scoring/relations.py).
@@ -19,8 +19,8 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.inspection.evidence import Part, shown_value
-from warehouse_ml.models.scoring import literal_terms, lookup, parameters
-from warehouse_ml.models.scoring.declarations import Key, Level, LogicalTerm
+from warehouse_ml.models.keyed_terms import literal_terms, lookup, parameters
+from warehouse_ml.models.keyed_terms.declarations import Key, Level, LogicalTerm
 from warehouse_ml.models.scoring.relations import Join, partition_condition, pivot_one_row
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.sqlgen import expressions, templates
@@ -30,7 +30,7 @@ from warehouse_ml.store.catalog import ModelRecord
 
 
 def model_terms(warehouse: Warehouse, record: ModelRecord, source: Source) -> list[Term]:
-    """The prior, then each attribute's term by the planner (models/scoring/parameters.py),
+    """The prior, then each attribute's term by the planner (models/keyed_terms/parameters.py),
     lookup blocks of integer codes included unless the model is wide, many parameters in long
     format over the numbered rows."""
     k = len(record.classes)

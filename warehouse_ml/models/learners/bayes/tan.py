@@ -36,7 +36,7 @@ Parameter tables of a model (``wml.<model_id>_<part>``), each led by the model p
   (lookup.py); the layout is stored in the catalog details (``lookup``);
 * ``resolved``: attribute, parent_seen, parent_value, value, lp_0 .. lp_{K-1}: a fitted model's
   text attributes' terms per (parent key, seen value), their fallbacks resolved, which a view
-  reads by one join per attribute (models/scoring/resolved.py); the attributes it holds are in
+  reads by one join per attribute (models/keyed_terms/resolved.py); the attributes it holds are in
   the catalog details (``resolved``).
 
 Smoothing (Weka ``SimpleEstimator -A alpha``): P(x | c, pa) = (N(x,pa,c) + alpha) /
@@ -95,13 +95,13 @@ from warehouse_ml.models.capabilities import (
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.render import render_tree
 from warehouse_ml.models.inspection.sections import ModelSection, PicturePart, TextPart
+from warehouse_ml.models.keyed_terms import lookup, resolved
 from warehouse_ml.models.learners.bayes import tan_terms
 from warehouse_ml.models.learners.bayes.chow_liu import parents_from_weights
 from warehouse_ml.models.learners.bayes.naive_bayes import create_categorical_tables
 from warehouse_ml.models.learners.bayes.tan_state import TANState
 from warehouse_ml.models.learners.shared.classes import create_classes_table
 from warehouse_ml.models.learners.shared.parameters import keep_checked
-from warehouse_ml.models.scoring import lookup, resolved
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.state import held_edges
 from warehouse_ml.models.training import Training

@@ -37,10 +37,10 @@ class TANState(LearnedState):
       cross-validation's models);
     * ``partition_parents``: a cross-validation's models, each one's tree (None otherwise);
     * ``lookup``: the integer-coded attributes scored through the lookup table,
-      ``{attribute: (first_code, low, high, stride)}`` (models/scoring/lookup.py; None: no
+      ``{attribute: (first_code, low, high, stride)}`` (models/keyed_terms/lookup.py; None: no
       pair tables, or stored before it);
     * ``resolved``: a fitted model's attributes whose fallback chains the resolved table holds,
-      in feature order (models/scoring/resolved.py; None: a cross-validation's models, no pair
+      in feature order (models/keyed_terms/resolved.py; None: a cross-validation's models, no pair
       tables, or stored before it)."""
 
     bins: Mapping[str, tuple[float, ...]] | None = None

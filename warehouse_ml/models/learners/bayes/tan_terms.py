@@ -7,10 +7,10 @@ observed (value, parent value) pair its row of the sparse ``cpt`` table; a seen 
 parent value in ``cpt_parent`` (counted with the attribute, never with this value) that row;
 otherwise (NULL or unseen parent value, unseen value) the class-only term, Naive Bayes'
 (naive_bayes_terms.categorical_logical), which is the root's whole term. The planner of
-models/scoring/parameters.py reads it from a lookup block where its integer codes were placed
-(models/scoring/lookup.py, one INNER join per attribute), as literals within the limits of
-models/scoring/literal_terms.py, over them in a query that does not number its rows (a view's)
-from the fitted model's resolved chains (models/scoring/resolved.py, one join per attribute),
+models/keyed_terms/parameters.py reads it from a lookup block where its integer codes were placed
+(models/keyed_terms/lookup.py, one INNER join per attribute), as literals within the limits of
+models/keyed_terms/literal_terms.py, over them in a query that does not number its rows (a view's)
+from the fitted model's resolved chains (models/keyed_terms/resolved.py, one join per attribute),
 else by joins (cross-validation's models, each row scored with its fold's tree, always).
 """
 
@@ -22,9 +22,9 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.models.inspection.evidence import Part, shown_value
+from warehouse_ml.models.keyed_terms import literal_terms, lookup, parameters, resolved
+from warehouse_ml.models.keyed_terms.declarations import Key, Level, LogicalTerm
 from warehouse_ml.models.learners.bayes.naive_bayes_terms import categorical_logical, prior_term
-from warehouse_ml.models.scoring import literal_terms, lookup, parameters, resolved
-from warehouse_ml.models.scoring.declarations import Key, Level, LogicalTerm
 from warehouse_ml.models.scoring.relations import per_partition
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.sqlgen.templates import column

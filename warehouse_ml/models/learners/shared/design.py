@@ -38,7 +38,7 @@ from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
-from warehouse_ml.models.scoring.lookup import integer_coded
+from warehouse_ml.models.keyed_terms.lookup import integer_coded
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.training import Training
 from warehouse_ml.sqlgen import templates

@@ -4,7 +4,7 @@
 -- Placeholders: $value (the scored column), $low, $high (the seen range), $unseen_slot
 --   (high - low + 1), $null_slot (high - low + 2): integer values.
 -- Output: slot (BIGINT).
--- Rendered by: warehouse_ml/models/scoring/lookup.py.
+-- Rendered by: warehouse_ml/models/keyed_terms/lookup.py.
 SELECT
     CASE
         WHEN $value IS NULL THEN $null_slot

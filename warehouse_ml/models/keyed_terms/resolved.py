@@ -4,9 +4,9 @@ value, value) when the model is written.
 A TAN child's term is a chain (models/learners/bayes/tan_terms.py): the observed pair's ``cpt`` row,
 else its parent value's ``cpt_parent`` row for a seen value, else the seen value's class-only
 ``categorical`` row, else the ``unseen`` row. Read by joins on the sparse tables
-(models/scoring/parameters.py, joined_term) it costs three joins, a fitted model's
+(models/keyed_terms/parameters.py, joined_term) it costs three joins, a fitted model's
 ``unseen`` being literals; a view of a TAN over the literal limits held three per child. The
-``resolved`` table (warehouse_ml/sql/models/learners/bayes/tan/create_tan_resolved.sql,
+``resolved`` table (warehouse_ml/sql/models/keyed_terms/create_tan_resolved.sql,
 :func:`learn`) holds the chain's outcome for every seen value and every parent key: each seen value
 of the parent (``parent_seen`` 1), and one key for a NULL or unseen parent value (``parent_seen`` 0,
 ``parent_value`` ''), the root's only key. So the attribute is one LEFT JOIN
@@ -19,12 +19,12 @@ gives 0.
 
 The table is dense over the seen values, ``(parent's values + 1) * values`` rows per attribute,
 so an attribute is written only while that stays within :data:`MAX_RESOLVED_ROWS`; the others,
-and the integer codes of the lookup table (models/scoring/lookup.py, one join already), are
+and the integer codes of the lookup table (models/keyed_terms/lookup.py, one join already), are
 read as before. A query that does not number its rows (a view's, an export, ``score_rows``)
 reads through it the attributes over the literal limits, and every attribute once the literals
-would exceed :data:`~warehouse_ml.models.scoring.literal_terms.MAX_LITERAL_CELLS` (soybean's
+would exceed :data:`~warehouse_ml.models.keyed_terms.literal_terms.MAX_LITERAL_CELLS` (soybean's
 TAN view: 35 joins instead of 911 KB of literals); a numbered query reads those in long format
-(models/scoring/long_terms.py). Cross-validation's models (several partitions) have no such
+(models/keyed_terms/long_terms.py). Cross-validation's models (several partitions) have no such
 table.
 """
 
@@ -35,9 +35,9 @@ from collections.abc import Collection, Mapping
 from sqlglot import exp
 
 from warehouse_ml.engines.base import Warehouse
-from warehouse_ml.models.scoring import parameters
-from warehouse_ml.models.scoring.declarations import Key, LogicalTerm
-from warehouse_ml.models.scoring.literal_terms import LiteralParameters
+from warehouse_ml.models.keyed_terms import parameters
+from warehouse_ml.models.keyed_terms.declarations import Key, LogicalTerm
+from warehouse_ml.models.keyed_terms.literal_terms import LiteralParameters
 from warehouse_ml.models.scoring.relations import Join, pivot_columns
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.sqlgen import expressions, templates
@@ -104,7 +104,7 @@ def tan_terms(
     attribute (module docstring): of the attributes in the table and not ``placed`` in the
     lookup table, those over the literal limits, or every one when the others' literals
     (``declared``, a fitted model's ``literals``) exceed the budget in a model of at most
-    :data:`~warehouse_ml.models.scoring.literal_terms.MAX_JOINED_ATTRIBUTES` attributes (a
+    :data:`~warehouse_ml.models.keyed_terms.literal_terms.MAX_JOINED_ATTRIBUTES` attributes (a
     wider one is read by literals: splice's 60 joins took 1.2 s to a one-row query, its
     literals 0.85 s); each with its parent's seen values known from the parent's resolved row
     or literals (else it keeps its joins)."""

@@ -9,7 +9,7 @@
 --   MAX(CASE WHEN p.class_index = i THEN p.log_prob END) items, scoring.pivot_columns).
 -- Output columns: wml_part (INTEGER), attribute (VARCHAR), slot (BIGINT),
 --   lp_0 .. lp_{K-1} (DOUBLE natural log P(value | class i); NULL when the probability is 0).
--- Rendered by: warehouse_ml/models/scoring/lookup.py.
+-- Rendered by: warehouse_ml/models/keyed_terms/lookup.py.
 WITH seen_values AS (
     SELECT DISTINCT k.attribute AS attribute, k.value AS value FROM $categorical AS k
 ),

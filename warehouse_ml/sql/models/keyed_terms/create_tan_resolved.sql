@@ -1,5 +1,5 @@
 -- A fitted TAN model's fallback chains resolved per (parent value, value), for scoring a text
--- attribute by one join (models/scoring/resolved.py): one row per resolved attribute, seen
+-- attribute by one join (models/keyed_terms/resolved.py): one row per resolved attribute, seen
 -- value of it and parent key, holding what TAN scoring gives the attribute
 -- (tan_terms.tan_logical): the cpt row of an observed (value, parent value) pair, else the
 -- cpt_parent row of the parent value (a value never counted with it), else the class-only
@@ -13,7 +13,7 @@
 --   MAX(CASE WHEN p.class_index = i THEN p.log_prob END) items, scoring.pivot_columns).
 -- Output columns: attribute (VARCHAR), parent_seen (INTEGER), parent_value (VARCHAR), value
 --   (VARCHAR), lp_0 .. lp_{K-1} (DOUBLE natural log; NULL when the probability is 0).
--- Rendered by: warehouse_ml/models/scoring/resolved.py.
+-- Rendered by: warehouse_ml/models/keyed_terms/resolved.py.
 CREATE TABLE $table AS
 WITH resolved AS (
     SELECT CAST(l.attribute AS VARCHAR) AS attribute, CAST(l.parent AS VARCHAR) AS parent

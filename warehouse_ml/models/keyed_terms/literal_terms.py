@@ -1,12 +1,12 @@
 """Join-free scoring terms: a fitted model's parameters written into the query as literals.
 
-Scoring by joins (models/scoring/parameters.py, joined_term) costs joins per attribute,
+Scoring by joins (models/keyed_terms/parameters.py, joined_term) costs joins per attribute,
 and what an engine spends planning a query grows with its joins: a 36-attribute TAN view held
 143 joins, over 2 s of DuckDB planning for a one-row query, and a join chain of a 200-attribute
 model took 15 s to score 2,000 rows. A fitted model (one partition) is therefore scored from
 literals wherever its parameters are few; the values are read from its parameter tables when
 the query is built (:func:`load`), one statement per table, and written by the planner of
-models/scoring/parameters.py (a categorical or TAN attribute's fallback chain as nested CASEs)
+models/keyed_terms/parameters.py (a categorical or TAN attribute's fallback chain as nested CASEs)
 or here (prior, Gaussian):
 
 * the prior: ``log P(c)`` per class;
@@ -19,7 +19,7 @@ or here (prior, Gaussian):
   a CASE over the parent's value, then over the value.
 
 Every literal is the stored DOUBLE, written exactly (templates.literal), so the terms equal
-those of the joined form. Lookup blocks of integer codes stay (models/scoring/lookup.py: one
+those of the joined form. Lookup blocks of integer codes stay (models/keyed_terms/lookup.py: one
 perfect-hash join per block beats a CASE per code on many rows, 0.15 s against 4.7 s for TAN
 over 1M rows x 20 codes), attributes with many values keep their joins, and so do
 cross-validation's models (several partitions, scored by one statement over the whole
@@ -54,7 +54,7 @@ MAX_LITERAL_PAIRS = 64
 MAX_LITERAL_CELLS = 500
 """Most literal cells (stored rows of the keyed levels times classes) of the attributes of a
 fitted model that a numbered scoring query writes as literals; beyond, it reads every one in
-long format (models/scoring/long_terms.py): measured on the shared data sets, planning
+long format (models/keyed_terms/long_terms.py): measured on the shared data sets, planning
 the literals costs more than the long format's joins from about this size."""
 
 Row = dict[str, Any]
@@ -66,7 +66,7 @@ class LiteralParameters:
     """The parameters of a fitted model that its query writes as literals: ``prior``, log P(c)
     per class index; ``gaussian[attribute, c]``: (mean, variance); ``rows[part][attribute,
     c]``: the rows of parameter table ``part`` (categorical, unseen, TAN's cpt and cpt_parent)
-    of an attribute and class, read out by models/scoring/parameters.py (:meth:`cells`).
+    of an attribute and class, read out by models/keyed_terms/parameters.py (:meth:`cells`).
     Attributes over the limits are absent (:meth:`loaded`), unless ``every_attribute`` (a model
     wider than :data:`MAX_JOINED_ATTRIBUTES`)."""
 

@@ -1,7 +1,7 @@
 """How a learner declares the parameters of one attribute's term for the planner of
-models/scoring/parameters.py: the scored row's values it keys on (:class:`Key`) and its
+models/keyed_terms/parameters.py: the scored row's values it keys on (:class:`Key`) and its
 fallback chain of :class:`Level` (one long-format parameter table each, the last the default),
-as a :class:`LogicalTerm`. The planner and its long-format reader (models/scoring/long_terms.py)
+as a :class:`LogicalTerm`. The planner and its long-format reader (models/keyed_terms/long_terms.py)
 both read these declarations, which depend on neither."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """One planner for reading a model's parameters in its scoring query.
 
 A learner declares each attribute's term as a :class:`LogicalTerm`
-(models/scoring/declarations.py): the scored row's values it keys on (:class:`Key`), and its
+(models/keyed_terms/declarations.py): the scored row's values it keys on (:class:`Key`), and its
 fallback chain, an ordered list of :class:`Level`: the rows of one long-format parameter table
 (wml_part, attribute, key columns..., class_index, log_prob), matched on some of the keys, the
 first matching level giving the term; the last level has no key (one row per attribute and
@@ -14,8 +14,8 @@ This module turns those declarations into the query's terms, choosing the reader
 (:func:`attribute_terms`):
 
 * a lookup block of integer codes, where the learner laid one out when fitting
-  (models/scoring/lookup.py: one INNER join on an integer per block);
-* literals (models/scoring/literal_terms.py, :func:`literal_term`) when a fitted model's rows
+  (models/keyed_terms/lookup.py: one INNER join on an integer per block);
+* literals (models/keyed_terms/literal_terms.py, :func:`literal_term`) when a fitted model's rows
   of every keyed level of the attribute are within its limits: nested ``CASE key WHEN stored
   THEN ...`` over the keys, outermost first, each branch resolved through the chain;
 * otherwise one LEFT JOIN per keyed level on the pivot of its rows by class
@@ -23,13 +23,13 @@ This module turns those declarations into the query's terms, choosing the reader
   as literals (one value per class). Naive Bayes' categorical attribute is thus one join;
 * for cross-validation's models (every fold's parameters in the same tables, each row scored
   with its own fold's), every declared attribute at once in long format
-  (models/scoring/long_terms.py): the rows unpivoted to one row per attribute, one join per
+  (models/keyed_terms/long_terms.py): the rows unpivoted to one row per attribute, one join per
   level on (partition, attribute, keys) to its rows pivoted by class, each class's terms
   summed per row;
 * for a fitted model in a query that numbers its rows (:func:`_unpivoted`; a query reading
   every row at once in scan order, ``Source.row``, as ``predict_proba``), the long format
   too, summed per row number, for every attribute once the literals would exceed
-  :data:`~warehouse_ml.models.scoring.literal_terms.MAX_LITERAL_CELLS` (DuckDB spent 0.2-0.4
+  :data:`~warehouse_ml.models.keyed_terms.literal_terms.MAX_LITERAL_CELLS` (DuckDB spent 0.2-0.4
   s planning soybean's 182 KB of Naive Bayes literals, 2-3 s on its TAN's 711 KB, for 683
   rows; the long format's statement is 22-30 KB whatever the parameters), and for the
   attributes over the literal limits when that takes fewer joins than joining each (a TAN
@@ -37,7 +37,7 @@ This module turns those declarations into the query's terms, choosing the reader
   A view's query never numbers its rows, so that a filter on the view's output reaches its
   source; it reads such a model by literals and joins, as above, a fitted TAN's attributes
   over the limits (and every one past the budget) by one join each on its chains resolved
-  when it was written (models/scoring/resolved.py, given here as ``looked_up`` terms).
+  when it was written (models/keyed_terms/resolved.py, given here as ``looked_up`` terms).
 
 Every reader gives the same term: the first level whose keys all match a row (and whose
 ``requires`` level matches too), else the default (:meth:`LogicalTerm.first_found` for the
@@ -51,9 +51,9 @@ from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
-from warehouse_ml.models.scoring import literal_terms, long_terms
-from warehouse_ml.models.scoring.declarations import Key, LogicalTerm
-from warehouse_ml.models.scoring.literal_terms import LiteralParameters
+from warehouse_ml.models.keyed_terms import literal_terms, long_terms
+from warehouse_ml.models.keyed_terms.declarations import Key, LogicalTerm
+from warehouse_ml.models.keyed_terms.literal_terms import LiteralParameters
 from warehouse_ml.models.scoring.relations import Join, partition_condition, pivot_rows
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.sqlgen.templates import column, literal
@@ -73,7 +73,7 @@ def attribute_terms(
     earlier attribute's block, no term of its own); a :class:`LogicalTerm` by literals or joins
     (:func:`term_of`), or for a cross-validation's models (whose scored rows have a key,
     ``row_key`` of the record's state) with the others in one term summed in long format,
-    last (models/scoring/long_terms.py); a ready :class:`Term` (e.g. a Gaussian attribute's)
+    last (models/keyed_terms/long_terms.py); a ready :class:`Term` (e.g. a Gaussian attribute's)
     as it is."""
     k = len(record.classes)
     terms = []
@@ -108,10 +108,10 @@ def _unpivoted(
     logical: Sequence[LogicalTerm], literals: LiteralParameters | None, k: int
 ) -> list[LogicalTerm]:
     """The declared terms of a fitted model (``literals`` its parameters) that its numbered
-    scoring query reads in long format (models/scoring/long_terms.py): every one when
+    scoring query reads in long format (models/keyed_terms/long_terms.py): every one when
     the literal cells of those within the literal limits (their stored rows of the keyed
     levels times ``k`` classes) exceed
-    :data:`~warehouse_ml.models.scoring.literal_terms.MAX_LITERAL_CELLS`; else those over the
+    :data:`~warehouse_ml.models.keyed_terms.literal_terms.MAX_LITERAL_CELLS`; else those over the
     limits (not loaded) when the long format reads them with fewer joins than
     :func:`joined_term` (one per keyed level and attribute), none otherwise."""
     if literals is None:
@@ -133,7 +133,7 @@ def over_literal_budget(
 ) -> bool:
     """Whether the literal cells of the terms of ``logical`` within the limits (their stored
     rows of the keyed levels times ``k`` classes) exceed
-    :data:`~warehouse_ml.models.scoring.literal_terms.MAX_LITERAL_CELLS`."""
+    :data:`~warehouse_ml.models.keyed_terms.literal_terms.MAX_LITERAL_CELLS`."""
     loaded = [t for t in logical if within_limits(t, literals)]
     cells = k * sum(literals.count(level.part, t.attribute) for t in loaded for level in t.keyed())
     return cells > literal_terms.MAX_LITERAL_CELLS
@@ -238,7 +238,7 @@ def joined_term(
     """One LEFT JOIN per keyed level (``<name>_<part>``, its rows pivoted by class, joined on
     the keys and the row's partition) and ``CASE WHEN missing IS NULL THEN 0 WHEN <level's row
     found> THEN <its value> ... ELSE <default> END`` per class; the default from ``literals``
-    (a fitted model's: cross-validation's models are read by models/scoring/long_terms.py)."""
+    (a fitted model's: cross-validation's models are read by models/keyed_terms/long_terms.py)."""
     joins = []
     found: dict[str, exp.Expression] = {}
     values: dict[str, list[exp.Expression]] = {}

@@ -3,7 +3,7 @@
 -- a fixed order: the parameters a query writes as literals.
 -- Placeholders: $table, $counted (tables), $limit (integer).
 -- Output columns: those of $table.
--- Rendered by: warehouse_ml/models/scoring/literal_terms.py.
+-- Rendered by: warehouse_ml/models/keyed_terms/literal_terms.py.
 SELECT *
 FROM $table AS t
 WHERE t.attribute IN (

@@ -18,7 +18,7 @@ folds) shift partition p's codes by ``p * width``. The layout, a list of blocks
 catalog details (key ``lookup``). Attributes with gaps keep the text join.
 
 A TAN model does the same per (value, parent value)
-(warehouse_ml/sql/models/learners/bayes/tan/create_tan_lookup.sql, :func:`learn_tan`): an
+(warehouse_ml/sql/models/keyed_terms/create_tan_lookup.sql, :func:`learn_tan`): an
 attribute's block holds ``stride`` parent slots per value slot, and each code's row is already what
 TAN scoring gives it (the conditional term from the sparse ``cpt`` or ``cpt_parent`` table, or its
 class-only fallback for a NULL or unseen parent value), so the attribute costs one INNER join on
@@ -254,7 +254,7 @@ def lookup_term(
 def block_terms(
     record: ModelRecord, k: int, partition: str | None = None
 ) -> dict[str, Term | None]:
-    """The terms of the model's looked-up attributes (models/scoring/parameters.py): a block's
+    """The terms of the model's looked-up attributes (models/keyed_terms/parameters.py): a block's
     term (:func:`lookup_term`, named after its first attribute) at its first attribute, None at
     the others, whose values it sums."""
     terms: dict[str, Term | None] = {}
@@ -272,7 +272,7 @@ TAN_LAYOUT_COLUMNS = (
     "stride",
 )  # fmt: skip
 """Columns of the ``$layout`` relation of
-warehouse_ml/sql/models/learners/bayes/tan/create_tan_lookup.sql."""
+warehouse_ml/sql/models/keyed_terms/create_tan_lookup.sql."""
 
 
 def tan_layout(
@@ -333,7 +333,7 @@ def learn_tan(
 ) -> dict[str, TanLayout]:
     """Lay out the integer-coded attributes of the TAN models being learned in ``tables`` (one
     tree per model partition, ``parents``) and
-    write its lookup table (warehouse_ml/sql/models/learners/bayes/tan/create_tan_lookup.sql, part
+    write its lookup table (warehouse_ml/sql/models/keyed_terms/create_tan_lookup.sql, part
     ``lookup``) when any is placed. Returns the catalog details ``{"lookup": layout}``."""
     placed = tan_layout(
         contiguous_ranges(warehouse, tables.named("categorical"), features), parents
@@ -365,7 +365,7 @@ def learn_tan(
 
 def _slot(value: exp.Expression, low: int, high: int, null_slot: int) -> exp.Expression:
     """value - low within low..high, high - low + 1 for any other value, ``null_slot`` for NULL
-    (warehouse_ml/sql/models/learners/bayes/tan/lookup_slot.sql)."""
+    (warehouse_ml/sql/models/keyed_terms/lookup_slot.sql)."""
     return templates.expression(
         "lookup_slot",
         value=value,

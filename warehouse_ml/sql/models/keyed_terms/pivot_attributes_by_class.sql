@@ -9,7 +9,7 @@
 --   MAX(CASE WHEN p.class_index = i THEN p.<column> END) items, relations.pivot_columns).
 -- Output columns: wml_part (INTEGER), attribute (text), the key columns (text), then the class
 --   columns (DOUBLE natural log; NULL for a zero probability).
--- Rendered by: warehouse_ml/models/scoring/long_terms.py.
+-- Rendered by: warehouse_ml/models/keyed_terms/long_terms.py.
 SELECT p.wml_part AS wml_part, p.attribute AS attribute, $key_columns, $class_columns
 FROM $table AS p
 WHERE p.attribute IN ($attributes)

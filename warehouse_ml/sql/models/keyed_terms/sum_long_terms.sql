@@ -6,7 +6,7 @@
 --   $class_sums (list of aliased summed_class_terms.sql items, one per class).
 -- Output columns: wml_key (the scored row's key, as in $cells), then the class columns (DOUBLE
 --   natural log, NULL for an impossible class).
--- Rendered by: warehouse_ml/models/scoring/long_terms.py.
+-- Rendered by: warehouse_ml/models/keyed_terms/long_terms.py.
 SELECT c.wml_key AS wml_key, $class_sums
 FROM $cells AS c
 GROUP BY c.wml_key

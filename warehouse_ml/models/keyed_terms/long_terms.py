@@ -7,22 +7,22 @@ its partition (column wml_part) in the same long-format tables as every other fo
 attribute and level), the query grows with the attributes times the classes and runs one join
 per attribute and level: soybean's 35 attributes and 19 classes made 250 KB of SQL that took
 longer to build and to plan than to run. :func:`summed_term` reads the learner's declarations
-(models/scoring/declarations.py :class:`LogicalTerm`) instead as one relation, for any scored
+(models/keyed_terms/declarations.py :class:`LogicalTerm`) instead as one relation, for any scored
 rows with a column identifying each (a cross-validation's key, or a query's row number) and
 any model partition (a fitted model's is 0):
 
-1. the scored rows unpivoted (warehouse_ml/sql/models/scoring/select_rows_by_attribute.sql): one row
-   per row and attribute whose value is not NULL (a NULL value contributes 0), holding the row's
+1. the scored rows unpivoted (warehouse_ml/sql/models/keyed_terms/select_rows_by_attribute.sql): one
+   row per row and attribute whose value is not NULL (a NULL value contributes 0), holding the row's
    identity, its partition, the attribute's name and its key values as text, by one CROSS
    JOIN of the input with the attributes' names (``VALUES``) and a CASE per key column (a
    third faster on soybean than a ``SELECT`` per attribute under ``UNION ALL``);
 2. per level of the fallback chain one LEFT JOIN to the level's table pivoted by class, every
-   attribute at once (warehouse_ml/sql/models/scoring/pivot_attributes_by_class.sql), on (partition,
-   attribute, the level's keys); each class's term is the chain's first level found, else the
-   default (:meth:`LogicalTerm.first_found`, the rule the joined reader of a fitted model
+   attribute at once (warehouse_ml/sql/models/keyed_terms/pivot_attributes_by_class.sql), on
+   (partition, attribute, the level's keys); each class's term is the chain's first level found,
+   else the default (:meth:`LogicalTerm.first_found`, the rule the joined reader of a fitted model
    follows too);
-3. each class's terms summed per row (warehouse_ml/sql/models/scoring/sum_long_terms.sql: NULL when
-   a term is NULL, an impossible class).
+3. each class's terms summed per row (warehouse_ml/sql/models/keyed_terms/sum_long_terms.sql: NULL
+   when a term is NULL, an impossible class).
 
 Classes stay columns: a row per attribute and class would be K times the rows to join and
 to group (soybean: 4 times slower). Attributes declared with the same key columns and chain
@@ -41,7 +41,7 @@ from collections.abc import Sequence
 
 from sqlglot import exp
 
-from warehouse_ml.models.scoring.declarations import Key, LogicalTerm
+from warehouse_ml.models.keyed_terms.declarations import Key, LogicalTerm
 from warehouse_ml.models.scoring.relations import Join, pivot_columns
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.scoring.steps import INPUT
@@ -111,7 +111,7 @@ def _unpivoted(terms: Sequence[LogicalTerm], row: str, partition: str | None) ->
     """One row per scored row and attribute of ``terms`` (declared alike) whose value is not
     NULL: its ``row`` (wml_key), its partition, the attribute's name and each key as text,
     named as the stored key column
-    (warehouse_ml/sql/models/scoring/select_rows_by_attribute.sql)."""
+    (warehouse_ml/sql/models/keyed_terms/select_rows_by_attribute.sql)."""
     present = [exp.Not(this=exp.Is(this=t.missing.copy(), expression=exp.null())) for t in terms]
     keys = [
         alias(_by_attribute([_key_text(t.keys[j]) for t in terms]), key.column, copy=False)

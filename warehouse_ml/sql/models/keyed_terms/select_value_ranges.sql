@@ -4,7 +4,7 @@
 --   $attributes (a relation with column attribute: the integer-coded attributes).
 -- Output columns: attribute (VARCHAR), low (BIGINT), high (BIGINT), n_values (BIGINT: distinct
 --   seen values; the values are contiguous when n_values = high - low + 1).
--- Rendered by: warehouse_ml/models/scoring/lookup.py.
+-- Rendered by: warehouse_ml/models/keyed_terms/lookup.py.
 SELECT
     p.attribute AS attribute,
     MIN(CAST(p.value AS BIGINT)) AS low,

@@ -19,7 +19,7 @@
 --   items, scoring.pivot_columns).
 -- Output columns: code (BIGINT), lp_0 .. lp_{K-1} (DOUBLE natural log; NULL when the
 --   probability is 0).
--- Rendered by: warehouse_ml/models/scoring/lookup.py.
+-- Rendered by: warehouse_ml/models/keyed_terms/lookup.py.
 CREATE TABLE $table AS
 WITH placed AS (
     SELECT
