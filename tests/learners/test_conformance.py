@@ -402,8 +402,8 @@ class Plain(Classifier):
     def _learner(self) -> NaiveBayes:
         return NaiveBayes(**self.get_params())
 
-    def learn_tables(self, *args):
-        return self._learner().learn_tables(*args)
+    def _learn_tables(self, *args):
+        return self._learner()._learn_tables(*args)
 
     def _scores(self, *args):
         return self._learner()._scores(*args)

@@ -2,7 +2,7 @@
 loading (scoring and export: models/scoring/prediction.py; registered views:
 models/scoring/views.py).
 
-A subclass implements two methods: :meth:`Classifier.learn_tables`, which writes its parameter
+A subclass implements two methods: :meth:`Classifier._learn_tables`, which writes its parameter
 tables from a :class:`warehouse_ml.models.training.Training` (one model, or one per
 cross-validation fold), and :meth:`Classifier._scores`, which says how those tables score a row
 (a kind with additive scores has it from models/capabilities.py's ``AdditiveScores``, which asks
@@ -67,7 +67,7 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
       stored under the same names (:meth:`get_params` reads them back);
     * ``state_class``: the class of its own fitted state (models/state.py's
       :class:`~warehouse_ml.models.state.LearnedState`), kept in the catalog with the model;
-    * :meth:`learn_tables`: write the parameter tables of the models of a
+    * :meth:`_learn_tables`: write the parameter tables of the models of a
       :class:`~warehouse_ml.models.training.Training` (each row tagged with its model in column
       wml_part), naming each new table with ``tables.table(part)`` (a
       :class:`warehouse_ml.store.ownership.Staging`: registered before it is created, dropped if
@@ -143,9 +143,16 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
             if p.kind is inspect.Parameter.KEYWORD_ONLY
         }
 
+    def learn_tables(
+        self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
+    ) -> LearnedState:
+        """Write the parameter tables of the models of ``training`` (:meth:`_learn_tables`) and
+        return their state: the one entry every fit, cross-validation and update learns by."""
+        return self._learn_tables(warehouse, training, tables, check)
+
     # -- what a model kind implements ----------------------------------------------------
     @abc.abstractmethod
-    def learn_tables(
+    def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> LearnedState:
         """Write the parameter tables of the models of ``training``, each named by

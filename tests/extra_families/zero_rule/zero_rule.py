@@ -47,7 +47,7 @@ class ZeroRule(WeightedFit, Classifier):
         super().__init__(categorical=categorical, numeric=numeric, class_weight=class_weight)
         keep_checked(self, ZeroRule.kind, alpha=alpha)
 
-    def learn_tables(
+    def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> LearnedState:
         """The class table and each partition's class probabilities (``priors``)."""

@@ -242,7 +242,7 @@ class NaiveBayes(
         """Every cross-validation fold is counted in the same scan, whatever the features."""
         return True
 
-    def learn_tables(
+    def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> NaiveBayesState:
         """Every model from ONE count scan of the source grouped by model (cross-validation:

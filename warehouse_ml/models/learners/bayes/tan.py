@@ -158,7 +158,7 @@ class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce
         so those models are learned fold by fold."""
         return not any(f.kind == NUMERIC for f in features)
 
-    def learn_tables(
+    def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> TANState:
         """Steps 1-7 of the module docstring for every model of ``training`` in the same

@@ -267,7 +267,7 @@ class LinearDiscriminant(LinearScores, AdditiveScores, Classifier):
         self.shrinkage = shrinkage if shrinkage in (None, AUTO) else float(shrinkage)
         self.priors = checked_priors(priors)
 
-    def learn_tables(
+    def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> LinearDiscriminantState:
         """The design (one count scan, one moments scan), then the one pass of

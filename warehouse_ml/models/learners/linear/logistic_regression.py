@@ -221,7 +221,7 @@ class LogisticRegression(NewtonScores, AdditiveScores, WeightedFit, Classifier):
             self, LogisticRegression.kind, C=C, penalty=penalty, max_iter=max_iter, tol=tol
         )
 
-    def learn_tables(
+    def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> LogisticRegressionState:
         """The design (one count scan, one moments scan), then one pass per Newton iteration;

@@ -166,7 +166,7 @@ class KNearestNeighbors(ErrorsOfEveryK, ScoresByStoredRows, Classifier):
 
         return folds.fold_errors(warehouse, folded, ks, self, tables, check)
 
-    def learn_tables(
+    def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> KNearestNeighborsState:
         """The design (one count scan, one moments scan), then the ``neighbours`` table: the

@@ -204,7 +204,7 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         cuts its own bin edges, counted on their union (tree_rows.Grid)."""
         return True
 
-    def learn_tables(
+    def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> TreeState:
         """The tree of every model of ``training`` (a fit's one; cross-validation's, one per

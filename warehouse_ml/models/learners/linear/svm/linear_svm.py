@@ -115,7 +115,7 @@ class LinearSVM(NewtonScores, Evidence, WeightedFit, Classifier):
         """The Platt folds' key, never a feature (stats/keys.py)."""
         return [] if self.key is None else [self.key]
 
-    def learn_tables(
+    def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> LinearSvmState:
         """The design (one count scan, one moments scan), the Newton and line passes of the
