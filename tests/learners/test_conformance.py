@@ -27,11 +27,18 @@ from extra_families.zero_rule import specs as zero_rule_specs
 
 import warehouse_ml as wml
 from warehouse_ml.cli import main
+from warehouse_ml.engines import session
+from warehouse_ml.engines.sources import open_source
 from warehouse_ml.errors import NotSupportedError
 from warehouse_ml.evaluation import loo, splits
 from warehouse_ml.models import capabilities, kind_parameters, kinds
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes
+from warehouse_ml.models.training import StoredCounts, Training, class_counts
+from warehouse_ml.stats.features import Feature
+from warehouse_ml.stats.validation import CardinalityCheck
+from warehouse_ml.store import ownership
+from warehouse_ml.store.ownership import Staging
 
 SPECS = [*kinds.specs(), *zero_rule_specs.SPECS]
 """The library's kinds and those of the families outside it (:func:`outside_families`)."""
@@ -385,6 +392,60 @@ def test_stored_counts_show_no_drift_on_the_training_table(con, spec):
     assert all(r["psi"] == pytest.approx(0.0, abs=1e-12) for r in attributes)
     ranked = model.attribute_ranking(con).to_pylist()
     assert sorted(r["attribute"] for r in ranked) == sorted(FEATURES)
+
+
+def _trainings(fitted_model, warehouse, src) -> dict[str, tuple[type, Training]]:
+    """Trainings of the fitted model's features asking for more than one plain model, each with
+    the capability a kind needs to learn it: every fold at once (a fold column), an update
+    (the model's stored counts), weighted counts (a weight column)."""
+    record = fitted_model.record_
+    features = [
+        Feature(n, record.feature_types[n]["kind"], record.feature_types[n]["sql_type"])
+        for n in record.features
+    ]
+    classes, _ = class_counts(warehouse, src, "y")
+    folds = [classes, classes]
+    return {
+        "folds at once": (
+            capabilities.FoldsAtOnce, Training(src, "y", features, folds, held_out="code")
+        ),
+        "update": (
+            capabilities.CountUpdates,
+            Training(src, "y", features, [classes], stored=StoredCounts(record)),
+        ),
+        "weights": (capabilities.WeightedFit, Training(src, "y", features, [classes], weight="w")),
+    }  # fmt: skip
+
+
+@by_kind
+def test_a_training_the_kind_cannot_learn_is_refused_before_anything_runs(fitted, spec):
+    """Every kind learns the whole of what a training asks or refuses it: a training of folds
+    at once for a kind that learns them fold by fold (or not for these features: TAN with a
+    numeric attribute), of stored counts without updates by counts, or weighted without a
+    weighted form, is a NotSupportedError naming the kind and the capability, before any
+    statement (logistic regression fitted one model on every row, ignoring the folds and the
+    stored counts)."""
+    con, model = fitted
+    with session(con) as warehouse, open_source(warehouse, "t") as src:
+        trainings = _trainings(model, warehouse, src)
+        for what, (capability, training) in trainings.items():
+            if capability is capabilities.FoldsAtOnce:
+                honoured = capabilities.folds_at_once(model, training.features)
+            else:
+                honoured = isinstance(model, capability)
+            if honoured:
+                continue
+            with Staging(
+                warehouse, owner_kind="model", owner="m", created_by="test", version="v",
+                lifetime=ownership.MODEL,
+            ) as tables:  # fmt: skip
+                statements = len(warehouse.log)
+                check = CardinalityCheck(src.description, training.features, 240)
+                with pytest.raises(
+                    NotSupportedError, match=f"{capability.__name__}; model kind '{spec.kind}'"
+                ):
+                    model.learn_tables(warehouse, training, tables, check)
+                assert len(warehouse.log) == statements, what
 
 
 class Plain(Classifier):

@@ -147,7 +147,10 @@ class Classifier(Predictor, ViewKeeper, Explainer, Monitor, Updater, abc.ABC):
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> LearnedState:
         """Write the parameter tables of the models of ``training`` (:meth:`_learn_tables`) and
-        return their state: the one entry every fit, cross-validation and update learns by."""
+        return their state: the one entry every fit, cross-validation and update learns by. A
+        training the kind cannot learn whole is refused before anything runs
+        (capabilities.require_learnable)."""
+        capabilities.require_learnable(self, training)
         return self._learn_tables(warehouse, training, tables, check)
 
     # -- what a model kind implements ----------------------------------------------------

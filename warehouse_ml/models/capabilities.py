@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # annotations of the hooks: the roles above this one define t
     from warehouse_ml.models.inspection.evidence import Part
     from warehouse_ml.models.scoring.context import ScoringContext
     from warehouse_ml.models.scoring.scores import Scores, Term
-    from warehouse_ml.models.training import ClassCount, FoldedRows
+    from warehouse_ml.models.training import ClassCount, FoldedRows, Training
     from warehouse_ml.stats.validation import CardinalityCheck
     from warehouse_ml.store.catalog import ModelRecord
     from warehouse_ml.store.ownership import Staging
@@ -178,13 +178,42 @@ def require(model: Any, capability: type[Capability], call: str, instead: str = 
     """Refuse (:class:`NotSupportedError` naming the model's kind and the capability) a call
     ``call`` on a model whose kind does not declare ``capability``; ``instead`` says what to do
     then."""
-    if isinstance(model, capability):
-        return
+    if not isinstance(model, capability):
+        refuse(model, capability, call, instead)
+
+
+def require_learnable(model: Any, training: Training) -> None:
+    """Refuse (:class:`NotSupportedError` naming the kind and the capability) a ``training``
+    that ``model``'s kind cannot learn whole, rather than learn part of it: every fold at once
+    needs :class:`FoldsAtOnce` for the training's features, stored counts
+    :class:`CountUpdates`, a weight column :class:`WeightedFit`."""
+    if training.held_out is not None and not folds_at_once(model, training.features):
+        lacks = (
+            "learns these features fold by fold"
+            if isinstance(model, FoldsAtOnce)
+            else "does not declare it"
+        )
+        refuse(model, FoldsAtOnce, "learning every fold at once", lacks=lacks)
+    if training.stored is not None:
+        require(model, CountUpdates, "an update of stored counts")
+    if training.weight is not None:
+        require(model, WeightedFit, "a weighted fit")
+
+
+def refuse(
+    model: Any,
+    capability: type[Capability],
+    call: str,
+    instead: str = "",
+    lacks: str = "does not declare it",
+) -> None:
+    """Raise the :class:`NotSupportedError` of :func:`require`: ``call`` on ``model`` needs
+    ``capability``, which the model's kind ``lacks`` (it does not declare it, or not for
+    this call's features)."""
     kind = getattr(model, "kind", type(model).__name__)
     raise NotSupportedError(
         f"{call} needs a model kind with capability {capability.__name__}; model kind "
-        f"{kind!r} ({type(model).__name__}) does not declare it"
-        + (f": {instead}" if instead else "")
+        f"{kind!r} ({type(model).__name__}) {lacks}" + (f": {instead}" if instead else "")
     )
 
 
