@@ -67,6 +67,15 @@ def run_shell(block: Block, folder: Path) -> None:
     assert done.returncode == 0, f"README.md line {block.line}:\n{done.stderr}"
 
 
+def close_pyplot_figures() -> None:
+    """Close the figures a block's charts opened in pyplot (a chart drawn without ``ax``
+    opens one, as a notebook shows it): the tour draws more than pyplot keeps open without a
+    warning."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close("all")
+
+
 def test_every_block_of_the_tour_runs_as_written(tour):
     blocks = readme_blocks()
     assert [b.language for b in blocks].count("python") >= 3
@@ -74,6 +83,7 @@ def test_every_block_of_the_tour_runs_as_written(tour):
     for block in blocks:
         if block.language == "python":
             exec(block.compiled(), namespace)
+            close_pyplot_figures()
         elif block.language == "sql":
             rows = namespace["con"].sql(block.body).fetchall()
             assert rows, f"README.md line {block.line}: the query returned no row"
