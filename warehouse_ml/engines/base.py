@@ -176,8 +176,7 @@ class Warehouse(abc.ABC):
     @abc.abstractmethod
     def native(self) -> Any:
         """The driver's object this adapter runs statements on (a DuckDB connection or cursor,
-        a psycopg connection, a SparkSession): what the connection's session objects belong to
-        (:meth:`defer`)."""
+        a psycopg connection, a SparkSession), which session objects belong to (:meth:`defer`)."""
 
     @abc.abstractmethod
     def fold(self, part: str) -> str:
@@ -219,8 +218,7 @@ class Warehouse(abc.ABC):
 
     def _usable(self) -> Warehouse:
         """The adapter a new session runs on: this one, or (DuckDB) a cursor when the user's
-        connection holds an unfinished result. Raises ConnectionStateError on an open or failed
-        user transaction."""
+        connection holds an unfinished result; ConnectionStateError in a user transaction."""
         return self
 
     def write_conflict(self, error: Exception) -> bool:
@@ -249,10 +247,13 @@ class Warehouse(abc.ABC):
         it can, or the engine refuses writes by itself."""
         return None
 
+    def require_scan_order(self) -> None:
+        """Refuse (ConnectionStateError) a result in source order where scans keep no order."""
+        return None
+
     def require_writing(self, what: str) -> None:
         """Refuse (ConnectionStateError) a call that writes ``what`` (e.g. "the resample's
-        table") on a connection that cannot write (:meth:`read_only`), before it runs
-        anything."""
+        table") on a connection that cannot write (:meth:`read_only`), before anything runs."""
         why = self.read_only()
         if why is not None:
             raise ConnectionStateError(
@@ -342,8 +343,7 @@ class Warehouse(abc.ABC):
         return templates.generate(self._prepare(tree), self.dialect)
 
     def statements(self, tree: exp.Expression) -> list[exp.Expression]:
-        """The engine statements that carry out one library statement, in order: here the
-        statement itself."""
+        """The engine statements that carry out one library statement, in order: itself here."""
         return [tree]
 
     def _run(self, tree: exp.Expression, template: str | None) -> None:

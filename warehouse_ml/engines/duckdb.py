@@ -321,6 +321,19 @@ class DuckDBWarehouse(Warehouse):
             )
         return None
 
+    def require_scan_order(self) -> None:
+        """Refuse (ConnectionStateError) a result in source order on a database whose scans
+        keep no order (``SET preserve_insertion_order = false``): its rows would come back
+        paired with other rows' results."""
+        if not self._session_facts()["preserve_insertion_order"]:
+            raise ConnectionStateError(
+                "this call returns one row per source row in the source's order, and the "
+                "DuckDB database has preserve_insertion_order = false, so its scans keep no "
+                "order; pass keys=[...] to get each row's key with its result, score into a "
+                "view or table (create_view, create_table), or SET "
+                "preserve_insertion_order = true"
+            )
+
     def session_token(self) -> str:
         return "duckdb"
 

@@ -4,7 +4,9 @@
 -- Output columns: transaction_id (BIGINT), database_name (VARCHAR, the current catalog),
 --   schema_name (VARCHAR, the current schema), search_path (VARCHAR, comma-separated schemas),
 --   wml_catalog (BOOLEAN: an attached database named wml makes "wml.x" ambiguous),
---   read_only (BOOLEAN: the current database was opened read-only).
+--   read_only (BOOLEAN: the current database was opened read-only),
+--   preserve_insertion_order (BOOLEAN: a scan returns the rows in their order; the setting
+--   is the whole database's).
 -- Rendered by: warehouse_ml/engines/duckdb.py.
 SELECT
     txid_current() AS transaction_id,
@@ -17,4 +19,5 @@ SELECT
     EXISTS (
         SELECT 1 AS found FROM duckdb_databases() AS d
         WHERE d.database_name = current_database() AND d.readonly
-    ) AS read_only
+    ) AS read_only,
+    CAST(current_setting('preserve_insertion_order') AS BOOLEAN) AS preserve_insertion_order
