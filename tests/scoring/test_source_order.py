@@ -1,6 +1,6 @@
-"""Results fetched in source order (``predict_proba``, ``predict_log_proba``, ``predict`` and
-``explain`` without keys, one row per source row) hold only where the engine returns a scan's
-rows in order. DuckDB does so unless the connection was told otherwise
+"""Results fetched in source order (``predict_proba``, ``predict_log_proba``, and ``predict``,
+``score_rows`` and ``explain`` without keys, one row per source row) hold only where the engine
+returns a scan's rows in order. DuckDB does so unless the connection was told otherwise
 (``SET preserve_insertion_order = false``, a setting of the whole database): then a 400,000-row
 ``predict_proba`` came back with 399,686 rows' probabilities paired with other rows, silently.
 Such a call is now a ConnectionStateError naming the setting, before anything runs; a call
@@ -41,9 +41,10 @@ def unordered():
         lambda model, con: model.predict_proba(con, "t"),
         lambda model, con: model.predict_log_proba(con, "t"),
         lambda model, con: model.predict(con, "t"),
+        lambda model, con: model.score_rows(con, "t", keys=[]),
         lambda model, con: model.explain(con, "t"),
     ],
-    ids=["predict_proba", "predict_log_proba", "predict", "explain"],
+    ids=["predict_proba", "predict_log_proba", "predict", "score_rows", "explain"],
 )
 def test_a_result_in_source_order_is_refused_where_the_engine_keeps_none(unordered, call):
     con, model, _ = unordered
