@@ -39,7 +39,7 @@ import contextlib
 import threading
 import uuid
 import weakref
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -247,8 +247,8 @@ class Warehouse(abc.ABC):
         it can, or the engine refuses writes by itself."""
         return None
 
-    def require_scan_order(self) -> None:
-        """Refuse (ConnectionStateError) a result in source order where scans keep no order."""
+    def require_scan_order(self, keys: Sequence[str]) -> None:
+        """Refuse (ConnectionStateError) rows only their order tells apart (no ``keys``)."""
         return None
 
     def require_writing(self, what: str) -> None:

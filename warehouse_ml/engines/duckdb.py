@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 import warnings
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 import duckdb
@@ -321,11 +321,12 @@ class DuckDBWarehouse(Warehouse):
             )
         return None
 
-    def require_scan_order(self) -> None:
-        """Refuse (ConnectionStateError) a result in source order on a database whose scans
-        keep no order (``SET preserve_insertion_order = false``): its rows would come back
-        paired with other rows' results."""
-        if not self._session_facts()["preserve_insertion_order"]:
+    def require_scan_order(self, keys: Sequence[str]) -> None:
+        """Refuse (ConnectionStateError) a result whose rows only their order tells apart (no
+        ``keys`` columns returned with each) on a database whose scans keep no order (``SET
+        preserve_insertion_order = false``): its rows would come back paired with other rows'
+        results."""
+        if not keys and not self._session_facts()["preserve_insertion_order"]:
             raise ConnectionStateError(
                 "this call returns one row per source row in the source's order, and the "
                 "DuckDB database has preserve_insertion_order = false, so its scans keep no "

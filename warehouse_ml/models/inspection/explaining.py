@@ -104,8 +104,7 @@ class Explainer:
         self._check_explanation(
             record, source, options["keys"], options["layout"], options.get("row_number")
         )
-        if not options["keys"]:  # rows told apart by their order (or its number) alone
-            warehouse.require_scan_order()
+        warehouse.require_scan_order(options["keys"])
         return compiled.model_text(
             warehouse, record, source, (type(self).__name__, "explanation"), options,
             lambda opened: self.explanation_query(

@@ -135,8 +135,7 @@ class Predictor:
             [*options.get("probability_names", []), *options.get("log_probability_names", []),
              options.get("prediction_name")],
         )  # fmt: skip
-        if not options.get("passthrough"):  # rows told apart by their order alone
-            warehouse.require_scan_order()
+        warehouse.require_scan_order(options.get("passthrough", ()))
         text = compiled.model_text(
             warehouse, record, source, (type(self).__name__, "scores"),
             {name: _hashable(value) for name, value in options.items()},
@@ -306,8 +305,7 @@ class Predictor:
             open_source(warehouse, source) as src,
             self._current(warehouse) as record,
         ):
-            if keys is not None and not keys:  # rows told apart by their order alone
-                warehouse.require_scan_order()
+            warehouse.require_scan_order(src.columns if keys is None else keys)
             query = self.view_query(
                 ScoringContext(warehouse, ordered=True), record, src, keys=keys,
                 decision=decision,
