@@ -34,7 +34,8 @@ from warehouse_ml.evaluation import loo, splits
 from warehouse_ml.models import capabilities, kind_parameters, kinds
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes
-from warehouse_ml.models.training import StoredCounts, Training, class_counts
+from warehouse_ml.models.members import StoredCounts
+from warehouse_ml.models.training import Training, class_counts
 from warehouse_ml.stats.features import Feature
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store import ownership

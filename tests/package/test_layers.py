@@ -135,7 +135,16 @@ def test_no_module_uses_another_modules_private_names(module):
 
 
 MODEL_ROLES = [
-    ("capabilities", "kind_parameters", "kind_spec", "kinds", "state", "reading", "training"),
+    (
+        "capabilities",
+        "kind_parameters",
+        "kind_spec",
+        "kinds",
+        "state",
+        "reading",
+        "training",
+        "members",
+    ),
     ("scoring", "keyed_terms"),
     ("inspection",),
     ("living",),

@@ -4,7 +4,7 @@ Naive Bayes and TAN parameters are functions of counts, so an update adds a batc
 the ones the model stores instead of reading its training data again
 (:meth:`Updater.update`): the batch is counted as a fit counts its source (the model's
 features, with the kinds and, for TAN, the bins of the first fit), staged next to the stored
-counts (models/training.py's ``StoredCounts``, partition 1), and the learner's own statements
+counts (models/members.py's ``StoredCounts``, partition 1), and the learner's own statements
 sum them (categorical and pair counts) or pool them exactly (Gaussian moments, Chan et al.)
 into a new version of every parameter table, through the fit's own path: TAN's CMI is
 recomputed from the summed pair counts and its tree chosen again. The counts equal those of a
@@ -61,11 +61,11 @@ from warehouse_ml.errors import (
 )
 from warehouse_ml.models import capabilities
 from warehouse_ml.models.capabilities import CountUpdates
+from warehouse_ml.models.members import StoredCounts
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.state import Batch, read_common_state
 from warehouse_ml.models.training import (
     ClassCount,
-    StoredCounts,
     Training,
     check_class_number,
     labelled_classes,
