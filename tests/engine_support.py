@@ -269,6 +269,12 @@ DAEMON_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 executors (the run above: 166.4 s of machine CPU, 158.9 s with these)."""
 
 
+GENERATED_CLASSES = 4000
+"""The generated classes the driver keeps compiled (Spark's
+``spark.sql.codegen.cache.maxEntries``, 100 by default): a class whose source code was compiled
+before in the run is taken from the cache instead of being compiled by Janino again."""
+
+
 def partitions(master: str) -> str:
     """The partitions of a stage on ``master``: two on the cluster, one per executor, so both
     share every stage; one on ``local[2]``, whose statements read a few hundred rows (half
@@ -295,7 +301,15 @@ def spark_session(master: str = "local[2]") -> Iterator[Any]:
     Table files are written as for many small statements: without checksum files (the raw
     local file system), committed in place (committer algorithm 2) and without a
     ``_SUCCESS`` marker (the engines suite's update case, 400 statements, 69 s to 63 s).
-    Each stage has :func:`partitions` partitions."""
+    Each stage has :func:`partitions` partitions.
+
+    Joins do not broadcast: a broadcast join runs a job of its own to collect the small side
+    on the driver, then ships it, for tables of a few hundred rows; a sort-merge join of one
+    partition costs less. And the driver keeps :data:`GENERATED_CLASSES` generated classes
+    instead of 100, so a statement shape seen before is not compiled again. Together, on the
+    engines suite's ``value_rules``, ``updates``, ``linear_svm``, ``drift`` and
+    ``explanations`` cases on ``local[2]``: driver CPU 226 s to 190 s (-16%), wall 155-169 s
+    to 140 s."""
     from pyspark.sql import SparkSession
 
     root = Path(tempfile.mkdtemp(prefix="wml-spark-"))
@@ -322,6 +336,8 @@ def spark_session(master: str = "local[2]") -> Iterator[Any]:
         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={root} {JAVA_OPTIONS}")
         .config("spark.executor.extraJavaOptions", executor_java_options(master))
         .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
+        .config("spark.sql.codegen.cache.maxEntries", str(GENERATED_CLASSES))
         .config("spark.sql.sources.parallelPartitionDiscovery.parallelism", "2")
         .getOrCreate()
     )
