@@ -70,7 +70,7 @@ class FoldSpy:
         def spy_learn(model, warehouse, training, tables, check):
             learned = learn(model, warehouse, training, tables, check)
             stacked = {part: _sorted_table(con, tables.named(part)) for part in tables.roles}
-            if training.held_out is None:  # one fold's model, from its rows
+            if training.fold_column is None:  # one fold's model, from its rows
                 self.fits += 1
                 self.parents.append(learned.parents)
                 self.information.append([list(r) for r in learned.information])

@@ -13,6 +13,7 @@ passes them too."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import shutil
 from pathlib import Path
@@ -24,19 +25,22 @@ import pyarrow as pa
 import pytest
 import sqlglot
 from extra_families.zero_rule import specs as zero_rule_specs
+from sqlglot import exp
 
 import warehouse_ml as wml
 from warehouse_ml.cli import main
 from warehouse_ml.engines import session
-from warehouse_ml.engines.sources import open_source
+from warehouse_ml.engines.sources import Source, open_source
 from warehouse_ml.errors import NotSupportedError
 from warehouse_ml.evaluation import loo, splits
 from warehouse_ml.models import capabilities, kind_parameters, kinds
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.learners.bayes.naive_bayes import NaiveBayes
-from warehouse_ml.models.members import StoredCounts
-from warehouse_ml.models.training import Training, class_counts
-from warehouse_ml.stats.features import Feature
+from warehouse_ml.models.members import Folds, StoredCounts, Update, WeightedMembers
+from warehouse_ml.models.scoring.context import ScoringContext
+from warehouse_ml.models.state import FittedState
+from warehouse_ml.models.training import Training, class_counts, labelled_classes
+from warehouse_ml.stats.features import CATEGORICAL, Feature
 from warehouse_ml.stats.validation import CardinalityCheck
 from warehouse_ml.store import ownership
 from warehouse_ml.store.ownership import Staging
@@ -397,8 +401,9 @@ def test_stored_counts_show_no_drift_on_the_training_table(con, spec):
 
 def _trainings(fitted_model, warehouse, src) -> dict[str, tuple[type, Training]]:
     """Trainings of the fitted model's features asking for more than one plain model, each with
-    the capability a kind needs to learn it: every fold at once (a fold column), an update
-    (the model's stored counts), weighted counts (a weight column)."""
+    the capability a kind needs to learn it: every fold at once (a fold column), members of
+    their own row weights, an update (the model's stored counts), weighted counts (a weight
+    column)."""
     record = fitted_model.record_
     features = [
         Feature(n, record.feature_types[n]["kind"], record.feature_types[n]["sql_type"])
@@ -408,11 +413,16 @@ def _trainings(fitted_model, warehouse, src) -> dict[str, tuple[type, Training]]
     folds = [classes, classes]
     return {
         "folds at once": (
-            capabilities.FoldsAtOnce, Training(src, "y", features, folds, held_out="code")
+            capabilities.FoldsAtOnce,
+            Training(src, "y", features, folds, members=Folds("code", 2)),
+        ),
+        "members": (
+            capabilities.MembersAtOnce,
+            Training(src, "y", features, folds, members=WeightedMembers(Folds("code", 2).weights())),
         ),
         "update": (
             capabilities.CountUpdates,
-            Training(src, "y", features, [classes], stored=StoredCounts(record)),
+            Training(src, "y", features, [classes], members=Update(StoredCounts(record))),
         ),
         "weights": (capabilities.WeightedFit, Training(src, "y", features, [classes], weight="w")),
     }  # fmt: skip
@@ -432,6 +442,10 @@ def test_a_training_the_kind_cannot_learn_is_refused_before_anything_runs(fitted
         for what, (capability, training) in trainings.items():
             if capability is capabilities.FoldsAtOnce:
                 honoured = capabilities.folds_at_once(model, training.features)
+            elif capability is capabilities.MembersAtOnce:
+                honoured = isinstance(model, capability) and model.learns_members_at_once(
+                    training.features
+                )
             else:
                 honoured = isinstance(model, capability)
             if honoured:
@@ -532,3 +546,117 @@ def test_a_family_outside_the_library_is_a_kind_like_the_librarys(outside_famili
     assert "zeror/zero_rule: ZeroR: every row scored by the training classes' shares" in listed
     assert "alpha=float (default 0.0): additive smoothing of P(class)" in listed
     assert kinds.named("ZEROR").load().__module__ == "extra_families.zero_rule.zero_rule"
+
+
+MEMBER_WEIGHTS = ["(src.id * 7 + 3) % 4", "(src.id * 5 + 1) % 3", "src.w"]
+"""Three members' row weights (0 .. 3; 0 leaves a row out of the member), over the rows of
+:func:`data` as ``src``."""
+
+
+def _learn_members(warehouse, model, training, tables, row_key: str):
+    """The record of ``training``'s members learned at once by ``model`` into ``tables``, its
+    members told apart at scoring by the column ``member`` of the scored rows."""
+    check = CardinalityCheck(training.source.description, training.features, 240)
+    learned = model.learn_tables(warehouse, training, tables, check)
+    noted = FittedState(partition_column="member", row_key=row_key)
+    return model.record_of(warehouse, tables, training, learned, noted=noted)
+
+
+def _member_probabilities(warehouse, model, record, member: int) -> np.ndarray:
+    """Member ``member``'s probabilities of the rows of ``t`` in ``id`` order."""
+    rows = open_source(warehouse, wml.query(f"SELECT *, {member} AS member FROM t"))
+    with rows as src:
+        query = model.scoring_query(
+            ScoringContext(warehouse), record, src, passthrough=[("id", "id")],
+            probability_names=LABELS,
+        )  # fmt: skip
+        scored = warehouse.fetch_tree(query).sort_by("id")
+    return np.column_stack([scored[label].to_numpy() for label in LABELS])
+
+
+COUNTED = {
+    "categorical": (["wml_part", "attribute", "value", "class_index"], ["n"]),
+    "gaussian": (["wml_part", "attribute", "class_index"], ["n", "mean", "population_variance"]),
+}
+"""The count tables of :func:`test_members_of_their_own_row_weights_are_the_weighted_fits_of_\
+those_weights`: their key columns and their counted ones."""
+
+
+def _counted(con, table, columns) -> dict[tuple, list[float]]:
+    """The rows of positive count of ``table``: key columns -> counted columns."""
+    keys, counted = columns
+    rows = (
+        con.sql(f"SELECT * FROM {table.to_table().sql('duckdb')} WHERE n > 0")
+        .to_arrow_table()
+        .to_pylist()
+    )
+    return {tuple(r[k] for k in keys): [float(r[c]) for c in counted] for r in rows}
+
+
+@declaring(capabilities.MembersAtOnce)
+def test_members_of_their_own_row_weights_are_the_weighted_fits_of_those_weights(con, spec):
+    """Members learned at once (models/members.py: WeightedMembers; here three, of row
+    weights 0 .. 3) give member m the probabilities of a fit whose ``sample_weight`` column
+    holds member m's weights; and a cross-validation's folds are the members of 0/1 row
+    weights (Folds.weights): learned as such members they have each fold's counts. (Not its
+    probabilities: a member, as a weighted fit, knows the values of every row, those its
+    weights leave out included, and a fold's model only those of its rows.)"""
+    weights = [sqlglot.parse_one(w) for w in MEMBER_WEIGHTS]
+    columns = ", ".join(f"{w.sql()} AS w{m}" for m, w in enumerate(weights))
+    con.register("rows", data())
+    con.execute(f"CREATE TABLE t AS SELECT *, {columns} FROM rows AS src ORDER BY id")
+    table = con.sql("SELECT * FROM t ORDER BY id").to_arrow_table()
+    model = spec.load()()
+    reference = fit(spec, con, "t", "reference")
+    record = reference.record_
+    features = [
+        Feature(n, record.feature_types[n]["kind"], record.feature_types[n]["sql_type"])
+        for n in record.features
+    ]
+    with session(con) as warehouse, open_source(warehouse, "t") as src:
+        classes = [labelled_classes(warehouse, src, "y", f"w{m}")[0] for m in range(3)]
+        training = Training(src, "y", features, classes, members=WeightedMembers(tuple(weights)))
+        with Staging(
+            warehouse, owner_kind="model", owner="m", created_by="test", version="v",
+            lifetime=ownership.MODEL,
+        ) as tables:  # fmt: skip
+            members = _learn_members(warehouse, model, training, tables, "id")
+            for m in range(3):
+                weighted = fit(spec, con, "t", f"w{m}", sample_weight=f"w{m}")
+                np.testing.assert_allclose(
+                    _member_probabilities(warehouse, model, members, m),
+                    probabilities(weighted, con, table), rtol=0, atol=1e-12,
+                )  # fmt: skip
+        folds = Folds("code", 5)
+        rows = Source(
+            exp.select("*").from_("t").where("code IS NOT NULL").subquery("known"),
+            src.schema, src.description, True,
+        )  # fmt: skip
+        fold_classes = [
+            labelled_classes(warehouse, dataclasses.replace(rows, relation=exp.select(
+                "*", exp.alias_(weight, "wf")).from_(rows.relation.copy().as_("src")).subquery(
+                "fold")), "y", "wf")[0]
+            for weight in folds.weights()
+        ]  # fmt: skip
+        if not capabilities.folds_at_once(model, features):  # TAN: categorical ones only
+            features = [f for f in features if f.kind == CATEGORICAL]
+        as_folds = Training(rows, "y", features, fold_classes, members=folds)
+        as_members = dataclasses.replace(as_folds, members=WeightedMembers(folds.weights()))
+        with (
+            Staging(warehouse, owner_kind="model", owner="f", created_by="test", version="vf",
+                    lifetime=ownership.MODEL) as fold_tables,
+            Staging(warehouse, owner_kind="model", owner="w", created_by="test", version="vw",
+                    lifetime=ownership.MODEL) as member_tables,
+        ):  # fmt: skip
+            _learn_members(warehouse, model, as_folds, fold_tables, "id")
+            _learn_members(warehouse, model, as_members, member_tables, "id")
+            for role, columns in COUNTED.items():
+                if role not in fold_tables.roles:
+                    continue
+                got, expected = (
+                    _counted(con, staged.named(role), columns)
+                    for staged in (member_tables, fold_tables)
+                )
+                assert got.keys() == expected.keys(), role
+                for key, values in expected.items():
+                    np.testing.assert_allclose(got[key], values, rtol=1e-12, atol=1e-12)

@@ -30,6 +30,7 @@ from warehouse_ml.evaluation.result import PREDICTIONS, UNWRITTEN, Evaluation
 from warehouse_ml.models.base import Classifier
 from warehouse_ml.models.capabilities import folds_at_once
 from warehouse_ml.models.inspection import relevance
+from warehouse_ml.models.members import Folds
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.scoring.context import ScoringContext
 from warehouse_ml.models.scoring.names import FOLD, PREDICTION, WEIGHT, probability_columns
@@ -270,7 +271,8 @@ def cross_validate_planned(
             if plan.top is None and folds_at_once(model, chosen):
                 tables = work.part("all")
                 training = Training(
-                    split_source, target, chosen, fold_classes, held_out=split.fold_column,
+                    split_source, target, chosen, fold_classes,
+                    members=Folds(split.fold_column, split.folds),
                     weight=plan.weight,
                 )  # fmt: skip
                 fitted = model.learn_tables(warehouse, training, tables, plan.check)

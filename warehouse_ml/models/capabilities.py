@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from warehouse_ml.errors import NotSupportedError
+from warehouse_ml.models.members import WeightedMembers
 from warehouse_ml.stats.features import Feature
 
 if TYPE_CHECKING:  # annotations of the hooks: the roles above this one define them
@@ -144,6 +145,19 @@ class FoldsAtOnce(Capability):
         """Whether every fold's model is learned at once for these features."""
 
 
+class MembersAtOnce(WeightedFit):
+    """``learn_tables`` learns members of row weights of their own (models/members.py:
+    ``WeightedMembers``, a bootstrap's or a boosting round's) at once, from count scans of the
+    rows once per member (learners/shared/member_rows.py): member m learns what a weighted fit with
+    its weights as the weight column learns. :meth:`learns_members_at_once` says for which
+    features. Checked by ``tests/learners/test_members.py``."""
+
+    @abc.abstractmethod
+    def learns_members_at_once(self, features: Sequence[Feature]) -> bool:
+        """Whether members of their own row weights are learned at once for these
+        features."""
+
+
 class ErrorsOfEveryK(Capability):
     """One search ranks every held-out row's nearest stored rows of its training folds, and
     each k up to the largest reads its votes from that one ranked table (ranks <= k), so
@@ -185,15 +199,25 @@ def require(model: Any, capability: type[Capability], call: str, instead: str = 
 def require_learnable(model: Any, training: Training) -> None:
     """Refuse (:class:`NotSupportedError` naming the kind and the capability) a ``training``
     that ``model``'s kind cannot learn whole, rather than learn part of it: every fold at once
-    needs :class:`FoldsAtOnce` for the training's features, stored counts
-    :class:`CountUpdates`, a weight column :class:`WeightedFit`."""
-    if training.held_out is not None and not folds_at_once(model, training.features):
+    needs :class:`FoldsAtOnce` for the training's features, members of their own row weights
+    :class:`MembersAtOnce` for them, stored counts :class:`CountUpdates`, a weight column
+    :class:`WeightedFit`."""
+    if training.fold_column is not None and not folds_at_once(model, training.features):
         lacks = (
             "learns these features fold by fold"
             if isinstance(model, FoldsAtOnce)
             else "does not declare it"
         )
         refuse(model, FoldsAtOnce, "learning every fold at once", lacks=lacks)
+    if isinstance(training.members, WeightedMembers) and not (
+        isinstance(model, MembersAtOnce) and model.learns_members_at_once(training.features)
+    ):
+        lacks = (
+            "learns these features one model at a time"
+            if isinstance(model, MembersAtOnce)
+            else "does not declare it"
+        )
+        refuse(model, MembersAtOnce, "learning members of their own row weights", lacks=lacks)
     if training.stored is not None:
         require(model, CountUpdates, "an update of stored counts")
     if training.weight is not None:

@@ -11,6 +11,7 @@ number of models, and scoring tells the models apart by the rows' fold
 
 from __future__ import annotations
 
+import dataclasses
 import decimal
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +22,16 @@ from sqlglot import exp
 from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source
 from warehouse_ml.errors import DataError
-from warehouse_ml.models.members import StoredCounts
+from warehouse_ml.models.members import (
+    ONE_MODEL,
+    Folds,
+    Grouped,
+    Members,
+    OneModel,
+    StoredCounts,
+    Update,
+    WeightedMembers,
+)
 from warehouse_ml.sqlgen import templates
 from warehouse_ml.sqlgen.templates import TableName
 from warehouse_ml.stats import counting
@@ -82,12 +92,10 @@ class Training:
         source: the training rows (a NULL target is not counted).
         target: the class column.
         features: the attributes, each with its kind (categorical or numeric).
-        classes: per model (partition), its classes with their training rows.
-        held_out: None: one model (partition 0) learns from every row. Else a column of
-            ``source`` numbering each row's fold 0..k-1 (``len(classes) == k``): model f
-            learns from the rows outside fold f (cross-validation).
-        stored: an update's fitted model, whose counts the source's are added to (one model;
-            ``classes`` are then the sums of both).
+        classes: per model (member), its classes with their training rows.
+        members: the models learned (models/members.py): one, a cross-validation's folds
+            (``len(classes)`` of them), members with row weights of their own, or an update
+            of a fitted model's stored counts (``classes`` are then the sums of both).
         weight: a column of ``source`` holding each row's weight (a weighted fit,
             stats/weights.py): every count is then a sum of weights.
     """
@@ -96,24 +104,52 @@ class Training:
     target: str
     features: list[Feature]
     classes: list[list[ClassCount]]
-    held_out: str | None = None
-    stored: StoredCounts | None = None
+    members: Members = ONE_MODEL
     weight: str | None = None
 
     @property
     def n_models(self) -> int:
-        """Models learned at once (partitions 0 .. n_models - 1)."""
+        """Models learned at once (members 0 .. n_models - 1)."""
         return len(self.classes)
+
+    @property
+    def partition(self) -> str | None:
+        """The column of ``source`` the count scans group the rows by (column wml_part of the
+        counts): a cross-validation's fold, the member of :meth:`member_rows`; None when every
+        row counts for model 0."""
+        return self.members.partition
+
+    @property
+    def fold_column(self) -> str | None:
+        """A cross-validation's fold column, whose fold f model f does not learn from; None
+        for any other members."""
+        return self.members.column if isinstance(self.members, Folds) else None
+
+    @property
+    def stored(self) -> StoredCounts | None:
+        """An update's stored counts, which the source's are added to; None otherwise."""
+        return self.members.stored if isinstance(self.members, Update) else None
 
     @property
     def carried(self) -> list[str]:
         """The source columns a count query passes through besides the attributes."""
-        return [c for c in (self.target, self.held_out, self.weight) if c is not None]
+        return [c for c in (self.target, self.partition, self.weight) if c is not None]
 
     @property
     def count_type(self) -> exp.DataType:
         """The type of the counts in the parameter tables (counting.count_type)."""
         return counting.count_type(self.weight)
+
+    def member_rows(self, member: str, member_weight: str) -> Training:
+        """The training as its count scans read it: for :class:`~warehouse_ml.models.members.
+        WeightedMembers`, every row once per member, its number in column ``member`` and its
+        weight in column ``member_weight`` (names the source does not have;
+        members.WeightedMembers.rows), grouped by member, so that each member's counts are the
+        counts of its own group; any other training as it is."""
+        if not isinstance(self.members, WeightedMembers):
+            return self
+        rows = self.members.rows(self.source, self.weight, member, member_weight)
+        return dataclasses.replace(self, source=rows, members=Grouped(member), weight=member_weight)
 
     def model_counts(
         self,
@@ -124,22 +160,24 @@ class Training:
         outside_template: str,
     ) -> exp.Query:
         """Each model's training counts from ``counts``, counts of the source grouped by
-        ``held_out`` (column wml_part; e.g. counting.categorical_counts(..., partition=
-        held_out)). One model: ``counts`` themselves. Cross-validation: fold f's counts are
+        :attr:`partition` (column wml_part; e.g. counting.categorical_counts(...,
+        partition=training.partition)). One model, or members grouped by member
+        (:meth:`member_rows`): ``counts`` themselves. Cross-validation: fold f's counts are
         the sums over the other folds (``outside_template``: select_counts_outside_partitions,
         select_moments_outside_partitions or select_pair_counts_outside_partitions), over the
         per-fold counts staged in table ``role`` (unless ``counts`` is a table already). An
         update: the source's counts and the ``stored`` ones staged together, summed (moments
         pooled) by the same template holding out no partition."""
-        if self.held_out is None and self.stored is None:
+        assert not isinstance(self.members, WeightedMembers), "counted from member_rows()"
+        if isinstance(self.members, (OneModel, Grouped)):
             return counts if isinstance(counts, exp.Query) else _all_rows(counts)
         if isinstance(counts, exp.Query):
             staged = tables.table(role)
             warehouse.run_tree(templates.create_table_as(staged, counts))
             counts = staged
         models = [(p, p) for p in range(self.n_models)]
-        if self.stored is not None:
-            warehouse.run("insert_rows", table=counts, rows=self.stored.relation(role))
+        if isinstance(self.members, Update):
+            warehouse.run("insert_rows", table=counts, rows=self.members.stored.relation(role))
             models = [(0, NO_PARTITION)]
         held_out = templates.values(models, "p", (PARTITION, HELD_OUT))
         return templates.build(

@@ -61,7 +61,7 @@ from warehouse_ml.errors import (
 )
 from warehouse_ml.models import capabilities
 from warehouse_ml.models.capabilities import CountUpdates
-from warehouse_ml.models.members import StoredCounts
+from warehouse_ml.models.members import StoredCounts, Update
 from warehouse_ml.models.scoring import names
 from warehouse_ml.models.state import Batch, read_common_state
 from warehouse_ml.models.training import (
@@ -313,7 +313,7 @@ class Updater:
                 src.description, features, total_rows(classes), allow_high_cardinality=True
             )
             training = Training(
-                counted, record.target, features, [classes], stored=StoredCounts(record),
+                counted, record.target, features, [classes], members=Update(StoredCounts(record)),
                 weight=weight,
             )  # fmt: skip
             learned = self.learn_tables(warehouse, training, tables, check)

@@ -52,13 +52,14 @@ from warehouse_ml.models.capabilities import (
     CountUpdates,
     ExactLeaveOneOut,
     FoldsAtOnce,
-    WeightedFit,
+    MembersAtOnce,
 )
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.keyed_terms import lookup
 from warehouse_ml.models.learners.bayes import naive_bayes_terms
 from warehouse_ml.models.learners.bayes.naive_bayes_state import NaiveBayesState
 from warehouse_ml.models.learners.shared.classes import create_classes_table
+from warehouse_ml.models.learners.shared.member_rows import member_rows
 from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.state import held_edges
@@ -193,7 +194,7 @@ def unseen_log_prob(alpha: float, m: float) -> exp.Expression:
 
 class NaiveBayes(
     AdditiveScores,
-    WeightedFit,
+    MembersAtOnce,
     CountUpdates,
     ExactLeaveOneOut,
     CountSummaries,
@@ -242,14 +243,23 @@ class NaiveBayes(
         """Every cross-validation fold is counted in the same scan, whatever the features."""
         return True
 
+    def learns_members_at_once(self, features: Sequence[Feature]) -> bool:
+        """Members of their own row weights are counted in the same scan, whatever the
+        features."""
+        return True
+
     def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> NaiveBayesState:
         """Every model from ONE count scan of the source grouped by model (cross-validation:
         by fold; a fold's training counts are the sums over the other folds, and its Gaussian
-        moments the exact pooled moments of the other folds), so a handful of statements learn
-        all of them. A wide model counts its attributes chunk by chunk into a staging table
-        (counting.MAX_COUNTED_ATTRIBUTES)."""
+        moments the exact pooled moments of the other folds; members of their own row
+        weights: by member, over the rows once per member, learners/shared/member_rows.py), so a
+        handful of statements learn all of them. A wide model counts its attributes chunk by
+        chunk into a staging table (counting.MAX_COUNTED_ATTRIBUTES). The histograms' edges
+        are the source's rows' whatever the members."""
+        edges_from = training.source
+        training = member_rows(training)
         features = training.features
         categorical = [f.name for f in features if f.kind == CATEGORICAL]
         numeric = [f.name for f in features if f.kind == NUMERIC]
@@ -264,7 +274,7 @@ class NaiveBayes(
         if numeric:
             relation = training.source.relation
             per_part = numeric_moments(
-                relation, training.target, numeric, training.held_out, training.weight
+                relation, training.target, numeric, training.partition, training.weight
             )
             moments = training.model_counts(
                 warehouse, tables, "part_moments", per_part, "select_moments_outside_partitions"
@@ -272,7 +282,7 @@ class NaiveBayes(
             if training.weight is not None:
                 floor = training.model_counts(
                     warehouse, tables, "part_floor_moments",
-                    numeric_moments(relation, training.target, numeric, training.held_out),
+                    numeric_moments(relation, training.target, numeric, training.partition),
                     "select_moments_outside_partitions",
                 )  # fmt: skip
         write_parameters(
@@ -283,7 +293,7 @@ class NaiveBayes(
             integer_rule.check_code_ranges(warehouse, training.source, codes)
         histogram = None
         if numeric and (training.stored is None or "histogram" in training.stored.record.parts):
-            histogram = _histogram(warehouse, training, tables, numeric)
+            histogram = _histogram(warehouse, training, tables, numeric, edges_from)
         staged = [
             r
             for r in (
@@ -315,7 +325,7 @@ class NaiveBayes(
                 training.target,
                 chunk,
                 self.block_size,
-                training.held_out,
+                training.partition,
                 training.weight,
                 codes=codes,
             )
@@ -373,10 +383,15 @@ def _code_ranges(warehouse: Warehouse, training: Training) -> CodeRanges:
 
 
 def _histogram(
-    warehouse: Warehouse, training: Training, tables: Staging, numeric: Sequence[str]
+    warehouse: Warehouse,
+    training: Training,
+    tables: Staging,
+    numeric: Sequence[str],
+    edges_from: Source,
 ) -> dict[str, list[float]]:
     """The ``histogram_bins`` and ``histogram`` tables of the ``numeric`` attributes (module
-    docstring): edges learned over the source's rows (an update keeps its model's), counts
+    docstring): edges learned over the rows of ``edges_from``, the training's source as
+    given (an update keeps its model's), counts
     per model as the categorical counts are (summed over the other folds for
     cross-validation, added to the stored ones for an update). Returns the edges."""
     if training.stored is not None:
@@ -385,13 +400,13 @@ def _histogram(
         binning.store_edges(warehouse, tables.table("histogram_bins"), edges)
     else:
         edges = binning.learn_edges(
-            warehouse, training.source.relation, training.target, numeric, binning.DEFAULT_BINS,
-            tables.table("histogram_bins"), training.source.description,
+            warehouse, edges_from.relation, training.target, numeric, binning.DEFAULT_BINS,
+            tables.table("histogram_bins"), edges_from.description,
         )  # fmt: skip
     counts = training.model_counts(
         warehouse, tables, "part_histogram",
         binning.histogram_counts(
-            training.source.relation, training.target, edges, training.held_out,
+            training.source.relation, training.target, edges, training.partition,
             training.weight,
         ),
         "select_counts_outside_partitions",

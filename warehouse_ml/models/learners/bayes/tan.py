@@ -90,7 +90,7 @@ from warehouse_ml.models.capabilities import (
     CountSummaries,
     CountUpdates,
     FoldsAtOnce,
-    WeightedFit,
+    MembersAtOnce,
 )
 from warehouse_ml.models.inspection.evidence import Part
 from warehouse_ml.models.inspection.render import render_tree
@@ -101,6 +101,7 @@ from warehouse_ml.models.learners.bayes.chow_liu import parents_from_weights
 from warehouse_ml.models.learners.bayes.naive_bayes import create_categorical_tables
 from warehouse_ml.models.learners.bayes.tan_state import TANState
 from warehouse_ml.models.learners.shared.classes import create_classes_table
+from warehouse_ml.models.learners.shared.member_rows import member_rows
 from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.scoring.scores import Term
 from warehouse_ml.models.state import held_edges
@@ -115,7 +116,7 @@ from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 
 
-class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce, Classifier):
+class TAN(AdditiveScores, MembersAtOnce, CountUpdates, CountSummaries, FoldsAtOnce, Classifier):
     """Tree-Augmented Naive Bayes: each attribute depends on the class and on at most one other
     attribute, the tree maximising the conditional mutual information given the class.
 
@@ -158,6 +159,11 @@ class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce
         so those models are learned fold by fold."""
         return not any(f.kind == NUMERIC for f in features)
 
+    def learns_members_at_once(self, features: Sequence[Feature]) -> bool:
+        """Members of their own row weights are counted in the same scans whatever the
+        features: numeric bin edges are the source's rows', as a weighted fit's."""
+        return True
+
     def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> TANState:
@@ -170,7 +176,11 @@ class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce
         other folds, so it is absent from fold f's training counts, as in a fit on the other
         folds' rows; a class absent from the training folds keeps its zero-count row. The
         high-cardinality ``check`` is made on the ``categorical`` table (the values of every
-        model), before any pair is counted."""
+        model), before any pair is counted. Members of their own row weights are counted over
+        the rows once per member, grouped by member (learners/shared/member_rows.py), on the
+        bins of the source's rows."""
+        edges_from = training.source
+        training = member_rows(training)
         names = self._checked_names(training.features)
         classes_table, categorical_table, unseen_table = tables.tables(
             ["classes", "categorical", "unseen"]
@@ -178,14 +188,14 @@ class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce
         create_classes_table(
             warehouse, classes_table, training.classes, self.prior_alpha, training.count_type
         )
-        edges = self._bins(warehouse, training, tables)
+        edges = self._bins(warehouse, training, tables, edges_from)
         relation = binning.discretised_source(
             training.source.relation, training.carried, training.features, edges
         )
         counts = training.model_counts(
             warehouse, tables, "part_counts",
             counting.categorical_counts(
-                relation, training.target, names, partition=training.held_out,
+                relation, training.target, names, partition=training.partition,
                 weight=training.weight,
             ),
             "select_counts_outside_partitions",
@@ -206,7 +216,7 @@ class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce
             pair_counts = training.model_counts(
                 warehouse, tables, "part_pair_counts",
                 pairs.pair_counts_query(
-                    relation, training.target, names, blocks, training.held_out, training.weight
+                    relation, training.target, names, blocks, training.partition, training.weight
                 ),
                 "select_pair_counts_outside_partitions",
             )  # fmt: skip
@@ -216,7 +226,7 @@ class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce
             self._conditional_tables(warehouse, tables, trees, training.count_type)
         tables.discard([r for r in ("part_counts", "part_pair_counts") if r in tables.roles])
         learned = TANState(bins=held_edges(edges), pair_blocks=tuple(tuple(b) for b in blocks))
-        if training.held_out is None:
+        if training.partition is None:  # one model
             learned = dataclasses.replace(
                 learned,
                 root=next(n for n in names if trees[0][n] is None),
@@ -230,7 +240,7 @@ class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce
                 warehouse, tables, training.features, len(training.classes[0]), trees
             )["lookup"]
             learned = dataclasses.replace(learned, lookup={a: tuple(p) for a, p in placed.items()})
-            if training.held_out is None:
+            if training.partition is None:
                 chains = resolved.learn(
                     warehouse, tables, n_values, trees[0], placed, len(training.classes[0])
                 )
@@ -245,23 +255,24 @@ class TAN(AdditiveScores, WeightedFit, CountUpdates, CountSummaries, FoldsAtOnce
         return names
 
     def _bins(
-        self, warehouse: Warehouse, training: Training, tables: Staging
+        self, warehouse: Warehouse, training: Training, tables: Staging, edges_from: Source
     ) -> dict[str, list[float]]:
-        """Step 2: the numeric attributes' bin edges (table ``bins``) of a one-model training
-        (learns_folds_at_once says cross-validation learns numeric models fold by fold); an
-        update keeps its model's bins."""
+        """Step 2: the numeric attributes' bin edges (table ``bins``) of the rows of
+        ``edges_from``, the training's source as given, for one model or members of their own
+        weights (learns_folds_at_once says cross-validation learns numeric models fold by
+        fold); an update keeps its model's bins."""
         numeric = [f.name for f in training.features if f.kind == NUMERIC]
         if not numeric:
             return {}
-        assert training.held_out is None, "numeric TAN attributes are learned fold by fold"
+        assert training.fold_column is None, "numeric TAN attributes are learned fold by fold"
         if training.stored is not None:
             stored = training.stored.record.state.learned.binned_edges()
             edges = {a: list(stored[a]) for a in numeric}
             binning.store_edges(warehouse, tables.table("bins"), edges)
             return edges
         return binning.learn_edges(
-            warehouse, training.source.relation, training.target, numeric, self.bins,
-            tables.table("bins"), training.source.description,
+            warehouse, edges_from.relation, training.target, numeric, self.bins,
+            tables.table("bins"), edges_from.description,
         )  # fmt: skip
 
     def _trees(

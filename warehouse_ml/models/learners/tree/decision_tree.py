@@ -252,7 +252,7 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         tree_scoring.write_routes(
             warehouse, tables.table(tree_scoring.ROUTES), [t.root for t in trees], features
         )
-        return trees[0] if training.held_out is None else TreeState(partition_trees=tuple(trees))
+        return trees[0] if training.fold_column is None else TreeState(partition_trees=tuple(trees))
 
     @staticmethod
     def _write_nodes(

@@ -27,8 +27,8 @@ def model_edges(
     if numeric:
         held_out = (
             exp.cast(exp.null(), exp.DataType.Type.INT)
-            if training.held_out is None
-            else column(training.held_out, "src")
+            if training.fold_column is None
+            else column(training.fold_column, "src")
         )
         models = templates.values([(m,) for m in range(training.n_models)], "m", ("model",))
         query = templates.union_all(

@@ -76,8 +76,8 @@ def split_off(
     flag = exp.Case(ifs=[exp.If(this=test, true=literal(1))], default=literal(0))
     fold = (
         exp.cast(literal(-1), exp.DataType.Type.INT)  # not a GROUP BY position
-        if training.held_out is None
-        else column(training.held_out, "src")
+        if training.fold_column is None
+        else column(training.fold_column, "src")
     )  # a fit's one model learns from every row: from fold -1's
     query = (
         exp.select(

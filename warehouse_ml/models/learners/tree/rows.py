@@ -79,8 +79,8 @@ def node_rows(
                      lambda n, m=m: leaf(n, m))  # fmt: skip
         if node is None:  # typed: a NULL alone is text to PostgreSQL, COALESCEd with integers
             node = exp.cast(exp.null(), exp.DataType.Type.INT)
-        if training.held_out is not None:  # not counted for the fold that holds the row out
-            outside = exp.NEQ(this=column(training.held_out, "src"), expression=literal(m))
+        if training.fold_column is not None:  # not counted for the fold that holds the row out
+            outside = exp.NEQ(this=column(training.fold_column, "src"), expression=literal(m))
             node = exp.Case(ifs=[exp.If(this=outside, true=node)])
         routed.append(node)
     inner = exp.select(
