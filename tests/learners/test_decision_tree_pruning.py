@@ -10,11 +10,20 @@ import hashlib
 import numpy as np
 import pyarrow as pa
 import pytest
+import sqlglot
 from reference import tree_path
 
 import warehouse_ml as wml
-from warehouse_ml.errors import ColumnError, ParameterError
+from warehouse_ml.engines import session
+from warehouse_ml.engines.sources import open_source
+from warehouse_ml.errors import ColumnError, NotSupportedError, ParameterError
 from warehouse_ml.models.learners.tree.model import Node
+from warehouse_ml.models.members import WeightedMembers
+from warehouse_ml.models.training import Training, class_counts
+from warehouse_ml.stats.features import CATEGORICAL, NUMERIC, Feature
+from warehouse_ml.stats.validation import CardinalityCheck
+from warehouse_ml.store import ownership
+from warehouse_ml.store.ownership import Staging
 
 
 def noisy(n: int, seed: int) -> pa.Table:
@@ -138,3 +147,29 @@ def test_the_key_is_no_feature_by_default_and_cross_validation_refuses_bad_keys(
     with pytest.raises(ColumnError, match=r"key column 'noise' of .* is also a feature"):
         wml.cross_validate(con, table, "y", plain, folds=3, key="noise",
                            features=["colour", "noise"])  # fmt: skip
+
+
+def test_members_of_their_own_weights_are_refused_with_reduced_error_pruning(con):
+    """Reduced-error pruning counts its held-out rows per fold, so a tree pruned so learns no
+    members of their own row weights at once: a NotSupportedError naming the capability,
+    before any statement (models/capabilities.py: require_learnable)."""
+    con.register("rows", noisy(120, 3))
+    con.execute("CREATE TABLE t AS SELECT * FROM rows")
+    model = wml.DecisionTree(pruning="reduced_error", key="id")
+    with session(con) as warehouse, open_source(warehouse, "t") as src:
+        classes, _ = class_counts(warehouse, src, "y")
+        features = [Feature("colour", CATEGORICAL, "VARCHAR"), Feature("size", NUMERIC, "DOUBLE")]
+        weights = (sqlglot.parse_one("src.id % 2"), sqlglot.parse_one("1 + src.id % 3"))
+        training = Training(src, "y", features, [classes] * 2, members=WeightedMembers(weights))
+        with Staging(
+            warehouse, owner_kind="model", owner="m", created_by="test", version="v",
+            lifetime=ownership.MODEL,
+        ) as tables:  # fmt: skip
+            statements = len(warehouse.log)
+            with pytest.raises(
+                NotSupportedError, match="MembersAtOnce; model kind 'decision_tree'"
+            ):
+                model.learn_tables(
+                    warehouse, training, tables, CardinalityCheck("t", features, 120)
+                )
+            assert len(warehouse.log) == statements

@@ -150,12 +150,13 @@ class MembersAtOnce(WeightedFit):
     ``WeightedMembers``, a bootstrap's or a boosting round's) at once, from count scans of the
     rows once per member (learners/shared/member_rows.py): member m learns what a weighted fit with
     its weights as the weight column learns. :meth:`learns_members_at_once` says for which
-    features. Checked by ``tests/learners/test_members.py``."""
+    features (and the model's settings). Checked by ``tests/learners/test_conformance.py::
+    test_members_of_their_own_row_weights_are_the_weighted_fits_of_those_weights``."""
 
     @abc.abstractmethod
     def learns_members_at_once(self, features: Sequence[Feature]) -> bool:
-        """Whether members of their own row weights are learned at once for these
-        features."""
+        """Whether members of their own row weights are learned at once for these features
+        with this model's settings."""
 
 
 class ErrorsOfEveryK(Capability):
@@ -213,7 +214,7 @@ def require_learnable(model: Any, training: Training) -> None:
         isinstance(model, MembersAtOnce) and model.learns_members_at_once(training.features)
     ):
         lacks = (
-            "learns these features one model at a time"
+            "learns them one member at a time with these features or settings"
             if isinstance(model, MembersAtOnce)
             else "does not declare it"
         )

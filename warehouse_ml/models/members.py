@@ -48,6 +48,11 @@ class OneModel:
     partition = None
     """No grouping column: every row counts for member 0."""
 
+    @staticmethod
+    def counted(group: exp.Expression, model: exp.Expression) -> exp.Expression:
+        """Whether rows of ``group`` count for ``model``: every row does."""
+        return exp.true()
+
 
 @dataclass(frozen=True)
 class Folds:
@@ -61,6 +66,12 @@ class Folds:
     def partition(self) -> str:
         """The column the count scans group the rows by: the fold."""
         return self.column
+
+    @staticmethod
+    def counted(group: exp.Expression, model: exp.Expression) -> exp.Expression:
+        """Whether the rows of fold ``group`` count for ``model``: those outside its fold
+        (``group <> model``; ``group`` an expression not NULL)."""
+        return exp.NEQ(this=group, expression=model)
 
     def weights(self) -> tuple[exp.Expression, ...]:
         """The folds as members of 0/1 row weights: member f's weight of a row is 1 outside
@@ -125,6 +136,12 @@ class Grouped:
         """The column the count scans group the rows by: the member's number."""
         return self.column
 
+    @staticmethod
+    def counted(group: exp.Expression, model: exp.Expression) -> exp.Expression:
+        """Whether the rows of member ``group`` count for ``model``: its own
+        (``group = model``)."""
+        return exp.EQ(this=group, expression=model)
+
 
 @dataclass(frozen=True)
 class StoredCounts:
@@ -187,6 +204,11 @@ class Update:
 
     partition = None
     """No grouping column: every new row counts for member 0."""
+
+    @staticmethod
+    def counted(group: exp.Expression, model: exp.Expression) -> exp.Expression:
+        """Whether new rows of ``group`` count for ``model``: every one does."""
+        return exp.true()
 
 
 Members = OneModel | Folds | WeightedMembers | Grouped | Update

@@ -87,7 +87,7 @@ from warehouse_ml.engines.base import Warehouse
 from warehouse_ml.engines.sources import Source, SourceLike, open_source
 from warehouse_ml.errors import ParameterError
 from warehouse_ml.models.base import Classifier
-from warehouse_ml.models.capabilities import FoldsAtOnce, WeightedFit
+from warehouse_ml.models.capabilities import FoldsAtOnce, MembersAtOnce
 from warehouse_ml.models.inspection.explaining import ROW_NUMBER
 from warehouse_ml.models.inspection.reasons import LONG, refuse_evidence_options
 from warehouse_ml.models.inspection.sections import (
@@ -97,6 +97,7 @@ from warehouse_ml.models.inspection.sections import (
     ranking_parts,
 )
 from warehouse_ml.models.learners.shared.classes import create_classes_table
+from warehouse_ml.models.learners.shared.member_rows import member_rows
 from warehouse_ml.models.learners.shared.parameters import keep_checked
 from warehouse_ml.models.learners.tree import edges as tree_edges
 from warehouse_ml.models.learners.tree import inspection as tree_inspection
@@ -123,7 +124,7 @@ from warehouse_ml.store.catalog import ModelRecord
 from warehouse_ml.store.ownership import Staging
 
 
-class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
+class DecisionTree(Classifier, MembersAtOnce, FoldsAtOnce):
     """A classification tree grown by information gain, gain ratio or Gini, level by level.
 
     Args:
@@ -204,6 +205,12 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         cuts its own bin edges, counted on their union (tree_rows.Grid)."""
         return True
 
+    def learns_members_at_once(self, features: Sequence[Feature]) -> bool:
+        """Members of their own row weights grow in the same statements, whatever the
+        features, each with the bin edges of its own weights; not with reduced-error pruning,
+        whose held-out rows are counted per fold."""
+        return self.pruning != "reduced_error"
+
     def _learn_tables(
         self, warehouse: Warehouse, training: Training, tables: Staging, check: CardinalityCheck
     ) -> TreeState:
@@ -211,7 +218,9 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         fold, grown in the same statements: growth.py): bin edges, growth level by level,
         pruning, then the ``classes``, ``nodes`` and ``routes`` tables (column wml_part: the
         model). Returns the tree, its nodes' probabilities and the edges
-        (state.py; cross-validation: one per fold)."""
+        (state.py; cross-validation: one per fold; members of their own row weights: one per
+        member, grown from the rows once per member, learners/shared/member_rows.py)."""
+        training = member_rows(training)
         create_classes_table(
             warehouse, tables.table("classes"), training.classes, 0.0, training.count_type
         )
@@ -252,7 +261,7 @@ class DecisionTree(Classifier, WeightedFit, FoldsAtOnce):
         tree_scoring.write_routes(
             warehouse, tables.table(tree_scoring.ROUTES), [t.root for t in trees], features
         )
-        return trees[0] if training.fold_column is None else TreeState(partition_trees=tuple(trees))
+        return trees[0] if training.partition is None else TreeState(partition_trees=tuple(trees))
 
     @staticmethod
     def _write_nodes(

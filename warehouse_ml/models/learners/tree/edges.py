@@ -1,6 +1,7 @@
 """A decision tree's numeric bin edges, for every model of a training in one statement
 (select_tree_edges.sql): each model's equal-frequency edges of its own training rows (a fit's
-one model: every row; cross-validation's fold f: the rows outside fold f), on the rows'
+one model: every row; cross-validation's fold f: the rows outside fold f; member m of members
+of their own row weights: the rows of its group, learners/shared/member_rows.py), on the rows'
 weights, so an integer weight counts as repeated rows."""
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ def model_edges(
         {name: set() for name in numeric} for _ in range(training.n_models)
     ]
     if numeric:
-        held_out = (
+        group = (
             exp.cast(exp.null(), exp.DataType.Type.INT)
-            if training.fold_column is None
-            else column(training.fold_column, "src")
+            if training.partition is None
+            else column(training.partition, "src")
         )
         models = templates.values([(m,) for m in range(training.n_models)], "m", ("model",))
         query = templates.union_all(
@@ -40,7 +41,8 @@ def model_edges(
                 attribute=name,
                 bins=bins,
                 count=counting.row_count(training.weight),
-                held_out=held_out,
+                group=group,
+                counted=training.members.counted(column("grouped", "h"), column("model", "m")),
                 models=models,
             )
             for name in numeric

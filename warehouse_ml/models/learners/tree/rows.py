@@ -68,8 +68,9 @@ def node_rows(
     the ``kept`` columns of the source, each ``computed`` expression over the row ``src`` under
     its name (taken as it is, not copied), and its node in every model's tree, one column per
     model (their names are returned with the query): ``leaf(node, m)`` of the node
-    ``roots[m]``'s CASE takes it to, NULL where that is None or where model m holds the row's
-    fold out. Rows no model counts are left out."""
+    ``roots[m]``'s CASE takes it to, NULL where that is None or where the row does not count
+    for model m (the training's members: model m holds the row's fold out, or the row is
+    another member's). Rows no model counts are left out."""
     relation = valued_source(training.source.relation, training.carried, training.features)
     taken = [*training.source.columns, *computed]
     per_model = [names.fresh(f"wml_node_{m}", taken) for m in range(len(roots))]
@@ -79,9 +80,9 @@ def node_rows(
                      lambda n, m=m: leaf(n, m))  # fmt: skip
         if node is None:  # typed: a NULL alone is text to PostgreSQL, COALESCEd with integers
             node = exp.cast(exp.null(), exp.DataType.Type.INT)
-        if training.fold_column is not None:  # not counted for the fold that holds the row out
-            outside = exp.NEQ(this=column(training.fold_column, "src"), expression=literal(m))
-            node = exp.Case(ifs=[exp.If(this=outside, true=node)])
+        if training.partition is not None:  # not counted for the fold that holds the row out
+            counted = training.members.counted(column(training.partition, "src"), literal(m))
+            node = exp.Case(ifs=[exp.If(this=counted, true=node)])
         routed.append(node)
     inner = exp.select(
         *(column(c, "src") for c in kept),

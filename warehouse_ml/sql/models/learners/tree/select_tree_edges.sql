@@ -3,15 +3,17 @@
 -- values in ascending order each fall in tile CEIL(cumulative weight * $bins / total weight)
 -- (the tile their last unit of weight falls in), and a tile's edge is its largest value. So an
 -- integer weight w counts as w copies of the row (unweighted: each row weighs 1). The rows are
--- read once, counted per (held-out fold, value); model m's count of a value is the exact sum
--- over the folds other than m (every row, for a fit's one model: its $held_out is NULL, -1),
--- made DOUBLE after the sum, so each model's edges are those of its own rows. Rows with a NULL
--- value or a NULL target are left out.
+-- read once, counted per (group, value); model m's count of a value is the exact sum over the
+-- groups whose rows count for m ($counted: cross-validation's folds other than m, a member's own
+-- group, every row for a fit's one model, whose $group is NULL, -1), made DOUBLE after the sum,
+-- so each model's edges are those of its own rows. Rows with a NULL value or a NULL target are
+-- left out.
 -- Placeholders: $source (relation), $target (class column), $column (the numeric column),
 --   $attribute (its name, a string value), $bins (number of tiles, integer >= 1), $count
---   (COUNT(*), or the exact sum of a weight column: counting.row_count over src), $held_out
---   (the row's fold, an expression over src; NULL for a fit), $models (VALUES m(model): the
---   models' numbers).
+--   (COUNT(*), or the exact sum of a weight column: counting.row_count over src), $group
+--   (the row's fold or member, an expression over src; NULL for a fit), $counted (whether the
+--   rows of group h.grouped count for model m.model: models/members.py's counted), $models
+--   (VALUES m(model): the models' numbers).
 -- Output columns: model (the model's number), attribute (VARCHAR), tile (the tile number,
 --   >= 1), upper (DOUBLE, the largest value in the tile), lower (DOUBLE, the smallest: -infinity
 --   in the first is how a fit finds one).
@@ -31,13 +33,13 @@ FROM (
     FROM (
         SELECT m.model AS model, h.x AS x, CAST(SUM(h.n) AS DOUBLE) AS n
         FROM (
-            SELECT COALESCE($held_out, -1) AS fold, CAST(src.$column AS DOUBLE) AS x, $count AS n
+            SELECT COALESCE($group, -1) AS grouped, CAST(src.$column AS DOUBLE) AS x, $count AS n
             FROM $source AS src
             WHERE src.$column IS NOT NULL AND src.$target IS NOT NULL
-            GROUP BY COALESCE($held_out, -1), CAST(src.$column AS DOUBLE)
+            GROUP BY COALESCE($group, -1), CAST(src.$column AS DOUBLE)
         ) AS h
         CROSS JOIN $models
-        WHERE h.fold <> m.model
+        WHERE $counted
         GROUP BY m.model, h.x
     ) AS c
 ) AS q
