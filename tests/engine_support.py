@@ -308,8 +308,10 @@ def spark_session(master: str = "local[2]") -> Iterator[Any]:
     partition costs less. And the driver keeps :data:`GENERATED_CLASSES` generated classes
     instead of 100, so a statement shape seen before is not compiled again. Together, on the
     engines suite's ``value_rules``, ``updates``, ``linear_svm``, ``drift`` and
-    ``explanations`` cases on ``local[2]``: driver CPU 226 s to 190 s (-16%), wall 155-169 s
-    to 140 s."""
+    ``explanations`` cases on ``local[2]``: driver CPU 226 s to 190-205 s, wall 155-169 s to
+    140-154 s. Without broadcasts, whole-stage code generation (a class compiled per stage of
+    each statement) costs more than it returns on such tables: without it, 167-173 s, wall
+    124-127 s."""
     from pyspark.sql import SparkSession
 
     root = Path(tempfile.mkdtemp(prefix="wml-spark-"))
@@ -338,6 +340,7 @@ def spark_session(master: str = "local[2]") -> Iterator[Any]:
         .config("spark.sql.adaptive.enabled", "false")
         .config("spark.sql.autoBroadcastJoinThreshold", "-1")
         .config("spark.sql.codegen.cache.maxEntries", str(GENERATED_CLASSES))
+        .config("spark.sql.codegen.wholeStage", "false")
         .config("spark.sql.sources.parallelPartitionDiscovery.parallelism", "2")
         .getOrCreate()
     )
