@@ -55,17 +55,23 @@ class OneModel:
 
 
 @dataclass(frozen=True)
-class Folds:
-    """Cross-validation's ``folds`` models: ``column`` of the source numbers each row's fold
-    0 .. folds - 1, and member f learns from the rows whose fold is not f."""
+class ColumnGroups:
+    """Members whose count scans group the rows by a ``column`` of theirs."""
 
     column: str
-    folds: int
 
     @property
     def partition(self) -> str:
-        """The column the count scans group the rows by: the fold."""
+        """The column the count scans group the rows by."""
         return self.column
+
+
+@dataclass(frozen=True)
+class Folds(ColumnGroups):
+    """Cross-validation's ``folds`` models: ``column`` of the source numbers each row's fold
+    0 .. folds - 1, and member f learns from the rows whose fold is not f."""
+
+    folds: int
 
     @staticmethod
     def counted(group: exp.Expression, model: exp.Expression) -> exp.Expression:
@@ -125,16 +131,9 @@ class WeightedMembers:
 
 
 @dataclass(frozen=True)
-class Grouped:
+class Grouped(ColumnGroups):
     """Members whose rows a count scan reads as they are, grouped by ``column``: member m
     learns from the rows whose ``column`` is m (:meth:`WeightedMembers.rows` makes them)."""
-
-    column: str
-
-    @property
-    def partition(self) -> str:
-        """The column the count scans group the rows by: the member's number."""
-        return self.column
 
     @staticmethod
     def counted(group: exp.Expression, model: exp.Expression) -> exp.Expression:
