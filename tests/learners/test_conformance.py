@@ -632,6 +632,14 @@ def test_members_of_their_own_row_weights_are_the_weighted_fits_of_those_weights
             _check_folds_are_members_of_0_1_weights(warehouse, con, model, src, features)
 
 
+def _weighted_classes(warehouse, rows, weight: exp.Expression) -> list:
+    """The classes of ``rows`` weighted by ``weight``, an expression over the row ``src``."""
+    weighted = exp.select("*", exp.alias_(weight, "wf")).from_(rows.relation.copy().as_("src"))
+    return labelled_classes(
+        warehouse, dataclasses.replace(rows, relation=weighted.subquery("weighted")), "y", "wf"
+    )[0]
+
+
 def _check_folds_are_members_of_0_1_weights(warehouse, con, model, src, features) -> None:
     """Folds of ``code`` learned at once as folds and as the members of their 0/1 row weights
     (Folds.weights) have the same count tables."""
@@ -640,12 +648,7 @@ def _check_folds_are_members_of_0_1_weights(warehouse, con, model, src, features
         exp.select("*").from_("t").where("code IS NOT NULL").subquery("known"),
         src.schema, src.description, True,
     )  # fmt: skip
-    fold_classes = [
-        labelled_classes(warehouse, dataclasses.replace(rows, relation=exp.select(
-            "*", exp.alias_(weight, "wf")).from_(rows.relation.copy().as_("src")).subquery(
-            "fold")), "y", "wf")[0]
-        for weight in folds.weights()
-    ]  # fmt: skip
+    fold_classes = [_weighted_classes(warehouse, rows, weight) for weight in folds.weights()]
     if not capabilities.folds_at_once(model, features):  # TAN: categorical ones only
         features = [f for f in features if f.kind == CATEGORICAL]
     as_folds = Training(rows, "y", features, fold_classes, members=folds)

@@ -203,26 +203,32 @@ def require_learnable(model: Any, training: Training) -> None:
     needs :class:`FoldsAtOnce` for the training's features, members of their own row weights
     :class:`MembersAtOnce` for them, stored counts :class:`CountUpdates`, a weight column
     :class:`WeightedFit`."""
-    if training.fold_column is not None and not folds_at_once(model, training.features):
-        lacks = (
-            "learns these features fold by fold"
-            if isinstance(model, FoldsAtOnce)
-            else "does not declare it"
-        )
-        refuse(model, FoldsAtOnce, "learning every fold at once", lacks=lacks)
-    if isinstance(training.members, WeightedMembers) and not (
-        isinstance(model, MembersAtOnce) and model.learns_members_at_once(training.features)
-    ):
-        lacks = (
-            "learns them one member at a time with these features or settings"
-            if isinstance(model, MembersAtOnce)
-            else "does not declare it"
-        )
-        refuse(model, MembersAtOnce, "learning members of their own row weights", lacks=lacks)
+    if training.fold_column is not None:
+        _require_at_once(
+            model, FoldsAtOnce, folds_at_once(model, training.features),
+            "learning every fold at once", "learns these features fold by fold",
+        )  # fmt: skip
+    if isinstance(training.members, WeightedMembers):
+        _require_at_once(
+            model, MembersAtOnce,
+            isinstance(model, MembersAtOnce) and model.learns_members_at_once(training.features),
+            "learning members of their own row weights",
+            "learns them one member at a time with these features or settings",
+        )  # fmt: skip
     if training.stored is not None:
         require(model, CountUpdates, "an update of stored counts")
     if training.weight is not None:
         require(model, WeightedFit, "a weighted fit")
+
+
+def _require_at_once(
+    model: Any, capability: type[Capability], honoured: bool, call: str, one_at_a_time: str
+) -> None:
+    """Refuse ``call`` unless ``honoured``: the model's kind lacks ``capability``, or has it
+    but ``one_at_a_time`` for this training."""
+    if not honoured:
+        lacks = one_at_a_time if isinstance(model, capability) else "does not declare it"
+        refuse(model, capability, call, lacks=lacks)
 
 
 def refuse(

@@ -41,9 +41,8 @@ ROW = "src"
 """The alias of the source row in the expressions of :class:`WeightedMembers`' weights."""
 
 
-@dataclass(frozen=True)
-class OneModel:
-    """One model, member 0, learns from every row."""
+class EveryRow:
+    """Members of one model, member 0, for which every row counts."""
 
     partition = None
     """No grouping column: every row counts for member 0."""
@@ -52,6 +51,11 @@ class OneModel:
     def counted(group: exp.Expression, model: exp.Expression) -> exp.Expression:
         """Whether rows of ``group`` count for ``model``: every row does."""
         return exp.true()
+
+
+@dataclass(frozen=True)
+class OneModel(EveryRow):
+    """One model, member 0, learns from every row."""
 
 
 @dataclass(frozen=True)
@@ -195,19 +199,11 @@ class StoredCounts:
 
 
 @dataclass(frozen=True)
-class Update:
+class Update(EveryRow):
     """An update: one model (member 0) whose counts are the ``stored`` ones of a fitted model
-    plus the new rows'."""
+    plus those of the new rows, every one of which counts."""
 
     stored: StoredCounts
-
-    partition = None
-    """No grouping column: every new row counts for member 0."""
-
-    @staticmethod
-    def counted(group: exp.Expression, model: exp.Expression) -> exp.Expression:
-        """Whether new rows of ``group`` count for ``model``: every one does."""
-        return exp.true()
 
 
 Members = OneModel | Folds | WeightedMembers | Grouped | Update

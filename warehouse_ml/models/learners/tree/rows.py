@@ -80,7 +80,7 @@ def node_rows(
                      lambda n, m=m: leaf(n, m))  # fmt: skip
         if node is None:  # typed: a NULL alone is text to PostgreSQL, COALESCEd with integers
             node = exp.cast(exp.null(), exp.DataType.Type.INT)
-        if training.partition is not None:  # not counted for the fold that holds the row out
+        if training.partition is not None:  # only for the models the row counts for
             counted = training.members.counted(column(training.partition, "src"), literal(m))
             node = exp.Case(ifs=[exp.If(this=counted, true=node)])
         routed.append(node)
